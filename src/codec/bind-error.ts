@@ -1,0 +1,17 @@
+import { Code } from "../protocol/code.js";
+import { RpcError } from "../protocol/rpc-error.js";
+
+/** A request whose arguments have the wrong shape or types: 400, legacy status 40. */
+export function bindError(message: string): RpcError {
+  return new RpcError(Code.InvalidArgument, message, { legacyStatus: 40 });
+}
+
+/** A body that could not be decoded at all: 400, legacy status 25. */
+export function decodeError(message: string, cause?: unknown): RpcError {
+  return new RpcError(Code.InvalidArgument, message, { legacyStatus: 25, cause });
+}
+
+/** An unsupported media type or charset: 415, legacy status 25. */
+export function unsupportedMediaType(message: string): RpcError {
+  return new RpcError(Code.Internal, message, { httpStatus: 415, legacyStatus: 25 });
+}

@@ -1,0 +1,260 @@
+import type { ParamDescriptor } from "../service/descriptors.js";
+import type { TypeDesc } from "../service/type-desc.js";
+import { UploadedFile } from "../service/type-desc.js";
+import { bindError } from "./bind-error.js";
+import { FORBIDDEN_KEYS } from "./json.js";
+
+/** Converts one decoded value to a parameter's type, or throws a 400 naming `where`. */
+export type Converter = (value: unknown, where: string) => unknown;
+
+function describe(v: unknown): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "an array";
+  return typeof v === "object" ? "an object" : `${typeof v} ${JSON.stringify(v)}`.slice(0, 60);
+}
+
+function fail(where: string, expected: string, v: unknown): never {
+  throw bindError(`${where} must be ${expected}, got ${describe(v)}`);
+}
+
+const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+
+function toBytes(v: unknown, where: string): Buffer {
+  if (typeof v === "string") {
+    if (!BASE64.test(v)) fail(where, "base64 text", v);
+    return Buffer.from(v, "base64");
+  }
+  if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+  if (Array.isArray(v) && v.every((b) => Number.isInteger(b) && b >= 0 && b <= 255)) return Buffer.from(v);
+  return fail(where, "bytes (base64 text or an array of octets)", v);
+}
+
+function toDate(v: unknown, where: string): Date {
+  if (typeof v === "string" || typeof v === "number") {
+    const d = new Date(v);
+    if (!Number.isNaN(d.getTime()) && v !== "") return d;
+  }
+  if (v instanceof Date && !Number.isNaN(v.getTime())) return v;
+  return fail(where, "a date (ISO 8601 text or epoch milliseconds)", v);
+}
+
+function toBigInt(v: unknown, where: string): bigint {
+  if (typeof v === "bigint") return v;
+  if (typeof v === "number" && Number.isSafeInteger(v)) return BigInt(v);
+  if (typeof v === "string" && /^[+-]?\d+$/.test(v.trim())) return BigInt(v.trim());
+  return fail(where, "an integer", v);
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array);
+}
+
+/** Copies own enumerable members without the forbidden keys, into a null-safe plain object. */
+export function safeRecord(v: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v)) if (!FORBIDDEN_KEYS.has(k)) out[k] = v[k];
+  return out;
+}
+
+const cache = new WeakMap<TypeDesc, Converter>();
+
+/**
+ * Compiles a converter for values decoded from JSON (or XML, or multipart JSON parts). Strict:
+ * a string parameter takes a string, a number parameter a finite number, and so on; converting
+ * text to other types is {@link compileTextConverter}'s job.
+ */
+export function compileConverter(t: TypeDesc): Converter {
+  const hit = cache.get(t);
+  if (hit) return hit;
+  let conv: Converter;
+  switch (t.kind) {
+    case "string":
+      conv = (v, w) => (typeof v === "string" ? v : fail(w, "a string", v));
+      break;
+    case "number":
+      conv = (v, w) => (typeof v === "number" && Number.isFinite(v) ? v : fail(w, "a finite number", v));
+      break;
+    case "boolean":
+      conv = (v, w) => (typeof v === "boolean" ? v : fail(w, "a boolean", v));
+      break;
+    case "bigint":
+      conv = toBigInt;
+      break;
+    case "date":
+      conv = toDate;
+      break;
+    case "bytes":
+      conv = toBytes;
+      break;
+    case "file":
+      conv = (v, w) => (v instanceof UploadedFile ? v : UploadedFile.wrap(toBytes(v, w), "", "application/octet-stream"));
+      break;
+    case "any":
+      conv = (v) => v;
+      break;
+    case "array": {
+      const el = compileConverter(t.element);
+      conv = (v, w) => {
+        if (!Array.isArray(v)) fail(w, "an array", v);
+        const out = new Array(v.length);
+        for (let i = 0; i < v.length; i++) out[i] = el(v[i], `${w}[${i}]`);
+        return out;
+      };
+      break;
+    }
+    case "map": {
+      const val = compileConverter(t.value);
+      const asMap = t.as === "map";
+      conv = (v, w) => {
+        if (v instanceof Map) v = Object.fromEntries(v);
+        if (!isPlainObject(v)) fail(w, "an object of key/value pairs", v);
+        const out: Map<string, unknown> | Record<string, unknown> = asMap ? new Map() : {};
+        for (const k of Object.keys(v)) {
+          if (FORBIDDEN_KEYS.has(k)) continue;
+          const x = val(v[k], `${w}.${k}`);
+          if (asMap) (out as Map<string, unknown>).set(k, x);
+          else (out as Record<string, unknown>)[k] = x;
+        }
+        return out;
+      };
+      break;
+    }
+    case "class": {
+      const { ctor } = t;
+      // Fields are compiled lazily so that self-referencing classes do not recurse forever.
+      let fields: { name: string; conv: Converter }[] | undefined;
+      conv = (v, w) => {
+        if (!isPlainObject(v)) fail(w, `an object (${ctor.name})`, v);
+        fields ??= t.fields.map((f) => ({ name: f.name, conv: compileConverter(f.type) }));
+        const out = Object.create(ctor.prototype) as Record<string, unknown>;
+        for (const f of fields) {
+          const x = v[f.name];
+          if (x === undefined || x === null) continue;
+          out[f.name] = f.conv(x, `${w}.${f.name}`);
+        }
+        return out;
+      };
+      break;
+    }
+  }
+  cache.set(t, conv);
+  return conv;
+}
+
+/** Converts text (form fields, query values, text parts) to a parameter's type. */
+export function compileTextConverter(t: TypeDesc): (text: string, where: string) => unknown {
+  switch (t.kind) {
+    case "string":
+    case "any":
+      return (s) => s;
+    case "number":
+      return (s, w) => {
+        const n = s.trim() === "" ? Number.NaN : Number(s);
+        return Number.isFinite(n) ? n : fail(w, "a finite number", s);
+      };
+    case "boolean":
+      return (s, w) => {
+        const x = s.trim().toLowerCase();
+        if (x === "true" || x === "1" || x === "on" || x === "yes") return true;
+        if (x === "false" || x === "0" || x === "off" || x === "no") return false;
+        return fail(w, "a boolean (true or false)", s);
+      };
+    case "bigint":
+      return toBigInt;
+    case "date":
+      return (s, w) => toDate(/^\d+$/.test(s) ? Number(s) : s, w);
+    case "bytes":
+      return (s) => Buffer.from(s, "utf8");
+    case "file":
+      return (s) => UploadedFile.wrap(Buffer.from(s, "utf8"), "", "text/plain");
+    default: {
+      // Structured types in a text field are JSON (Dubbo does the same for query values).
+      const conv = compileConverter(t);
+      return (s, w) => {
+        let v: unknown;
+        try {
+          v = JSON.parse(s, (k, x) => (FORBIDDEN_KEYS.has(k) ? undefined : x));
+        } catch {
+          return fail(w, "JSON text", s);
+        }
+        return conv(v, w);
+      };
+    }
+  }
+}
+
+/** Names a parameter in errors: `parameter #2 (age)`. */
+export function paramLabel(p: ParamDescriptor, position: number): string {
+  return p.name ? `parameter #${position + 1} (${p.name})` : `parameter #${position + 1}`;
+}
+
+function takesArray(t: TypeDesc): boolean {
+  return t.kind === "array" || t.kind === "bytes" || t.kind === "file";
+}
+function objectLike(t: TypeDesc): boolean {
+  return t.kind === "class" || t.kind === "map" || t.kind === "any";
+}
+
+/**
+ * Binds a decoded JSON body to a method's parameters (decisions.md): a JSON array of the
+ * arguments in order; for one parameter also the bare value; an object keyed by parameter names
+ * when every parameter is named.
+ */
+export function compileJsonBinder(params: readonly ParamDescriptor[]): (body: unknown) => unknown[] {
+  const convs = params.map((p) => compileConverter(p.type));
+  const labels = params.map((p, i) => paramLabel(p, i));
+  const n = params.length;
+  const allNamed = n > 0 && params.every((p) => p.name);
+  const positional = (arr: unknown[]): unknown[] => {
+    if (arr.length !== n) {
+      throw bindError(`expected ${n} argument${n === 1 ? "" : "s"} in the JSON array, got ${arr.length}`);
+    }
+    const out = new Array(n);
+    for (let i = 0; i < n; i++) out[i] = convs[i](arr[i], labels[i]);
+    return out;
+  };
+  const byName = (obj: Record<string, unknown>): unknown[] => {
+    const out = new Array(n);
+    for (let i = 0; i < n; i++) {
+      const name = params[i].name as string;
+      if (!Object.hasOwn(obj, name)) throw bindError(`${labels[i]} is missing`);
+      out[i] = convs[i](obj[name], labels[i]);
+    }
+    return out;
+  };
+  if (n === 0) {
+    return (body) => {
+      if (body === null || body === undefined || (Array.isArray(body) && body.length === 0)) return [];
+      if (isPlainObject(body) && Object.keys(body).length === 0) return [];
+      throw bindError("this method takes no arguments");
+    };
+  }
+  if (n === 1) {
+    const p = params[0];
+    const wantsArray = takesArray(p.type);
+    const name = p.name;
+    return (body) => {
+      if (Array.isArray(body)) {
+        if (!wantsArray) return positional(body);
+        // A bare array is the value; `[[...]]` is the value wrapped in an argument array.
+        if (body.length === 1 && Array.isArray(body[0]) && p.type.kind === "array" && !takesArray((p.type as { element: TypeDesc }).element)) {
+          return [convs[0](body[0], labels[0])];
+        }
+        return [convs[0](body, labels[0])];
+      }
+      if (name && !objectLike(p.type) && isPlainObject(body) && Object.hasOwn(body, name)) return byName(body);
+      return [convs[0](body, labels[0])];
+    };
+  }
+  return (body) => {
+    if (Array.isArray(body)) return positional(body);
+    if (allNamed && isPlainObject(body)) return byName(body);
+    throw bindError(
+      allNamed
+        ? `expected a JSON array of ${n} arguments or an object with members ${params.map((p) => p.name).join(", ")}`
+        : `expected a JSON array of ${n} arguments`,
+    );
+  };
+}
+
+

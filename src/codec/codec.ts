@@ -1,0 +1,37 @@
+import type { Readable } from "node:stream";
+import type { MediaType } from "../protocol/content-type.js";
+import type { MethodDescriptor } from "../service/descriptors.js";
+
+/** Limits a streaming body decoder enforces while it reads. */
+export interface BodyLimits {
+  /** Largest body, after decompression. */
+  readonly maxBodyBytes: number;
+  /** Most multipart parts. */
+  readonly maxParts: number;
+  /** Largest multipart file. */
+  readonly maxFileBytes: number;
+  /** Largest multipart field or form value. */
+  readonly maxFieldBytes: number;
+  /** Deepest XML nesting. */
+  readonly maxXmlDepth: number;
+}
+
+/**
+ * Decodes a unary request body of one media type into a method's bound arguments, in order.
+ * A codec either decodes a complete buffer (`decode`) or reads the (already decompressed) body
+ * stream itself (`decodeStream`), which multipart uses to stream uploads with limits.
+ */
+export interface RequestCodec {
+  /** Lower-case media types this codec reads. */
+  readonly mediaTypes: readonly string[];
+  /** Response media type when the request does not ask for another; undefined: the request's own. */
+  readonly responseMediaType?: string;
+  decode?(method: MethodDescriptor, body: Buffer, mediaType: MediaType, limits: BodyLimits): unknown[];
+  decodeStream?(method: MethodDescriptor, body: Readable, mediaType: MediaType, limits: BodyLimits): Promise<unknown[]>;
+}
+
+/** Encodes a unary result in one media type. */
+export interface ResponseCodec {
+  readonly mediaType: string;
+  encode(method: MethodDescriptor, value: unknown): Buffer | string;
+}

@@ -1,0 +1,79 @@
+import * as protojson from "protobufjs/ext/protojson";
+import type { MethodDescriptor } from "../service/descriptors.js";
+import { bindError, decodeError } from "./bind-error.js";
+import { compileJsonBinder } from "./binder.js";
+import type { RequestCodec, ResponseCodec } from "./codec.js";
+import { parseJson, stringifyJson } from "./json.js";
+
+const binders = new WeakMap<MethodDescriptor, (body: unknown) => unknown[]>();
+
+function utf8(body: Buffer): string {
+  // A UTF-8 BOM is legal at the start of JSON text from some clients.
+  return body.length >= 3 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf
+    ? body.toString("utf8", 3)
+    : body.toString("utf8");
+}
+
+/** Decodes one protobuf message from an already-parsed ProtoJSON value (original or lowerCamelCase names). */
+export function protoFromJsonValue(method: MethodDescriptor, value: unknown): unknown {
+  const type = method.requestType!;
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw bindError(`the request must be a JSON object (${type.fullName.slice(1)}), got ${value === null ? "null" : Array.isArray(value) ? "an array" : typeof value}`);
+  }
+  try {
+    return protojson.fromJson(type, value, { ignoreUnknownFields: true });
+  } catch (e) {
+    throw bindError(`invalid ${type.fullName.slice(1)}: ${(e as Error).message}`);
+  }
+}
+
+/** Binds a parsed JSON value to a method's arguments (IDL: one message; otherwise the binder rules). */
+export function bindJsonValue(method: MethodDescriptor, value: unknown): unknown[] {
+  if (method.requestType) {
+    // The spec's form is an array holding the one message; the bare message is accepted too.
+    if (Array.isArray(value)) {
+      if (value.length !== 1) throw bindError(`expected 1 argument in the JSON array, got ${value.length}`);
+      value = value[0];
+    }
+    return [protoFromJsonValue(method, value)];
+  }
+  let bind = binders.get(method);
+  if (!bind) {
+    bind = compileJsonBinder(method.params);
+    binders.set(method, bind);
+  }
+  return bind(value);
+}
+
+/** Encodes a result as JSON text: ProtoJSON for IDL methods, plain JSON otherwise. */
+export function encodeJsonValue(method: MethodDescriptor, value: unknown): string {
+  if (method.responseType) {
+    try {
+      return JSON.stringify(protojson.toJson(method.responseType, (value ?? {}) as object));
+    } catch (e) {
+      throw new TypeError(`the handler returned an invalid ${method.responseType.fullName.slice(1)}: ${(e as Error).message}`);
+    }
+  }
+  return stringifyJson(value);
+}
+
+/** `application/json`: a JSON array of the arguments (decisions.md), or the IDL request message. */
+export const jsonRequestCodec: RequestCodec = {
+  mediaTypes: ["application/json", "text/json"],
+  responseMediaType: "application/json",
+  decode(method, body) {
+    if (body.length === 0) {
+      if (method.params.length === 0) return [];
+      if (method.requestType) return [protoFromJsonValue(method, {})];
+      throw decodeError("empty JSON body");
+    }
+    return bindJsonValue(method, parseJson(utf8(body)));
+  },
+};
+
+export const jsonResponseCodec: ResponseCodec = {
+  mediaType: "application/json",
+  encode: encodeJsonValue,
+};
+
+

@@ -1,0 +1,45 @@
+/**
+ * triple-rpc: decorated TypeScript classes as RPC services over the Triple protocol
+ * (HTTP/1.1 and HTTP/2 unary, gRPC streaming) on one port.
+ */
+import "reflect-metadata";
+
+export { Code, codeFromName, codeName } from "./protocol/code.js";
+export { RpcError, type RpcErrorOptions, type ErrorDetail, type MetadataInit } from "./protocol/rpc-error.js";
+export { codeFromHttpStatus, httpStatusOf, legacyStatusOf } from "./protocol/status-table.js";
+export { TRI_PROTOCOL_VERSION } from "./protocol/headers.js";
+export {
+  Service,
+  Method,
+  Param,
+  Ctx,
+  Field,
+  ServerStream,
+  ClientStream,
+  BidiStream,
+  type MethodKind,
+  type ServiceOptions,
+  type MethodOptions,
+  type ParamOptions,
+} from "./service/decorators.js";
+export { T, UploadedFile, type TypeDesc, type TypeSpec, type FieldDesc } from "./service/type-desc.js";
+export type {
+  AuthRequirement,
+  MethodDescriptor,
+  ParamDescriptor,
+  ServiceDescriptor,
+} from "./service/descriptors.js";
+export { describeService } from "./service/describe.js";
+export { loadProto } from "./service/proto.js";
+export { CallContext, createContextKey, type ContextKey, type Identity } from "./server/context.js";
+export { Metadata, OutgoingMetadata } from "./server/metadata.js";
+export type { Call, Interceptor, Next } from "./server/interceptor.js";
+export { DEFAULT_LIMITS, type Limits } from "./server/limits.js";
+export {
+  createServer,
+  TripleServer,
+  type ServerOptions,
+  type ServiceRegistration,
+  type ListenOptions,
+} from "./server/server.js";
+export type { TransportOptions } from "./transport/listener.js";

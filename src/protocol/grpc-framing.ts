@@ -1,0 +1,94 @@
+import { Code } from "./code.js";
+import { RpcError } from "./rpc-error.js";
+
+/** Flag bit of a compressed gRPC message. */
+export const FLAG_COMPRESSED = 0x01;
+
+/** Builds one length-prefixed gRPC frame. */
+export function encodeFrame(payload: Uint8Array, compressed = false): Buffer {
+  const out = Buffer.allocUnsafe(5 + payload.length);
+  out[0] = compressed ? FLAG_COMPRESSED : 0;
+  out.writeUInt32BE(payload.length, 1);
+  out.set(payload, 5);
+  return out;
+}
+
+/** One decoded frame. */
+export interface Frame {
+  flags: number;
+  data: Buffer;
+}
+
+/**
+ * Incremental decoder for 5-byte length-prefixed frames that may be split across, or packed
+ * into, chunks in any way. Rejects frames over `maxBytes` as soon as their header is seen, so a
+ * hostile length never makes us buffer.
+ */
+export class FrameDecoder {
+  private chunks: Buffer[] = [];
+  private buffered = 0;
+  private need = -1; // payload length of the frame in progress; -1 while reading a header
+  private flags = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  /** Feeds a chunk; returns the frames it completes (usually zero or one). */
+  push(chunk: Buffer): Frame[] {
+    const frames: Frame[] = [];
+    this.chunks.push(chunk);
+    this.buffered += chunk.length;
+    for (;;) {
+      if (this.need < 0) {
+        if (this.buffered < 5) break;
+        const head = this.take(5);
+        this.flags = head[0];
+        if ((this.flags & ~FLAG_COMPRESSED) !== 0) {
+          throw new RpcError(Code.Internal, `invalid gRPC frame flags 0x${this.flags.toString(16)}`);
+        }
+        this.need = head.readUInt32BE(1);
+        if (this.need > this.maxBytes) {
+          throw new RpcError(
+            Code.ResourceExhausted,
+            `message of ${this.need} bytes exceeds the limit of ${this.maxBytes} bytes`,
+            { httpStatus: 413 },
+          );
+        }
+      }
+      if (this.buffered < this.need) break;
+      frames.push({ flags: this.flags, data: this.take(this.need) });
+      this.need = -1;
+    }
+    return frames;
+  }
+
+  /** True when a frame has started but not finished: the stream ended mid-message. */
+  get pending(): boolean {
+    return this.need >= 0 || this.buffered > 0;
+  }
+
+  private take(n: number): Buffer {
+    if (n === 0) return Buffer.alloc(0);
+    const first = this.chunks[0];
+    if (first.length >= n) {
+      this.buffered -= n;
+      if (first.length === n) {
+        this.chunks.shift();
+        return first;
+      }
+      this.chunks[0] = first.subarray(n);
+      return first.subarray(0, n);
+    }
+    const out = Buffer.allocUnsafe(n);
+    let off = 0;
+    while (off < n) {
+      const c = this.chunks[0];
+      const k = Math.min(c.length, n - off);
+      c.copy(out, off, 0, k);
+      off += k;
+      if (k === c.length) this.chunks.shift();
+      else this.chunks[0] = c.subarray(k);
+    }
+    this.buffered -= n;
+    return out;
+  }
+}

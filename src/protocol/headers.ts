@@ -1,0 +1,50 @@
+/** Header names of the Triple protocol and of gRPC, lower-case as they appear on HTTP/2. */
+export const H = {
+  contentType: "content-type",
+  contentEncoding: "content-encoding",
+  acceptEncoding: "accept-encoding",
+  accept: "accept",
+  authorization: "authorization",
+  triProtocolVersion: "tri-protocol-version",
+  triServiceVersion: "tri-service-version",
+  triServiceGroup: "tri-service-group",
+  triServiceTimeout: "tri-service-timeout",
+  restServiceTimeout: "rest-service-timeout",
+  grpcTimeout: "grpc-timeout",
+  grpcEncoding: "grpc-encoding",
+  grpcAcceptEncoding: "grpc-accept-encoding",
+  grpcStatus: "grpc-status",
+  grpcMessage: "grpc-message",
+  grpcStatusDetailsBin: "grpc-status-details-bin",
+  te: "te",
+  userAgent: "user-agent",
+} as const;
+
+/** The protocol version our clients send; the server accepts any 1 or 1.x.y. */
+export const TRI_PROTOCOL_VERSION = "1.0.0";
+
+/** Headers that describe the transport or protocol and are not call metadata. */
+export const RESERVED_HEADERS: ReadonlySet<string> = new Set([
+  "content-type",
+  "content-length",
+  "content-encoding",
+  "accept-encoding",
+  "accept",
+  "transfer-encoding",
+  "connection",
+  "keep-alive",
+  "host",
+  "te",
+  "upgrade",
+  "grpc-timeout",
+  "grpc-encoding",
+  "grpc-accept-encoding",
+  "grpc-status",
+  "grpc-message",
+  "grpc-status-details-bin",
+  "tri-protocol-version",
+  "tri-service-version",
+  "tri-service-group",
+  "tri-service-timeout",
+  "rest-service-timeout",
+]);

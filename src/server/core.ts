@@ -1,0 +1,16 @@
+import type { Exchange } from "../transport/exchange.js";
+import type { CallContext } from "./context.js";
+import type { Limits } from "./limits.js";
+import type { Router } from "./router.js";
+
+/** What the protocol handlers need from the server. */
+export interface ServerCore {
+  readonly router: Router;
+  readonly limits: Limits;
+  /** Reject HTTP unary requests without `tri-protocol-version`. */
+  readonly requireProtocolVersion: boolean;
+  /** Registers an in-flight call for graceful shutdown; returns the function that ends it. */
+  track(ctx: CallContext, ex: Exchange): () => void;
+  /** True once `close()` began: new calls are refused with `unavailable`. */
+  readonly draining: boolean;
+}

@@ -1,0 +1,57 @@
+import type { MethodDescriptor } from "../service/descriptors.js";
+import type { CallContext } from "./context.js";
+
+/** One call as interceptors see it. */
+export interface Call {
+  readonly method: MethodDescriptor;
+  readonly context: CallContext;
+  /**
+   * The bound arguments, in order. For client- and bidi-streaming methods, one AsyncIterable of
+   * request messages.
+   */
+  readonly input: unknown[];
+}
+
+/** Calls the next interceptor, or the implementation. Resolves to the response (an AsyncIterable for server streams). */
+export type Next = (call: Call) => Promise<unknown>;
+
+/**
+ * Onion-style, async: an interceptor wraps `next`. It can read and set metadata through
+ * `call.context`, put values on the context for handlers, short-circuit by throwing an
+ * `RpcError`, or post-process the response.
+ *
+ * ```ts
+ * const logging: Interceptor = (next) => async (call) => {
+ *   const t = Date.now();
+ *   try { return await next(call); } finally { console.log(call.method.path, Date.now() - t); }
+ * };
+ * ```
+ */
+export type Interceptor = (next: Next) => Next;
+
+type Impl = Record<string, (...args: unknown[]) => unknown>;
+
+/**
+ * Builds the per-method invoker once, at registration: a direct call when there are no
+ * interceptors (the hot path), the composed chain otherwise.
+ */
+export function buildInvoker(
+  impl: object,
+  method: MethodDescriptor,
+  interceptors: readonly Interceptor[],
+): (ctx: CallContext, input: unknown[]) => unknown {
+  const fn = (impl as Impl)[method.propertyKey];
+  const ci = method.contextIndex;
+  const direct =
+    ci < 0
+      ? (_ctx: CallContext, input: unknown[]) => fn.apply(impl, input)
+      : (ctx: CallContext, input: unknown[]) => {
+          const args = input.slice();
+          args.splice(ci, 0, ctx);
+          return fn.apply(impl, args);
+        };
+  if (interceptors.length === 0) return direct;
+  const base: Next = async (call) => direct(call.context, call.input);
+  const chain = interceptors.reduceRight<Next>((next, icpt) => icpt(next), base);
+  return (ctx, input) => chain({ method, context: ctx, input });
+}

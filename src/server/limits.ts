@@ -1,0 +1,19 @@
+import type { BodyLimits } from "../codec/codec.js";
+
+/** Size limits (decisions.md defaults); every one is a server option. */
+export interface Limits extends BodyLimits {
+  /** Most request header fields → 431. */
+  readonly maxHeaderCount: number;
+  /** Largest gRPC message received, after decompression → resource_exhausted. */
+  readonly maxMessageBytes: number;
+}
+
+export const DEFAULT_LIMITS: Limits = {
+  maxBodyBytes: 4 * 1024 * 1024,
+  maxMessageBytes: 4 * 1024 * 1024,
+  maxHeaderCount: 100,
+  maxParts: 64,
+  maxFileBytes: 4 * 1024 * 1024,
+  maxFieldBytes: 1024 * 1024,
+  maxXmlDepth: 64,
+};

@@ -1,0 +1,90 @@
+import { Code } from "../protocol/code.js";
+import { H } from "../protocol/headers.js";
+import { RpcError } from "../protocol/rpc-error.js";
+import type { MethodDescriptor, ServiceDescriptor } from "../service/descriptors.js";
+import type { CallContext } from "./context.js";
+
+/** A method ready to call: its descriptor and the precomputed invoker (interceptors included). */
+export interface RegisteredMethod {
+  readonly descriptor: MethodDescriptor;
+  readonly service: ServiceDescriptor;
+  /** Calls the implementation through the interceptor chain. */
+  readonly invoke: (ctx: CallContext, input: unknown[]) => unknown;
+}
+
+interface Route {
+  /** The registration without version and group, reached by requests that name neither. */
+  plain: RegisteredMethod | undefined;
+  /** Registrations by `version\0group`. */
+  variants: Map<string, RegisteredMethod>;
+}
+
+function variantKey(version: string, group: string): string {
+  return `${version}\0${group}`;
+}
+
+function header(h: Readonly<Record<string, string | string[] | undefined>>, name: string): string {
+  const v = h[name];
+  return (Array.isArray(v) ? v[0] : v) ?? "";
+}
+
+/**
+ * Maps `/<interface>/<method>` plus `tri-service-version` / `tri-service-group` to one
+ * registered method. Lookups are one Map get in the common case (no version or group).
+ */
+export class Router {
+  private readonly routes = new Map<string, Route>();
+  private readonly services = new Set<string>();
+
+  add(path: string, m: RegisteredMethod): void {
+    let r = this.routes.get(path);
+    if (!r) {
+      r = { plain: undefined, variants: new Map() };
+      this.routes.set(path, r);
+    }
+    const { version, group } = m.service;
+    if (!version && !group) {
+      if (r.plain && r.plain.service !== m.service) throw new TypeError(`${path} is registered twice`);
+      r.plain = m;
+    } else {
+      const k = variantKey(version, group);
+      if (r.variants.has(k) && r.variants.get(k)?.service !== m.service) {
+        throw new TypeError(`${path} version "${version}" group "${group}" is registered twice`);
+      }
+      r.variants.set(k, m);
+    }
+    this.services.add(m.service.name);
+  }
+
+  /** Names of registered services. */
+  serviceNames(): string[] {
+    return [...this.services];
+  }
+
+  hasService(name: string): boolean {
+    return this.services.has(name);
+  }
+
+  /** Resolves a call or throws `unimplemented` (404, legacy 60) with a message naming what is missing. */
+  resolve(path: string, headers: Readonly<Record<string, string | string[] | undefined>>): RegisteredMethod {
+    const r = this.routes.get(path);
+    const version = header(headers, H.triServiceVersion);
+    const group = header(headers, H.triServiceGroup);
+    if (r) {
+      if (!version && !group && r.plain) return r.plain;
+      const hit = r.variants.get(variantKey(version, group));
+      if (hit) return hit;
+    }
+    const slash = path.lastIndexOf("/");
+    const service = path.slice(1, Math.max(1, slash));
+    const method = path.slice(slash + 1);
+    if (slash <= 0 || !this.services.has(service)) {
+      throw new RpcError(Code.Unimplemented, `service not found: ${service || path}`);
+    }
+    if (!r) throw new RpcError(Code.Unimplemented, `method not found: ${method} in service ${service}`);
+    throw new RpcError(
+      Code.Unimplemented,
+      `no implementation of service ${service} with version "${version}" and group "${group}"`,
+    );
+  }
+}

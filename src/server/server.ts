@@ -1,0 +1,182 @@
+import type { AddressInfo } from "node:net";
+import { Code } from "../protocol/code.js";
+import { RpcError } from "../protocol/rpc-error.js";
+import { describeService, pathsOf, type RegistrationOptions } from "../service/describe.js";
+import type { ServiceDescriptor } from "../service/descriptors.js";
+import type { Exchange } from "../transport/exchange.js";
+import { OnePortListener, type TransportOptions } from "../transport/listener.js";
+import type { CallContext } from "./context.js";
+import type { ServerCore } from "./core.js";
+import { sendHttpError } from "./error-response.js";
+import { GrpcHandler } from "./grpc-handler.js";
+import { buildInvoker, type Interceptor } from "./interceptor.js";
+import { DEFAULT_LIMITS, type Limits } from "./limits.js";
+import { Router } from "./router.js";
+import { TripleHttpHandler } from "./triple-http.js";
+
+/** A service implementation with registration-time version and group. */
+export interface ServiceRegistration extends RegistrationOptions {
+  implementation: object;
+}
+
+/** Options of {@link createServer}. */
+export interface ServerOptions extends TransportOptions {
+  /** Instances of `@Service` classes, or `{ implementation, version, group }`. */
+  services?: ReadonlyArray<object | ServiceRegistration>;
+  /** Server interceptors, outermost first. */
+  interceptors?: readonly Interceptor[];
+  /** Reject HTTP unary requests that lack `tri-protocol-version` (400). Default false. */
+  requireProtocolVersion?: boolean;
+  /** Size limits; unspecified ones keep their defaults. */
+  limits?: Partial<Limits>;
+  /** How long `close()` lets in-flight calls finish before cancelling them, ms. Default 10 000. */
+  shutdownTimeoutMs?: number;
+}
+
+/** Where to listen. */
+export interface ListenOptions {
+  /** Port; 0 picks a free one. Default 50051. */
+  port?: number;
+  /** Host. Default 127.0.0.1. */
+  host?: string;
+}
+
+function isRegistration(x: object): x is ServiceRegistration {
+  return "implementation" in x && typeof (x as ServiceRegistration).implementation === "object";
+}
+
+/**
+ * One server, one port: HTTP/1.1 and HTTP/2 (h2c prior knowledge, or h2 over TLS by ALPN),
+ * Triple HTTP unary and gRPC, for every registered service.
+ */
+export class TripleServer implements ServerCore {
+  readonly router = new Router();
+  readonly limits: Limits;
+  readonly requireProtocolVersion: boolean;
+  private readonly listener: OnePortListener;
+  private readonly http: TripleHttpHandler;
+  private readonly grpc: GrpcHandler;
+  private readonly interceptors: readonly Interceptor[];
+  private readonly inflight = new Map<CallContext, Exchange>();
+  private readonly services: ServiceDescriptor[] = [];
+  private drainWaiters: (() => void)[] = [];
+  private closing: Promise<void> | undefined;
+  draining = false;
+
+  constructor(readonly options: ServerOptions = {}) {
+    this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.requireProtocolVersion = options.requireProtocolVersion ?? false;
+    this.interceptors = options.interceptors ?? [];
+    this.http = new TripleHttpHandler(this);
+    this.grpc = new GrpcHandler(this);
+    this.listener = new OnePortListener((ex) => this.dispatch(ex), options);
+    for (const s of options.services ?? []) {
+      if (isRegistration(s)) this.register(s.implementation, s);
+      else this.register(s);
+    }
+  }
+
+  /** Registers a service implementation (an instance of an `@Service` class). */
+  register(implementation: object, options: RegistrationOptions = {}): this {
+    const base = describeService(implementation.constructor as new () => unknown);
+    const service: ServiceDescriptor =
+      options.version !== undefined || options.group !== undefined
+        ? { ...base, version: options.version ?? base.version, group: options.group ?? base.group }
+        : base;
+    for (const md of service.methods) {
+      const invoke = buildInvoker(implementation, md, this.interceptors);
+      for (const path of pathsOf(md)) this.router.add(path, { descriptor: md, service, invoke });
+    }
+    this.services.push(service);
+    return this;
+  }
+
+  /** Descriptors of the registered services. */
+  get registeredServices(): readonly ServiceDescriptor[] {
+    return this.services;
+  }
+
+  private dispatch(ex: Exchange): void {
+    try {
+      const ct = ex.headers["content-type"];
+      if (typeof ct === "string" && (ct.startsWith("application/grpc") || ct.startsWith("application/triple+wrapper"))) {
+        this.grpc.handle(ex);
+      } else {
+        this.http.handle(ex);
+      }
+    } catch (e) {
+      // A bug in a handler path must not take the process down: answer 500 and carry on.
+      sendHttpError(ex, new RpcError(Code.Internal, `internal error: ${(e as Error).message}`, { cause: e }));
+    }
+  }
+
+  track(ctx: CallContext, ex: Exchange): () => void {
+    this.inflight.set(ctx, ex);
+    return () => {
+      this.inflight.delete(ctx);
+      if (this.draining && this.inflight.size === 0) {
+        for (const w of this.drainWaiters.splice(0)) w();
+      }
+    };
+  }
+
+  /** Number of calls in progress. */
+  get inflightCount(): number {
+    return this.inflight.size;
+  }
+
+  /** Starts listening; resolves with the bound address. */
+  async listen(opts: ListenOptions = {}): Promise<AddressInfo> {
+    await this.listener.listen(opts.port ?? 50051, opts.host ?? "127.0.0.1");
+    return this.address;
+  }
+
+  get address(): AddressInfo {
+    return this.listener.address();
+  }
+
+  /** `http://host:port` (or https) of the listening server. */
+  get url(): string {
+    const a = this.address;
+    const host = a.family === "IPv6" ? `[${a.address}]` : a.address;
+    return `${this.options.tls ? "https" : "http"}://${host}:${a.port}`;
+  }
+
+  /**
+   * Graceful shutdown: refuse new calls, stop accepting connections (GOAWAY on HTTP/2), let
+   * in-flight calls finish within `shutdownTimeoutMs`, then cancel the rest with `unavailable`
+   * and close every connection.
+   */
+  close(): Promise<void> {
+    if (this.closing) return this.closing;
+    this.draining = true;
+    this.closing = (async () => {
+      const stopped = this.listener.stopAccepting();
+      if (this.inflight.size > 0) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          new Promise<void>((r) => this.drainWaiters.push(r)),
+          new Promise<void>((r) => {
+            timer = setTimeout(r, this.options.shutdownTimeoutMs ?? 10_000);
+          }),
+        ]);
+        clearTimeout(timer);
+        for (const [ctx, ex] of this.inflight) {
+          const err = new RpcError(Code.Unavailable, "the server shut down before the call finished");
+          ctx.abort(err);
+          if (!ex.headersSent) sendHttpError(ex, err);
+        }
+      }
+      // Let final responses flush before the sockets go.
+      await new Promise((r) => setTimeout(r, 20));
+      this.listener.destroyAll();
+      await stopped;
+    })();
+    return this.closing;
+  }
+}
+
+/** Creates a server for the given services. `await createServer({ services }).listen({ port })`. */
+export function createServer(options: ServerOptions = {}): TripleServer {
+  return new TripleServer(options);
+}

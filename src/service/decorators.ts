@@ -1,0 +1,155 @@
+import "reflect-metadata";
+import type * as protobuf from "protobufjs";
+import type { AuthRequirement } from "./descriptors.js";
+import { recordField, type TypeSpec } from "./type-desc.js";
+
+/** The four RPC kinds. */
+export type MethodKind = "unary" | "server_streaming" | "client_streaming" | "bidi_streaming";
+
+/** Options of `@Service`. */
+export interface ServiceOptions {
+  /** Service version, matched against `tri-service-version`. */
+  version?: string;
+  /** Service group, matched against `tri-service-group`. */
+  group?: string;
+  /**
+   * A .proto file (path) or a loaded protobufjs Root that defines this service: methods then
+   * take and return its messages, `application/proto` works and JSON follows ProtoJSON rules.
+   */
+  proto?: string | protobuf.Root;
+  /** Requires bearer authentication for every method (a method can override). */
+  auth?: AuthRequirement;
+}
+
+/** Options of `@Method`. */
+export interface MethodOptions {
+  /** The wire name (`/<service>/<name>`); defaults to the method name. */
+  name?: string;
+  /** The RPC kind; unary by default, server_streaming for async generator methods. */
+  kind?: MethodKind;
+  /** Requires (or with `false`, waives) bearer authentication for this method. */
+  auth?: AuthRequirement | false;
+}
+
+/** Options of `@Param`. */
+export interface ParamOptions {
+  /** Binds by this name (JSON objects, form fields, multipart parts). */
+  name?: string;
+  /** Overrides the type from `design:paramtypes`. */
+  type?: TypeSpec;
+}
+
+/** Raw decorator arguments, turned into descriptors by `describeService`. */
+export interface RawService {
+  name?: string;
+  options: ServiceOptions;
+}
+export interface RawMethod {
+  propertyKey: string;
+  options: MethodOptions;
+}
+export interface RawParam {
+  index: number;
+  source: "body" | "context";
+  options: ParamOptions;
+}
+
+export const SERVICE_KEY = Symbol.for("triple-rpc:service");
+export const METHODS_KEY = Symbol.for("triple-rpc:methods");
+export const PARAMS_KEY = Symbol.for("triple-rpc:params");
+
+/**
+ * Marks a class as an RPC service. `name` is the interface name of the path
+ * (`/greet.GreetService/Greet`); it defaults to the class name.
+ */
+export function Service(name?: string, options: ServiceOptions = {}): ClassDecorator {
+  return (target) => {
+    const raw: RawService = { name, options };
+    Reflect.defineMetadata(SERVICE_KEY, raw, target);
+  };
+}
+
+function methodDecorator(options: MethodOptions): MethodDecorator {
+  return (target, propertyKey) => {
+    if (typeof propertyKey !== "string") throw new TypeError("@Method needs a string-named method");
+    const list: RawMethod[] = Reflect.hasOwnMetadata(METHODS_KEY, target)
+      ? Reflect.getOwnMetadata(METHODS_KEY, target)
+      : [...(Reflect.getMetadata(METHODS_KEY, target) ?? [])];
+    const i = list.findIndex((m) => m.propertyKey === propertyKey);
+    const entry = { propertyKey, options: { ...(i >= 0 ? list[i].options : {}), ...options } };
+    if (i >= 0) list[i] = entry;
+    else list.push(entry);
+    Reflect.defineMetadata(METHODS_KEY, list, target);
+  };
+}
+
+/**
+ * Exposes a method as an RPC. `@Method("Greet")` sets the wire name; by default the router
+ * accepts the method name and the same name with its first letter upper-cased.
+ */
+export function Method(nameOrOptions?: string | MethodOptions): MethodDecorator {
+  return methodDecorator(typeof nameOrOptions === "string" ? { name: nameOrOptions } : (nameOrOptions ?? {}));
+}
+
+/** A server-streaming method: takes its arguments, returns an `AsyncIterable` (e.g. an async generator). */
+export function ServerStream(name?: string): MethodDecorator {
+  return methodDecorator({ name, kind: "server_streaming" });
+}
+
+/** A client-streaming method: takes an `AsyncIterable` of requests, returns one response. */
+export function ClientStream(name?: string): MethodDecorator {
+  return methodDecorator({ name, kind: "client_streaming" });
+}
+
+/** A bidi-streaming method: takes an `AsyncIterable` of requests, returns an `AsyncIterable`. */
+export function BidiStream(name?: string): MethodDecorator {
+  return methodDecorator({ name, kind: "bidi_streaming" });
+}
+
+function isParamOptions(x: unknown): x is ParamOptions {
+  return (
+    typeof x === "object" &&
+    x !== null &&
+    !Array.isArray(x) &&
+    !("kind" in x) &&
+    ("name" in x || "type" in x || Object.keys(x).length === 0)
+  );
+}
+
+function paramDecorator(source: RawParam["source"], options: ParamOptions): ParameterDecorator {
+  return (target, propertyKey, index) => {
+    if (typeof propertyKey !== "string") throw new TypeError("@Param belongs on method parameters");
+    const all: Record<string, RawParam[]> = Reflect.hasOwnMetadata(PARAMS_KEY, target)
+      ? Reflect.getOwnMetadata(PARAMS_KEY, target)
+      : { ...(Reflect.getMetadata(PARAMS_KEY, target) ?? {}) };
+    const list = [...(all[propertyKey] ?? [])].filter((p) => p.index !== index);
+    list.push({ index, source, options });
+    all[propertyKey] = list;
+    Reflect.defineMetadata(PARAMS_KEY, all, target);
+  };
+}
+
+/**
+ * Declares a bound parameter. `@Param()` takes the type from metadata; `@Param("name")` names it
+ * for binding by name; `@Param(Type)` or `@Param({ name, type })` overrides the type where
+ * metadata cannot tell (array elements, map values, unions).
+ */
+export function Param(spec?: string | TypeSpec | ParamOptions): ParameterDecorator {
+  if (typeof spec === "string") return paramDecorator("body", { name: spec });
+  if (spec === undefined) return paramDecorator("body", {});
+  if (isParamOptions(spec)) return paramDecorator("body", spec);
+  return paramDecorator("body", { type: spec as TypeSpec });
+}
+
+/** Injects the call's {@link CallContext} (headers, deadline, signal, peer, response headers). */
+export function Ctx(): ParameterDecorator {
+  return paramDecorator("context", {});
+}
+
+/** Declares a field of a bindable class; the type comes from `design:type` unless given. */
+export function Field(type?: TypeSpec): PropertyDecorator {
+  return (target, propertyKey) => {
+    if (typeof propertyKey !== "string") throw new TypeError("@Field needs a string-named property");
+    recordField(target, propertyKey, type);
+  };
+}

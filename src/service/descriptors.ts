@@ -1,0 +1,61 @@
+import type * as protobuf from "protobufjs";
+import type { MethodKind } from "./decorators.js";
+import type { TypeDesc } from "./type-desc.js";
+
+/** `true`: any verified caller; `{ roles }`: a verified caller holding one of these roles. */
+export type AuthRequirement = true | { readonly roles: readonly string[] };
+
+/** One bound parameter of a method. */
+export interface ParamDescriptor {
+  /** Position in the JavaScript parameter list. */
+  readonly index: number;
+  /** Name for binding by name (`@Param("name")`), if any. */
+  readonly name: string | undefined;
+  /** Type; for a streaming request parameter, the type of each message. */
+  readonly type: TypeDesc;
+}
+
+/** Everything the router, the binder and the client need to know about one method. */
+export interface MethodDescriptor {
+  /** Interface name (`greet.GreetService`). */
+  readonly serviceName: string;
+  /** Wire name (`Greet`). */
+  readonly name: string;
+  /** `/<service>/<name>` */
+  readonly path: string;
+  /** The JavaScript method name. */
+  readonly propertyKey: string;
+  readonly kind: MethodKind;
+  /** Bound parameters in order (the context parameter is not among them). */
+  readonly params: readonly ParamDescriptor[];
+  /** Total JavaScript parameter count, including the context parameter. */
+  readonly arity: number;
+  /** Index of the `@Ctx()` parameter, or -1. */
+  readonly contextIndex: number;
+  /** Request message type, for methods bound to a .proto. */
+  readonly requestType: protobuf.Type | undefined;
+  /** Response message type, for methods bound to a .proto. */
+  readonly responseType: protobuf.Type | undefined;
+  /** Authentication this method requires, if any. */
+  readonly auth: AuthRequirement | undefined;
+}
+
+/** A service class described once, at registration. */
+export interface ServiceDescriptor {
+  readonly name: string;
+  readonly version: string;
+  readonly group: string;
+  readonly methods: readonly MethodDescriptor[];
+  /** The .proto service it is bound to, if any. */
+  readonly proto: protobuf.Service | undefined;
+}
+
+/** True when the method's request side is a stream. */
+export function requestStreams(kind: MethodKind): boolean {
+  return kind === "client_streaming" || kind === "bidi_streaming";
+}
+
+/** True when the method's response side is a stream. */
+export function responseStreams(kind: MethodKind): boolean {
+  return kind === "server_streaming" || kind === "bidi_streaming";
+}

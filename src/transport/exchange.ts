@@ -1,0 +1,250 @@
+import type * as http from "node:http";
+import type * as http2 from "node:http2";
+import type { Readable } from "node:stream";
+
+/** Outgoing header values. */
+export type OutHeaders = Record<string, string | number | string[]>;
+
+/**
+ * One HTTP request/response pair, whatever carried it: an HTTP/1.1 request or an HTTP/2 stream.
+ * Everything above the transport is written against this; only streaming (which needs HTTP/2
+ * trailers) asks which version it is.
+ */
+export interface Exchange {
+  readonly httpVersion: "1.1" | "2";
+  readonly method: string;
+  /** Path without the query string. */
+  readonly path: string;
+  /** Request headers, lower-case names. */
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** Number of request header fields (for the header-count limit). */
+  readonly headerCount: number;
+  /** The request body. */
+  readonly body: Readable;
+  readonly remoteAddress: string;
+  readonly remotePort: number;
+  /** True once a response has started. */
+  readonly headersSent: boolean;
+  /** True when the peer went away or reset the stream before the response ended. */
+  readonly aborted: boolean;
+  /** Calls `fn` once if the peer goes away or resets the stream before the response ended. */
+  onAbort(fn: () => void): void;
+  /** Sends a complete response. */
+  respond(status: number, headers: OutHeaders, body?: Uint8Array | string): void;
+  /** Starts a streamed response; with `trailers`, `end()` sends trailers (HTTP/2). */
+  start(status: number, headers: OutHeaders, trailers: boolean): void;
+  /** Writes part of a streamed response; false means wait for `onDrain`. */
+  write(chunk: Uint8Array | string): boolean;
+  onDrain(fn: () => void): void;
+  /** Ends a streamed response, with trailers when it was started with them. */
+  end(trailers?: OutHeaders): void;
+  /** HTTP/2 only: a HEADERS frame that ends the stream (gRPC trailers-only responses). */
+  respondHeadersOnly(headers: OutHeaders): void;
+  /** Abandons the exchange: RST_STREAM on HTTP/2, closes the connection on HTTP/1.1. */
+  reset(): void;
+  /**
+   * Drops the rest of the request body after an early response. HTTP/2: RST_STREAM(NO_ERROR).
+   * HTTP/1.1: drains it, or with `close` (a body over the limit) closes the connection.
+   */
+  discardBody(close?: boolean): void;
+}
+
+function pathOf(url: string | undefined): string {
+  if (!url) return "/";
+  const q = url.indexOf("?");
+  return q < 0 ? url : url.slice(0, q);
+}
+
+/** An HTTP/1.1 request and its response. */
+export class Http1Exchange implements Exchange {
+  readonly httpVersion = "1.1" as const;
+  readonly method: string;
+  readonly path: string;
+  readonly headers: http.IncomingHttpHeaders;
+  readonly body: Readable;
+
+  constructor(
+    private readonly req: http.IncomingMessage,
+    private readonly res: http.ServerResponse,
+  ) {
+    this.method = req.method ?? "GET";
+    this.path = pathOf(req.url);
+    this.headers = req.headers;
+    this.body = req;
+  }
+
+  get headerCount(): number {
+    return this.req.rawHeaders.length >> 1;
+  }
+  get remoteAddress(): string {
+    return this.req.socket.remoteAddress ?? "";
+  }
+  get remotePort(): number {
+    return this.req.socket.remotePort ?? 0;
+  }
+  get headersSent(): boolean {
+    return this.res.headersSent;
+  }
+  get aborted(): boolean {
+    return this.res.destroyed && !this.res.writableFinished;
+  }
+
+  onAbort(fn: () => void): void {
+    this.res.once("close", () => {
+      if (!this.res.writableFinished) fn();
+    });
+  }
+
+  respond(status: number, headers: OutHeaders, body?: Uint8Array | string): void {
+    const res = this.res;
+    if (res.headersSent || res.destroyed) return;
+    if (body === undefined) {
+      headers["content-length"] = 0;
+      res.writeHead(status, headers);
+      res.end();
+      return;
+    }
+    headers["content-length"] = typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
+    res.writeHead(status, headers);
+    res.end(body);
+  }
+
+  start(status: number, headers: OutHeaders): void {
+    if (this.res.headersSent) return;
+    this.res.writeHead(status, headers);
+    this.res.flushHeaders();
+  }
+
+  write(chunk: Uint8Array | string): boolean {
+    return this.res.destroyed ? true : this.res.write(chunk);
+  }
+
+  onDrain(fn: () => void): void {
+    this.res.once("drain", fn);
+  }
+
+  end(): void {
+    if (!this.res.destroyed) this.res.end();
+  }
+
+  respondHeadersOnly(headers: OutHeaders): void {
+    this.respond(200, headers);
+  }
+
+  reset(): void {
+    this.req.socket.destroy();
+  }
+
+  discardBody(close = false): void {
+    if (this.req.complete) return;
+    if (close) {
+      // Reading an oversized body to the end would defeat the limit: close after the response.
+      this.res.shouldKeepAlive = false;
+      if (this.res.writableFinished) this.req.socket.destroySoon();
+      else this.res.once("finish", () => this.req.socket.destroySoon());
+      return;
+    }
+    this.req.resume();
+  }
+}
+
+/** An HTTP/2 stream. */
+export class Http2Exchange implements Exchange {
+  readonly httpVersion = "2" as const;
+  readonly method: string;
+  readonly path: string;
+  readonly body: Readable;
+  private pendingTrailers: OutHeaders | undefined;
+
+  constructor(
+    private readonly stream: http2.ServerHttp2Stream,
+    readonly headers: http2.IncomingHttpHeaders,
+    private readonly rawHeaderCount: number,
+  ) {
+    this.method = headers[":method"] ?? "GET";
+    this.path = pathOf(headers[":path"]);
+    this.body = stream;
+  }
+
+  get headerCount(): number {
+    return this.rawHeaderCount;
+  }
+  get remoteAddress(): string {
+    return this.stream.session?.socket?.remoteAddress ?? "";
+  }
+  get remotePort(): number {
+    return this.stream.session?.socket?.remotePort ?? 0;
+  }
+  get headersSent(): boolean {
+    return this.stream.headersSent;
+  }
+  get aborted(): boolean {
+    return this.stream.aborted || (this.stream.destroyed && !this.stream.writableFinished);
+  }
+
+  onAbort(fn: () => void): void {
+    this.stream.once("close", () => {
+      const s = this.stream;
+      if (s.rstCode !== 0 || !s.writableFinished) fn();
+    });
+  }
+
+  respond(status: number, headers: OutHeaders, body?: Uint8Array | string): void {
+    const s = this.stream;
+    if (s.headersSent || s.destroyed) return;
+    headers[":status"] = status;
+    if (body === undefined || (typeof body === "string" ? body.length === 0 : body.byteLength === 0)) {
+      s.respond(headers, { endStream: true });
+      return;
+    }
+    s.respond(headers);
+    s.end(body);
+  }
+
+  start(status: number, headers: OutHeaders, trailers: boolean): void {
+    const s = this.stream;
+    if (s.headersSent || s.destroyed) return;
+    headers[":status"] = status;
+    if (trailers) {
+      s.respond(headers, { waitForTrailers: true });
+      s.once("wantTrailers", () => {
+        if (!s.destroyed) s.sendTrailers(this.pendingTrailers ?? {});
+      });
+    } else {
+      s.respond(headers);
+    }
+  }
+
+  write(chunk: Uint8Array | string): boolean {
+    return this.stream.destroyed ? true : this.stream.write(chunk);
+  }
+
+  onDrain(fn: () => void): void {
+    this.stream.once("drain", fn);
+  }
+
+  end(trailers?: OutHeaders): void {
+    if (this.stream.destroyed) return;
+    this.pendingTrailers = trailers;
+    this.stream.end();
+  }
+
+  respondHeadersOnly(headers: OutHeaders): void {
+    const s = this.stream;
+    if (s.headersSent || s.destroyed) return;
+    headers[":status"] = 200;
+    s.respond(headers, { endStream: true });
+  }
+
+  reset(): void {
+    if (!this.stream.destroyed) this.stream.close(0x8 /* CANCEL */);
+  }
+
+  discardBody(): void {
+    const s = this.stream;
+    if (s.destroyed) return;
+    // RFC 9113 §8.1: after a complete response, RST_STREAM(NO_ERROR) asks the client to stop sending.
+    if (s.writableFinished) s.close(0);
+    else s.once("finish", () => s.close(0));
+  }
+}

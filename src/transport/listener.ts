@@ -1,0 +1,192 @@
+import * as http from "node:http";
+import * as http2 from "node:http2";
+import * as net from "node:net";
+import * as tls from "node:tls";
+import { type Exchange, Http1Exchange, Http2Exchange } from "./exchange.js";
+
+const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
+
+/** Transport tuning; every value has a safe default (see docs/security.md). */
+export interface TransportOptions {
+  /** TLS key/cert (and any other `tls.createServer` option): the port then speaks h2 and http/1.1 by ALPN. */
+  tls?: tls.TlsOptions;
+  /** Largest total request header size, bytes (HTTP/1.1 → 431; HTTP/2 max header list size). Default 16 KiB. */
+  maxHeaderBytes?: number;
+  /** HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS. Default 1000. */
+  maxConcurrentStreams?: number;
+  /** Closes connections idle this long, ms. Default 120 000. */
+  idleTimeoutMs?: number;
+  /** HTTP/1.1: time allowed to receive the request headers, ms (slowloris). Default 10 000. */
+  headersTimeoutMs?: number;
+  /** HTTP/1.1: time allowed to receive a whole request, ms. Default 300 000. */
+  requestTimeoutMs?: number;
+  /** HTTP/2 per-session memory bound, MiB (nghttp2 refuses new streams past it). Default 64. */
+  http2SessionMemoryMb?: number;
+}
+
+/**
+ * The one-port transport: a TCP (or TLS) listener whose connections go to an HTTP/1.1 or an
+ * HTTP/2 server. Cleartext connections are told apart by their first bytes (the HTTP/2
+ * preface, RFC 9113 §3.4); TLS connections by ALPN. Both servers hand each request or stream to
+ * `onExchange` as an {@link Exchange}.
+ */
+export class OnePortListener {
+  readonly http1: http.Server;
+  readonly http2: http2.Http2Server;
+  readonly server: net.Server;
+  private readonly sockets = new Set<net.Socket>();
+  private readonly sessions = new Set<http2.ServerHttp2Session>();
+
+  constructor(
+    onExchange: (ex: Exchange) => void,
+    readonly options: TransportOptions = {},
+  ) {
+    const maxHeaderBytes = options.maxHeaderBytes ?? 16 * 1024;
+    this.http1 = http.createServer(
+      {
+        maxHeaderSize: maxHeaderBytes,
+        headersTimeout: options.headersTimeoutMs ?? 10_000,
+        requestTimeout: options.requestTimeoutMs ?? 300_000,
+        keepAliveTimeout: 5_000,
+        noDelay: true,
+      },
+      (req, res) => onExchange(new Http1Exchange(req, res)),
+    );
+    this.http1.timeout = options.idleTimeoutMs ?? 120_000;
+    this.http1.on("clientError", (err: NodeJS.ErrnoException, socket: net.Socket) => {
+      // Node answers header overflows itself only when no listener exists; keep its statuses.
+      if (!socket.writable || (socket as net.Socket & { _httpMessage?: unknown })._httpMessage) {
+        socket.destroy();
+        return;
+      }
+      const status =
+        err.code === "HPE_HEADER_OVERFLOW" ? 431 : err.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400;
+      const reason = http.STATUS_CODES[status];
+      const body = JSON.stringify({
+        status: status === 431 ? 40 : status === 408 ? 31 : 40,
+        message: status === 431 ? "request header fields too large" : status === 408 ? "request timeout" : `bad request: ${err.code ?? err.message}`,
+        code: status === 431 ? "resource_exhausted" : status === 408 ? "deadline_exceeded" : "invalid_argument",
+      });
+      socket.end(
+        `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    });
+
+    this.http2 = http2.createServer({
+      settings: {
+        maxConcurrentStreams: options.maxConcurrentStreams ?? 1000,
+        maxHeaderListSize: maxHeaderBytes,
+        enablePush: false,
+        initialWindowSize: 1024 * 1024,
+      },
+      maxHeaderListPairs: 256,
+      maxSessionMemory: options.http2SessionMemoryMb ?? 64,
+    });
+    this.http2.on("stream", (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, _flags: number, rawHeaders: string[]) => {
+      onExchange(new Http2Exchange(stream, headers, rawHeaders.length >> 1));
+    });
+    this.http2.on("session", (session) => {
+      this.sessions.add(session);
+      session.once("close", () => this.sessions.delete(session));
+      // Larger connection window: the default 64 KiB throttles large messages on fast links.
+      session.once("connect", () => {
+        try {
+          session.setLocalWindowSize(8 * 1024 * 1024);
+        } catch {
+          // session already gone
+        }
+      });
+      session.on("error", () => {});
+    });
+    this.http2.setTimeout(options.idleTimeoutMs ?? 120_000);
+
+    const onSocket = (socket: net.Socket) => {
+      this.sockets.add(socket);
+      socket.once("close", () => this.sockets.delete(socket));
+      socket.on("error", () => socket.destroy());
+    };
+    if (options.tls) {
+      const server = tls.createServer({ ALPNProtocols: ["h2", "http/1.1"], ...options.tls });
+      server.on("secureConnection", (socket) => {
+        onSocket(socket);
+        if (socket.alpnProtocol === "h2") this.http2.emit("connection", socket);
+        else this.http1.emit("connection", socket);
+      });
+      server.on("connection", (socket: net.Socket) => socket.setNoDelay(true));
+      server.on("tlsClientError", () => {});
+      this.server = server;
+    } else {
+      this.server = net.createServer({ noDelay: true }, (socket) => {
+        onSocket(socket);
+        this.sniff(socket);
+      });
+    }
+  }
+
+  /** Reads just enough of a cleartext connection to tell HTTP/2 prior knowledge from HTTP/1.1. */
+  private sniff(socket: net.Socket): void {
+    let seen: Buffer | undefined;
+    const onData = (chunk: Buffer) => {
+      seen = seen ? Buffer.concat([seen, chunk]) : chunk;
+      const n = Math.min(seen.length, PREFACE.length);
+      const isPrefix = seen.subarray(0, n).equals(PREFACE.subarray(0, n));
+      if (isPrefix && seen.length < PREFACE.length) return; // need more bytes to decide
+      socket.removeListener("data", onData);
+      socket.removeListener("end", onEnd);
+      socket.removeListener("timeout", onIdle);
+      socket.setTimeout(0);
+      socket.pause();
+      socket.unshift(seen);
+      // The HTTP/2 session reads the unshifted bytes itself (socket.read() on its next tick);
+      // resuming here would flow them to no listener. HTTP/1.1 resumes the socket on its own.
+      if (isPrefix) this.http2.emit("connection", socket);
+      else {
+        this.http1.emit("connection", socket);
+        socket.resume();
+      }
+    };
+    const onEnd = () => socket.destroy();
+    const onIdle = () => socket.destroy();
+    socket.on("data", onData);
+    socket.once("end", onEnd);
+    // A connection that never says anything is closed like any idle one.
+    socket.setTimeout(this.options.headersTimeoutMs ?? 10_000);
+    socket.once("timeout", onIdle);
+  }
+
+  listen(port: number, host: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.server.once("error", reject);
+      this.server.listen(port, host, () => {
+        this.server.removeListener("error", reject);
+        resolve();
+      });
+    });
+  }
+
+  /** Stops accepting; sends GOAWAY to HTTP/2 sessions and closes idle HTTP/1.1 connections. */
+  stopAccepting(): Promise<void> {
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    for (const s of this.sessions) {
+      if (!s.closed && !s.destroyed) s.close();
+    }
+    this.http1.closeIdleConnections();
+    // Keep-alive connections that are busy now close after their current response.
+    this.http1.on("request", (_req, res) => res.setHeader("connection", "close"));
+    return closed;
+  }
+
+  /** Destroys every remaining connection. */
+  destroyAll(): void {
+    for (const s of this.sessions) s.destroy();
+    for (const sock of this.sockets) sock.destroy();
+  }
+
+  get connectionCount(): number {
+    return this.sockets.size;
+  }
+
+  address(): net.AddressInfo {
+    return this.server.address() as net.AddressInfo;
+  }
+}
