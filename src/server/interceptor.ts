@@ -1,4 +1,5 @@
 import type { MethodDescriptor } from "../service/descriptors.js";
+import { type AuthOptions, authenticate } from "./auth.js";
 import type { CallContext } from "./context.js";
 
 /** One call as interceptors see it. */
@@ -39,6 +40,7 @@ export function buildInvoker(
   impl: object,
   method: MethodDescriptor,
   interceptors: readonly Interceptor[],
+  auth?: AuthOptions,
 ): (ctx: CallContext, input: unknown[]) => unknown {
   const fn = (impl as Impl)[method.propertyKey];
   const ci = method.contextIndex;
@@ -50,8 +52,14 @@ export function buildInvoker(
           args.splice(ci, 0, ctx);
           return fn.apply(impl, args);
         };
-  if (interceptors.length === 0) return direct;
+  // Authentication is the outermost step, so interceptors already see `ctx.identity`.
+  const requirement = method.auth === false ? undefined : (method.auth ?? (auth?.requireByDefault ? true : undefined));
+  if (interceptors.length === 0 && requirement === undefined) return direct;
   const base: Next = async (call) => direct(call.context, call.input);
   const chain = interceptors.reduceRight<Next>((next, icpt) => icpt(next), base);
-  return (ctx, input) => chain({ method, context: ctx, input });
+  if (requirement === undefined) return (ctx, input) => chain({ method, context: ctx, input });
+  return async (ctx, input) => {
+    await authenticate(ctx, requirement, auth);
+    return chain({ method, context: ctx, input });
+  };
 }

@@ -5,10 +5,13 @@ import { describeService, pathsOf, type RegistrationOptions } from "../service/d
 import type { ServiceDescriptor } from "../service/descriptors.js";
 import type { Exchange } from "../transport/exchange.js";
 import { OnePortListener, type TransportOptions } from "../transport/listener.js";
+import type { AuthOptions } from "./auth.js";
 import type { CallContext } from "./context.js";
+import { Cors, type CorsOptions } from "./cors.js";
 import type { ServerCore } from "./core.js";
 import { sendHttpError } from "./error-response.js";
 import { GrpcHandler } from "./grpc-handler.js";
+import { HEALTH_SERVICE_NAME, HealthService } from "./health.js";
 import { buildInvoker, type Interceptor } from "./interceptor.js";
 import { DEFAULT_LIMITS, type Limits } from "./limits.js";
 import { Router } from "./router.js";
@@ -31,6 +34,12 @@ export interface ServerOptions extends TransportOptions {
   limits?: Partial<Limits>;
   /** How long `close()` lets in-flight calls finish before cancelling them, ms. Default 10 000. */
   shutdownTimeoutMs?: number;
+  /** Bearer authentication: the token verifier (methods opt in with `auth` in their decorators). */
+  auth?: AuthOptions;
+  /** CORS for browser callers; off unless given. */
+  cors?: CorsOptions;
+  /** Serve the built-in `grpc.health.v1.Health` (Check, Watch). Default true. */
+  health?: boolean;
 }
 
 /** Where to listen. */
@@ -57,22 +66,30 @@ export class TripleServer implements ServerCore {
   private readonly http: TripleHttpHandler;
   private readonly grpc: GrpcHandler;
   private readonly interceptors: readonly Interceptor[];
+  private readonly cors: Cors | undefined;
   private readonly inflight = new Map<CallContext, Exchange>();
   private readonly services: ServiceDescriptor[] = [];
   private drainWaiters: (() => void)[] = [];
   private closing: Promise<void> | undefined;
   draining = false;
+  /** The built-in health service, unless disabled or the application registered its own. */
+  readonly health: HealthService | undefined;
 
   constructor(readonly options: ServerOptions = {}) {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.requireProtocolVersion = options.requireProtocolVersion ?? false;
     this.interceptors = options.interceptors ?? [];
+    this.cors = options.cors ? new Cors(options.cors) : undefined;
     this.http = new TripleHttpHandler(this);
     this.grpc = new GrpcHandler(this);
     this.listener = new OnePortListener((ex) => this.dispatch(ex), options);
     for (const s of options.services ?? []) {
       if (isRegistration(s)) this.register(s.implementation, s);
       else this.register(s);
+    }
+    if (options.health !== false && !this.router.hasService(HEALTH_SERVICE_NAME)) {
+      this.health = new HealthService(this);
+      this.register(this.health);
     }
   }
 
@@ -84,7 +101,7 @@ export class TripleServer implements ServerCore {
         ? { ...base, version: options.version ?? base.version, group: options.group ?? base.group }
         : base;
     for (const md of service.methods) {
-      const invoke = buildInvoker(implementation, md, this.interceptors);
+      const invoke = buildInvoker(implementation, md, this.interceptors, this.options.auth);
       for (const path of pathsOf(md)) this.router.add(path, { descriptor: md, service, invoke });
     }
     this.services.push(service);
@@ -98,8 +115,12 @@ export class TripleServer implements ServerCore {
 
   private dispatch(ex: Exchange): void {
     try {
-      const ct = ex.headers["content-type"];
-      if (typeof ct === "string" && (ct.startsWith("application/grpc") || ct.startsWith("application/triple+wrapper"))) {
+      if (this.cors) {
+        const next = this.cors.apply(ex);
+        if (!next) return;
+        ex = next;
+      }
+      if (isGrpc(ex)) {
         this.grpc.handle(ex);
       } else {
         this.http.handle(ex);
@@ -150,6 +171,7 @@ export class TripleServer implements ServerCore {
   close(): Promise<void> {
     if (this.closing) return this.closing;
     this.draining = true;
+    this.health?.shutdown();
     this.closing = (async () => {
       const stopped = this.listener.stopAccepting();
       if (this.inflight.size > 0) {
@@ -164,7 +186,7 @@ export class TripleServer implements ServerCore {
         for (const [ctx, ex] of this.inflight) {
           const err = new RpcError(Code.Unavailable, "the server shut down before the call finished");
           ctx.abort(err);
-          if (!ex.headersSent) sendHttpError(ex, err);
+          cancelExchange(ex, err);
         }
       }
       // Let final responses flush before the sockets go.
@@ -174,6 +196,22 @@ export class TripleServer implements ServerCore {
     })();
     return this.closing;
   }
+}
+
+function isGrpc(ex: Exchange): boolean {
+  const ct = ex.headers["content-type"];
+  return typeof ct === "string" && (ct.startsWith("application/grpc") || ct.startsWith("application/triple+wrapper"));
+}
+
+/** Ends a call the server gives up on, in its own protocol's terms. */
+function cancelExchange(ex: Exchange, err: RpcError): void {
+  if (!isGrpc(ex)) {
+    sendHttpError(ex, err);
+    return;
+  }
+  const status = { "grpc-status": String(err.code), "grpc-message": encodeURIComponent(err.message) };
+  if (!ex.headersSent) ex.respondHeadersOnly({ "content-type": "application/grpc", ...status });
+  else ex.end(status);
 }
 
 /** Creates a server for the given services. `await createServer({ services }).listen({ port })`. */

@@ -93,6 +93,7 @@ export class TripleHttpHandler {
     const h = ex.headers;
     try {
       if (ex.method !== "POST") {
+        ex.discardBody();
         sendHttpError(
           ex,
           new RpcError(Code.Unimplemented, `HTTP method ${ex.method} is not supported: use POST`, {
@@ -101,7 +102,6 @@ export class TripleHttpHandler {
           }),
           { allow: "POST" },
         );
-        ex.discardBody();
         return;
       }
       if (ex.headerCount > this.core.limits.maxHeaderCount) {
@@ -149,8 +149,8 @@ export class TripleHttpHandler {
         throw bodyTooLarge(this.core.limits.maxBodyBytes);
       }
     } catch (e) {
-      sendHttpError(ex, e);
       ex.discardBody((e as RpcError).httpStatus === 413);
+      sendHttpError(ex, e);
       return;
     }
     this.call(ex, route, reqCodec, mt, timeoutMs, compression);
@@ -184,16 +184,15 @@ export class TripleHttpHandler {
       finished = true;
       if (timer) clearTimeout(timer);
       untrack();
-      sendHttpError(ex, e);
       if (!ex.aborted) ex.discardBody((e as RpcError).httpStatus === 413);
+      sendHttpError(ex, e);
     };
     ex.onAbort(() => {
+      if (finished) return;
+      finished = true;
+      if (timer) clearTimeout(timer);
+      untrack();
       ctx.abort(new RpcError(Code.Cancelled, "the client cancelled the call"));
-      if (!finished) {
-        finished = true;
-        if (timer) clearTimeout(timer);
-        untrack();
-      }
     });
     if (timeoutMs !== undefined) {
       timer = setTimeout(() => {

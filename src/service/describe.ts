@@ -111,7 +111,7 @@ export function describeService(ctor: abstract new (...args: never[]) => unknown
     }
 
     const methodAuth = rm.options.auth;
-    const auth: AuthRequirement | undefined = methodAuth === false ? undefined : (methodAuth ?? serviceAuth);
+    const auth: AuthRequirement | false | undefined = methodAuth ?? serviceAuth;
     methods.push({
       serviceName: name,
       name: wireName,

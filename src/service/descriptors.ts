@@ -36,8 +36,8 @@ export interface MethodDescriptor {
   readonly requestType: protobuf.Type | undefined;
   /** Response message type, for methods bound to a .proto. */
   readonly responseType: protobuf.Type | undefined;
-  /** Authentication this method requires, if any. */
-  readonly auth: AuthRequirement | undefined;
+  /** Authentication this method requires; `false` waives a server-wide default; undefined: not set. */
+  readonly auth: AuthRequirement | false | undefined;
 }
 
 /** A service class described once, at registration. */

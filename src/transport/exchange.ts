@@ -43,11 +43,18 @@ export interface Exchange {
   /** Abandons the exchange: RST_STREAM on HTTP/2, closes the connection on HTTP/1.1. */
   reset(): void;
   /**
-   * Drops the rest of the request body after an early response. HTTP/2: RST_STREAM(NO_ERROR).
-   * HTTP/1.1: drains it, or with `close` (a body over the limit) closes the connection.
+   * Drops the rest of the request body of an early response. HTTP/2: RST_STREAM(NO_ERROR) once
+   * the response is sent. HTTP/1.1: drains it, or with `close` (a body over the limit) closes the
+   * connection after the response, lingering briefly so the client can read it. Call it before
+   * responding so HTTP/1.1 can announce `Connection: close`.
    */
   discardBody(close?: boolean): void;
 }
+
+/** How long an HTTP/1.1 connection keeps discarding an unwanted request body before closing. */
+const LINGER_MS = 5_000;
+/** How much of an unwanted HTTP/1.1 request body is discarded before the connection is cut. */
+const LINGER_MAX_BYTES = 64 * 1024 * 1024;
 
 function pathOf(url: string | undefined): string {
   if (!url) return "/";
@@ -99,7 +106,8 @@ export class Http1Exchange implements Exchange {
     const res = this.res;
     if (res.headersSent || res.destroyed) return;
     if (body === undefined) {
-      headers["content-length"] = 0;
+      // RFC 9110 §8.6: no Content-Length on 204 / 304.
+      if (status !== 204 && status !== 304) headers["content-length"] = 0;
       res.writeHead(status, headers);
       res.end();
       return;
@@ -138,10 +146,31 @@ export class Http1Exchange implements Exchange {
   discardBody(close = false): void {
     if (this.req.complete) return;
     if (close) {
-      // Reading an oversized body to the end would defeat the limit: close after the response.
-      this.res.shouldKeepAlive = false;
-      if (this.res.writableFinished) this.req.socket.destroySoon();
-      else this.res.once("finish", () => this.req.socket.destroySoon());
+      // Reading an oversized body to the end would defeat the limit, so the connection closes
+      // after the response. Closing a socket with unread bytes makes the kernel send RST, and the
+      // client then sees EPIPE/ECONNRESET instead of our 413: linger instead (as nginx does), i.e.
+      // half-close, discard what still arrives for a bounded time and size, then destroy.
+      const socket = this.req.socket;
+      let discarded = 0;
+      this.req.on("data", (chunk: Buffer) => {
+        discarded += chunk.length;
+        if (discarded > LINGER_MAX_BYTES) socket.destroy();
+      });
+      this.req.resume();
+      const linger = () => {
+        if (socket.destroyed) return;
+        socket.end();
+        const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+        timer.unref();
+        socket.once("close", () => clearTimeout(timer));
+      };
+      if (!this.res.headersSent) {
+        // Called before the response: it goes out with `Connection: close`, and node:http calls
+        // destroySoon() once it has finished.
+        this.res.shouldKeepAlive = false;
+        socket.destroySoon = linger;
+      } else if (this.res.writableFinished) linger();
+      else this.res.once("finish", linger);
       return;
     }
     this.req.resume();

@@ -24,6 +24,33 @@ export interface TransportOptions {
   http2SessionMemoryMb?: number;
 }
 
+/** The HPACK size of a header list: name and value octets plus 32 per field (RFC 7541 §4.1). */
+function headerListSize(raw: readonly string[]): number {
+  let n = 0;
+  for (let i = 0; i < raw.length; i++) n += raw[i].length;
+  return n + 16 * raw.length;
+}
+
+/** Answers a stream whose header list is over the limit: 431 (HTTP) or resource_exhausted (gRPC). */
+function refuseHeaderSize(stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, limit: number): void {
+  const message = `request header fields too large: more than ${limit} bytes`;
+  try {
+    if (String(headers["content-type"] ?? "").startsWith("application/grpc")) {
+      stream.respond(
+        { ":status": 200, "content-type": "application/grpc", "grpc-status": "8", "grpc-message": encodeURIComponent(message) },
+        { endStream: true },
+      );
+    } else {
+      const body = JSON.stringify({ status: 40, message, code: "resource_exhausted" });
+      stream.respond({ ":status": 431, "content-type": "application/json" });
+      stream.end(body);
+    }
+    stream.once("finish", () => stream.close(0));
+  } catch {
+    stream.destroy();
+  }
+}
+
 /**
  * The one-port transport: a TCP (or TLS) listener whose connections go to an HTTP/1.1 or an
  * HTTP/2 server. Cleartext connections are told apart by their first bytes (the HTTP/2
@@ -83,6 +110,13 @@ export class OnePortListener {
       maxSessionMemory: options.http2SessionMemoryMb ?? 64,
     });
     this.http2.on("stream", (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, _flags: number, rawHeaders: string[]) => {
+      // nghttp2 applies SETTINGS_MAX_HEADER_LIST_SIZE only once the client acknowledged our
+      // SETTINGS, so a request sent right after the preface could carry up to 16 MiB of headers:
+      // measure every stream ourselves (RFC 7541 §4.1 sizes) and answer 431.
+      if (headerListSize(rawHeaders) > maxHeaderBytes) {
+        refuseHeaderSize(stream, headers, maxHeaderBytes);
+        return;
+      }
       onExchange(new Http2Exchange(stream, headers, rawHeaders.length >> 1));
     });
     this.http2.on("session", (session) => {
@@ -172,7 +206,9 @@ export class OnePortListener {
     }
     this.http1.closeIdleConnections();
     // Keep-alive connections that are busy now close after their current response.
-    this.http1.on("request", (_req, res) => res.setHeader("connection", "close"));
+    this.http1.prependListener("request", (_req, res) => {
+      if (!res.headersSent) res.shouldKeepAlive = false;
+    });
     return closed;
   }
 

@@ -1,0 +1,164 @@
+import { Code } from "../protocol/code.js";
+import { RpcError } from "../protocol/rpc-error.js";
+import type { Exchange, OutHeaders } from "../transport/exchange.js";
+import { sendHttpError } from "./error-response.js";
+
+/** CORS options of the server (off unless given). */
+export interface CorsOptions {
+  /** Allowed origins: exact strings, `*`, `https://*.example.com` patterns, or a predicate. */
+  origins: readonly string[] | "*" | ((origin: string) => boolean);
+  /** Request headers allowed besides the built-in list. */
+  allowedHeaders?: readonly string[];
+  /** Response headers exposed besides the built-in list. */
+  exposedHeaders?: readonly string[];
+  /** Preflight cache lifetime, seconds. Default 7200. */
+  maxAgeSeconds?: number;
+  /** Allow credentials (cookies, HTTP auth). Default false; with it `*` echoes the origin. */
+  credentials?: boolean;
+}
+
+/** Request headers a browser must be allowed to send to call Triple and gRPC-Web style endpoints. */
+export const CORS_ALLOWED_HEADERS = [
+  "content-type",
+  "content-encoding",
+  "accept",
+  "accept-encoding",
+  "authorization",
+  "tri-protocol-version",
+  "tri-service-version",
+  "tri-service-group",
+  "tri-service-timeout",
+  "rest-service-timeout",
+  "grpc-timeout",
+  "grpc-encoding",
+  "grpc-accept-encoding",
+  "x-user-agent",
+] as const;
+
+/** Response headers a browser must be allowed to read. */
+export const CORS_EXPOSED_HEADERS = [
+  "grpc-status",
+  "grpc-message",
+  "grpc-status-details-bin",
+  "grpc-encoding",
+  "content-encoding",
+  "tri-service-version",
+  "tri-service-group",
+  "tri-protocol-version",
+] as const;
+
+function originMatcher(origins: CorsOptions["origins"]): (origin: string) => boolean {
+  if (origins === "*") return () => true;
+  if (typeof origins === "function") return origins;
+  const exact = new Set<string>();
+  const patterns: RegExp[] = [];
+  for (const o of origins) {
+    if (o === "*") return () => true;
+    if (o.includes("*")) {
+      const re = o.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, "[^/]+");
+      patterns.push(new RegExp(`^${re}$`, "i"));
+    } else exact.add(o.toLowerCase());
+  }
+  return (origin) => exact.has(origin.toLowerCase()) || patterns.some((p) => p.test(origin));
+}
+
+/** Wraps an exchange so every response it sends carries the CORS headers. */
+function withHeaders(ex: Exchange, extra: OutHeaders): Exchange {
+  const add = (h: OutHeaders) => {
+    for (const k in extra) if (h[k] === undefined) h[k] = extra[k];
+    return h;
+  };
+  return new Proxy(ex, {
+    get(target, prop) {
+      if (prop === "respond") return (s: number, h: OutHeaders, b?: Uint8Array | string) => target.respond(s, add(h), b);
+      if (prop === "start") return (s: number, h: OutHeaders, t: boolean) => target.start(s, add(h), t);
+      if (prop === "respondHeadersOnly") return (h: OutHeaders) => target.respondHeadersOnly(add(h));
+      const v = Reflect.get(target, prop, target);
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
+}
+
+/**
+ * Cross-origin handling in front of every protocol: preflights answered here (204, or 403 for
+ * an origin not allowed), actual requests from allowed origins get the CORS headers, from other
+ * origins 403. Requests without `Origin` pass untouched.
+ */
+export class Cors {
+  private readonly allowed: (origin: string) => boolean;
+  private readonly allowHeaders: string;
+  private readonly allowHeaderSet: Set<string>;
+  private readonly exposeHeaders: string;
+
+  constructor(private readonly options: CorsOptions) {
+    this.allowed = originMatcher(options.origins);
+    const allow = [...CORS_ALLOWED_HEADERS, ...(options.allowedHeaders ?? []).map((h) => h.toLowerCase())];
+    this.allowHeaderSet = new Set(allow);
+    this.allowHeaders = allow.join(", ");
+    this.exposeHeaders = [...CORS_EXPOSED_HEADERS, ...(options.exposedHeaders ?? [])].join(", ");
+  }
+
+  private originHeaders(origin: string): OutHeaders {
+    const h: OutHeaders = {
+      "access-control-allow-origin": this.options.origins === "*" && !this.options.credentials ? "*" : origin,
+      vary: "origin",
+    };
+    if (this.options.credentials) h["access-control-allow-credentials"] = "true";
+    return h;
+  }
+
+  /**
+   * Applies CORS to an exchange. Returns undefined when the exchange was answered here
+   * (preflight or refusal), otherwise the exchange to hand on (wrapped when headers are due).
+   */
+  apply(ex: Exchange): Exchange | undefined {
+    const o = ex.headers.origin;
+    const origin = Array.isArray(o) ? o[0] : o;
+    const preflight = ex.method === "OPTIONS" && ex.headers["access-control-request-method"] !== undefined;
+    if (origin === undefined) {
+      if (preflight) {
+        sendHttpError(ex, new RpcError(Code.InvalidArgument, "CORS preflight without Origin", { httpStatus: 400 }));
+        return undefined;
+      }
+      return ex;
+    }
+    if (!this.allowed(origin)) {
+      sendHttpError(
+        ex,
+        new RpcError(Code.PermissionDenied, `origin ${origin} is not allowed`, { httpStatus: 403 }),
+      );
+      ex.discardBody();
+      return undefined;
+    }
+    if (preflight) {
+      const method = String(ex.headers["access-control-request-method"]).toUpperCase();
+      const requested = String(ex.headers["access-control-request-headers"] ?? "")
+        .split(",")
+        .map((s) => s.trim().toLowerCase())
+        .filter(Boolean);
+      const refused = requested.filter((h) => !this.allowHeaderSet.has(h) && !h.startsWith("tri-"));
+      if (method !== "POST" || refused.length > 0) {
+        sendHttpError(
+          ex,
+          new RpcError(
+            Code.PermissionDenied,
+            method !== "POST" ? `method ${method} is not allowed: use POST` : `headers not allowed: ${refused.join(", ")}`,
+            { httpStatus: 403 },
+          ),
+        );
+        return undefined;
+      }
+      const extraTri = requested.filter((h) => h.startsWith("tri-") && !this.allowHeaderSet.has(h));
+      const headers: OutHeaders = {
+        ...this.originHeaders(origin),
+        "access-control-allow-methods": "POST",
+        "access-control-allow-headers": extraTri.length ? `${this.allowHeaders}, ${extraTri.join(", ")}` : this.allowHeaders,
+        "access-control-max-age": String(this.options.maxAgeSeconds ?? 7200),
+        vary: "origin, access-control-request-method, access-control-request-headers",
+      };
+      ex.respond(204, headers);
+      return undefined;
+    }
+    return withHeaders(ex, { ...this.originHeaders(origin), "access-control-expose-headers": this.exposeHeaders });
+  }
+}
