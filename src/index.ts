@@ -43,3 +43,28 @@ export {
   type ListenOptions,
 } from "./server/server.js";
 export type { TransportOptions } from "./transport/listener.js";
+
+// Client
+export {
+  createClient,
+  closeClient,
+  clientProviders,
+  type Client,
+  type ClientMethod,
+  type ClientResult,
+  type ProtoClient,
+  type ProtoServiceRef,
+} from "./client/create-client.js";
+export {
+  callOptions,
+  type CallOptions,
+  type ClientOptions,
+  type ClientContentType,
+  type ProviderInit,
+  type TokenSource,
+} from "./client/options.js";
+export { Provider } from "./client/provider.js";
+export { StaticDirectory, type Directory } from "./client/cluster/directory.js";
+export type { ClusterPolicy, ClusterPolicyName, ClusterContext, Invocation, Attempt } from "./client/cluster/cluster.js";
+export { FailoverError } from "./client/cluster/failover-message.js";
+export type { LoadBalancer, LoadBalancerName } from "./client/loadbalance/load-balancer.js";

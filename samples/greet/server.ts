@@ -1,5 +1,6 @@
 import { createServer } from "../../src/index.js";
 import { GreetServiceImpl } from "./greet-service.js";
+import { UserServiceImpl } from "../user/user-service.js";
 
 /**
  * The sample server: `npm start`. Listens on HOST:PORT (127.0.0.1:50051 by default); the accepted
@@ -9,7 +10,7 @@ async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? 50051);
   const host = process.env.HOST ?? "127.0.0.1";
   const server = createServer({
-    services: [new GreetServiceImpl(process.env.GREET_NAME ?? "triple")],
+    services: [new GreetServiceImpl(process.env.GREET_NAME ?? "triple"), new UserServiceImpl()],
   });
   await server.listen({ port, host });
   console.log(`triple-rpc sample server listening on ${server.url}`);

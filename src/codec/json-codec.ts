@@ -4,6 +4,7 @@ import { bindError, decodeError } from "./bind-error.js";
 import { compileJsonBinder } from "./binder.js";
 import type { RequestCodec, ResponseCodec } from "./codec.js";
 import { parseJson, stringifyJson } from "./json.js";
+import { fastFromJson, fastToJson } from "./protojson-fast.js";
 
 const binders = new WeakMap<MethodDescriptor, (body: unknown) => unknown[]>();
 
@@ -20,6 +21,8 @@ export function protoFromJsonValue(method: MethodDescriptor, value: unknown): un
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw bindError(`the request must be a JSON object (${type.fullName.slice(1)}), got ${value === null ? "null" : Array.isArray(value) ? "an array" : typeof value}`);
   }
+  const fast = fastFromJson(type, value as Record<string, unknown>);
+  if (fast !== undefined) return fast;
   try {
     return protojson.fromJson(type, value, { ignoreUnknownFields: true });
   } catch (e) {
@@ -48,8 +51,9 @@ export function bindJsonValue(method: MethodDescriptor, value: unknown): unknown
 /** Encodes a result as JSON text: ProtoJSON for IDL methods, plain JSON otherwise. */
 export function encodeJsonValue(method: MethodDescriptor, value: unknown): string {
   if (method.responseType) {
+    const message = (value ?? {}) as object;
     try {
-      return JSON.stringify(protojson.toJson(method.responseType, (value ?? {}) as object));
+      return JSON.stringify(fastToJson(method.responseType, message) ?? protojson.toJson(method.responseType, message));
     } catch (e) {
       throw new TypeError(`the handler returned an invalid ${method.responseType.fullName.slice(1)}: ${(e as Error).message}`);
     }

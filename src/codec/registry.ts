@@ -1,13 +1,29 @@
 import type { RequestCodec, ResponseCodec } from "./codec.js";
 import { jsonRequestCodec, jsonResponseCodec } from "./json-codec.js";
+import { formRequestCodec } from "./form-codec.js";
+import { multipartRequestCodec } from "./multipart-codec.js";
 import { protoRequestCodec, protoResponseCodec } from "./proto-codec.js";
+import { textRequestCodec } from "./text-codec.js";
+import { textXmlResponseCodec, xmlRequestCodec, xmlResponseCodec } from "./xml-codec.js";
 
 /**
  * The content-type table of HTTP unary calls: one entry per request media type, one per
  * response media type. Adding a body type means adding a codec file and one line here.
  */
-export const REQUEST_CODECS: readonly RequestCodec[] = [jsonRequestCodec, protoRequestCodec];
-export const RESPONSE_CODECS: readonly ResponseCodec[] = [jsonResponseCodec, protoResponseCodec];
+export const REQUEST_CODECS: readonly RequestCodec[] = [
+  jsonRequestCodec,
+  protoRequestCodec,
+  formRequestCodec,
+  multipartRequestCodec,
+  textRequestCodec,
+  xmlRequestCodec,
+];
+export const RESPONSE_CODECS: readonly ResponseCodec[] = [
+  jsonResponseCodec,
+  protoResponseCodec,
+  xmlResponseCodec,
+  textXmlResponseCodec,
+];
 
 const requestByType = new Map<string, RequestCodec>();
 for (const c of REQUEST_CODECS) for (const t of c.mediaTypes) requestByType.set(t, c);

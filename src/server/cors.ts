@@ -62,10 +62,29 @@ function originMatcher(origins: CorsOptions["origins"]): (origin: string) => boo
   return (origin) => exact.has(origin.toLowerCase()) || patterns.some((p) => p.test(origin));
 }
 
+/**
+ * Access-Control-Expose-Headers has no prefix wildcard, so a handler's own `tri-*` / `grpc-*`
+ * response headers (e.g. `tri-trace-id`) are named in it response by response.
+ */
+function exposeProtocolHeaders(h: OutHeaders): void {
+  const listed = h["access-control-expose-headers"];
+  if (typeof listed !== "string") return;
+  let names: Set<string> | undefined;
+  let more = "";
+  for (const k in h) {
+    const n = k.toLowerCase();
+    if (!n.startsWith("tri-") && !n.startsWith("grpc-")) continue;
+    names ??= new Set(listed.split(/\s*,\s*/));
+    if (!names.has(n)) more += `, ${n}`;
+  }
+  if (more) h["access-control-expose-headers"] = listed + more;
+}
+
 /** Wraps an exchange so every response it sends carries the CORS headers. */
 function withHeaders(ex: Exchange, extra: OutHeaders): Exchange {
   const add = (h: OutHeaders) => {
     for (const k in extra) if (h[k] === undefined) h[k] = extra[k];
+    exposeProtocolHeaders(h);
     return h;
   };
   return new Proxy(ex, {

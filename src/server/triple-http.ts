@@ -52,6 +52,10 @@ function checkProtocolVersion(h: Headers, required: boolean): void {
 /** Picks the response codec: an `Accept` naming another supported type wins over the default. */
 function negotiateResponse(accept: string | undefined, fallback: ResponseCodec): ResponseCodec {
   if (accept === undefined || accept === "*/*" || accept === fallback.mediaType) return fallback;
+  // The default keeps winning unless another supported type is strictly preferred: a browser's
+  // `text/html,…,application/xml;q=0.9,*/*;q=0.8` must not turn a JSON call into XML.
+  const family = `${fallback.mediaType.slice(0, fallback.mediaType.indexOf("/"))}/*`;
+  let fallbackQ = 0;
   let best: ResponseCodec | undefined;
   let bestQ = 0;
   for (const part of accept.split(",")) {
@@ -61,15 +65,19 @@ function negotiateResponse(accept: string | undefined, fallback: ResponseCodec):
       const [k, v] = p.split("=");
       if (k.trim() === "q") q = Number(v);
     }
+    if (!(q > 0)) continue;
     const t = type.trim().toLowerCase();
-    if (t === fallback.mediaType && q >= bestQ && q > 0) return fallback;
+    if (t === fallback.mediaType || t === "*/*" || t === family) {
+      if (q > fallbackQ) fallbackQ = q;
+      continue;
+    }
     const c = responseCodecFor(t);
     if (c && q > bestQ) {
       best = c;
       bestQ = q;
     }
   }
-  return best ?? fallback;
+  return best && bestQ > fallbackQ ? best : fallback;
 }
 
 function decompressStream(c: Compression) {

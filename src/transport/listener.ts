@@ -69,11 +69,16 @@ export class OnePortListener {
     readonly options: TransportOptions = {},
   ) {
     const maxHeaderBytes = options.maxHeaderBytes ?? 16 * 1024;
+    const headersTimeout = options.headersTimeoutMs ?? 10_000;
+    const requestTimeout = options.requestTimeoutMs ?? 300_000;
     this.http1 = http.createServer(
       {
         maxHeaderSize: maxHeaderBytes,
-        headersTimeout: options.headersTimeoutMs ?? 10_000,
-        requestTimeout: options.requestTimeoutMs ?? 300_000,
+        headersTimeout,
+        requestTimeout,
+        // node:http enforces both timeouts only when it sweeps its connections (every 30 s by
+        // default), which would let a slowloris client hold a socket 3× past headersTimeout.
+        connectionsCheckingInterval: Math.min(5_000, Math.max(100, Math.floor(Math.min(headersTimeout, requestTimeout) / 4))),
         keepAliveTimeout: 5_000,
         noDelay: true,
       },
@@ -193,6 +198,9 @@ export class OnePortListener {
       this.server.once("error", reject);
       this.server.listen(port, host, () => {
         this.server.removeListener("error", reject);
+        // node:http starts tracking connections (headersTimeout / requestTimeout sweeps,
+        // closeIdleConnections) on its own 'listening' event; ours never listens itself.
+        this.http1.emit("listening");
         resolve();
       });
     });
@@ -214,6 +222,8 @@ export class OnePortListener {
 
   /** Destroys every remaining connection. */
   destroyAll(): void {
+    // Stops node:http's connection sweep timer (the server itself never listened).
+    this.http1.close(() => {});
     for (const s of this.sessions) s.destroy();
     for (const sock of this.sockets) sock.destroy();
   }

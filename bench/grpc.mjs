@@ -1,0 +1,323 @@
+// gRPC benchmark: triple-rpc's greet sample vs @grpc/grpc-js vs a bare node:http2 server.
+//
+//   node bench/grpc.mjs                       (after `npm run build`)
+//   DURATION=10 DIST=dist node bench/grpc.mjs
+//
+// Unary: h2load, 16 connections x 32 streams, POST /greet.GreetService/Greet with a framed
+// GreetRequest{name:"triple"}. Streaming: messages/s over one GreetStream bidi stream, driven by
+// a node:http2 client that keeps a bounded window of messages in flight. Servers run pinned to
+// CPU 0 and load generators to CPU 1 (taskset), one server at a time; RSS is each server's peak
+// while under load. The script re-runs itself with `--serve <kind> <port>` for the baselines.
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import * as http2 from "node:http2";
+import { createServer as netServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ROOT = resolve(HERE, "..");
+const DIST = resolve(ROOT, process.env.DIST ?? "dist");
+const DURATION = Number(process.env.DURATION ?? 10);
+const WARMUP = Number(process.env.WARMUP ?? 2);
+const GREET_PROTO = join(ROOT, "samples/greet/greet.proto");
+const SERVER_CPU = process.env.SERVER_CPU ?? "0";
+const CLIENT_CPU = process.env.CLIENT_CPU ?? "1";
+
+// GreetRequest{name:"triple"} and GreetResponse{greeting:"triple"} encode to the same 8 bytes.
+const MESSAGE = Buffer.from([0x0a, 0x06, ...Buffer.from("triple")]);
+const frame = (m) => Buffer.concat([Buffer.from([0, 0, 0, 0, m.length]), m]);
+const FRAME = frame(MESSAGE);
+
+// ---------------------------------------------------------------------------------------------
+// Baseline servers (run in a child process: `node bench/grpc.mjs --serve grpc-js|bare <port>`).
+
+async function serveGrpcJs(port) {
+  const grpc = await import("@grpc/grpc-js");
+  const loader = await import("@grpc/proto-loader");
+  const def = loader.loadSync(GREET_PROTO, { keepCase: true });
+  const pkg = grpc.loadPackageDefinition(def);
+  const server = new grpc.Server();
+  server.addService(pkg.greet.GreetService.service, {
+    Greet(call, cb) {
+      if (call.request.name !== "triple") cb({ code: grpc.status.UNKNOWN, details: `name is not right: ${call.request.name}` });
+      else cb(null, { greeting: call.request.name });
+    },
+    GreetStream(call) {
+      call.on("data", (r) => call.write({ greeting: r.name }));
+      call.on("end", () => call.end());
+    },
+  });
+  await new Promise((ok, fail) =>
+    server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (e) => (e ? fail(e) : ok())),
+  );
+  console.log("ready");
+}
+
+function serveBare(port) {
+  // The least a gRPC server can do: answer every stream with the same framed bytes and trailers.
+  const server = http2.createServer();
+  server.on("stream", (stream) => {
+    stream.on("data", () => {});
+    stream.on("end", () => {
+      stream.respond({ ":status": 200, "content-type": "application/grpc" }, { waitForTrailers: true });
+      stream.once("wantTrailers", () => stream.sendTrailers({ "grpc-status": "0" }));
+      stream.end(FRAME);
+    });
+  });
+  server.listen(port, "127.0.0.1", () => console.log("ready"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Harness.
+
+function freePort() {
+  return new Promise((ok, fail) => {
+    const s = netServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => ok(port));
+    });
+    s.on("error", fail);
+  });
+}
+
+function pinned(cpu, cmd, args) {
+  return spawnSync("taskset", ["-V"]).status === 0 ? ["taskset", ["-c", cpu, cmd, ...args]] : [cmd, args];
+}
+
+async function startServer(kind, port) {
+  const args =
+    kind === "triple-rpc"
+      ? [join(DIST, "samples/greet/server.js")]
+      : [fileURLToPath(import.meta.url), "--serve", kind, String(port)];
+  const [cmd, argv] = pinned(SERVER_CPU, process.execPath, args);
+  const child = spawn(cmd, argv, {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1" },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  await new Promise((ok, fail) => {
+    child.stdout.on("data", (c) => {
+      if (/ready|listening/.test(c.toString())) ok();
+    });
+    child.once("exit", (code) => fail(new Error(`${kind} server exited with ${code}`)));
+  });
+  return child;
+}
+
+function stop(child) {
+  return new Promise((ok) => {
+    if (child.exitCode !== null) return ok();
+    child.once("exit", ok);
+    child.kill("SIGKILL");
+  });
+}
+
+/** Peak RSS (MiB) of a process, sampled every 100 ms until `stop()`. */
+function rssSampler(pid) {
+  let peak = 0;
+  const read = () => {
+    try {
+      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+      if (m) peak = Math.max(peak, Number(m[1]) / 1024);
+    } catch {
+      // the process is gone
+    }
+  };
+  const timer = setInterval(read, 100);
+  return () => {
+    clearInterval(timer);
+    read();
+    return peak;
+  };
+}
+
+/** One checked Greet call, so a server that answers errors fast cannot win. */
+async function checkGreet(port) {
+  const session = http2.connect(`http://127.0.0.1:${port}`);
+  try {
+    const r = await new Promise((ok, fail) => {
+      const s = session.request({ ":method": "POST", ":path": "/greet.GreetService/Greet", "content-type": "application/grpc", te: "trailers" });
+      const chunks = [];
+      let trailers = {};
+      s.on("data", (c) => chunks.push(c));
+      s.on("trailers", (t) => (trailers = t));
+      s.on("end", () => ok({ body: Buffer.concat(chunks), trailers }));
+      s.on("error", fail);
+      s.end(FRAME);
+    });
+    if (r.trailers["grpc-status"] !== "0" || !r.body.equals(FRAME)) {
+      throw new Error(`Greet check failed: grpc-status ${r.trailers["grpc-status"]} ${r.trailers["grpc-message"] ?? ""}`);
+    }
+  } finally {
+    session.close();
+  }
+}
+
+function h2load(port, seconds, bodyFile) {
+  const [cmd, argv] = pinned(CLIENT_CPU, "h2load", [
+    "-c16",
+    "-m32",
+    "-t1",
+    "-D",
+    String(seconds),
+    "-d",
+    bodyFile,
+    "-H",
+    "content-type: application/grpc",
+    "-H",
+    "te: trailers",
+    `http://127.0.0.1:${port}/greet.GreetService/Greet`,
+  ]);
+  return new Promise((ok, fail) => {
+    const p = spawn(cmd, argv, { stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    p.stdout.on("data", (c) => (out += c));
+    p.once("exit", () => {
+      const rps = /finished in [\d.]+\w+, ([\d.]+) req\/s/.exec(out);
+      const codes = /status codes: (\d+) 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx/.exec(out);
+      const reqs = /requests: (\d+) total, (\d+) started, (\d+) done, (\d+) succeeded, (\d+) failed, (\d+) errored/.exec(out);
+      if (!rps) return fail(new Error(`h2load said:\n${out}`));
+      ok({ rps: Number(rps[1]), ok2xx: Number(codes?.[1] ?? 0), failed: Number(reqs?.[5] ?? 0) + Number(reqs?.[6] ?? 0) });
+    });
+  });
+}
+
+/**
+ * The streaming load client (its own process, pinned): one GreetStream, requests written in
+ * batches while fewer than WINDOW are unanswered, responses counted. Prints messages/s.
+ */
+async function streamClient(port, seconds) {
+  const WINDOW = 4096;
+  const BATCH = 64;
+  const batch = Buffer.concat(Array.from({ length: BATCH }, () => FRAME));
+  const session = http2.connect(`http://127.0.0.1:${port}`);
+  const s = session.request({ ":method": "POST", ":path": "/greet.GreetService/GreetStream", "content-type": "application/grpc", te: "trailers" });
+  let sent = 0;
+  let received = 0;
+  let pending = Buffer.alloc(0);
+  let writing = false;
+  let done = false;
+  let measureFrom = 0;
+  let countedAtStart = 0;
+  const pump = () => {
+    if (writing || done) return;
+    writing = true;
+    while (!done && sent - received < WINDOW) {
+      sent += BATCH;
+      if (!s.write(batch)) {
+        s.once("drain", () => {
+          writing = false;
+          pump();
+        });
+        return;
+      }
+    }
+    writing = false;
+  };
+  s.on("data", (c) => {
+    // Count whole frames (all responses are the same 13 bytes, but chunks cut them anywhere).
+    pending = pending.length ? Buffer.concat([pending, c]) : c;
+    let i = 0;
+    while (pending.length - i >= 5) {
+      const len = pending.readUInt32BE(i + 1);
+      if (pending.length - i < 5 + len) break;
+      i += 5 + len;
+      received++;
+    }
+    pending = pending.subarray(i);
+    pump();
+  });
+  s.on("error", (e) => {
+    if (!done) {
+      console.error(e);
+      process.exit(1);
+    }
+  });
+  pump();
+  await new Promise((r) => setTimeout(r, WARMUP * 1000));
+  measureFrom = performance.now();
+  countedAtStart = received;
+  await new Promise((r) => setTimeout(r, seconds * 1000));
+  const rate = (received - countedAtStart) / ((performance.now() - measureFrom) / 1000);
+  done = true;
+  s.close(http2.constants.NGHTTP2_CANCEL);
+  session.destroy();
+  console.log(JSON.stringify({ msgsPerSec: rate }));
+  process.exit(0);
+}
+
+function runStreamClient(port, seconds) {
+  const [cmd, argv] = pinned(CLIENT_CPU, process.execPath, [fileURLToPath(import.meta.url), "--stream-client", String(port), String(seconds)]);
+  return new Promise((ok, fail) => {
+    const p = spawn(cmd, argv, { stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    p.stdout.on("data", (c) => (out += c));
+    p.once("exit", (code) => (code === 0 ? ok(JSON.parse(out).msgsPerSec) : fail(new Error(`stream client: ${out}`))));
+  });
+}
+
+async function measure(kind, bodyFile) {
+  const port = await freePort();
+  const child = await startServer(kind, port);
+  try {
+    await checkGreet(port);
+    await h2load(port, WARMUP, bodyFile);
+    const stopUnaryRss = rssSampler(child.pid);
+    const unary = await h2load(port, DURATION, bodyFile);
+    const unaryRss = stopUnaryRss();
+    let stream;
+    let streamRss;
+    if (kind !== "bare-http2") {
+      const stopStreamRss = rssSampler(child.pid);
+      stream = await runStreamClient(port, DURATION);
+      streamRss = stopStreamRss();
+    }
+    return { kind, unary, unaryRss, stream, streamRss };
+  } finally {
+    await stop(child);
+  }
+}
+
+const fmt = (n, d = 0) => (n === undefined ? "-" : n.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d }));
+const ratio = (a, b) => (a === undefined || b === undefined || b === 0 ? "-" : `${(a / b).toFixed(2)}x`);
+
+async function main() {
+  if (!existsSync(join(DIST, "samples/greet/server.js"))) {
+    console.error(`${join(DIST, "samples/greet/server.js")} is missing: run \`npm run build\` first (or set DIST)`);
+    process.exit(1);
+  }
+  if (spawnSync("h2load", ["--version"]).status !== 0) {
+    console.error("h2load is missing: apt-get install -y nghttp2-client");
+    process.exit(1);
+  }
+  const bodyFile = join(mkdtempSync(join(tmpdir(), "grpc-bench-")), "greet-request.bin");
+  writeFileSync(bodyFile, FRAME);
+  console.log(`gRPC benchmark: ${DURATION}s per run after ${WARMUP}s warm-up; servers on CPU ${SERVER_CPU}, load on CPU ${CLIENT_CPU}`);
+  const results = {};
+  for (const kind of ["triple-rpc", "grpc-js", "bare-http2"]) {
+    results[kind] = await measure(kind, bodyFile);
+    const r = results[kind];
+    console.log(`  ${kind}: unary ${fmt(r.unary.rps)} req/s (${r.unary.failed} failed), stream ${fmt(r.stream)} msg/s`);
+  }
+  const ours = results["triple-rpc"];
+  const gjs = results["grpc-js"];
+  const bare = results["bare-http2"];
+  const rows = [
+    ["", "triple-rpc", "grpc-js", "bare http2", "ours/grpc-js", "ours/bare", "target"],
+    ["unary req/s (h2load -c16 -m32)", fmt(ours.unary.rps), fmt(gjs.unary.rps), fmt(bare.unary.rps), ratio(ours.unary.rps, gjs.unary.rps), ratio(ours.unary.rps, bare.unary.rps), ">= 1.7x grpc-js, >= 0.85x bare"],
+    ["unary peak RSS MiB", fmt(ours.unaryRss, 1), fmt(gjs.unaryRss, 1), fmt(bare.unaryRss, 1), ratio(ours.unaryRss, gjs.unaryRss), ratio(ours.unaryRss, bare.unaryRss), "<= grpc-js"],
+    ["bidi stream msg/s (1 stream)", fmt(ours.stream), fmt(gjs.stream), "-", ratio(ours.stream, gjs.stream), "-", ">= 2x grpc-js"],
+    ["stream peak RSS MiB", fmt(ours.streamRss, 1), fmt(gjs.streamRss, 1), "-", ratio(ours.streamRss, gjs.streamRss), "-", "<= grpc-js"],
+  ];
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  console.log();
+  for (const r of rows) console.log(r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  "));
+}
+
+const [mode, a, b] = process.argv.slice(2);
+if (mode === "--serve" && a === "grpc-js") await serveGrpcJs(Number(b));
+else if (mode === "--serve" && a === "bare-http2") serveBare(Number(b));
+else if (mode === "--stream-client") await streamClient(Number(a), Number(b));
+else await main();

@@ -1,0 +1,390 @@
+import type { OutgoingHttpHeaders } from "node:http";
+import { Code } from "../protocol/code.js";
+import {
+  COMPRESS_MIN_BYTES,
+  type Compression,
+  GRPC_ACCEPT_ENCODING,
+  GRPC_COMPRESSIONS,
+  HTTP_ACCEPT_ENCODING,
+  HTTP_COMPRESSIONS,
+} from "../protocol/compression.js";
+import { H, RESERVED_HEADERS, TRI_PROTOCOL_VERSION } from "../protocol/headers.js";
+import { type MetadataInit, RpcError } from "../protocol/rpc-error.js";
+import { formatGrpcTimeout } from "../protocol/timeout.js";
+import type { MethodDescriptor } from "../service/descriptors.js";
+import { CallScope } from "./call-scope.js";
+import type { Attempt, ClusterContext, ClusterPolicy, Invocation } from "./cluster/cluster.js";
+import { type Directory, StaticDirectory } from "./cluster/directory.js";
+import { clusterPolicy } from "./cluster/policies.js";
+import { errorFromHttpResponse, metadataOf } from "./errors.js";
+import { GrpcCall, grpcHeaders } from "./grpc-call.js";
+import { loadBalancer } from "./loadbalance/balancers.js";
+import { type MessageCodec, messageCodec } from "./message-codec.js";
+import type { CallOptions, ClientContentType, ClientOptions } from "./options.js";
+import type { Provider } from "./provider.js";
+import type { HttpReply, UnaryTransport } from "./transport.js";
+import { Http1Transport } from "./transport-http1.js";
+import { Http2Transport } from "./transport-http2.js";
+import { USER_AGENT } from "./version.js";
+
+/** A method prepared once per client: codec, protocol and the headers every call repeats. */
+export interface PreparedMethod {
+  readonly md: MethodDescriptor;
+  readonly codec: MessageCodec;
+  /** gRPC (HTTP/2 framing and trailers) rather than Triple HTTP unary. */
+  readonly grpc: boolean;
+  readonly headers: OutgoingHttpHeaders;
+}
+
+function isDirectory(x: unknown): x is Directory {
+  return typeof x === "object" && x !== null && !Array.isArray(x) && typeof (x as Directory).list === "function";
+}
+
+function addMetadata(target: OutgoingHttpHeaders, md: MetadataInit | undefined): void {
+  if (!md) return;
+  for (const k of Object.keys(md)) {
+    const name = k.toLowerCase();
+    // Protocol headers are ours to set; letting metadata override them would corrupt the call.
+    if (name.startsWith(":") || RESERVED_HEADERS.has(name)) continue;
+    target[name] = md[k];
+  }
+}
+
+function nonNegative(name: string, v: number | undefined, fallback: number): number {
+  if (v === undefined) return fallback;
+  if (!(v >= 0) || !Number.isFinite(v)) throw new TypeError(`createClient: ${name} must be a number >= 0, got ${v}`);
+  return v;
+}
+
+/**
+ * Everything behind one client proxy: the directory, the cluster policy and balancer, the
+ * transports, and the four call shapes. Per-call work is the encode, the headers that vary
+ * (timeout, per-call metadata, a token from a function) and the attempt itself.
+ */
+export class ClientCore {
+  readonly directory: Directory;
+  private readonly ownsDirectory: boolean;
+  private readonly policy: ClusterPolicy;
+  private readonly ctx: ClusterContext;
+  private readonly contentType: ClientContentType;
+  private readonly useGrpc: boolean;
+  private readonly timeout: number | undefined;
+  private readonly maxBytes: number;
+  private readonly httpCompression: Compression | undefined;
+  private readonly grpcCompression: Compression | undefined;
+  private readonly tokenFn: (() => string | Promise<string>) | undefined;
+  private readonly baseHeaders: OutgoingHttpHeaders = {};
+  private readonly settings;
+  private h1: Http1Transport | undefined;
+  private h2: Http2Transport | undefined;
+
+  constructor(private readonly options: ClientOptions) {
+    const o = options;
+    if (isDirectory(o.providers)) {
+      this.directory = o.providers;
+      this.ownsDirectory = false;
+    } else {
+      this.directory = new StaticDirectory(o.providers);
+      this.ownsDirectory = true;
+    }
+    if (o.protocol !== undefined && o.protocol !== "triple" && o.protocol !== "grpc") {
+      throw new TypeError(`createClient: protocol must be "triple" or "grpc", got "${o.protocol}"`);
+    }
+    const ct = o.contentType ?? (o.protocol === "grpc" ? "grpc+proto" : "json");
+    if (!["json", "proto", "grpc+proto", "grpc+json"].includes(ct)) {
+      throw new TypeError(`createClient: contentType must be json, proto, grpc+proto or grpc+json, got "${ct}"`);
+    }
+    this.contentType = ct;
+    this.useGrpc = ct.startsWith("grpc");
+    if (o.protocol === "grpc" && !this.useGrpc) {
+      throw new TypeError(`createClient: protocol grpc needs contentType grpc+proto or grpc+json, got "${ct}"`);
+    }
+    if (o.protocol === "triple" && this.useGrpc) {
+      throw new TypeError(`createClient: contentType ${ct} is gRPC; use protocol "grpc" (or leave protocol out)`);
+    }
+    if (o.httpVersion !== undefined && o.httpVersion !== "1.1" && o.httpVersion !== "2") {
+      throw new TypeError(`createClient: httpVersion must be "1.1" or "2", got "${o.httpVersion}"`);
+    }
+    if (this.useGrpc && o.httpVersion === "1.1") throw new TypeError("createClient: gRPC needs HTTP/2, not HTTP/1.1");
+    this.timeout = o.timeout === undefined ? undefined : nonNegative("timeout", o.timeout, 0) || undefined;
+    this.maxBytes = nonNegative("maxResponseBytes", o.maxResponseBytes, 4 * 1024 * 1024);
+    const comp = o.compression ?? "identity";
+    if (comp !== "identity") {
+      this.httpCompression = HTTP_COMPRESSIONS.get(comp);
+      this.grpcCompression = GRPC_COMPRESSIONS.get(comp);
+      if (!this.httpCompression) throw new TypeError(`createClient: unknown compression "${comp}"`);
+      if (this.useGrpc && !this.grpcCompression) {
+        throw new TypeError(`createClient: gRPC supports gzip and deflate compression, not "${comp}"`);
+      }
+    }
+    this.policy = clusterPolicy(o.cluster);
+    this.ctx = {
+      directory: this.directory,
+      balancer: loadBalancer(o.loadBalance),
+      retries: Math.floor(nonNegative("retries", o.retries, 2)),
+      forks: Math.max(1, Math.floor(nonNegative("forks", o.forks, 2))),
+      downBackoffMs: nonNegative("downBackoffMs", o.downBackoffMs, 1000),
+      failbackIntervalMs: nonNegative("failbackIntervalMs", o.failbackIntervalMs, 5000),
+    };
+    this.settings = {
+      connectTimeoutMs: nonNegative("connectTimeoutMs", o.connectTimeoutMs, 10_000) || 10_000,
+      tls: o.tls,
+      keepaliveMs: nonNegative("keepaliveMs", o.keepaliveMs, 30_000),
+      keepaliveTimeoutMs: nonNegative("keepaliveTimeoutMs", o.keepaliveTimeoutMs, 10_000) || 10_000,
+    };
+    const h = this.baseHeaders;
+    h[H.triProtocolVersion] = TRI_PROTOCOL_VERSION;
+    h[H.userAgent] = USER_AGENT;
+    if (o.token !== undefined) {
+      if (typeof o.token === "function") this.tokenFn = o.token;
+      else h[H.authorization] = `Bearer ${o.token}`;
+    }
+    addMetadata(h, o.metadata);
+  }
+
+  /** Prepares a method: its codec for this client's content type and its constant headers. */
+  prepare(md: MethodDescriptor, version: string, group: string): PreparedMethod {
+    // Streams exist only in gRPC; a Triple-HTTP client streams with the matching gRPC content type.
+    const grpc = this.useGrpc || md.kind !== "unary";
+    const kind: ClientContentType = grpc && !this.useGrpc ? (this.contentType === "proto" ? "grpc+proto" : "grpc+json") : this.contentType;
+    const codec = messageCodec(md, kind);
+    const headers: OutgoingHttpHeaders = { ...this.baseHeaders, [H.contentType]: codec.contentType };
+    if (version) headers[H.triServiceVersion] = version;
+    if (group) headers[H.triServiceGroup] = group;
+    if (grpc) {
+      headers[H.grpcAcceptEncoding] = GRPC_ACCEPT_ENCODING;
+      if (this.grpcCompression) headers[H.grpcEncoding] = this.grpcCompression.name;
+    } else {
+      headers[H.acceptEncoding] = HTTP_ACCEPT_ENCODING;
+    }
+    return { md, codec, grpc, headers };
+  }
+
+  private http1(): Http1Transport {
+    this.h1 ??= new Http1Transport(this.settings);
+    return this.h1;
+  }
+
+  private http2(): Http2Transport {
+    this.h2 ??= new Http2Transport(this.settings);
+    return this.h2;
+  }
+
+  private unaryTransport(): UnaryTransport {
+    return this.options.httpVersion === "1.1" ? this.http1() : this.http2();
+  }
+
+  /** The headers of one call (before the per-attempt timeout). */
+  private async callHeaders(pm: PreparedMethod, opts: CallOptions | undefined): Promise<OutgoingHttpHeaders> {
+    if (!opts?.metadata && !this.tokenFn) return pm.headers;
+    const h: OutgoingHttpHeaders = { ...pm.headers };
+    addMetadata(h, opts?.metadata);
+    if (this.tokenFn) h[H.authorization] = `Bearer ${await this.tokenFn()}`;
+    return h;
+  }
+
+  private withTimeout(headers: OutgoingHttpHeaders, scope: CallScope, grpc: boolean): OutgoingHttpHeaders {
+    const ms = scope.remaining();
+    if (ms === undefined) return headers;
+    return grpc ? { ...headers, [H.grpcTimeout]: formatGrpcTimeout(ms) } : { ...headers, [H.triServiceTimeout]: String(ms) };
+  }
+
+  private scope(opts: CallOptions | undefined): CallScope {
+    const t = opts?.timeout ?? this.timeout;
+    return new CallScope(t !== undefined && t > 0 ? t : undefined, opts?.signal);
+  }
+
+  private invocation(md: MethodDescriptor, args: readonly unknown[], scope: CallScope, streaming: boolean): Invocation {
+    return { method: md, args, signal: scope.signal, committed: false, streaming };
+  }
+
+  private openGrpc(p: Provider, pm: PreparedMethod, headers: OutgoingHttpHeaders, scope: CallScope, opts: CallOptions | undefined) {
+    return this.http2()
+      .open(p, grpcHeaders(pm.md.path, this.withTimeout(headers, scope, true)), scope.signal)
+      .then(
+        (stream) =>
+          new GrpcCall(stream, p, {
+            codec: pm.codec,
+            maxBytes: this.maxBytes,
+            compression: this.grpcCompression,
+            signal: scope.signal,
+            options: opts,
+          }),
+      );
+  }
+
+  /** A unary call: Triple HTTP unary or gRPC, through the cluster policy. */
+  async unary(pm: PreparedMethod, args: readonly unknown[], opts: CallOptions | undefined): Promise<unknown> {
+    const scope = this.scope(opts);
+    try {
+      scope.throwIfAborted();
+      let body = pm.codec.encodeArgs(args);
+      let headers = await this.callHeaders(pm, opts);
+      let attempt: Attempt<unknown>;
+      if (pm.grpc) {
+        attempt = async (p) => {
+          const call = await this.openGrpc(p, pm, headers, scope, opts);
+          call.sendArgs(body);
+          return singleResponse(call);
+        };
+      } else {
+        if (this.httpCompression && body.byteLength >= COMPRESS_MIN_BYTES) {
+          body = this.httpCompression.compress(body);
+          headers = { ...headers, [H.contentEncoding]: this.httpCompression.name };
+        }
+        const transport = this.unaryTransport();
+        attempt = (p) =>
+          transport
+            .post(p, pm.md.path, this.withTimeout(headers, scope, false), body, scope.signal, this.maxBytes)
+            .then((reply) => this.tripleReply(pm, reply, opts));
+      }
+      return await this.policy.invoke(this.invocation(pm.md, args, scope, false), attempt, this.ctx);
+    } finally {
+      scope.dispose();
+    }
+  }
+
+  private tripleReply(pm: PreparedMethod, reply: HttpReply, opts: CallOptions | undefined): unknown {
+    let body = reply.body;
+    const ce = reply.headers["content-encoding"];
+    if (ce !== undefined && ce !== "identity" && body.length > 0) {
+      const c = HTTP_COMPRESSIONS.get(String(ce).toLowerCase());
+      if (!c) throw new RpcError(Code.Internal, `the response uses unsupported Content-Encoding "${ce}"`);
+      body = c.decompress(body, this.maxBytes);
+    }
+    if (reply.status !== 200) throw errorFromHttpResponse(reply.status, reply.headers, body);
+    opts?.onHeaders?.(metadataOf(reply.headers) as Record<string, string | string[]>);
+    return pm.codec.decode(body);
+  }
+
+  /**
+   * A server-streaming call. The cluster may retry until the first response message arrives
+   * (or the stream ends); after that, errors reach the caller as they are.
+   */
+  async *serverStream(pm: PreparedMethod, args: readonly unknown[], opts: CallOptions | undefined): AsyncGenerator<unknown> {
+    const scope = this.scope(opts);
+    let call: GrpcCall | undefined;
+    try {
+      scope.throwIfAborted();
+      const body = pm.codec.encodeArgs(args);
+      const headers = await this.callHeaders(pm, opts);
+      const inv = this.invocation(pm.md, args, scope, true);
+      const started = await this.policy.invoke(
+        inv,
+        async (p) => {
+          const c = await this.openGrpc(p, pm, headers, scope, opts);
+          c.sendArgs(body);
+          try {
+            return { c, first: await c.responses.next() };
+          } catch (e) {
+            c.cancel();
+            throw e;
+          }
+        },
+        this.ctx,
+      );
+      inv.committed = true;
+      call = started.c;
+      if (started.first.done) return;
+      yield started.first.value;
+      for (;;) {
+        const r = await call.responses.next();
+        if (r.done) return;
+        yield r.value;
+      }
+    } finally {
+      call?.cancel();
+      scope.dispose();
+    }
+  }
+
+  /** Opens a request-streaming call: the cluster may retry only until the stream is open. */
+  private async openStreaming(pm: PreparedMethod, input: unknown, scope: CallScope, opts: CallOptions | undefined): Promise<GrpcCall> {
+    if (!isIterable(input)) {
+      throw new RpcError(Code.InvalidArgument, `${pm.md.path} streams its requests: pass an AsyncIterable or an Iterable`);
+    }
+    const headers = await this.callHeaders(pm, opts);
+    const inv = this.invocation(pm.md, [], scope, true);
+    const call = await this.policy.invoke(inv, (p) => this.openGrpc(p, pm, headers, scope, opts), this.ctx);
+    inv.committed = true;
+    void pump(call, input);
+    return call;
+  }
+
+  /** A client-streaming call: sends every message of `input`, resolves with the one response. */
+  async clientStream(pm: PreparedMethod, input: unknown, opts: CallOptions | undefined): Promise<unknown> {
+    const scope = this.scope(opts);
+    let call: GrpcCall | undefined;
+    try {
+      scope.throwIfAborted();
+      call = await this.openStreaming(pm, input, scope, opts);
+      return await singleResponse(call);
+    } finally {
+      call?.cancel();
+      scope.dispose();
+    }
+  }
+
+  /** A bidi call: sends `input` while yielding the responses as they come. */
+  async *bidiStream(pm: PreparedMethod, input: unknown, opts: CallOptions | undefined): AsyncGenerator<unknown> {
+    const scope = this.scope(opts);
+    let call: GrpcCall | undefined;
+    try {
+      scope.throwIfAborted();
+      call = await this.openStreaming(pm, input, scope, opts);
+      for (;;) {
+        const r = await call.responses.next();
+        if (r.done) return;
+        yield r.value;
+      }
+    } finally {
+      call?.cancel();
+      scope.dispose();
+    }
+  }
+
+  /** The providers with their health and load, for monitoring. */
+  providers(service: string): readonly Provider[] {
+    return this.directory.list(service);
+  }
+
+  /** Closes connections (calls in flight finish) and the directory if the client made it. */
+  close(): void {
+    this.h1?.close();
+    this.h2?.close();
+    if (this.ownsDirectory) this.directory.close?.();
+  }
+}
+
+function isIterable(x: unknown): x is AsyncIterable<unknown> | Iterable<unknown> {
+  return (
+    typeof x === "object" &&
+    x !== null &&
+    (typeof (x as AsyncIterable<unknown>)[Symbol.asyncIterator] === "function" ||
+      typeof (x as Iterable<unknown>)[Symbol.iterator] === "function")
+  );
+}
+
+/** Feeds a request stream into a call; a failing input cancels the call with its error. */
+async function pump(call: GrpcCall, input: AsyncIterable<unknown> | Iterable<unknown>): Promise<void> {
+  try {
+    for await (const m of input) {
+      if (!(await call.send(m))) return;
+    }
+    call.end();
+  } catch (e) {
+    call.cancel(RpcError.from(e));
+  }
+}
+
+/** Reads the single response message of a unary or client-streaming call. */
+async function singleResponse(call: GrpcCall): Promise<unknown> {
+  const first = await call.responses.next();
+  if (first.done) throw new RpcError(Code.Unimplemented, "protocol error: the response has no message");
+  const rest = await call.responses.next();
+  if (!rest.done) {
+    call.cancel();
+    throw new RpcError(Code.Unimplemented, "protocol error: more than one response message for a unary method");
+  }
+  return first.value;
+}

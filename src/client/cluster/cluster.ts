@@ -1,0 +1,95 @@
+import { Code } from "../../protocol/code.js";
+import { RpcError } from "../../protocol/rpc-error.js";
+import type { MethodDescriptor } from "../../service/descriptors.js";
+import { isConnectFailure } from "../errors.js";
+import type { LoadBalancer } from "../loadbalance/load-balancer.js";
+import type { Provider } from "../provider.js";
+import type { Directory } from "./directory.js";
+
+/** The cluster policies. */
+export type ClusterPolicyName = "failover" | "failfast" | "failsafe" | "failback" | "forking" | "broadcast";
+
+/** One call as the cluster sees it. */
+export interface Invocation {
+  readonly method: MethodDescriptor;
+  readonly args: readonly unknown[];
+  /** Fires when the call times out or is cancelled: no further attempts. */
+  readonly signal: AbortSignal;
+  /** Set once a response message arrived or the request stream was consumed: never retry then. */
+  committed: boolean;
+  /** Failure handling is up to the caller (streams): policies that swallow errors must not. */
+  readonly streaming: boolean;
+}
+
+/** One attempt of a call on one provider. */
+export type Attempt<T> = (provider: Provider) => Promise<T>;
+
+/** What a policy works with. */
+export interface ClusterContext {
+  readonly directory: Directory;
+  readonly balancer: LoadBalancer;
+  readonly retries: number;
+  readonly forks: number;
+  readonly downBackoffMs: number;
+  readonly failbackIntervalMs: number;
+}
+
+/** A cluster policy: how a call uses the providers (one, several, retrying). */
+export interface ClusterPolicy {
+  readonly name: string;
+  invoke<T>(inv: Invocation, attempt: Attempt<T>, ctx: ClusterContext): Promise<T>;
+}
+
+/** The providers of the invocation's service; `unavailable` when there are none. */
+export function providersOf(inv: Invocation, ctx: ClusterContext): readonly Provider[] {
+  const all = ctx.directory.list(inv.method.serviceName);
+  if (all.length === 0) {
+    throw new RpcError(
+      Code.Unavailable,
+      `no provider available for the service ${inv.method.serviceName} in the registry ${ctx.directory.registry}`,
+    );
+  }
+  return all;
+}
+
+/**
+ * Picks a provider for the next attempt: a healthy one not tried yet; else a healthy one; else
+ * (all down) an untried one, else any, so a call still gets its attempts when all are down.
+ */
+export function selectProvider(inv: Invocation, ctx: ClusterContext, tried: ReadonlySet<Provider>): Provider {
+  const all = providersOf(inv, ctx);
+  if (all.length === 1) return all[0];
+  const now = Date.now();
+  let candidates = all.filter((p) => !tried.has(p) && !p.isDown(now));
+  if (candidates.length === 0) candidates = all.filter((p) => !p.isDown(now));
+  if (candidates.length === 0) candidates = all.filter((p) => !tried.has(p));
+  if (candidates.length === 0) candidates = all;
+  return candidates.length === 1 ? candidates[0] : ctx.balancer.select(candidates, inv);
+}
+
+/** Runs one attempt with the bookkeeping the balancers and health checks read. */
+export async function runAttempt<T>(provider: Provider, attempt: Attempt<T>, ctx: ClusterContext): Promise<T> {
+  provider.active++;
+  const start = performance.now();
+  try {
+    const v = await attempt(provider);
+    provider.markUp();
+    provider.recordLatency(performance.now() - start);
+    return v;
+  } catch (e) {
+    if (isConnectFailure(e)) provider.markDown(ctx.downBackoffMs);
+    else if (e instanceof RpcError && e.code !== Code.Cancelled && e.code !== Code.DeadlineExceeded) {
+      provider.markUp(); // it answered: reachable, whatever it said
+      provider.recordLatency(performance.now() - start);
+    }
+    throw e;
+  } finally {
+    provider.active--;
+  }
+}
+
+/** True when another attempt may follow this error: not after a response started, a deadline or a cancellation. */
+export function retryable(err: RpcError, inv: Invocation): boolean {
+  if (inv.committed || inv.signal.aborted) return false;
+  return err.code !== Code.DeadlineExceeded && err.code !== Code.Cancelled;
+}

@@ -1,0 +1,44 @@
+import type { ProviderInit } from "../options.js";
+import { Provider } from "../provider.js";
+
+/**
+ * Where a client finds the providers of a service. The static list is built in; a registry
+ * (ZooKeeper, Nacos, Kubernetes …) implements the same interface and keeps `list` current.
+ */
+export interface Directory {
+  /** Named in failover messages ("from the registry <registry>"). */
+  readonly registry: string;
+  /** The providers of `service` now. Return the same Provider objects across calls: they carry health and load. */
+  list(service: string): readonly Provider[];
+  /** Stops watching the registry, if any. */
+  close?(): void;
+}
+
+/** Parses `"h1:p1, h2:p2"` or a list of URLs / host:port / `{ url, weight }` into providers. */
+export function parseProviders(init: string | readonly ProviderInit[]): Provider[] {
+  const list = typeof init === "string" ? init.split(",").map((s) => s.trim()).filter(Boolean) : init;
+  const out: Provider[] = [];
+  const seen = new Set<string>();
+  for (const p of list) {
+    const provider = typeof p === "string" ? new Provider(p) : new Provider(p.url, p.weight);
+    if (seen.has(provider.address)) continue; // a duplicate would only skew the balancers
+    seen.add(provider.address);
+    out.push(provider);
+  }
+  return out;
+}
+
+/** A fixed list of providers: the built-in directory ("registry static"). */
+export class StaticDirectory implements Directory {
+  readonly registry = "static";
+  readonly providers: readonly Provider[];
+
+  constructor(init: string | readonly ProviderInit[]) {
+    this.providers = parseProviders(init);
+    if (this.providers.length === 0) throw new TypeError("createClient: providers must name at least one provider");
+  }
+
+  list(): readonly Provider[] {
+    return this.providers;
+  }
+}

@@ -1,0 +1,73 @@
+import * as os from "node:os";
+import { codeName } from "../../protocol/code.js";
+import { RpcError } from "../../protocol/rpc-error.js";
+import type { Provider } from "../provider.js";
+import { VERSION } from "../version.js";
+
+/** The error of a failover call whose every attempt failed. */
+export class FailoverError extends RpcError {
+  /** Attempts made (retries + 1 when all were used). */
+  readonly attempts: number;
+  /** The distinct providers tried, in order. */
+  readonly providers: readonly string[];
+
+  constructor(message: string, last: RpcError, attempts: number, providers: readonly string[]) {
+    super(last.code, message, {
+      cause: last,
+      metadata: last.metadata,
+      details: last.details,
+      httpStatus: last.httpStatus,
+      legacyStatus: last.legacyStatus,
+    });
+    this.attempts = attempts;
+    this.providers = providers;
+  }
+}
+
+let lanAddress: string | undefined;
+
+/**
+ * The consumer address failover messages quote. Rule: 127.0.0.1 when every provider tried is on
+ * the loopback interface (the address the server saw); otherwise the first non-internal IPv4
+ * address of this host, falling back to 127.0.0.1.
+ */
+export function consumerAddress(tried: readonly Provider[]): string {
+  const loopback = tried.every((p) => p.host === "localhost" || p.host.startsWith("127.") || p.host === "[::1]");
+  if (loopback) return "127.0.0.1";
+  if (lanAddress === undefined) {
+    lanAddress = "127.0.0.1";
+    for (const list of Object.values(os.networkInterfaces())) {
+      const found = list?.find((a) => a.family === "IPv4" && !a.internal);
+      if (found) {
+        lanAddress = found.address;
+        break;
+      }
+    }
+  }
+  return lanAddress;
+}
+
+/**
+ * decisions.md's failover message, exactly:
+ * `Failed to invoke the method <method> in the service <interface>. Tried <retries> times of the
+ * providers [<addr>, ...] (<n>/<m>) from the registry <registry> on the consumer <ip> using the
+ * triple-rpc version <version>. Last error is <code>: <last error text>`
+ */
+export function failoverError(
+  method: string,
+  service: string,
+  retries: number,
+  tried: readonly Provider[],
+  total: number,
+  registry: string,
+  last: RpcError,
+  attempts: number,
+): FailoverError {
+  const addrs = tried.map((p) => p.address);
+  const message =
+    `Failed to invoke the method ${method} in the service ${service}. ` +
+    `Tried ${retries} times of the providers [${addrs.join(", ")}] (${addrs.length}/${total}) ` +
+    `from the registry ${registry} on the consumer ${consumerAddress(tried)} ` +
+    `using the triple-rpc version ${VERSION}. Last error is ${codeName(last.code)}: ${last.message}`;
+  return new FailoverError(message, last, attempts, addrs);
+}

@@ -1,0 +1,44 @@
+import { RpcError } from "../../protocol/rpc-error.js";
+import type { Provider } from "../provider.js";
+import { type ClusterPolicy, providersOf, retryable, runAttempt, selectProvider } from "./cluster.js";
+import { failoverError } from "./failover-message.js";
+
+/**
+ * failover (the default): up to `retries` + 1 attempts, each on a provider not tried yet where
+ * there is one. Never retried: deadlines, cancellations, calls whose response started. When all
+ * attempts fail, the error carries decisions.md's message and the last error's code.
+ */
+export const failover: ClusterPolicy = {
+  name: "failover",
+  async invoke(inv, attempt, ctx) {
+    const tried = new Set<Provider>();
+    const order: Provider[] = [];
+    let last: RpcError | undefined;
+    let attempts = 0;
+    for (let i = 0; i <= ctx.retries; i++) {
+      if (inv.signal.aborted) throw inv.signal.reason;
+      const p = selectProvider(inv, ctx, tried);
+      if (!tried.has(p)) {
+        tried.add(p);
+        order.push(p);
+      }
+      attempts++;
+      try {
+        return await runAttempt(p, attempt, ctx);
+      } catch (e) {
+        last = RpcError.from(e);
+        if (!retryable(last, inv)) throw last;
+      }
+    }
+    throw failoverError(
+      inv.method.name,
+      inv.method.serviceName,
+      ctx.retries,
+      order,
+      providersOf(inv, ctx).length,
+      ctx.directory.registry,
+      last as RpcError,
+      attempts,
+    );
+  },
+};

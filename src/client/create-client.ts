@@ -1,0 +1,161 @@
+import * as protobuf from "protobufjs";
+import type { CallContext } from "../server/context.js";
+import { describeService } from "../service/describe.js";
+import type { MethodDescriptor, ServiceDescriptor } from "../service/descriptors.js";
+import { loadProto, lookupService } from "../service/proto.js";
+import { T } from "../service/type-desc.js";
+import { ClientCore, type PreparedMethod } from "./client-core.js";
+import { type CallOptions, type ClientOptions, splitArgs } from "./options.js";
+import type { Provider } from "./provider.js";
+
+type IsContext<P> = 0 extends 1 & P ? false : [P] extends [CallContext] ? true : false;
+
+/** A method's parameters without its `@Ctx()` parameter. */
+export type StripContext<A extends readonly unknown[]> = A extends readonly []
+  ? []
+  : A extends readonly [infer H, ...infer R]
+    ? IsContext<H> extends true
+      ? StripContext<R>
+      : [H, ...StripContext<R>]
+    : A;
+
+/** What a client method returns: streams stay `AsyncIterable`, everything else is a Promise. */
+export type ClientResult<R> = R extends AsyncIterable<infer X> ? AsyncIterable<X> : Promise<Awaited<R>>;
+
+/** One client method: the service method's arguments plus optional per-call options. */
+export type ClientMethod<F> = F extends (...args: infer A) => infer R
+  ? (...args: [...StripContext<A>, CallOptions?]) => ClientResult<R>
+  : never;
+
+/** The typed proxy of a service class: every method, callable remotely. */
+export type Client<S> = {
+  [K in keyof S as S[K] extends (...args: any[]) => any ? K : never]: ClientMethod<S[K]>;
+};
+
+/** The untyped proxy of a .proto service: methods by rpc name and by lower-camel name. */
+export type ProtoClient = Record<string, (...args: any[]) => any>;
+
+/** A service in a .proto: the file (or a loaded Root) and the service's full name. */
+export interface ProtoServiceRef {
+  readonly proto: string | protobuf.Root;
+  readonly service: string;
+}
+
+type ServiceClass = abstract new (...args: never[]) => unknown;
+
+const cores = new WeakMap<object, ClientCore>();
+
+function lowerFirst(s: string): string {
+  return s.length === 0 ? s : s[0].toLowerCase() + s.slice(1);
+}
+
+/** Descriptors of a .proto service, as a class bound to it would have. */
+function describeProtoService(svc: protobuf.Service): ServiceDescriptor {
+  svc.resolveAll();
+  const name = svc.fullName.replace(/^\./, "");
+  const methods: MethodDescriptor[] = svc.methodsArray.map((m) => ({
+    serviceName: name,
+    name: m.name,
+    path: `/${name}/${m.name}`,
+    propertyKey: lowerFirst(m.name),
+    kind:
+      m.requestStream && m.responseStream
+        ? "bidi_streaming"
+        : m.requestStream
+          ? "client_streaming"
+          : m.responseStream
+            ? "server_streaming"
+            : "unary",
+    params: [{ index: 0, name: undefined, type: T.any }],
+    arity: 1,
+    contextIndex: -1,
+    requestType: m.resolvedRequestType ?? undefined,
+    responseType: m.resolvedResponseType ?? undefined,
+    auth: undefined,
+  }));
+  return { name, version: "", group: "", methods, proto: svc };
+}
+
+function describeSource(source: ServiceClass | protobuf.Service | ProtoServiceRef): ServiceDescriptor {
+  if (source instanceof protobuf.Service) return describeProtoService(source);
+  if (typeof source === "function") return describeService(source);
+  if (typeof source === "object" && source !== null && "proto" in source && "service" in source) {
+    const root = typeof source.proto === "string" ? loadProto(source.proto) : source.proto;
+    return describeProtoService(lookupService(root, source.service));
+  }
+  throw new TypeError("createClient: pass an @Service class, a protobufjs Service, or { proto, service }");
+}
+
+function renamed(md: MethodDescriptor, serviceName: string): MethodDescriptor {
+  return { ...md, serviceName, path: `/${serviceName}/${md.name}` };
+}
+
+function bind(core: ClientCore, pm: PreparedMethod): (...args: unknown[]) => unknown {
+  const n = pm.md.params.length;
+  switch (pm.md.kind) {
+    case "unary":
+      return (...all) => {
+        const [args, opts] = splitArgs(all, n);
+        return core.unary(pm, args, opts);
+      };
+    case "server_streaming":
+      return (...all) => {
+        const [args, opts] = splitArgs(all, n);
+        return core.serverStream(pm, args, opts);
+      };
+    case "client_streaming":
+      return (...all) => {
+        const [args, opts] = splitArgs(all, 1);
+        return core.clientStream(pm, args[0], opts);
+      };
+    case "bidi_streaming":
+      return (...all) => {
+        const [args, opts] = splitArgs(all, 1);
+        return core.bidiStream(pm, args[0], opts);
+      };
+  }
+}
+
+/**
+ * Creates a client of a service: from the same `@Service` class the server registers (typed),
+ * or from a .proto service. Unary methods return Promises; server-streaming methods return an
+ * `AsyncIterable`; client-streaming methods take one; bidi methods take and return one. The last
+ * argument may be {@link CallOptions} (timeout, metadata, signal).
+ */
+export function createClient<S>(service: abstract new (...args: any[]) => S, options: ClientOptions): Client<S>;
+export function createClient<C = ProtoClient>(service: protobuf.Service | ProtoServiceRef, options: ClientOptions): C;
+export function createClient(service: ServiceClass | protobuf.Service | ProtoServiceRef, options: ClientOptions): unknown {
+  if (!options || typeof options !== "object") throw new TypeError("createClient: options with providers are required");
+  const desc = describeSource(service);
+  const core = new ClientCore(options);
+  const serviceName = options.serviceName ?? desc.name;
+  const version = options.version ?? desc.version;
+  const group = options.group ?? desc.group;
+  const client: Record<string, unknown> = {};
+  for (const m of desc.methods) {
+    const md = serviceName === m.serviceName ? m : renamed(m, serviceName);
+    const fn = bind(core, core.prepare(md, version, group));
+    // Callable by the JavaScript name and by the wire name (Greet and greet alike).
+    for (const key of new Set([md.propertyKey, md.name, lowerFirst(md.name)])) {
+      if (!(key in client)) Object.defineProperty(client, key, { value: fn, enumerable: true });
+    }
+  }
+  cores.set(client, core);
+  return client;
+}
+
+function coreOf(client: object): ClientCore {
+  const core = cores.get(client);
+  if (!core) throw new TypeError("not a client made by createClient");
+  return core;
+}
+
+/** Closes a client's connections; calls in flight finish first. */
+export function closeClient(client: object): void {
+  coreOf(client).close();
+}
+
+/** A client's providers with their live state (calls in flight, health), for monitoring and tests. */
+export function clientProviders(client: object, service = ""): readonly Provider[] {
+  return coreOf(client).providers(service);
+}

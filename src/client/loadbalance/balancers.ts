@@ -1,0 +1,24 @@
+import { consistentHashBalancer } from "./consistent-hash.js";
+import { leastActiveBalancer } from "./least-active.js";
+import type { LoadBalancer, LoadBalancerName } from "./load-balancer.js";
+import { p2cBalancer } from "./p2c.js";
+import { randomBalancer } from "./random.js";
+import { roundRobinBalancer } from "./round-robin.js";
+
+const FACTORIES: Readonly<Record<LoadBalancerName, () => LoadBalancer>> = {
+  random: randomBalancer,
+  roundrobin: roundRobinBalancer,
+  leastactive: leastActiveBalancer,
+  consistenthash: consistentHashBalancer,
+  p2c: p2cBalancer,
+};
+
+/** A fresh balancer of a name (state is per client), or a custom one as it is. */
+export function loadBalancer(b: LoadBalancerName | LoadBalancer | undefined): LoadBalancer {
+  if (b === undefined) return randomBalancer();
+  if (typeof b === "object") return b;
+  if (!Object.hasOwn(FACTORIES, b)) {
+    throw new TypeError(`createClient: unknown load balancer "${b}"; use one of ${Object.keys(FACTORIES).join(", ")}`);
+  }
+  return FACTORIES[b]();
+}

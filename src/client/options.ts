@@ -1,0 +1,96 @@
+import type * as tls from "node:tls";
+import type { MetadataInit } from "../protocol/rpc-error.js";
+import type { ClusterPolicy, ClusterPolicyName } from "./cluster/cluster.js";
+import type { Directory } from "./cluster/directory.js";
+import type { LoadBalancer, LoadBalancerName } from "./loadbalance/load-balancer.js";
+
+/** Wire format of a client's calls. `json`/`proto` use Triple HTTP unary; `grpc+*` use gRPC on HTTP/2. */
+export type ClientContentType = "json" | "proto" | "grpc+proto" | "grpc+json";
+
+/** A provider given as a URL (`http://h:p`, `https://h:p`), `host:port`, or with a weight. */
+export type ProviderInit = string | { readonly url: string; readonly weight?: number };
+
+/** A bearer token, or a function that yields one per call (refreshing tokens). */
+export type TokenSource = string | (() => string | Promise<string>);
+
+/** Options of `createClient`. */
+export interface ClientOptions {
+  /** The providers: a list (or comma-separated string) of URLs / host:port, or a {@link Directory}. */
+  providers: string | readonly ProviderInit[] | Directory;
+  /** `triple` (HTTP unary, default) or `grpc`. Streaming methods always use gRPC on HTTP/2. */
+  protocol?: "triple" | "grpc";
+  /** HTTP version of Triple unary calls: `2` (default) or `1.1`. gRPC always uses HTTP/2. */
+  httpVersion?: "1.1" | "2";
+  /** Body format; default `json` for `triple`, `grpc+proto` for `grpc`. */
+  contentType?: ClientContentType;
+  /** Default call timeout in ms (whole call, across retries). None by default. */
+  timeout?: number;
+  /** `tri-service-version` to select. */
+  version?: string;
+  /** `tri-service-group` to select. */
+  group?: string;
+  /** Sends `authorization: Bearer <token>`. */
+  token?: TokenSource;
+  /** Metadata sent with every call. */
+  metadata?: MetadataInit;
+  /** Retries of the failover and failback policies; default 2 (3 attempts). */
+  retries?: number;
+  /** Cluster policy: failover (default), failfast, failsafe, failback, forking, broadcast. */
+  cluster?: ClusterPolicyName | ClusterPolicy;
+  /** Load balancer: random (weighted, default), roundrobin, leastactive, consistenthash, p2c. */
+  loadBalance?: LoadBalancerName | LoadBalancer;
+  /** Parallel calls of the forking policy; default 2. */
+  forks?: number;
+  /** Request compression: `gzip`, `deflate`, `br` (Triple HTTP only) or `identity` (default). */
+  compression?: "gzip" | "deflate" | "br" | "identity";
+  /** The service name, when it differs from the class's `@Service` name. */
+  serviceName?: string;
+  /** Largest response body or message accepted (after decompression); default 4 MiB. */
+  maxResponseBytes?: number;
+  /** HTTP/2 keepalive ping interval in ms; default 30 000, 0 disables. */
+  keepaliveMs?: number;
+  /** How long a ping may go unanswered before the session is dropped, ms; default 10 000. */
+  keepaliveTimeoutMs?: number;
+  /** Connection timeout in ms; default 10 000. */
+  connectTimeoutMs?: number;
+  /** First back-off of a provider that refused a connection, ms; default 1000, doubling to 30 s. */
+  downBackoffMs?: number;
+  /** Interval of the failback policy's background retries, ms; default 5000. */
+  failbackIntervalMs?: number;
+  /** TLS options for `https://` providers (ca, cert, key, servername, rejectUnauthorized …). */
+  tls?: tls.ConnectionOptions;
+}
+
+const CALL_OPTIONS = Symbol.for("triple-rpc:call-options");
+
+/** Per-call options: the last argument of any client method. */
+export interface CallOptions {
+  /** Timeout of this call in ms (overrides the client's). */
+  timeout?: number;
+  /** Metadata of this call (merged over the client's). */
+  metadata?: MetadataInit;
+  /** Cancels the call: the call fails with `cancelled`. */
+  signal?: AbortSignal;
+  /** Receives the response headers. */
+  onHeaders?(headers: Readonly<Record<string, string | string[]>>): void;
+  /** Receives the response trailers (gRPC). */
+  onTrailers?(trailers: Readonly<Record<string, string | string[]>>): void;
+}
+
+/**
+ * Marks an object as per-call options, so it is never mistaken for an argument. Without it, a
+ * trailing object beyond the method's parameter count is taken as options.
+ */
+export function callOptions(options: CallOptions): CallOptions {
+  return Object.defineProperty({ ...options }, CALL_OPTIONS, { value: true });
+}
+
+/** Splits call arguments into the method's arguments and the per-call options. */
+export function splitArgs(args: unknown[], paramCount: number): [unknown[], CallOptions | undefined] {
+  const last = args[args.length - 1];
+  if (typeof last === "object" && last !== null) {
+    if ((last as Record<symbol, unknown>)[CALL_OPTIONS] === true) return [args.slice(0, -1), last as CallOptions];
+    if (args.length === paramCount + 1 && !Array.isArray(last)) return [args.slice(0, -1), last as CallOptions];
+  }
+  return [args, undefined];
+}

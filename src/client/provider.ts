@@ -1,0 +1,62 @@
+/**
+ * One provider (server address) of a service, with the live state the cluster and load
+ * balancers read: calls in flight, a latency estimate and health. A provider that refused a
+ * connection is "down" until its back-off expires; then it is tried again.
+ */
+export class Provider {
+  /** `host:port`, as failover messages list it. */
+  readonly address: string;
+  /** `http://host:port` or `https://host:port`. */
+  readonly origin: string;
+  readonly host: string;
+  readonly port: number;
+  readonly secure: boolean;
+  /** Relative weight for the weighted balancers (default 100, like Dubbo). */
+  readonly weight: number;
+  /** Calls in flight. */
+  active = 0;
+  /** Exponentially weighted average of call latency, ms (0 until the first call). */
+  latencyMs = 0;
+  /** Consecutive connection failures. */
+  failures = 0;
+  /** Epoch ms until which the provider is skipped. */
+  downUntil = 0;
+
+  constructor(url: string, weight = 100) {
+    const u = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? url : `http://${url}`);
+    if (u.protocol !== "http:" && u.protocol !== "https:") {
+      throw new TypeError(`provider ${url}: only http:// and https:// providers are supported`);
+    }
+    this.secure = u.protocol === "https:";
+    this.host = u.hostname;
+    this.port = u.port ? Number(u.port) : this.secure ? 443 : 80;
+    // URL keeps IPv6 hosts bracketed, which is what host:port needs too.
+    this.address = `${this.host}:${this.port}`;
+    this.origin = `${u.protocol}//${this.address}`;
+    if (!(weight >= 0) || !Number.isFinite(weight)) throw new TypeError(`provider ${url}: weight must be a number >= 0`);
+    this.weight = weight;
+  }
+
+  /** True while a connection failure's back-off lasts. */
+  isDown(now = Date.now()): boolean {
+    return this.downUntil > now;
+  }
+
+  /** Records a refused connection: skip this provider for `base * 2^(failures-1)`, at most 30 s. */
+  markDown(baseBackoffMs: number, now = Date.now()): void {
+    this.failures++;
+    const backoff = Math.min(30_000, baseBackoffMs * 2 ** Math.min(this.failures - 1, 16));
+    this.downUntil = now + backoff;
+  }
+
+  /** Records a successful exchange: the provider is healthy again. */
+  markUp(): void {
+    this.failures = 0;
+    this.downUntil = 0;
+  }
+
+  /** Feeds one call's latency into the moving average. */
+  recordLatency(ms: number): void {
+    this.latencyMs = this.latencyMs === 0 ? ms : this.latencyMs * 0.8 + ms * 0.2;
+  }
+}

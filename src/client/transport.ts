@@ -1,0 +1,35 @@
+import type { OutgoingHttpHeaders } from "node:http";
+import type { IncomingHeaders } from "./errors.js";
+import type { Provider } from "./provider.js";
+
+/** A complete HTTP response of a unary call. */
+export interface HttpReply {
+  status: number;
+  headers: IncomingHeaders;
+  body: Buffer;
+}
+
+/** Moves one unary Triple HTTP exchange (POST, whole body each way) over some HTTP version. */
+export interface UnaryTransport {
+  /**
+   * Posts `body` to `provider` and collects the response (at most `maxBytes` of body). Rejects
+   * with `signal.reason` when the signal aborts, with a connect failure when the provider cannot
+   * be reached, and with `unavailable` when the connection breaks.
+   */
+  post(
+    provider: Provider,
+    path: string,
+    headers: OutgoingHttpHeaders,
+    body: Uint8Array,
+    signal: AbortSignal,
+    maxBytes: number,
+  ): Promise<HttpReply>;
+  /** Closes idle connections; calls in flight finish. */
+  close(): void;
+}
+
+/** Options shared by the transports. */
+export interface TransportSettings {
+  readonly connectTimeoutMs: number;
+  readonly tls: import("node:tls").ConnectionOptions | undefined;
+}

@@ -1,0 +1,38 @@
+import * as iconv from "iconv-lite";
+import { unsupportedMediaType } from "./bind-error.js";
+
+/** Charsets Node decodes natively; everything else goes through iconv-lite. */
+const NATIVE: ReadonlyMap<string, BufferEncoding> = new Map([
+  ["utf-8", "utf8"],
+  ["utf8", "utf8"],
+]);
+
+/**
+ * Checks a `charset` parameter up front, so a request naming one we cannot decode fails with 415
+ * before its body is read. Returns the charset to pass to {@link decodeText}.
+ */
+export function checkCharset(charset: string | undefined): string {
+  if (charset === undefined || charset === "") return "utf-8";
+  const c = charset.trim().toLowerCase();
+  if (NATIVE.has(c) || iconv.encodingExists(c)) return c;
+  throw unsupportedMediaType(`unsupported charset "${charset}"; use UTF-8, UTF-16LE/BE, US-ASCII, ISO-8859-1, GBK, Shift_JIS or another common charset`);
+}
+
+/**
+ * Decodes bytes in a charset (checked with {@link checkCharset}). A leading byte-order mark is
+ * dropped: it belongs to the encoding, not to the text.
+ */
+export function decodeText(bytes: Uint8Array, charset: string): string {
+  const native = NATIVE.get(charset);
+  if (native) {
+    const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const skip = b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf ? 3 : 0;
+    return b.toString(native, skip);
+  }
+  return iconv.decode(bytes as Buffer, charset);
+}
+
+/** Encodes text in a charset (for tests and clients that send non-UTF-8 bodies). */
+export function encodeText(text: string, charset: string): Buffer {
+  return NATIVE.has(charset) ? Buffer.from(text, "utf8") : iconv.encode(text, charset);
+}

@@ -1,0 +1,41 @@
+import type { TypeDesc } from "../service/type-desc.js";
+import { UploadedFile } from "../service/type-desc.js";
+import { bindError } from "./bind-error.js";
+import { compileConverter, compileTextConverter } from "./binder.js";
+import { checkCharset, decodeText } from "./charset.js";
+import { parseJson } from "./json.js";
+import type { ValueConverter } from "./named-binder.js";
+
+/** One part of a multipart/form-data body, read completely. */
+export interface Part {
+  /** `filename` of its Content-Disposition, if it has one. */
+  readonly filename: string | undefined;
+  /** Lower-case media type of the part (`text/plain` when it has no Content-Type). */
+  readonly contentType: string;
+  /** The part's `charset` parameter, if any. */
+  readonly charset: string | undefined;
+  readonly data: Buffer;
+}
+
+function isJson(t: string): boolean {
+  return t === "application/json" || t === "text/json" || t.endsWith("+json");
+}
+
+/**
+ * How a part becomes a value of type `t`: byte arrays get the part's bytes undecoded (uploaded
+ * files), `UploadedFile` also gets the file name and Content-Type; JSON parts are parsed and
+ * converted strictly; text parts are decoded in their charset and converted from text; any other
+ * (binary) part only binds to a byte array (or to an untyped parameter, as an `UploadedFile`).
+ */
+export function partConverter(t: TypeDesc): ValueConverter<Part> {
+  if (t.kind === "bytes") return (p) => p.data;
+  if (t.kind === "file") return (p) => UploadedFile.wrap(p.data, p.filename ?? "", p.contentType);
+  const strict = compileConverter(t);
+  const fromText = compileTextConverter(t);
+  return (p, where) => {
+    if (isJson(p.contentType)) return strict(parseJson(decodeText(p.data, checkCharset(p.charset))), where);
+    if (p.contentType.startsWith("text/")) return fromText(decodeText(p.data, checkCharset(p.charset)), where);
+    if (t.kind === "any") return UploadedFile.wrap(p.data, p.filename ?? "", p.contentType);
+    throw bindError(`${where} cannot take a binary part (${p.contentType}); declare it as Uint8Array or UploadedFile`);
+  };
+}

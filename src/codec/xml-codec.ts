@@ -1,0 +1,154 @@
+import { XMLParser, XMLValidator } from "fast-xml-parser";
+import type { MethodDescriptor } from "../service/descriptors.js";
+import { decodeError } from "./bind-error.js";
+import { checkCharset, decodeText } from "./charset.js";
+import type { RequestCodec, ResponseCodec } from "./codec.js";
+import { requireIdlLess } from "./idl-guard.js";
+import { encodeJsonValue } from "./json-codec.js";
+import { FORBIDDEN_KEYS } from "./json.js";
+import { compileXmlBinder, XML_ATTR, XML_FORBIDDEN, XML_TEXT } from "./xml-binder.js";
+import { decodeXmlEntities, escapeXml } from "./xml-entities.js";
+
+const DTD = /<!\s*(DOCTYPE|ENTITY|ELEMENT|ATTLIST)/i;
+
+const parsers = new Map<number, XMLParser>();
+const renameForbidden = (name: string) => (FORBIDDEN_KEYS.has(name) ? XML_FORBIDDEN : name);
+
+/** One parser per depth limit (in practice one): options are fixed at construction. */
+function parserFor(maxDepth: number): XMLParser {
+  let p = parsers.get(maxDepth);
+  if (!p) {
+    p = new XMLParser({
+      // No entity expansion: DTDs are refused and the predefined entities are resolved by us.
+      processEntities: false,
+      htmlEntities: false,
+      ignoreDeclaration: true,
+      ignorePiTags: true,
+      ignoreAttributes: false,
+      attributeNamePrefix: XML_ATTR,
+      textNodeName: XML_TEXT,
+      // Values stay text; the binder converts them to each field's declared type.
+      parseTagValue: false,
+      parseAttributeValue: false,
+      trimValues: true,
+      // The parser lets the root sit above `maxNestedTags` levels; count the root as one.
+      maxNestedTags: Math.max(0, maxDepth - 1),
+      transformTagName: renameForbidden,
+      transformAttributeName: renameForbidden,
+      tagValueProcessor: (_name, value) => decodeXmlEntities(value),
+      attributeValueProcessor: (_name, value) => decodeXmlEntities(value),
+    });
+    parsers.set(maxDepth, p);
+  }
+  return p;
+}
+
+/**
+ * Parses an XML document (no DTD, no entity expansion, nesting at most `maxDepth`) and returns
+ * its root element's content, or throws 400 (status 25) saying what is wrong.
+ */
+export function parseXml(text: string, maxDepth: number): unknown {
+  if (text.trim() === "") throw decodeError("empty XML body");
+  if (DTD.test(text)) throw decodeError("XML document type declarations (DTD, ENTITY) are not accepted");
+  const valid = XMLValidator.validate(text);
+  if (valid !== true) {
+    const { msg, line, col } = valid.err;
+    throw decodeError(`malformed XML at line ${line}, column ${col}: ${msg}`);
+  }
+  let doc: Record<string, unknown>;
+  try {
+    doc = parserFor(maxDepth).parse(text);
+  } catch (e) {
+    const m = (e as Error).message;
+    if (/nested/i.test(m)) throw decodeError(`XML nesting deeper than ${maxDepth} elements`);
+    throw decodeError(`malformed XML: ${m}`, e);
+  }
+  const roots = Object.keys(doc).filter((k) => k !== XML_TEXT && !k.startsWith("?"));
+  if (roots.length !== 1 || Array.isArray(doc[roots[0]])) throw decodeError("malformed XML: a document has exactly one root element");
+  if (roots[0] === XML_FORBIDDEN) throw decodeError("malformed XML: the root element has a reserved name");
+  return doc[roots[0]];
+}
+
+const binders = new WeakMap<MethodDescriptor, (root: unknown) => unknown[]>();
+
+/** `application/xml`, `text/xml`: the document decodes into the method's (single object) parameter. */
+export const xmlRequestCodec: RequestCodec = {
+  mediaTypes: ["application/xml", "text/xml"],
+  responseMediaType: "application/xml",
+  decode(method, body, mediaType, limits) {
+    requireIdlLess(method, mediaType.type);
+    const root = parseXml(decodeText(body, checkCharset(mediaType.params.charset)), limits.maxXmlDepth);
+    let bind = binders.get(method);
+    if (!bind) {
+      bind = compileXmlBinder(method.params);
+      binders.set(method, bind);
+    }
+    return bind(root);
+  },
+};
+
+const NAME = /^[A-Za-z_][\w.-]*$/;
+
+/** A valid XML element name for a JavaScript key (invalid characters become `_`). */
+function elementName(key: string): string {
+  if (NAME.test(key) && !/^xml/i.test(key)) return key;
+  const s = key.replace(/[^\w.-]/g, "_");
+  return /^[A-Za-z_]/.test(s) && !/^xml/i.test(s) ? s : `_${s}`;
+}
+
+function writeElement(out: string[], name: string, v: unknown): void {
+  if (v === null || v === undefined) {
+    out.push(`<${name}/>`);
+  } else if (Array.isArray(v)) {
+    // Repeated elements, the way JAXB writes a list field.
+    for (const x of v) writeElement(out, name, x);
+  } else if (typeof v === "object") {
+    out.push(`<${name}>`);
+    for (const [k, x] of Object.entries(v)) {
+      if (x !== null && x !== undefined) writeElement(out, elementName(k), x);
+    }
+    out.push(`</${name}>`);
+  } else {
+    out.push(`<${name}>${escapeXml(String(v))}</${name}>`);
+  }
+}
+
+function rootName(method: MethodDescriptor, value: unknown): string {
+  if (method.responseType) return elementName(method.responseType.name);
+  if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+    const ctor = (value as { constructor?: { name?: string } }).constructor;
+    const n = ctor?.name;
+    if (n && n !== "Object" && n !== "Map") return elementName(n);
+  }
+  return "response";
+}
+
+/**
+ * Encodes a result as an XML document: the root element is named after the result's class (or
+ * the .proto message), `response` for plain objects; members become child elements, arrays
+ * repeated elements. Values are first reduced to JSON data, so bytes are base64, dates ISO text.
+ */
+export function encodeXmlValue(method: MethodDescriptor, value: unknown): string {
+  const data: unknown = JSON.parse(encodeJsonValue(method, value));
+  const root = rootName(method, value);
+  const out = ['<?xml version="1.0" encoding="UTF-8"?>'];
+  if (Array.isArray(data)) {
+    out.push(`<${root}>`);
+    for (const x of data) writeElement(out, "item", x);
+    out.push(`</${root}>`);
+  } else {
+    writeElement(out, root, data);
+  }
+  return out.join("");
+}
+
+export const xmlResponseCodec: ResponseCodec = {
+  mediaType: "application/xml",
+  encode: encodeXmlValue,
+};
+
+/** `text/xml` answers for clients that ask for it by name. */
+export const textXmlResponseCodec: ResponseCodec = {
+  mediaType: "text/xml",
+  encode: encodeXmlValue,
+};

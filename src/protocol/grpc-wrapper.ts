@@ -1,0 +1,93 @@
+import * as protobuf from "protobufjs";
+
+/**
+ * Dubbo's wrapper messages for IDL-less methods over gRPC (decisions.md, reference-facts §4),
+ * encoded by hand: they are tiny and fixed, and a Writer/Reader pass is cheaper than reflection.
+ *
+ * ```
+ * message TripleRequestWrapper  { string serializeType = 1; repeated bytes args = 2; repeated string argTypes = 3; }
+ * message TripleResponseWrapper { string serializeType = 1; bytes data = 2; string type = 3; }
+ * ```
+ */
+
+/** A decoded TripleRequestWrapper. */
+export interface TripleRequestWrapper {
+  serializeType: string;
+  args: Uint8Array[];
+  argTypes: string[];
+}
+
+/** A decoded TripleResponseWrapper. */
+export interface TripleResponseWrapper {
+  serializeType: string;
+  data: Uint8Array;
+  type: string;
+}
+
+function toBuffer(b: Uint8Array): Buffer {
+  return Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+}
+
+/** Encodes a TripleRequestWrapper. */
+export function encodeRequestWrapper(w: TripleRequestWrapper): Buffer {
+  const out = protobuf.Writer.create();
+  if (w.serializeType) out.uint32(10).string(w.serializeType);
+  for (const a of w.args) out.uint32(18).bytes(a);
+  for (const t of w.argTypes) out.uint32(26).string(t);
+  return toBuffer(out.finish());
+}
+
+/** Decodes a TripleRequestWrapper; throws on malformed bytes. */
+export function decodeRequestWrapper(bytes: Uint8Array): TripleRequestWrapper {
+  const r = protobuf.Reader.create(bytes);
+  const w: TripleRequestWrapper = { serializeType: "", args: [], argTypes: [] };
+  while (r.pos < r.len) {
+    const tag = r.uint32();
+    switch (tag) {
+      case 10:
+        w.serializeType = r.string();
+        break;
+      case 18:
+        w.args.push(r.bytes());
+        break;
+      case 26:
+        w.argTypes.push(r.string());
+        break;
+      default:
+        r.skipType(tag & 7);
+    }
+  }
+  return w;
+}
+
+/** Encodes a TripleResponseWrapper. */
+export function encodeResponseWrapper(w: TripleResponseWrapper): Buffer {
+  const out = protobuf.Writer.create();
+  if (w.serializeType) out.uint32(10).string(w.serializeType);
+  if (w.data.length > 0) out.uint32(18).bytes(w.data);
+  if (w.type) out.uint32(26).string(w.type);
+  return toBuffer(out.finish());
+}
+
+/** Decodes a TripleResponseWrapper; throws on malformed bytes. */
+export function decodeResponseWrapper(bytes: Uint8Array): TripleResponseWrapper {
+  const r = protobuf.Reader.create(bytes);
+  const w: TripleResponseWrapper = { serializeType: "", data: new Uint8Array(0), type: "" };
+  while (r.pos < r.len) {
+    const tag = r.uint32();
+    switch (tag) {
+      case 10:
+        w.serializeType = r.string();
+        break;
+      case 18:
+        w.data = r.bytes();
+        break;
+      case 26:
+        w.type = r.string();
+        break;
+      default:
+        r.skipType(tag & 7);
+    }
+  }
+  return w;
+}

@@ -1,0 +1,263 @@
+import { Code } from "../protocol/code.js";
+import type { Compression } from "../protocol/compression.js";
+import { RpcError } from "../protocol/rpc-error.js";
+import { requestStreams, responseStreams } from "../service/descriptors.js";
+import type { Exchange } from "../transport/exchange.js";
+import type { GrpcMessageCodec } from "./grpc-codec.js";
+import { MessageQueue } from "./grpc-message-queue.js";
+import { GrpcReader } from "./grpc-reader.js";
+import type { GrpcResponder } from "./grpc-response.js";
+import type { CallContext } from "./context.js";
+import type { RegisteredMethod } from "./router.js";
+
+/** What a gRPC call needs, decided by the handler from the request headers. */
+export interface GrpcCallInit {
+  readonly ex: Exchange;
+  readonly route: RegisteredMethod;
+  readonly ctx: CallContext;
+  readonly codec: GrpcMessageCodec;
+  readonly responder: GrpcResponder;
+  /** The request's `grpc-encoding`, undefined for identity. */
+  readonly requestEncoding: Compression | undefined;
+  readonly maxMessageBytes: number;
+  readonly timeoutMs: number | undefined;
+  /** Ends the call's registration for graceful shutdown. */
+  readonly untrack: () => void;
+}
+
+function isThenable(x: unknown): x is PromiseLike<unknown> {
+  return x !== null && typeof x === "object" && typeof (x as PromiseLike<unknown>).then === "function";
+}
+
+function iteratorOf(x: unknown): AsyncIterator<unknown> | Iterator<unknown> | undefined {
+  if (x === null || (typeof x !== "object" && typeof x !== "function")) return undefined;
+  const o = x as Partial<AsyncIterable<unknown> & Iterable<unknown>>;
+  if (typeof o[Symbol.asyncIterator] === "function") return o[Symbol.asyncIterator]!();
+  if (typeof o[Symbol.iterator] === "function") return o[Symbol.iterator]!();
+  return undefined;
+}
+
+/**
+ * One gRPC call from first byte to trailers, for all four kinds. Unary and server-streaming
+ * requests are read with plain callbacks and the handler is called directly (no async
+ * generators on that path); request streams go through a {@link MessageQueue} with
+ * backpressure; response streams are pumped with `await` on `'drain'` when the peer is slow.
+ */
+export class GrpcCall {
+  private readonly reader: GrpcReader;
+  private readonly queue: MessageQueue<unknown> | undefined;
+  private iterator: AsyncIterator<unknown> | Iterator<unknown> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private finished = false;
+  private drainWaiter: (() => void) | undefined;
+  private message: Buffer | undefined;
+  private messages = 0;
+
+  constructor(private readonly c: GrpcCallInit) {
+    const ex = c.ex;
+    ex.onAbort(() => this.onAbort());
+    if (c.timeoutMs !== undefined) this.timer = setTimeout(() => this.onDeadline(), c.timeoutMs);
+    if (requestStreams(c.route.descriptor.kind)) {
+      this.queue = new MessageQueue((pause) => (pause ? this.reader.pause() : this.reader.resume()));
+      this.reader = new GrpcReader(
+        ex.body,
+        c.maxMessageBytes,
+        c.requestEncoding,
+        (p) => this.queue!.push(c.codec.decode(p)[0], p.length),
+        (err) => this.onStreamEnd(err),
+      );
+      this.invoke([this.queue]);
+    } else {
+      this.reader = new GrpcReader(
+        ex.body,
+        c.maxMessageBytes,
+        c.requestEncoding,
+        (p) => this.onUnaryMessage(p),
+        (err) => this.onUnaryEnd(err),
+      );
+    }
+  }
+
+  private onUnaryMessage(p: Buffer): void {
+    if (++this.messages > 1) {
+      throw new RpcError(
+        Code.Internal,
+        `${this.c.route.descriptor.path} takes one request message, the client sent more`,
+      );
+    }
+    this.message = p;
+  }
+
+  private onUnaryEnd(err: RpcError | undefined): void {
+    if (this.finished) return;
+    if (err) {
+      this.finish(err);
+      return;
+    }
+    if (this.message === undefined) {
+      this.finish(new RpcError(Code.Internal, `${this.c.route.descriptor.path} needs one request message, the client sent none`));
+      return;
+    }
+    let args: unknown[];
+    try {
+      args = this.c.codec.decode(this.message);
+    } catch (e) {
+      this.fail(e);
+      return;
+    }
+    this.message = undefined;
+    this.invoke(args);
+  }
+
+  private onStreamEnd(err: RpcError | undefined): void {
+    if (err) {
+      this.queue!.fail(err);
+      this.finish(err);
+    } else {
+      this.queue!.end();
+    }
+  }
+
+  private invoke(input: unknown[]): void {
+    if (this.finished) return;
+    let result: unknown;
+    try {
+      result = this.c.route.invoke(this.c.ctx, input);
+    } catch (e) {
+      this.fail(e);
+      return;
+    }
+    if (responseStreams(this.c.route.descriptor.kind)) {
+      if (isThenable(result)) result.then((r) => this.stream(r), (e) => this.fail(e));
+      else this.stream(result);
+    } else if (isThenable(result)) {
+      result.then((v) => this.reply(v), (e) => this.fail(e));
+    } else {
+      this.reply(result);
+    }
+  }
+
+  private encode(value: unknown): Buffer {
+    try {
+      return this.c.codec.encode(value);
+    } catch (e) {
+      if (e instanceof RpcError) throw e;
+      throw new RpcError(Code.Internal, `cannot encode the response: ${(e as Error).message}`, { cause: e });
+    }
+  }
+
+  private reply(value: unknown): void {
+    if (this.finished) return;
+    let payload: Buffer;
+    try {
+      payload = this.encode(value);
+    } catch (e) {
+      this.fail(e);
+      return;
+    }
+    this.c.responder.send(payload);
+    this.finish(undefined);
+  }
+
+  private stream(result: unknown): void {
+    const it = iteratorOf(result);
+    if (!it) {
+      this.finish(
+        new RpcError(
+          Code.Internal,
+          `${this.c.route.descriptor.path} is ${this.c.route.descriptor.kind.replace("_", "-")} and must return an AsyncIterable (e.g. be an async generator)`,
+        ),
+      );
+      return;
+    }
+    this.iterator = it;
+    if (this.finished) {
+      this.stopIterator();
+      return;
+    }
+    void this.pump(it);
+  }
+
+  private async pump(it: AsyncIterator<unknown> | Iterator<unknown>): Promise<void> {
+    try {
+      for (;;) {
+        const r = await it.next();
+        if (this.finished) return;
+        if (r.done) break;
+        if (!this.c.responder.send(this.encode(r.value))) {
+          await new Promise<void>((resolve) => {
+            this.drainWaiter = resolve;
+            this.c.ex.onDrain(resolve);
+          });
+          this.drainWaiter = undefined;
+          if (this.finished) return;
+        }
+      }
+      this.iterator = undefined;
+      this.finish(undefined);
+    } catch (e) {
+      this.iterator = undefined;
+      this.fail(e);
+    }
+  }
+
+  private stopIterator(): void {
+    const it = this.iterator;
+    this.iterator = undefined;
+    if (it && typeof it.return === "function") {
+      // A handler stuck in an await only sees this when it resumes; its signal already fired.
+      Promise.resolve()
+        .then(() => it.return!())
+        .catch(() => {});
+    }
+  }
+
+  /** Ends the call with whatever was thrown: RpcErrors as they are, anything else `unknown`. */
+  private fail(reason: unknown): void {
+    this.finish(RpcError.from(reason));
+  }
+
+  /** Ends the call: status to the client, request side abandoned, handler stopped. */
+  private finish(err: RpcError | undefined): void {
+    if (this.finished) return;
+    this.finished = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.c.responder.finish(err);
+    this.c.untrack();
+    if (err) {
+      this.c.ctx.abort(err);
+      this.queue?.fail(err);
+      this.stopIterator();
+    }
+    this.drainWaiter?.();
+    if (!this.reader.ended) {
+      this.reader.abandon();
+      // After a trailers-only response, RST_STREAM(NO_ERROR) tells the client to stop sending.
+      // After trailers that wait for their turn, a reset could overtake them: drain instead.
+      if (!this.c.responder.headersSent) this.c.ex.discardBody();
+    }
+  }
+
+  private onAbort(): void {
+    const err = new RpcError(Code.Cancelled, "the client cancelled the call");
+    this.c.ctx.abort(err);
+    if (this.finished) return;
+    this.finished = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.c.untrack();
+    this.queue?.fail(err);
+    this.reader.abandon();
+    this.stopIterator();
+    this.drainWaiter?.();
+  }
+
+  private onDeadline(): void {
+    const err = new RpcError(
+      Code.DeadlineExceeded,
+      `the call exceeded its deadline of ${this.c.timeoutMs} ms`,
+      { legacyStatus: 31 },
+    );
+    this.c.ctx.abort(err);
+    this.finish(err);
+  }
+}

@@ -1,0 +1,84 @@
+import { type Compression, COMPRESS_MIN_BYTES, GRPC_ACCEPT_ENCODING } from "../protocol/compression.js";
+import { encodeFrame } from "../protocol/grpc-framing.js";
+import { statusHeaders } from "../protocol/grpc-status.js";
+import type { RpcError } from "../protocol/rpc-error.js";
+import type { Exchange, OutHeaders } from "../transport/exchange.js";
+import { type CallContext, createContextKey } from "./context.js";
+
+/**
+ * Per-message response compression, set by a handler on its context before returning or
+ * yielding: `true` compresses the next messages with the negotiated encoding (the request's
+ * `grpc-encoding`, else the best of the client's `grpc-accept-encoding`), `false` sends them
+ * uncompressed. Unset: messages of at least 1 KiB are compressed when the request was.
+ *
+ * ```ts
+ * ctx.set(responseCompression, true);
+ * ```
+ */
+export const responseCompression = createContextKey<boolean | undefined>(undefined, "gRPC response compression");
+
+/**
+ * Writes one gRPC response: headers on the first message, length-prefixed messages, then
+ * trailers with the status — or a trailers-only response when the call ends before any message.
+ */
+export class GrpcResponder {
+  private started = false;
+  private done = false;
+
+  constructor(
+    private readonly ex: Exchange,
+    private readonly ctx: CallContext,
+    private readonly contentType: string,
+    /** The encoding compressed messages use; undefined: the client accepts none of ours. */
+    private readonly encoding: Compression | undefined,
+    /** Compress messages of 1 KiB and more unless the handler says otherwise. */
+    private readonly compressByDefault: boolean,
+  ) {}
+
+  /** True once headers went out. */
+  get headersSent(): boolean {
+    return this.started;
+  }
+
+  private headers(): OutHeaders {
+    const h: OutHeaders = { "content-type": this.contentType, "grpc-accept-encoding": GRPC_ACCEPT_ENCODING };
+    if (this.encoding) h["grpc-encoding"] = this.encoding.name;
+    if (!this.ctx.responseHeaders.empty) this.ctx.responseHeaders.copyTo(h);
+    return h;
+  }
+
+  /** Sends one encoded message; false means wait for the exchange's drain. */
+  send(payload: Buffer): boolean {
+    if (this.done) return true;
+    if (!this.started) {
+      this.started = true;
+      this.ex.start(200, this.headers(), true);
+    }
+    const enc = this.encoding;
+    if (enc) {
+      const want = this.ctx.get(responseCompression);
+      if (want === true || (want === undefined && this.compressByDefault && payload.length >= COMPRESS_MIN_BYTES)) {
+        return this.ex.write(encodeFrame(enc.compress(payload), true));
+      }
+    }
+    return this.ex.write(encodeFrame(payload));
+  }
+
+  /** Ends the call with OK (`err` undefined) or an error status. Later calls do nothing. */
+  finish(err: RpcError | undefined): void {
+    if (this.done) return;
+    this.done = true;
+    if (!this.started) {
+      // Trailers-only (PROTOCOL-HTTP2): one HEADERS frame with the status, ending the stream.
+      const h = this.headers();
+      if (!this.ctx.responseTrailers.empty) this.ctx.responseTrailers.copyTo(h);
+      statusHeaders(err, h);
+      this.ex.respondHeadersOnly(h);
+      return;
+    }
+    const t: OutHeaders = {};
+    if (!this.ctx.responseTrailers.empty) this.ctx.responseTrailers.copyTo(t);
+    statusHeaders(err, t);
+    this.ex.end(t);
+  }
+}
