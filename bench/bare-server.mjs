@@ -28,4 +28,4 @@ if (proto === "h1") {
   });
   server.listen(Number(port), "127.0.0.1", () => console.log("ready"));
 }
-process.on("SIGTERM", () => process.exit(0));
+for (const sig of ["SIGTERM", "SIGINT"]) process.on(sig, () => process.exit(0));

@@ -68,3 +68,10 @@ export { StaticDirectory, type Directory } from "./client/cluster/directory.js";
 export type { ClusterPolicy, ClusterPolicyName, ClusterContext, Invocation, Attempt } from "./client/cluster/cluster.js";
 export { FailoverError } from "./client/cluster/failover-message.js";
 export type { LoadBalancer, LoadBalancerName } from "./client/loadbalance/load-balancer.js";
+export type { ClientCall, ClientInterceptor, ClientNext } from "./client/interceptor.js";
+
+// Built-ins: auth, CORS, gRPC extras, health
+export type { AuthOptions, TokenVerifier } from "./server/auth.js";
+export { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, type CorsOptions } from "./server/cors.js";
+export { responseCompression } from "./server/grpc-response.js";
+export { HealthService, HEALTH_SERVICE_NAME } from "./server/health.js";

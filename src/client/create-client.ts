@@ -1,10 +1,10 @@
 import * as protobuf from "protobufjs";
 import type { CallContext } from "../server/context.js";
-import { describeService } from "../service/describe.js";
+import { describeProtoService, describeService } from "../service/describe.js";
 import type { MethodDescriptor, ServiceDescriptor } from "../service/descriptors.js";
 import { loadProto, lookupService } from "../service/proto.js";
-import { T } from "../service/type-desc.js";
 import { ClientCore, type PreparedMethod } from "./client-core.js";
+import { type ClientInterceptor, type ClientNext, clientCall, effectiveOptions, lazyStream } from "./interceptor.js";
 import { type CallOptions, type ClientOptions, splitArgs } from "./options.js";
 import type { Provider } from "./provider.js";
 
@@ -19,12 +19,17 @@ export type StripContext<A extends readonly unknown[]> = A extends readonly []
       : [H, ...StripContext<R>]
     : A;
 
+/** A request-stream parameter also takes a plain Iterable (an array of messages). */
+export type ClientParams<A extends readonly unknown[]> = {
+  [I in keyof A]: A[I] extends AsyncIterable<infer X> ? AsyncIterable<X> | Iterable<X> : A[I];
+};
+
 /** What a client method returns: streams stay `AsyncIterable`, everything else is a Promise. */
 export type ClientResult<R> = R extends AsyncIterable<infer X> ? AsyncIterable<X> : Promise<Awaited<R>>;
 
 /** One client method: the service method's arguments plus optional per-call options. */
 export type ClientMethod<F> = F extends (...args: infer A) => infer R
-  ? (...args: [...StripContext<A>, CallOptions?]) => ClientResult<R>
+  ? (...args: [...ClientParams<StripContext<A>>, CallOptions?]) => ClientResult<R>
   : never;
 
 /** The typed proxy of a service class: every method, callable remotely. */
@@ -49,33 +54,6 @@ function lowerFirst(s: string): string {
   return s.length === 0 ? s : s[0].toLowerCase() + s.slice(1);
 }
 
-/** Descriptors of a .proto service, as a class bound to it would have. */
-function describeProtoService(svc: protobuf.Service): ServiceDescriptor {
-  svc.resolveAll();
-  const name = svc.fullName.replace(/^\./, "");
-  const methods: MethodDescriptor[] = svc.methodsArray.map((m) => ({
-    serviceName: name,
-    name: m.name,
-    path: `/${name}/${m.name}`,
-    propertyKey: lowerFirst(m.name),
-    kind:
-      m.requestStream && m.responseStream
-        ? "bidi_streaming"
-        : m.requestStream
-          ? "client_streaming"
-          : m.responseStream
-            ? "server_streaming"
-            : "unary",
-    params: [{ index: 0, name: undefined, type: T.any }],
-    arity: 1,
-    contextIndex: -1,
-    requestType: m.resolvedRequestType ?? undefined,
-    responseType: m.resolvedResponseType ?? undefined,
-    auth: undefined,
-  }));
-  return { name, version: "", group: "", methods, proto: svc };
-}
-
 function describeSource(source: ServiceClass | protobuf.Service | ProtoServiceRef): ServiceDescriptor {
   if (source instanceof protobuf.Service) return describeProtoService(source);
   if (typeof source === "function") return describeService(source);
@@ -90,7 +68,8 @@ function renamed(md: MethodDescriptor, serviceName: string): MethodDescriptor {
   return { ...md, serviceName, path: `/${serviceName}/${md.name}` };
 }
 
-function bind(core: ClientCore, pm: PreparedMethod): (...args: unknown[]) => unknown {
+function bind(core: ClientCore, pm: PreparedMethod, interceptors: readonly ClientInterceptor[]): (...args: unknown[]) => unknown {
+  if (interceptors.length > 0) return bindIntercepted(core, pm, interceptors);
   const n = pm.md.params.length;
   switch (pm.md.kind) {
     case "unary":
@@ -116,6 +95,36 @@ function bind(core: ClientCore, pm: PreparedMethod): (...args: unknown[]) => unk
   }
 }
 
+/** The proxy method with an interceptor chain; built once per method, not per call. */
+function bindIntercepted(
+  core: ClientCore,
+  pm: PreparedMethod,
+  interceptors: readonly ClientInterceptor[],
+): (...args: unknown[]) => unknown {
+  const kind = pm.md.kind;
+  const base: ClientNext = async (call) => {
+    const opts = effectiveOptions(call);
+    switch (kind) {
+      case "unary":
+        return core.unary(pm, call.input, opts);
+      case "server_streaming":
+        return core.serverStream(pm, call.input, opts);
+      case "client_streaming":
+        return core.clientStream(pm, call.input[0], opts);
+      case "bidi_streaming":
+        return core.bidiStream(pm, call.input[0], opts);
+    }
+  };
+  const chain = interceptors.reduceRight<ClientNext>((next, icpt) => icpt(next), base);
+  const n = kind === "unary" || kind === "server_streaming" ? pm.md.params.length : 1;
+  const streamsBack = kind === "server_streaming" || kind === "bidi_streaming";
+  return (...all) => {
+    const [args, opts] = splitArgs(all, n);
+    const result = chain(clientCall(pm.md, args, opts));
+    return streamsBack ? lazyStream(result) : result;
+  };
+}
+
 /**
  * Creates a client of a service: from the same `@Service` class the server registers (typed),
  * or from a .proto service. Unary methods return Promises; server-streaming methods return an
@@ -134,7 +143,7 @@ export function createClient(service: ServiceClass | protobuf.Service | ProtoSer
   const client: Record<string, unknown> = {};
   for (const m of desc.methods) {
     const md = serviceName === m.serviceName ? m : renamed(m, serviceName);
-    const fn = bind(core, core.prepare(md, version, group));
+    const fn = bind(core, core.prepare(md, version, group), options.interceptors ?? []);
     // Callable by the JavaScript name and by the wire name (Greet and greet alike).
     for (const key of new Set([md.propertyKey, md.name, lowerFirst(md.name)])) {
       if (!(key in client)) Object.defineProperty(client, key, { value: fn, enumerable: true });

@@ -1,8 +1,10 @@
-import * as protobuf from "protobufjs";
 import { Code, codeFromName, isCode } from "../protocol/code.js";
+import { decodeGrpcMessage, decodeStatusDetails } from "../protocol/grpc-status.js";
 import { H, RESERVED_HEADERS } from "../protocol/headers.js";
 import { type ErrorDetail, type MetadataInit, RpcError } from "../protocol/rpc-error.js";
 import { codeFromHttpStatus, codeFromLegacyStatus } from "../protocol/status-table.js";
+
+export { decodeGrpcMessage };
 
 /** Response headers or trailers as node gives them. */
 export type IncomingHeaders = Readonly<Record<string, string | string[] | number | undefined>>;
@@ -103,51 +105,6 @@ export function codeFromGrpcHttpStatus(status: number): Code {
   }
 }
 
-/** Decodes `grpc-message` leniently: percent-decoded when valid, raw otherwise (Dubbo Java sends it raw). */
-export function decodeGrpcMessage(v: string): string {
-  if (!v.includes("%")) return v;
-  try {
-    return decodeURIComponent(v);
-  } catch {
-    return v.replace(/(%[0-9A-Fa-f]{2})+/g, (seq) => {
-      try {
-        return decodeURIComponent(seq);
-      } catch {
-        return seq;
-      }
-    });
-  }
-}
-
-/** Reads the `details` of a google.rpc.Status (`grpc-status-details-bin`); [] when malformed. */
-export function decodeStatusDetails(bin: string | undefined): ErrorDetail[] {
-  if (!bin) return [];
-  try {
-    const r = protobuf.Reader.create(Buffer.from(bin, "base64"));
-    const details: ErrorDetail[] = [];
-    while (r.pos < r.len) {
-      const tag = r.uint32();
-      if (tag >>> 3 === 3 && (tag & 7) === 2) {
-        const any = protobuf.Reader.create(r.bytes());
-        let type = "";
-        let value: Uint8Array = new Uint8Array(0);
-        while (any.pos < any.len) {
-          const t = any.uint32();
-          if (t >>> 3 === 1 && (t & 7) === 2) type = any.string();
-          else if (t >>> 3 === 2 && (t & 7) === 2) value = any.bytes();
-          else any.skipType(t & 7);
-        }
-        details.push({ type: type.slice(type.lastIndexOf("/") + 1), value });
-      } else {
-        r.skipType(tag & 7);
-      }
-    }
-    return details;
-  } catch {
-    return [];
-  }
-}
-
 /**
  * The outcome carried by gRPC trailers (or a trailers-only HEADERS frame): undefined for OK,
  * else an RpcError with the code, the decoded message, details and the trailers as metadata.
@@ -159,10 +116,20 @@ export function errorFromGrpcTrailers(trailers: IncomingHeaders): RpcError | und
   if (raw === undefined) return new RpcError(Code.Internal, "protocol error: the response has no grpc-status");
   const code = isCode(status) ? status : Code.Unknown;
   const message = decodeGrpcMessage(first(trailers[H.grpcMessage]) ?? "");
-  return new RpcError(code, message, {
-    metadata: metadataOf(trailers),
-    details: decodeStatusDetails(first(trailers[H.grpcStatusDetailsBin])),
-  });
+  let details: ErrorDetail[] = [];
+  const bin = first(trailers[H.grpcStatusDetailsBin]);
+  if (bin) {
+    try {
+      // Type URLs arrive as `type.googleapis.com/<name>`; callers match on the name.
+      details = decodeStatusDetails(Buffer.from(bin, "base64")).details.map((d) => ({
+        type: d.type.slice(d.type.lastIndexOf("/") + 1),
+        value: d.value,
+      }));
+    } catch {
+      // Undecodable details do not hide the status itself.
+    }
+  }
+  return new RpcError(code, message, { metadata: metadataOf(trailers), details });
 }
 
 const connectFailures = new WeakSet<RpcError>();

@@ -2,6 +2,7 @@ import type * as tls from "node:tls";
 import type { MetadataInit } from "../protocol/rpc-error.js";
 import type { ClusterPolicy, ClusterPolicyName } from "./cluster/cluster.js";
 import type { Directory } from "./cluster/directory.js";
+import type { ClientInterceptor } from "./interceptor.js";
 import type { LoadBalancer, LoadBalancerName } from "./loadbalance/load-balancer.js";
 
 /** Wire format of a client's calls. `json`/`proto` use Triple HTTP unary; `grpc+*` use gRPC on HTTP/2. */
@@ -59,6 +60,8 @@ export interface ClientOptions {
   failbackIntervalMs?: number;
   /** TLS options for `https://` providers (ca, cert, key, servername, rejectUnauthorized …). */
   tls?: tls.ConnectionOptions;
+  /** Client interceptors, outermost first. */
+  interceptors?: readonly ClientInterceptor[];
 }
 
 const CALL_OPTIONS = Symbol.for("triple-rpc:call-options");

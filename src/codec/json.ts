@@ -7,11 +7,40 @@ function dropForbidden(key: string, value: unknown): unknown {
   return FORBIDDEN_KEYS.has(key) ? undefined : value;
 }
 
+/** Deepest JSON nesting accepted (protobuf's own recursion limit is 100). */
+export const MAX_JSON_DEPTH = 100;
+
+/**
+ * True when the text nests arrays/objects deeper than `max`. One pass over the characters,
+ * skipping strings; text too short to nest that deep is not scanned at all.
+ */
+function tooDeep(text: string, max: number): boolean {
+  if (text.length <= max * 2) return false;
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // skip a string, honouring backslash escapes
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c) i++;
+        else if (d === 0x22) break;
+      }
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+    }
+  }
+  return false;
+}
+
 /**
  * Parses JSON text. `__proto__`, `constructor` and `prototype` members are dropped; the reviver
  * that does it only runs when the text mentions one of them, so ordinary bodies parse at full speed.
  */
-export function parseJson(text: string): unknown {
+export function parseJson(text: string, maxDepth = MAX_JSON_DEPTH): unknown {
+  if (tooDeep(text, maxDepth)) throw decodeError(`invalid JSON: nested deeper than ${maxDepth} levels`);
   try {
     if (text.includes("__proto__") || text.includes("constructor") || text.includes("prototype")) {
       return JSON.parse(text, dropForbidden);

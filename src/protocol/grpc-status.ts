@@ -1,5 +1,5 @@
 import * as protobuf from "protobufjs";
-import { Code, isCode } from "./code.js";
+import type { Code } from "./code.js";
 import type { ErrorDetail } from "./rpc-error.js";
 import { RpcError } from "./rpc-error.js";
 
@@ -114,30 +114,4 @@ export function statusHeaders(err: RpcError | undefined, target: Record<string, 
   if (err.details.length > 0) {
     target["grpc-status-details-bin"] = toUnpaddedBase64(encodeStatusDetails(err.code, err.message, err.details));
   }
-}
-
-/**
- * Reads a status out of received trailers (or trailers-only headers): undefined for `grpc-status`
- * 0, an RpcError otherwise. A missing or invalid `grpc-status` is `unknown`, as gRPC says.
- */
-export function statusFromHeaders(h: Readonly<Record<string, string | string[] | undefined>>): RpcError | undefined {
-  const first = (n: string) => {
-    const v = h[n];
-    return Array.isArray(v) ? v[0] : v;
-  };
-  const raw = first("grpc-status");
-  const n = raw === undefined ? Number.NaN : Number(raw);
-  if (n === 0) return undefined;
-  const code = isCode(n) ? n : Code.Unknown;
-  const message = decodeGrpcMessage(first("grpc-message") ?? (raw === undefined ? "missing grpc-status" : ""));
-  let details: ErrorDetail[] = [];
-  const bin = first("grpc-status-details-bin");
-  if (bin) {
-    try {
-      details = decodeStatusDetails(Buffer.from(bin, "base64")).details;
-    } catch {
-      // Undecodable details do not hide the status itself.
-    }
-  }
-  return new RpcError(code, message, { details });
 }

@@ -155,7 +155,7 @@ export class GrpcCall {
       this.fail(e);
       return;
     }
-    this.c.responder.send(payload);
+    this.c.responder.reply(payload);
     this.finish(undefined);
   }
 

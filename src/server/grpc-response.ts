@@ -54,14 +54,32 @@ export class GrpcResponder {
       this.started = true;
       this.ex.start(200, this.headers(), true);
     }
+    return this.ex.write(this.frame(payload));
+  }
+
+  /**
+   * A unary reply: headers, the one message and OK trailers handed to the transport together,
+   * so they leave in one flush.
+   */
+  reply(payload: Buffer): void {
+    if (this.done) return;
+    this.done = true;
+    this.started = true;
+    this.ex.start(200, this.headers(), true);
+    const t: OutHeaders = { "grpc-status": "0" };
+    if (!this.ctx.responseTrailers.empty) this.ctx.responseTrailers.copyTo(t);
+    this.ex.end(t, this.frame(payload));
+  }
+
+  private frame(payload: Buffer): Buffer {
     const enc = this.encoding;
     if (enc) {
       const want = this.ctx.get(responseCompression);
       if (want === true || (want === undefined && this.compressByDefault && payload.length >= COMPRESS_MIN_BYTES)) {
-        return this.ex.write(encodeFrame(enc.compress(payload), true));
+        return encodeFrame(enc.compress(payload), true);
       }
     }
-    return this.ex.write(encodeFrame(payload));
+    return encodeFrame(payload);
   }
 
   /** Ends the call with OK (`err` undefined) or an error status. Later calls do nothing. */

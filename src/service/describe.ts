@@ -143,3 +143,26 @@ export function pathsOf(m: MethodDescriptor): string[] {
   const up = upperFirst(m.name);
   return up === m.name ? [m.path] : [m.path, `/${m.serviceName}/${up}`];
 }
+
+/**
+ * Descriptors of a .proto service without a class (clients built from a .proto): every rpc,
+ * one request-message parameter, JavaScript names lower-first.
+ */
+export function describeProtoService(svc: protobuf.Service): ServiceDescriptor {
+  svc.resolveAll();
+  const name = svc.fullName.replace(/^\./, "");
+  const methods: MethodDescriptor[] = svc.methodsArray.map((m) => ({
+    serviceName: name,
+    name: m.name,
+    path: `/${name}/${m.name}`,
+    propertyKey: lowerFirst(m.name),
+    kind: protoKind(m),
+    params: [{ index: 0, name: undefined, type: T.any }],
+    arity: 1,
+    contextIndex: -1,
+    requestType: m.resolvedRequestType ?? undefined,
+    responseType: m.resolvedResponseType ?? undefined,
+    auth: undefined,
+  }));
+  return { name, version: "", group: "", methods, proto: svc };
+}

@@ -36,8 +36,11 @@ export interface Exchange {
   /** Writes part of a streamed response; false means wait for `onDrain`. */
   write(chunk: Uint8Array | string): boolean;
   onDrain(fn: () => void): void;
-  /** Ends a streamed response, with trailers when it was started with them. */
-  end(trailers?: OutHeaders): void;
+  /**
+   * Ends a streamed response, with trailers when it was started with them. `last` is written
+   * with the end in one go (a unary gRPC reply: message, then trailers, in one flush).
+   */
+  end(trailers?: OutHeaders, last?: Uint8Array): void;
   /** HTTP/2 only: a HEADERS frame that ends the stream (gRPC trailers-only responses). */
   respondHeadersOnly(headers: OutHeaders): void;
   /** Abandons the exchange: RST_STREAM on HTTP/2, closes the connection on HTTP/1.1. */
@@ -131,8 +134,8 @@ export class Http1Exchange implements Exchange {
     this.res.once("drain", fn);
   }
 
-  end(): void {
-    if (!this.res.destroyed) this.res.end();
+  end(_trailers?: OutHeaders, last?: Uint8Array): void {
+    if (!this.res.destroyed) this.res.end(last);
   }
 
   respondHeadersOnly(headers: OutHeaders): void {
@@ -177,6 +180,26 @@ export class Http1Exchange implements Exchange {
   }
 }
 
+interface Peer {
+  readonly address: string;
+  readonly port: number;
+}
+const NO_PEER: Peer = { address: "", port: 0 };
+const peers = new WeakMap<http2.Http2Session, Peer>();
+
+/** The peer of a session, read once: `session.socket` is a proxy, slow to go through per call. */
+function peerOf(session: http2.Http2Session | undefined): Peer {
+  if (!session) return NO_PEER;
+  let p = peers.get(session);
+  if (!p) {
+    const socket = session.socket;
+    if (!socket) return NO_PEER;
+    p = { address: socket.remoteAddress ?? "", port: socket.remotePort ?? 0 };
+    peers.set(session, p);
+  }
+  return p;
+}
+
 /** An HTTP/2 stream. */
 export class Http2Exchange implements Exchange {
   readonly httpVersion = "2" as const;
@@ -199,10 +222,10 @@ export class Http2Exchange implements Exchange {
     return this.rawHeaderCount;
   }
   get remoteAddress(): string {
-    return this.stream.session?.socket?.remoteAddress ?? "";
+    return peerOf(this.stream.session).address;
   }
   get remotePort(): number {
-    return this.stream.session?.socket?.remotePort ?? 0;
+    return peerOf(this.stream.session).port;
   }
   get headersSent(): boolean {
     return this.stream.headersSent;
@@ -252,10 +275,11 @@ export class Http2Exchange implements Exchange {
     this.stream.once("drain", fn);
   }
 
-  end(trailers?: OutHeaders): void {
+  end(trailers?: OutHeaders, last?: Uint8Array): void {
     if (this.stream.destroyed) return;
     this.pendingTrailers = trailers;
-    this.stream.end();
+    if (last) this.stream.end(last);
+    else this.stream.end();
   }
 
   respondHeadersOnly(headers: OutHeaders): void {

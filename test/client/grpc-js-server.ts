@@ -80,12 +80,12 @@ export async function startGrpcJsServer(opts: GrpcJsServerOptions = {}): Promise
       see(call);
       const name: string = call.request.name;
       if (name === "fail-first") {
-        call.destroy(Object.assign(new Error("nothing to stream"), { code: grpc.status.UNAVAILABLE }));
+        call.emit("error", { code: grpc.status.UNAVAILABLE, details: "nothing to stream" });
         return;
       }
       call.write({ greeting: `hello, ${name} (1/3)` });
       if (opts.failAfterFirst) {
-        setTimeout(() => call.destroy(Object.assign(new Error(opts.failAfterFirst), { code: grpc.status.UNAVAILABLE })), 20);
+        setTimeout(() => call.emit("error", { code: grpc.status.UNAVAILABLE, details: opts.failAfterFirst }), 20);
         return;
       }
       call.write({ greeting: `hello, ${name} (2/3)` });

@@ -60,7 +60,7 @@ export function selectProvider(inv: Invocation, ctx: ClusterContext, tried: Read
   const all = providersOf(inv, ctx);
   if (all.length === 1) return all[0];
   const now = Date.now();
-  let candidates = all.filter((p) => !tried.has(p) && !p.isDown(now));
+  let candidates: readonly Provider[] = all.filter((p) => !tried.has(p) && !p.isDown(now));
   if (candidates.length === 0) candidates = all.filter((p) => !p.isDown(now));
   if (candidates.length === 0) candidates = all.filter((p) => !tried.has(p));
   if (candidates.length === 0) candidates = all;

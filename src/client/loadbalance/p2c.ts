@@ -1,12 +1,11 @@
-import type { Provider } from "../provider.js";
 import type { LoadBalancer } from "./load-balancer.js";
 
-function load(p: Provider): number {
-  // Calls in flight scaled by observed latency: a slow provider looks busier than a fast one.
-  return ((p.active + 1) * Math.max(p.latencyMs, 1)) / Math.max(p.weight, 1);
-}
-
-/** p2c (power of two choices): two random providers, the less loaded one wins. */
+/**
+ * p2c (power of two choices): two distinct random providers, the one with fewer calls in flight
+ * wins; a tie goes either way at random. Weights scale the load, so a heavier provider carries
+ * proportionally more concurrent calls. Unlike least-active over all providers, this avoids
+ * herding every caller onto the one provider that looked idle a moment ago.
+ */
 export function p2cBalancer(): LoadBalancer {
   return {
     name: "p2c",
@@ -18,7 +17,10 @@ export function p2cBalancer(): LoadBalancer {
       if (j >= i) j++;
       const a = candidates[i];
       const b = candidates[j];
-      return load(a) <= load(b) ? a : b;
+      const la = (a.active + 1) / Math.max(a.weight, 1);
+      const lb = (b.active + 1) / Math.max(b.weight, 1);
+      if (la === lb) return Math.random() < 0.5 ? a : b;
+      return la < lb ? a : b;
     },
   };
 }
