@@ -40,31 +40,56 @@ export interface ContextInit {
  */
 export class CallContext {
   readonly method: MethodDescriptor;
-  readonly requestHeaders: Metadata;
   readonly protocol: "triple" | "grpc";
   readonly httpVersion: "1.1" | "2";
   /** The peer's address and port. */
   readonly peer: { readonly address: string; readonly port: number };
   /** Absolute deadline (ms since the epoch), if the caller set a timeout. */
   readonly deadline: number | undefined;
-  /** Response headers to send (HTTP headers; gRPC initial metadata). */
-  readonly responseHeaders = new OutgoingMetadata();
-  /** Response trailers (gRPC trailing metadata; HTTP unary sends them as headers). */
-  readonly responseTrailers = new OutgoingMetadata();
   /** The verified caller, when bearer auth ran. */
   identity: Identity | undefined;
 
+  // Created on first use: most calls never touch them, and the hot path allocates per call.
+  private readonly rawHeaders: ContextInit["headers"];
+  private metadata: Metadata | undefined;
+  private outHeaders: OutgoingMetadata | undefined;
+  private outTrailers: OutgoingMetadata | undefined;
   private controller: AbortController | undefined;
   private abortReason: RpcError | undefined;
   private values: Map<symbol, unknown> | undefined;
 
   constructor(init: ContextInit) {
     this.method = init.method;
-    this.requestHeaders = new Metadata(init.headers);
+    this.rawHeaders = init.headers;
     this.protocol = init.protocol;
     this.httpVersion = init.httpVersion;
     this.peer = { address: init.remoteAddress, port: init.remotePort };
     this.deadline = init.timeoutMs === undefined ? undefined : Date.now() + init.timeoutMs;
+  }
+
+  /** Request metadata (headers), lower-case names; `-bin` values decode from base64. */
+  get requestHeaders(): Metadata {
+    return (this.metadata ??= new Metadata(this.rawHeaders));
+  }
+
+  /** Response headers to send (HTTP headers; gRPC initial metadata). */
+  get responseHeaders(): OutgoingMetadata {
+    return (this.outHeaders ??= new OutgoingMetadata());
+  }
+
+  /** Response trailers (gRPC trailing metadata; HTTP unary sends them as headers). */
+  get responseTrailers(): OutgoingMetadata {
+    return (this.outTrailers ??= new OutgoingMetadata());
+  }
+
+  /** Copies the response headers a handler set into an outgoing header object. */
+  copyResponseHeadersTo(target: Record<string, unknown>): void {
+    this.outHeaders?.copyTo(target);
+  }
+
+  /** Copies the response trailers a handler set into an outgoing header object. */
+  copyResponseTrailersTo(target: Record<string, unknown>): void {
+    this.outTrailers?.copyTo(target);
   }
 
   /**

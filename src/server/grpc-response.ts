@@ -43,7 +43,7 @@ export class GrpcResponder {
   private headers(): OutHeaders {
     const h: OutHeaders = { "content-type": this.contentType, "grpc-accept-encoding": GRPC_ACCEPT_ENCODING };
     if (this.encoding) h["grpc-encoding"] = this.encoding.name;
-    if (!this.ctx.responseHeaders.empty) this.ctx.responseHeaders.copyTo(h);
+    this.ctx.copyResponseHeadersTo(h);
     return h;
   }
 
@@ -67,7 +67,7 @@ export class GrpcResponder {
     this.started = true;
     this.ex.start(200, this.headers(), true);
     const t: OutHeaders = { "grpc-status": "0" };
-    if (!this.ctx.responseTrailers.empty) this.ctx.responseTrailers.copyTo(t);
+    this.ctx.copyResponseTrailersTo(t);
     this.ex.end(t, this.frame(payload));
   }
 
@@ -89,13 +89,13 @@ export class GrpcResponder {
     if (!this.started) {
       // Trailers-only (PROTOCOL-HTTP2): one HEADERS frame with the status, ending the stream.
       const h = this.headers();
-      if (!this.ctx.responseTrailers.empty) this.ctx.responseTrailers.copyTo(h);
+      this.ctx.copyResponseTrailersTo(h);
       statusHeaders(err, h);
       this.ex.respondHeadersOnly(h);
       return;
     }
     const t: OutHeaders = {};
-    if (!this.ctx.responseTrailers.empty) this.ctx.responseTrailers.copyTo(t);
+    this.ctx.copyResponseTrailersTo(t);
     statusHeaders(err, t);
     this.ex.end(t);
   }

@@ -129,7 +129,7 @@ export function serveServerStreamAsSse(
       // Proxies such as nginx would otherwise hold events back.
       "x-accel-buffering": "no",
     };
-    if (!ctx.responseHeaders.empty) ctx.responseHeaders.copyTo(headers);
+    ctx.copyResponseHeadersTo(headers);
     ex.start(200, headers, false);
     void pump(it);
   };

@@ -252,8 +252,8 @@ export class TripleHttpHandler {
       if (timer) clearTimeout(timer);
       untrack();
       const headers: OutHeaders = { "content-type": respCodec.mediaType };
-      if (!ctx.responseHeaders.empty) ctx.responseHeaders.copyTo(headers);
-      if (!ctx.responseTrailers.empty) ctx.responseTrailers.copyTo(headers);
+      ctx.copyResponseHeadersTo(headers);
+      ctx.copyResponseTrailersTo(headers);
       const len = typeof body === "string" ? body.length : body.byteLength;
       if (len >= COMPRESS_MIN_BYTES) {
         const c = negotiateEncoding(one(h, H.acceptEncoding), HTTP_COMPRESSIONS);

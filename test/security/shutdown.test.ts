@@ -1,7 +1,19 @@
 import * as assert from "node:assert/strict";
 import * as http from "node:http";
 import { describe, it } from "node:test";
-import { CallContext, createServer, Ctx, Method, Param, Service } from "../../src/index.js";
+import {
+  CallContext,
+  Code,
+  closeClient,
+  createClient,
+  createServer,
+  Ctx,
+  Method,
+  Param,
+  type RpcError,
+  ServerStream,
+  Service,
+} from "../../src/index.js";
 import { H2, JSON_HEADERS, post1 } from "../helpers/http.js";
 
 const stats = { started: 0, finished: 0, aborted: 0 };
@@ -25,6 +37,17 @@ class SlowService {
     });
     stats.finished++;
     return `slept ${ms}`;
+  }
+}
+
+@Service("test.TickService")
+class TickService {
+  @ServerStream()
+  async *ticks(@Param() n: number, @Param() everyMs: number, @Ctx() ctx: CallContext): AsyncGenerator<number> {
+    for (let i = 1; i <= n && !ctx.aborted; i++) {
+      await new Promise((r) => setTimeout(r, everyMs));
+      yield i;
+    }
   }
 }
 
@@ -103,5 +126,36 @@ describe("graceful shutdown under load", () => {
     assert.equal(r.json().code, "unavailable");
     assert.equal(r.json().status, 35);
     assert.equal(stats.aborted, 1, "the handler's signal fired");
+  });
+
+  it("gRPC streams open at close() finish within the deadline; the rest end with unavailable (14)", async () => {
+    const server = createServer({ services: [new TickService()], shutdownTimeoutMs: 600 });
+    await server.listen({ port: 0 });
+    const client = createClient(TickService, { providers: [server.url], protocol: "grpc" });
+    try {
+      const collect = async (n: number) => {
+        const got: number[] = [];
+        try {
+          for await (const t of client.ticks(n, 50)) got.push(t as number);
+          return { got, err: undefined as RpcError | undefined };
+        } catch (e) {
+          return { got, err: e as RpcError };
+        }
+      };
+      const short = collect(5);
+      const long = collect(1000);
+      await new Promise((r) => setTimeout(r, 120));
+      const t0 = Date.now();
+      await withTimeout(server.close(), 3000, "close()");
+      assert.ok(Date.now() - t0 < 2000, "close() honoured the drain deadline");
+      const a = await withTimeout(short, 3000, "the short stream");
+      const b = await withTimeout(long, 3000, "the long stream");
+      assert.equal(a.err, undefined);
+      assert.deepEqual(a.got, [1, 2, 3, 4, 5]);
+      assert.ok(b.got.length >= 5, `the long stream kept streaming during the drain (${b.got.length})`);
+      assert.equal(b.err?.code, Code.Unavailable, `long stream ended with ${b.err}`);
+    } finally {
+      closeClient(client);
+    }
   });
 });
