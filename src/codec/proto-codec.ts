@@ -21,10 +21,15 @@ export function decodeProtoMessage(method: MethodDescriptor, body: Uint8Array): 
 /** Encodes a result as the method's response message. */
 export function encodeProtoMessage(method: MethodDescriptor, value: unknown): Buffer {
   const type = method.responseType ?? needsIdl(method);
-  const v = (value ?? {}) as Record<string, unknown>;
-  const err = type.verify(v);
-  if (err) throw new TypeError(`the handler returned an invalid ${type.fullName.slice(1)}: ${err}`);
-  const bytes = type.encode(type.fromObject(v)).finish();
+  let v = (value ?? {}) as Record<string, unknown>;
+  // A value that verifies is encoded as it is (no copy); otherwise fromObject converts what it
+  // can (enum names, numeric strings, base64 bytes) and the result must verify.
+  if (type.verify(v) !== null) {
+    v = type.fromObject(v) as unknown as Record<string, unknown>;
+    const err = type.verify(v);
+    if (err) throw new TypeError(`the handler returned an invalid ${type.fullName.slice(1)}: ${err}`);
+  }
+  const bytes = type.encode(v).finish();
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 

@@ -23,7 +23,7 @@ export class GrpcReader {
   ) {
     this.decoder = new FrameDecoder(maxBytes);
     body.on("data", (chunk: Buffer) => this.onData(chunk));
-    body.once("end", () => {
+    body.on("end", () => {
       if (this.decoder.pending) {
         this.finish(new RpcError(Code.Internal, "the request ended in the middle of a message (truncated gRPC frame)"));
       } else {
@@ -31,7 +31,7 @@ export class GrpcReader {
       }
     });
     // A reset stream errors its body; the exchange's abort handler reports the cancellation.
-    body.once("error", () => this.finish(new RpcError(Code.Cancelled, "the request stream was reset")));
+    body.on("error", () => this.finish(new RpcError(Code.Cancelled, "the request stream was reset")));
   }
 
   /** True once the body ended, failed or was abandoned. */

@@ -200,6 +200,10 @@ function peerOf(session: http2.Http2Session | undefined): Peer {
   return p;
 }
 
+function endAfterWrite(this: http2.ServerHttp2Stream, err?: Error | null): void {
+  if (!err && !this.destroyed) this.end();
+}
+
 /** An HTTP/2 stream. */
 export class Http2Exchange implements Exchange {
   readonly httpVersion = "2" as const;
@@ -235,7 +239,8 @@ export class Http2Exchange implements Exchange {
   }
 
   onAbort(fn: () => void): void {
-    this.stream.once("close", () => {
+    // `on`, not `once`: the stream is this call's alone, and once() allocates a wrapper.
+    this.stream.on("close", () => {
       const s = this.stream;
       if (s.rstCode !== 0 || !s.writableFinished) fn();
     });
@@ -250,7 +255,11 @@ export class Http2Exchange implements Exchange {
       return;
     }
     s.respond(headers);
-    s.end(body);
+    // Write, then end once the write completed. `end(body)` lets nghttp2 close the stream
+    // before the write's after-tick runs, and node then builds (and throws away) an
+    // ERR_STREAM_DESTROYED with a stack trace for every response (nodejs/node#36860): about a
+    // sixth of the CPU of a small unary call. The empty END_STREAM DATA frame costs far less.
+    s.write(body, endAfterWrite.bind(s));
   }
 
   start(status: number, headers: OutHeaders, trailers: boolean): void {
@@ -259,7 +268,7 @@ export class Http2Exchange implements Exchange {
     headers[":status"] = status;
     if (trailers) {
       s.respond(headers, { waitForTrailers: true });
-      s.once("wantTrailers", () => {
+      s.on("wantTrailers", () => {
         if (!s.destroyed) s.sendTrailers(this.pendingTrailers ?? {});
       });
     } else {
