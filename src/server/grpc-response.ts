@@ -41,7 +41,7 @@ export class GrpcResponder {
   }
 
   private headers(): OutHeaders {
-    const h: OutHeaders = { "content-type": this.contentType };
+    const h: OutHeaders = { "content-type": this.contentType, "grpc-accept-encoding": GRPC_ACCEPT_ENCODING };
     if (this.encoding) h["grpc-encoding"] = this.encoding.name;
     this.ctx.copyResponseHeadersTo(h);
     return h;
