@@ -4,6 +4,8 @@ import { H, RESERVED_HEADERS } from "../protocol/headers.js";
 import { type ErrorDetail, type MetadataInit, RpcError } from "../protocol/rpc-error.js";
 import { codeFromHttpStatus, codeFromLegacyStatus } from "../protocol/status-table.js";
 
+export { codeFromGrpcHttpStatus } from "../protocol/status-table.js";
+
 export { decodeGrpcMessage };
 
 /** Response headers or trailers as node gives them. */
@@ -82,27 +84,6 @@ export function errorFromHttpResponse(status: number, headers: IncomingHeaders, 
   }
   if (!message) message = `HTTP status ${status}`;
   return new RpcError(code, message, { metadata: metadataOf(headers), httpStatus: status, legacyStatus });
-}
-
-/** The code a gRPC client infers from a non-200 `:status` (gRPC's http-grpc-status-mapping). */
-export function codeFromGrpcHttpStatus(status: number): Code {
-  switch (status) {
-    case 400:
-      return Code.Internal;
-    case 401:
-      return Code.Unauthenticated;
-    case 403:
-      return Code.PermissionDenied;
-    case 404:
-      return Code.Unimplemented;
-    case 429:
-    case 502:
-    case 503:
-    case 504:
-      return Code.Unavailable;
-    default:
-      return Code.Unknown;
-  }
 }
 
 /**

@@ -91,6 +91,27 @@ export function codeFromHttpStatus(status: number): Code {
   }
 }
 
+/** The code a gRPC client infers from a non-200 `:status` (gRPC's http-grpc-status-mapping, which differs from table 7.2: 400 is internal there). */
+export function codeFromGrpcHttpStatus(status: number): Code {
+  switch (status) {
+    case 400:
+      return Code.Internal;
+    case 401:
+      return Code.Unauthenticated;
+    case 403:
+      return Code.PermissionDenied;
+    case 404:
+      return Code.Unimplemented;
+    case 429:
+    case 502:
+    case 503:
+    case 504:
+      return Code.Unavailable;
+    default:
+      return Code.Unknown;
+  }
+}
+
 /** The code for a legacy Dubbo status number (used when a peer sends only that). */
 export function codeFromLegacyStatus(status: number): Code | undefined {
   switch (status) {

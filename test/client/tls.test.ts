@@ -1,31 +1,10 @@
 import * as assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import * as fs from "node:fs";
-import * as os from "node:os";
-import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { closeClient, Code, createClient, createServer, type RpcError, type TripleServer } from "../../src/index.js";
 import { GreetServiceImpl } from "../../samples/greet/greet-service.js";
 import { collect } from "./services.js";
+import { selfSigned } from "../helpers/tls.js";
 
-/** A throw-away self-signed certificate for 127.0.0.1, made with openssl. */
-function selfSigned(): { key: Buffer; cert: Buffer } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "triple-client-tls-"));
-  try {
-    execFileSync(
-      "openssl",
-      [
-        "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-        "-keyout", path.join(dir, "key.pem"), "-out", path.join(dir, "cert.pem"),
-        "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-      ],
-      { stdio: "ignore" },
-    );
-    return { key: fs.readFileSync(path.join(dir, "key.pem")), cert: fs.readFileSync(path.join(dir, "cert.pem")) };
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 describe("https:// providers: TLS for HTTP/1.1, HTTP/2 and gRPC", () => {
   let server: TripleServer;

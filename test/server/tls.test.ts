@@ -1,36 +1,16 @@
 import * as assert from "node:assert/strict";
 import { execFile, execFileSync } from "node:child_process";
-import * as fs from "node:fs";
 import * as http2 from "node:http2";
 import * as https from "node:https";
-import * as os from "node:os";
-import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
 import { createServer, type TripleServer } from "../../src/index.js";
 import { JSON_HEADERS } from "../helpers/http.js";
 import { CalcService } from "./fixtures.js";
+import { selfSigned } from "../helpers/tls.js";
 
 const execFileAsync = promisify(execFile);
 
-/** A throw-away self-signed certificate for 127.0.0.1, made with openssl. */
-function selfSigned(): { key: Buffer; cert: Buffer } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "triple-tls-"));
-  try {
-    execFileSync(
-      "openssl",
-      [
-        "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-        "-keyout", path.join(dir, "key.pem"), "-out", path.join(dir, "cert.pem"),
-        "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-      ],
-      { stdio: "ignore" },
-    );
-    return { key: fs.readFileSync(path.join(dir, "key.pem")), cert: fs.readFileSync(path.join(dir, "cert.pem")) };
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 describe("TLS: h2 and http/1.1 on one port by ALPN (issue 2 item 2)", () => {
   let server: TripleServer;
