@@ -3,6 +3,8 @@ import { after, before, describe, it } from "node:test";
 import {
   CallContext,
   Code,
+  closeClient,
+  createClient,
   Ctx,
   createServer,
   Method,
@@ -115,4 +117,20 @@ describe("bearer auth (spec §5, decisions.md)", () => {
       assert.equal((await call("/test.PublicService/hello")).json(), "hello");
     });
   }
+
+  it("gRPC: no token → 16 unauthenticated, missing role → 7 permission_denied, a token reaches the handler", async () => {
+    const anonymous = createClient(SecureService, { providers: [url], protocol: "grpc", retries: 0 });
+    const bob = createClient(SecureService, { providers: [url], protocol: "grpc", token: "bob", retries: 0 });
+    const alice = createClient(SecureService, { providers: [url], protocol: "grpc", token: async () => "alice" });
+    try {
+      await assert.rejects(anonymous.whoami(), (e: RpcError) => e.code === Code.Unauthenticated && /missing bearer token/.test(e.message));
+      await assert.rejects(bob.admin("x"), (e: RpcError) => e.code === Code.PermissionDenied);
+      assert.equal(await bob.whoami(), "bob");
+      assert.equal(await alice.admin("y"), "admin y");
+    } finally {
+      closeClient(anonymous);
+      closeClient(bob);
+      closeClient(alice);
+    }
+  });
 });
