@@ -49,13 +49,6 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array);
 }
 
-/** Copies own enumerable members without the forbidden keys, into a null-safe plain object. */
-export function safeRecord(v: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(v)) if (!FORBIDDEN_KEYS.has(k)) out[k] = v[k];
-  return out;
-}
-
 const cache = new WeakMap<TypeDesc, Converter>();
 
 /**
