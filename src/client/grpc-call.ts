@@ -108,17 +108,20 @@ export class GrpcCall {
   private onData(chunk: Buffer): void {
     if (this.responses.closed) return;
     try {
-      for (const f of this.decoder.push(chunk)) {
-        let data: Uint8Array = f.data;
-        if (f.flags & FLAG_COMPRESSED) {
-          if (!this.responseEncoding) throw new RpcError(Code.Internal, "compressed message without grpc-encoding");
-          data = this.responseEncoding.decompress(data, this.settings.maxBytes);
-        }
-        this.responses.push(this.settings.codec.decode(data));
-      }
+      this.decoder.push(chunk, this);
     } catch (e) {
       this.fail(RpcError.from(e, Code.Internal));
     }
+  }
+
+  /** One response frame (from the decoder). */
+  frame(flags: number, payload: Buffer): void {
+    let data: Uint8Array = payload;
+    if (flags & FLAG_COMPRESSED) {
+      if (!this.responseEncoding) throw new RpcError(Code.Internal, "compressed message without grpc-encoding");
+      data = this.responseEncoding.decompress(data, this.settings.maxBytes);
+    }
+    this.responses.push(this.settings.codec.decode(data));
   }
 
   private onClose(): void {

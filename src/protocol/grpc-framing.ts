@@ -13,10 +13,9 @@ export function encodeFrame(payload: Uint8Array, compressed = false): Buffer {
   return out;
 }
 
-/** One decoded frame. */
-export interface Frame {
-  flags: number;
-  data: Buffer;
+/** Receives the frames a {@link FrameDecoder} completes. */
+export interface FrameTarget {
+  frame(flags: number, data: Buffer): void;
 }
 
 /**
@@ -32,9 +31,20 @@ export class FrameDecoder {
 
   constructor(private readonly maxBytes: number) {}
 
-  /** Feeds a chunk; returns the frames it completes (usually zero or one). */
-  push(chunk: Buffer): Frame[] {
-    const frames: Frame[] = [];
+  /** Throws when a frame header is bad: unknown flag bits, or a length over the limit. */
+  static check(flags: number, length: number, maxBytes: number): void {
+    if ((flags & ~FLAG_COMPRESSED) !== 0) {
+      throw new RpcError(Code.Internal, `invalid gRPC frame flags 0x${flags.toString(16)}`);
+    }
+    if (length > maxBytes) {
+      throw new RpcError(Code.ResourceExhausted, `message of ${length} bytes exceeds the limit of ${maxBytes} bytes`, {
+        httpStatus: 413,
+      });
+    }
+  }
+
+  /** Feeds a chunk; hands each frame it completes to `target`, in order. */
+  push(chunk: Buffer, target: FrameTarget): void {
     this.chunks.push(chunk);
     this.buffered += chunk.length;
     for (;;) {
@@ -42,23 +52,14 @@ export class FrameDecoder {
         if (this.buffered < 5) break;
         const head = this.take(5);
         this.flags = head[0];
-        if ((this.flags & ~FLAG_COMPRESSED) !== 0) {
-          throw new RpcError(Code.Internal, `invalid gRPC frame flags 0x${this.flags.toString(16)}`);
-        }
         this.need = head.readUInt32BE(1);
-        if (this.need > this.maxBytes) {
-          throw new RpcError(
-            Code.ResourceExhausted,
-            `message of ${this.need} bytes exceeds the limit of ${this.maxBytes} bytes`,
-            { httpStatus: 413 },
-          );
-        }
+        FrameDecoder.check(this.flags, this.need, this.maxBytes);
       }
       if (this.buffered < this.need) break;
-      frames.push({ flags: this.flags, data: this.take(this.need) });
+      const data = this.take(this.need);
       this.need = -1;
+      target.frame(this.flags, data);
     }
-    return frames;
   }
 
   /** True when a frame has started but not finished: the stream ended mid-message. */
@@ -67,7 +68,7 @@ export class FrameDecoder {
   }
 
   private take(n: number): Buffer {
-    if (n === 0) return Buffer.alloc(0);
+    if (n === 0) return EMPTY;
     const first = this.chunks[0];
     if (first.length >= n) {
       this.buffered -= n;
@@ -92,3 +93,5 @@ export class FrameDecoder {
     return out;
   }
 }
+
+const EMPTY = Buffer.alloc(0);

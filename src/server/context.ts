@@ -1,6 +1,7 @@
 import { Code } from "../protocol/code.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
+import type { Exchange, Peer } from "../transport/exchange.js";
 import { Metadata, OutgoingMetadata } from "./metadata.js";
 
 /** The verified caller, as returned by the server's bearer-token verifier. */
@@ -23,16 +24,7 @@ export function createContextKey<T>(defaultValue: T, description = "context valu
   return { id: Symbol(description), defaultValue };
 }
 
-/** The transport facts a context needs. */
-export interface ContextInit {
-  method: MethodDescriptor;
-  headers: Readonly<Record<string, string | string[] | undefined>>;
-  protocol: "triple" | "grpc";
-  httpVersion: "1.1" | "2";
-  remoteAddress: string;
-  remotePort: number;
-  timeoutMs: number | undefined;
-}
+type RequestHeaders = Readonly<Record<string, string | string[] | undefined>>;
 
 /**
  * What a handler knows about its call: request metadata, the deadline, the abort signal, the
@@ -43,28 +35,43 @@ export class CallContext {
   readonly protocol: "triple" | "grpc";
   readonly httpVersion: "1.1" | "2";
   /** The peer's address and port. */
-  readonly peer: { readonly address: string; readonly port: number };
+  readonly peer: Peer;
   /** Absolute deadline (ms since the epoch), if the caller set a timeout. */
   readonly deadline: number | undefined;
   /** The verified caller, when bearer auth ran. */
-  identity: Identity | undefined;
+  identity: Identity | undefined = undefined;
 
   // Created on first use: most calls never touch them, and the hot path allocates per call.
-  private readonly rawHeaders: ContextInit["headers"];
-  private metadata: Metadata | undefined;
-  private outHeaders: OutgoingMetadata | undefined;
-  private outTrailers: OutgoingMetadata | undefined;
-  private controller: AbortController | undefined;
-  private abortReason: RpcError | undefined;
-  private values: Map<symbol, unknown> | undefined;
+  private readonly rawHeaders: RequestHeaders;
+  private metadata: Metadata | undefined = undefined;
+  private outHeaders: OutgoingMetadata | undefined = undefined;
+  private outTrailers: OutgoingMetadata | undefined = undefined;
+  private controller: AbortController | undefined = undefined;
+  private abortReason: RpcError | undefined = undefined;
+  private values: Map<symbol, unknown> | undefined = undefined;
 
-  constructor(init: ContextInit) {
-    this.method = init.method;
-    this.rawHeaders = init.headers;
-    this.protocol = init.protocol;
-    this.httpVersion = init.httpVersion;
-    this.peer = { address: init.remoteAddress, port: init.remotePort };
-    this.deadline = init.timeoutMs === undefined ? undefined : Date.now() + init.timeoutMs;
+  /** @internal The server's in-flight list (see `InflightCalls`): neighbours and exchange. */
+  inflightPrev: CallContext | undefined = undefined;
+  /** @internal */
+  inflightNext: CallContext | undefined = undefined;
+  /** @internal */
+  inflightExchange: Exchange | undefined = undefined;
+
+  /** Built by the server for each call; `headers` are the request's, `peer` its connection's. */
+  constructor(
+    method: MethodDescriptor,
+    headers: RequestHeaders,
+    protocol: "triple" | "grpc",
+    httpVersion: "1.1" | "2",
+    peer: Peer,
+    timeoutMs: number | undefined,
+  ) {
+    this.method = method;
+    this.rawHeaders = headers;
+    this.protocol = protocol;
+    this.httpVersion = httpVersion;
+    this.peer = peer;
+    this.deadline = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
   }
 
   /** Request metadata (headers), lower-case names; `-bin` values decode from base64. */
@@ -85,6 +92,11 @@ export class CallContext {
   /** Copies the response headers a handler set into an outgoing header object. */
   copyResponseHeadersTo(target: Record<string, unknown>): void {
     this.outHeaders?.copyTo(target);
+  }
+
+  /** True once a handler touched its response trailers (false: there are none to copy). */
+  get hasResponseTrailers(): boolean {
+    return this.outTrailers !== undefined;
   }
 
   /** Copies the response trailers a handler set into an outgoing header object. */

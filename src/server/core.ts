@@ -9,8 +9,10 @@ export interface ServerCore {
   readonly limits: Limits;
   /** Reject HTTP unary requests without `tri-protocol-version`. */
   readonly requireProtocolVersion: boolean;
-  /** Registers an in-flight call for graceful shutdown; returns the function that ends it. */
-  track(ctx: CallContext, ex: Exchange): () => void;
+  /** Registers an in-flight call for graceful shutdown. */
+  track(ctx: CallContext, ex: Exchange): void;
+  /** Ends the registration of a call (more calls for the same context do nothing). */
+  untrack(ctx: CallContext): void;
   /** True once `close()` began: new calls are refused with `unavailable`. */
   readonly draining: boolean;
 }

@@ -3,27 +3,13 @@ import type { Compression } from "../protocol/compression.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import { requestStreams, responseStreams } from "../service/descriptors.js";
 import type { Exchange } from "../transport/exchange.js";
+import type { CallContext } from "./context.js";
+import type { ServerCore } from "./core.js";
 import type { GrpcMessageCodec } from "./grpc-codec.js";
 import { MessageQueue } from "./grpc-message-queue.js";
-import { GrpcReader } from "./grpc-reader.js";
+import { GrpcReader, type MessageSink } from "./grpc-reader.js";
 import type { GrpcResponder } from "./grpc-response.js";
-import type { CallContext } from "./context.js";
 import type { RegisteredMethod } from "./router.js";
-
-/** What a gRPC call needs, decided by the handler from the request headers. */
-export interface GrpcCallInit {
-  readonly ex: Exchange;
-  readonly route: RegisteredMethod;
-  readonly ctx: CallContext;
-  readonly codec: GrpcMessageCodec;
-  readonly responder: GrpcResponder;
-  /** The request's `grpc-encoding`, undefined for identity. */
-  readonly requestEncoding: Compression | undefined;
-  readonly maxMessageBytes: number;
-  readonly timeoutMs: number | undefined;
-  /** Ends the call's registration for graceful shutdown. */
-  readonly untrack: () => void;
-}
 
 function isThenable(x: unknown): x is PromiseLike<unknown> {
   return x !== null && typeof x === "object" && typeof (x as PromiseLike<unknown>).then === "function";
@@ -42,65 +28,67 @@ function iteratorOf(x: unknown): AsyncIterator<unknown> | Iterator<unknown> | un
  * requests are read with plain callbacks and the handler is called directly (no async
  * generators on that path); request streams go through a {@link MessageQueue} with
  * backpressure; response streams are pumped with `await` on `'drain'` when the peer is slow.
+ * The call is its reader's {@link MessageSink}: a unary call allocates few objects, and they all
+ * die with the call.
  */
-export class GrpcCall {
+export class GrpcCall implements MessageSink {
   private readonly reader: GrpcReader;
   private readonly queue: MessageQueue<unknown> | undefined;
-  private iterator: AsyncIterator<unknown> | Iterator<unknown> | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  private iterator: AsyncIterator<unknown> | Iterator<unknown> | undefined = undefined;
+  private timer: NodeJS.Timeout | undefined = undefined;
   private finished = false;
-  private drainWaiter: (() => void) | undefined;
-  private message: Buffer | undefined;
+  private drainWaiter: (() => void) | undefined = undefined;
+  private message: Buffer | undefined = undefined;
   private messages = 0;
 
-  constructor(private readonly c: GrpcCallInit) {
-    const ex = c.ex;
+  constructor(
+    private readonly core: ServerCore,
+    private readonly ex: Exchange,
+    private readonly route: RegisteredMethod,
+    private readonly ctx: CallContext,
+    private readonly codec: GrpcMessageCodec,
+    private readonly responder: GrpcResponder,
+    requestEncoding: Compression | undefined,
+    private readonly timeoutMs: number | undefined,
+  ) {
+    core.track(ctx, ex);
     ex.onAbort(() => this.onAbort());
-    if (c.timeoutMs !== undefined) this.timer = setTimeout(() => this.onDeadline(), c.timeoutMs);
-    if (requestStreams(c.route.descriptor.kind)) {
-      this.queue = new MessageQueue((pause) => (pause ? this.reader.pause() : this.reader.resume()));
-      this.reader = new GrpcReader(
-        ex.body,
-        c.maxMessageBytes,
-        c.requestEncoding,
-        (p) => this.queue!.push(c.codec.decode(p)[0], p.length),
-        (err) => this.onStreamEnd(err),
-      );
-      this.invoke([this.queue]);
-    } else {
-      this.reader = new GrpcReader(
-        ex.body,
-        c.maxMessageBytes,
-        c.requestEncoding,
-        (p) => this.onUnaryMessage(p),
-        (err) => this.onUnaryEnd(err),
-      );
-    }
+    if (timeoutMs !== undefined) this.timer = setTimeout(() => this.onDeadline(), timeoutMs);
+    this.queue = requestStreams(route.descriptor.kind)
+      ? new MessageQueue((pause) => (pause ? this.reader.pause() : this.reader.resume()))
+      : undefined;
+    this.reader = new GrpcReader(ex, core.limits.maxMessageBytes, requestEncoding, this);
+    if (this.queue) this.invoke([this.queue]);
   }
 
-  private onUnaryMessage(p: Buffer): void {
+  onMessage(p: Buffer): void {
+    if (this.queue) {
+      this.queue.push(this.codec.decode(p)[0], p.length);
+      return;
+    }
     if (++this.messages > 1) {
-      throw new RpcError(
-        Code.Internal,
-        `${this.c.route.descriptor.path} takes one request message, the client sent more`,
-      );
+      throw new RpcError(Code.Internal, `${this.route.descriptor.path} takes one request message, the client sent more`);
     }
     this.message = p;
   }
 
-  private onUnaryEnd(err: RpcError | undefined): void {
+  onMessagesEnd(err: RpcError | undefined): void {
+    if (this.queue) {
+      this.onStreamEnd(err);
+      return;
+    }
     if (this.finished) return;
     if (err) {
       this.finish(err);
       return;
     }
     if (this.message === undefined) {
-      this.finish(new RpcError(Code.Internal, `${this.c.route.descriptor.path} needs one request message, the client sent none`));
+      this.finish(new RpcError(Code.Internal, `${this.route.descriptor.path} needs one request message, the client sent none`));
       return;
     }
     let args: unknown[];
     try {
-      args = this.c.codec.decode(this.message);
+      args = this.codec.decode(this.message);
     } catch (e) {
       this.fail(e);
       return;
@@ -122,12 +110,12 @@ export class GrpcCall {
     if (this.finished) return;
     let result: unknown;
     try {
-      result = this.c.route.invoke(this.c.ctx, input);
+      result = this.route.invoke(this.ctx, input);
     } catch (e) {
       this.fail(e);
       return;
     }
-    if (responseStreams(this.c.route.descriptor.kind)) {
+    if (responseStreams(this.route.descriptor.kind)) {
       if (isThenable(result)) result.then((r) => this.stream(r), (e) => this.fail(e));
       else this.stream(result);
     } else if (isThenable(result)) {
@@ -137,9 +125,10 @@ export class GrpcCall {
     }
   }
 
+  /** One response message, framed (and compressed when the responder says so). */
   private encode(value: unknown): Buffer {
     try {
-      return this.c.codec.encode(value);
+      return this.responder.frameOf(this.codec, value);
     } catch (e) {
       if (e instanceof RpcError) throw e;
       throw new RpcError(Code.Internal, `cannot encode the response: ${(e as Error).message}`, { cause: e });
@@ -148,14 +137,14 @@ export class GrpcCall {
 
   private reply(value: unknown): void {
     if (this.finished) return;
-    let payload: Buffer;
+    let frame: Buffer;
     try {
-      payload = this.encode(value);
+      frame = this.encode(value);
     } catch (e) {
       this.fail(e);
       return;
     }
-    this.c.responder.reply(payload);
+    this.responder.reply(frame);
     this.finish(undefined);
   }
 
@@ -165,7 +154,7 @@ export class GrpcCall {
       this.finish(
         new RpcError(
           Code.Internal,
-          `${this.c.route.descriptor.path} is ${this.c.route.descriptor.kind.replace("_", "-")} and must return an AsyncIterable (e.g. be an async generator)`,
+          `${this.route.descriptor.path} is ${this.route.descriptor.kind.replace("_", "-")} and must return an AsyncIterable (e.g. be an async generator)`,
         ),
       );
       return;
@@ -184,10 +173,10 @@ export class GrpcCall {
         const r = await it.next();
         if (this.finished) return;
         if (r.done) break;
-        if (!this.c.responder.send(this.encode(r.value))) {
+        if (!this.responder.send(this.encode(r.value))) {
           await new Promise<void>((resolve) => {
             this.drainWaiter = resolve;
-            this.c.ex.onDrain(resolve);
+            this.ex.onDrain(resolve);
           });
           this.drainWaiter = undefined;
           if (this.finished) return;
@@ -222,10 +211,10 @@ export class GrpcCall {
     if (this.finished) return;
     this.finished = true;
     if (this.timer) clearTimeout(this.timer);
-    this.c.responder.finish(err);
-    this.c.untrack();
+    this.responder.finish(err);
+    this.core.untrack(this.ctx);
     if (err) {
-      this.c.ctx.abort(err);
+      this.ctx.abort(err);
       this.queue?.fail(err);
       this.stopIterator();
     }
@@ -234,17 +223,17 @@ export class GrpcCall {
       this.reader.abandon();
       // After a trailers-only response, RST_STREAM(NO_ERROR) tells the client to stop sending.
       // After trailers that wait for their turn, a reset could overtake them: drain instead.
-      if (!this.c.responder.headersSent) this.c.ex.discardBody();
+      if (!this.responder.headersSent) this.ex.discardBody();
     }
   }
 
   private onAbort(): void {
     const err = new RpcError(Code.Cancelled, "the client cancelled the call");
-    this.c.ctx.abort(err);
+    this.ctx.abort(err);
     if (this.finished) return;
     this.finished = true;
     if (this.timer) clearTimeout(this.timer);
-    this.c.untrack();
+    this.core.untrack(this.ctx);
     this.queue?.fail(err);
     this.reader.abandon();
     this.stopIterator();
@@ -254,10 +243,10 @@ export class GrpcCall {
   private onDeadline(): void {
     const err = new RpcError(
       Code.DeadlineExceeded,
-      `the call exceeded its deadline of ${this.c.timeoutMs} ms`,
+      `the call exceeded its deadline of ${this.timeoutMs} ms`,
       { legacyStatus: 31 },
     );
-    this.c.ctx.abort(err);
+    this.ctx.abort(err);
     this.finish(err);
   }
 }

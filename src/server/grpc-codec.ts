@@ -2,7 +2,7 @@ import { bindError } from "../codec/bind-error.js";
 import { compileConverter, paramLabel } from "../codec/binder.js";
 import { bindJsonValue, encodeJsonValue, protoFromJsonValue } from "../codec/json-codec.js";
 import { parseJson, stringifyJson } from "../codec/json.js";
-import { encodeProtoMessage } from "../codec/proto-codec.js";
+import { encodeProtoFrame, encodeProtoMessage } from "../codec/proto-codec.js";
 import { Code } from "../protocol/code.js";
 import { decodeRequestWrapper, encodeResponseWrapper } from "../protocol/grpc-wrapper.js";
 import { RpcError } from "../protocol/rpc-error.js";
@@ -20,6 +20,8 @@ export interface GrpcMessageCodec {
   decode(bytes: Buffer): unknown[];
   /** Encodes one response message. */
   encode(value: unknown): Buffer;
+  /** Encodes one response message as a whole uncompressed frame, where that saves a copy. */
+  encodeFrame?(value: unknown): Buffer;
 }
 
 /** Content types of gRPC calls → message format (decisions.md). */
@@ -69,6 +71,7 @@ function protoCodec(md: MethodDescriptor): GrpcMessageCodec {
       }
     },
     encode: (value) => encodeProtoMessage(md, value),
+    encodeFrame: (value) => encodeProtoFrame(md, value),
   };
 }
 

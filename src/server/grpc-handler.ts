@@ -22,6 +22,8 @@ function one(h: Headers, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
+const NO_HEADERS: Headers = Object.freeze(Object.create(null));
+
 const acceptCache = new Map<string, Compression | undefined>();
 
 /**
@@ -97,27 +99,22 @@ export class GrpcHandler {
     }
 
     const md = route.descriptor;
-    const ctx = new CallContext({
-      method: md,
-      headers: h,
-      protocol: "grpc",
-      httpVersion: "2",
-      remoteAddress: ex.remoteAddress,
-      remotePort: ex.remotePort,
-      timeoutMs,
-    });
     const encoding = responseEncoding(requestEncoding, one(h, H.grpcAcceptEncoding));
-    new GrpcCall({
+    // Nobody outside the server can read the headers of a call whose context stays internal:
+    // let them go now rather than keep them alive until the stream closes.
+    const seen = route.seesContext;
+    if (!seen) ex.releaseHeaders();
+    const ctx = new CallContext(md, seen ? h : NO_HEADERS, "grpc", "2", ex.peer, timeoutMs);
+    new GrpcCall(
+      this.core,
       ex,
       route,
       ctx,
-      codec: grpcCodecFor(md, format),
-      responder: new GrpcResponder(ex, ctx, contentType, encoding, requestEncoding !== undefined),
+      grpcCodecFor(md, format),
+      new GrpcResponder(ex, ctx, contentType, encoding, requestEncoding !== undefined),
       requestEncoding,
-      maxMessageBytes: this.core.limits.maxMessageBytes,
       timeoutMs,
-      untrack: this.core.track(ctx, ex),
-    });
+    );
   }
 
   /** A call that fails before it starts: trailers-only with the status, request body dropped. */

@@ -1,37 +1,35 @@
-import type { Readable } from "node:stream";
 import { Code } from "../protocol/code.js";
 import type { Compression } from "../protocol/compression.js";
 import { FLAG_COMPRESSED, FrameDecoder } from "../protocol/grpc-framing.js";
 import { RpcError } from "../protocol/rpc-error.js";
+import type { BodySink, Exchange } from "../transport/exchange.js";
+
+/** Who receives the messages of a {@link GrpcReader}. */
+export interface MessageSink {
+  /** One request message (decompressed). Throwing ends the body with that error. */
+  onMessage(payload: Buffer): void;
+  /** Called once: the body ended, with an error when it was malformed or reset. */
+  onMessagesEnd(err: RpcError | undefined): void;
+}
 
 /**
  * Reads the length-prefixed messages of a gRPC request body: frames split across or packed into
  * chunks any way, decompression per message, the receive limit before and after decompression.
- * `onMessage` gets each payload; `onEnd` is called once, with an error when the body was
- * malformed (a truncated frame, a compressed message without `grpc-encoding`, too large).
+ * A chunk that holds whole frames (the usual case) is parsed in place; a {@link FrameDecoder}
+ * only appears once a frame is split across chunks. Errors: a truncated frame, a compressed
+ * message without `grpc-encoding`, a message over the limit.
  */
-export class GrpcReader {
-  private readonly decoder: FrameDecoder;
+export class GrpcReader implements BodySink {
+  private decoder: FrameDecoder | undefined = undefined;
   private done = false;
 
   constructor(
-    private readonly body: Readable,
+    private readonly ex: Exchange,
     private readonly maxBytes: number,
     private readonly compression: Compression | undefined,
-    private readonly onMessage: (payload: Buffer) => void,
-    private readonly onEnd: (err: RpcError | undefined) => void,
+    private readonly sink: MessageSink,
   ) {
-    this.decoder = new FrameDecoder(maxBytes);
-    body.on("data", (chunk: Buffer) => this.onData(chunk));
-    body.on("end", () => {
-      if (this.decoder.pending) {
-        this.finish(new RpcError(Code.Internal, "the request ended in the middle of a message (truncated gRPC frame)"));
-      } else {
-        this.finish(undefined);
-      }
-    });
-    // A reset stream errors its body; the exchange's abort handler reports the cancellation.
-    body.on("error", () => this.finish(new RpcError(Code.Cancelled, "the request stream was reset")));
+    ex.readBody(this);
   }
 
   /** True once the body ended, failed or was abandoned. */
@@ -41,36 +39,67 @@ export class GrpcReader {
 
   /** Stops reading for now (backpressure: the handler is behind). */
   pause(): void {
-    if (!this.done) this.body.pause();
+    if (!this.done) this.ex.body.pause();
   }
 
   resume(): void {
-    if (!this.done) this.body.resume();
+    if (!this.done) this.ex.body.resume();
   }
 
   /** Stops delivering messages; what is left of the body is the exchange's to discard. */
   abandon(): void {
     this.done = true;
-    this.body.resume();
+    this.ex.body.resume();
+  }
+
+  onBodyEnd(): void {
+    const d = this.decoder;
+    if (d?.pending) {
+      this.finish(new RpcError(Code.Internal, "the request ended in the middle of a message (truncated gRPC frame)"));
+    } else {
+      this.finish(undefined);
+    }
+  }
+
+  onBodyError(): void {
+    // A reset stream errors its body; the exchange's abort handler reports the cancellation.
+    this.finish(new RpcError(Code.Cancelled, "the request stream was reset"));
+  }
+
+  onBodyData(chunk: Buffer): void {
+    if (this.done) return;
+    try {
+      if (this.decoder?.pending) {
+        this.decoder.push(chunk, this);
+        return;
+      }
+      // Whole frames in this chunk are handled in place; a partial one goes to the decoder.
+      let off = 0;
+      const n = chunk.length;
+      while (n - off >= 5 && !this.done) {
+        const flags = chunk[off];
+        const len = chunk.readUInt32BE(off + 1);
+        FrameDecoder.check(flags, len, this.maxBytes);
+        if (n - off - 5 < len) break;
+        this.frame(flags, chunk.subarray(off + 5, off + 5 + len));
+        off += 5 + len;
+      }
+      if (off < n && !this.done) (this.decoder ??= new FrameDecoder(this.maxBytes)).push(off === 0 ? chunk : chunk.subarray(off), this);
+    } catch (e) {
+      this.finish(RpcError.from(e, Code.Internal));
+    }
+  }
+
+  /** One complete frame (called by the decoder too). */
+  frame(flags: number, data: Buffer): void {
+    if (this.done) return;
+    this.sink.onMessage((flags & FLAG_COMPRESSED) !== 0 ? this.inflate(data) : data);
   }
 
   private finish(err: RpcError | undefined): void {
     if (this.done) return;
     this.done = true;
-    this.onEnd(err);
-  }
-
-  private onData(chunk: Buffer): void {
-    if (this.done) return;
-    try {
-      const frames = this.decoder.push(chunk);
-      for (let i = 0; i < frames.length && !this.done; i++) {
-        const f = frames[i];
-        this.onMessage((f.flags & FLAG_COMPRESSED) !== 0 ? this.inflate(f.data) : f.data);
-      }
-    } catch (e) {
-      this.finish(RpcError.from(e, Code.Internal));
-    }
+    this.sink.onMessagesEnd(err);
   }
 
   private inflate(data: Buffer): Buffer {

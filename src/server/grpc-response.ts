@@ -4,6 +4,10 @@ import { statusHeaders } from "../protocol/grpc-status.js";
 import type { RpcError } from "../protocol/rpc-error.js";
 import type { Exchange, OutHeaders } from "../transport/exchange.js";
 import { type CallContext, createContextKey } from "./context.js";
+import type { GrpcMessageCodec } from "./grpc-codec.js";
+
+/** The trailers of a successful call that set none of its own (never mutated). */
+const OK_TRAILERS: OutHeaders = Object.freeze({ "grpc-status": "0" }) as OutHeaders;
 
 /**
  * Per-message response compression, set by a handler on its context before returning or
@@ -47,39 +51,45 @@ export class GrpcResponder {
     return h;
   }
 
-  /** Sends one encoded message; false means wait for the exchange's drain. */
-  send(payload: Buffer): boolean {
+  /** Sends one framed message (from {@link frameOf}); false means wait for the exchange's drain. */
+  send(frame: Buffer): boolean {
     if (this.done) return true;
     if (!this.started) {
       this.started = true;
       this.ex.start(200, this.headers(), true);
     }
-    return this.ex.write(this.frame(payload));
+    return this.ex.write(frame);
   }
 
   /**
-   * A unary reply: headers, the one message and OK trailers handed to the transport together,
-   * so they leave in one flush.
+   * A unary reply: headers, the one framed message and OK trailers handed to the transport
+   * together, so they leave in one flush.
    */
-  reply(payload: Buffer): void {
+  reply(frame: Buffer): void {
     if (this.done) return;
     this.done = true;
     this.started = true;
     this.ex.start(200, this.headers(), true);
-    const t: OutHeaders = { "grpc-status": "0" };
-    this.ctx.copyResponseTrailersTo(t);
-    this.ex.end(t, this.frame(payload));
+    let t = OK_TRAILERS;
+    if (this.ctx.hasResponseTrailers) {
+      t = { "grpc-status": "0" };
+      this.ctx.copyResponseTrailersTo(t);
+    }
+    this.ex.end(t, frame);
   }
 
-  private frame(payload: Buffer): Buffer {
+  /** Encodes and frames one response message, compressed when negotiated and wanted. */
+  frameOf(codec: GrpcMessageCodec, value: unknown): Buffer {
     const enc = this.encoding;
     if (enc) {
       const want = this.ctx.get(responseCompression);
-      if (want === true || (want === undefined && this.compressByDefault && payload.length >= COMPRESS_MIN_BYTES)) {
-        return encodeFrame(enc.compress(payload), true);
+      if (want === true || (want === undefined && this.compressByDefault)) {
+        const payload = codec.encode(value);
+        if (want === true || payload.length >= COMPRESS_MIN_BYTES) return encodeFrame(enc.compress(payload), true);
+        return encodeFrame(payload);
       }
     }
-    return encodeFrame(payload);
+    return codec.encodeFrame ? codec.encodeFrame(value) : encodeFrame(codec.encode(value));
   }
 
   /** Ends the call with OK (`err` undefined) or an error status. Later calls do nothing. */

@@ -32,6 +32,20 @@ export type Interceptor = (next: Next) => Next;
 
 type Impl = Record<string, (...args: unknown[]) => unknown>;
 
+/** The auth requirement of a method: its own `auth` option, else the server's default. */
+function authRequirement(method: MethodDescriptor, auth: AuthOptions | undefined) {
+  return method.auth === false ? undefined : (method.auth ?? (auth?.requireByDefault ? true : undefined));
+}
+
+/** True when the method, an interceptor or auth can see the call's context. */
+export function invokerSeesContext(
+  method: MethodDescriptor,
+  interceptors: readonly Interceptor[],
+  auth?: AuthOptions,
+): boolean {
+  return method.contextIndex >= 0 || interceptors.length > 0 || authRequirement(method, auth) !== undefined;
+}
+
 /**
  * Builds the per-method invoker once, at registration: a direct call when there are no
  * interceptors (the hot path), the composed chain otherwise.
@@ -53,7 +67,7 @@ export function buildInvoker(
           return fn.apply(impl, args);
         };
   // Authentication is the outermost step, so interceptors already see `ctx.identity`.
-  const requirement = method.auth === false ? undefined : (method.auth ?? (auth?.requireByDefault ? true : undefined));
+  const requirement = authRequirement(method, auth);
   if (interceptors.length === 0 && requirement === undefined) return direct;
   const base: Next = async (call) => direct(call.context, call.input);
   const chain = interceptors.reduceRight<Next>((next, icpt) => icpt(next), base);

@@ -10,6 +10,11 @@ export interface RegisteredMethod {
   readonly service: ServiceDescriptor;
   /** Calls the implementation through the interceptor chain. */
   readonly invoke: (ctx: CallContext, input: unknown[]) => unknown;
+  /**
+   * True when code outside the server sees the call's context: the method takes `@Ctx()`, or
+   * interceptors or bearer auth run. When false, the request headers need not outlive dispatch.
+   */
+  readonly seesContext: boolean;
 }
 
 interface Route {

@@ -12,7 +12,8 @@ import type { ServerCore } from "./core.js";
 import { sendHttpError } from "./error-response.js";
 import { GrpcHandler } from "./grpc-handler.js";
 import { HEALTH_SERVICE_NAME, HealthService } from "./health.js";
-import { buildInvoker, type Interceptor } from "./interceptor.js";
+import { InflightCalls } from "./inflight.js";
+import { buildInvoker, type Interceptor, invokerSeesContext } from "./interceptor.js";
 import { DEFAULT_LIMITS, type Limits } from "./limits.js";
 import { Router } from "./router.js";
 import { TripleHttpHandler } from "./triple-http.js";
@@ -67,7 +68,7 @@ export class TripleServer implements ServerCore {
   private readonly grpc: GrpcHandler;
   private readonly interceptors: readonly Interceptor[];
   private readonly cors: Cors | undefined;
-  private readonly inflight = new Map<CallContext, Exchange>();
+  private readonly inflight = new InflightCalls();
   private readonly services: ServiceDescriptor[] = [];
   private drainWaiters: (() => void)[] = [];
   private closing: Promise<void> | undefined;
@@ -102,7 +103,8 @@ export class TripleServer implements ServerCore {
         : base;
     for (const md of service.methods) {
       const invoke = buildInvoker(implementation, md, this.interceptors, this.options.auth);
-      for (const path of pathsOf(md)) this.router.add(path, { descriptor: md, service, invoke });
+      const seesContext = invokerSeesContext(md, this.interceptors, this.options.auth);
+      for (const path of pathsOf(md)) this.router.add(path, { descriptor: md, service, invoke, seesContext });
     }
     this.services.push(service);
     return this;
@@ -131,14 +133,14 @@ export class TripleServer implements ServerCore {
     }
   }
 
-  track(ctx: CallContext, ex: Exchange): () => void {
-    this.inflight.set(ctx, ex);
-    return () => {
-      this.inflight.delete(ctx);
-      if (this.draining && this.inflight.size === 0) {
-        for (const w of this.drainWaiters.splice(0)) w();
-      }
-    };
+  track(ctx: CallContext, ex: Exchange): void {
+    this.inflight.add(ctx, ex);
+  }
+
+  untrack(ctx: CallContext): void {
+    if (this.inflight.remove(ctx) && this.draining && this.inflight.size === 0) {
+      for (const w of this.drainWaiters.splice(0)) w();
+    }
   }
 
   /** Number of calls in progress. */
@@ -183,10 +185,10 @@ export class TripleServer implements ServerCore {
           }),
         ]);
         clearTimeout(timer);
-        for (const [ctx, ex] of this.inflight) {
+        for (const [ctx, ex] of this.inflight.entries()) {
           const err = new RpcError(Code.Unavailable, "the server shut down before the call finished");
           ctx.abort(err);
-          cancelExchange(ex, err);
+          cancelExchange(ctx, ex, err);
         }
       }
       // Let final responses flush before the sockets go.
@@ -204,8 +206,9 @@ function isGrpc(ex: Exchange): boolean {
 }
 
 /** Ends a call the server gives up on, in its own protocol's terms. */
-function cancelExchange(ex: Exchange, err: RpcError): void {
-  if (!isGrpc(ex)) {
+function cancelExchange(ctx: CallContext, ex: Exchange, err: RpcError): void {
+  // The context says the protocol: a gRPC exchange may have released its request headers.
+  if (ctx.protocol !== "grpc") {
     sendHttpError(ex, err);
     return;
   }

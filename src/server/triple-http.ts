@@ -174,16 +174,10 @@ export class TripleHttpHandler {
   ): void {
     const md = route.descriptor;
     const h = ex.headers;
-    const ctx = new CallContext({
-      method: md,
-      headers: h,
-      protocol: "triple",
-      httpVersion: ex.httpVersion,
-      remoteAddress: ex.remoteAddress,
-      remotePort: ex.remotePort,
-      timeoutMs,
-    });
-    const untrack = this.core.track(ctx, ex);
+    const ctx = new CallContext(md, h, "triple", ex.httpVersion, ex.peer, timeoutMs);
+    const core = this.core;
+    core.track(ctx, ex);
+    const untrack = () => core.untrack(ctx);
     const limits = this.core.limits;
     let finished = false;
     let timer: NodeJS.Timeout | undefined;

@@ -5,6 +5,24 @@ import type { Readable } from "node:stream";
 /** Outgoing header values. */
 export type OutHeaders = Record<string, string | number | string[]>;
 
+/** The peer of an exchange. */
+export interface Peer {
+  readonly address: string;
+  readonly port: number;
+}
+
+/**
+ * Receives a request body pushed by {@link Exchange.readBody}. An object rather than three
+ * callbacks: the HTTP/2 exchange calls it from listeners shared by every stream, so reading a
+ * body allocates no closures.
+ */
+export interface BodySink {
+  onBodyData(chunk: Buffer): void;
+  onBodyEnd(): void;
+  /** The body failed (the stream was reset); the abort callback reports why. */
+  onBodyError(): void;
+}
+
 /**
  * One HTTP request/response pair, whatever carried it: an HTTP/1.1 request or an HTTP/2 stream.
  * Everything above the transport is written against this; only streaming (which needs HTTP/2
@@ -23,12 +41,24 @@ export interface Exchange {
   readonly body: Readable;
   readonly remoteAddress: string;
   readonly remotePort: number;
+  /** Address and port of the peer (one shared object per connection on HTTP/2). */
+  readonly peer: Peer;
   /** True once a response has started. */
   readonly headersSent: boolean;
   /** True when the peer went away or reset the stream before the response ended. */
   readonly aborted: boolean;
   /** Calls `fn` once if the peer goes away or resets the stream before the response ended. */
   onAbort(fn: () => void): void;
+  /**
+   * Pushes the request body into `sink`: every chunk, then the end or an error. Use either this
+   * or {@link body}, not both. Pause and resume through `body`.
+   */
+  readBody(sink: BodySink): void;
+  /**
+   * Forgets the request headers once the call has read what it needs, so they do not stay alive
+   * for as long as the response takes. `headers` is empty afterwards.
+   */
+  releaseHeaders(): void;
   /** Sends a complete response. */
   respond(status: number, headers: OutHeaders, body?: Uint8Array | string): void;
   /** Starts a streamed response; with `trailers`, `end()` sends trailers (HTTP/2). */
@@ -70,7 +100,7 @@ export class Http1Exchange implements Exchange {
   readonly httpVersion = "1.1" as const;
   readonly method: string;
   readonly path: string;
-  readonly headers: http.IncomingHttpHeaders;
+  headers: http.IncomingHttpHeaders;
   readonly body: Readable;
 
   constructor(
@@ -92,6 +122,9 @@ export class Http1Exchange implements Exchange {
   get remotePort(): number {
     return this.req.socket.remotePort ?? 0;
   }
+  get peer(): Peer {
+    return { address: this.remoteAddress, port: this.remotePort };
+  }
   get headersSent(): boolean {
     return this.res.headersSent;
   }
@@ -103,6 +136,16 @@ export class Http1Exchange implements Exchange {
     this.res.once("close", () => {
       if (!this.res.writableFinished) fn();
     });
+  }
+
+  readBody(sink: BodySink): void {
+    this.req.on("data", (chunk: Buffer) => sink.onBodyData(chunk));
+    this.req.on("end", () => sink.onBodyEnd());
+    this.req.on("error", () => sink.onBodyError());
+  }
+
+  releaseHeaders(): void {
+    this.headers = EMPTY_HEADERS;
   }
 
   respond(status: number, headers: OutHeaders, body?: Uint8Array | string): void {
@@ -180,10 +223,8 @@ export class Http1Exchange implements Exchange {
   }
 }
 
-interface Peer {
-  readonly address: string;
-  readonly port: number;
-}
+const EMPTY_HEADERS: Readonly<Record<string, undefined>> = Object.freeze(Object.create(null));
+
 const NO_PEER: Peer = { address: "", port: 0 };
 const peers = new WeakMap<http2.Http2Session, Peer>();
 
@@ -204,22 +245,52 @@ function endAfterWrite(this: http2.ServerHttp2Stream, err?: Error | null): void 
   if (!err && !this.destroyed) this.end();
 }
 
+/** The exchange of a stream. Set once per stream, so every stream takes the same shape. */
+const kExchange = Symbol("triple.exchange");
+type TaggedStream = http2.ServerHttp2Stream & { [kExchange]: Http2Exchange };
+
+// Listeners shared by every stream (`this` is the stream): per-call closures would be allocated
+// for each call and kept alive as long as its stream.
+function h2Data(this: TaggedStream, chunk: Buffer): void {
+  this[kExchange].sink!.onBodyData(chunk);
+}
+function h2End(this: TaggedStream): void {
+  this[kExchange].sink!.onBodyEnd();
+}
+function h2Error(this: TaggedStream): void {
+  this[kExchange].sink?.onBodyError();
+}
+function h2Close(this: TaggedStream): void {
+  if (this.rstCode !== 0 || !this.writableFinished) this[kExchange].abortFn!();
+}
+function h2WantTrailers(this: TaggedStream): void {
+  if (!this.destroyed) this.sendTrailers(this[kExchange].pendingTrailers ?? NO_TRAILERS);
+}
+const NO_TRAILERS: OutHeaders = Object.freeze({}) as OutHeaders;
+const WAIT_FOR_TRAILERS: http2.ServerStreamResponseOptions = Object.freeze({ waitForTrailers: true });
+
 /** An HTTP/2 stream. */
 export class Http2Exchange implements Exchange {
   readonly httpVersion = "2" as const;
   readonly method: string;
   readonly path: string;
   readonly body: Readable;
-  private pendingTrailers: OutHeaders | undefined;
+  /** Trailers `end()` sends (read by the shared 'wantTrailers' listener). */
+  pendingTrailers: OutHeaders | undefined = undefined;
+  /** Where `readBody` pushes the body. */
+  sink: BodySink | undefined = undefined;
+  /** What `onAbort` registered. */
+  abortFn: (() => void) | undefined = undefined;
 
   constructor(
     private readonly stream: http2.ServerHttp2Stream,
-    readonly headers: http2.IncomingHttpHeaders,
+    public headers: http2.IncomingHttpHeaders,
     private readonly rawHeaderCount: number,
   ) {
     this.method = headers[":method"] ?? "GET";
     this.path = pathOf(headers[":path"]);
     this.body = stream;
+    (stream as TaggedStream)[kExchange] = this;
   }
 
   get headerCount(): number {
@@ -231,6 +302,9 @@ export class Http2Exchange implements Exchange {
   get remotePort(): number {
     return peerOf(this.stream.session).port;
   }
+  get peer(): Peer {
+    return peerOf(this.stream.session);
+  }
   get headersSent(): boolean {
     return this.stream.headersSent;
   }
@@ -239,11 +313,29 @@ export class Http2Exchange implements Exchange {
   }
 
   onAbort(fn: () => void): void {
+    const prev = this.abortFn;
+    if (prev) {
+      this.abortFn = () => {
+        prev();
+        fn();
+      };
+      return;
+    }
+    this.abortFn = fn;
     // `on`, not `once`: the stream is this call's alone, and once() allocates a wrapper.
-    this.stream.on("close", () => {
-      const s = this.stream;
-      if (s.rstCode !== 0 || !s.writableFinished) fn();
-    });
+    this.stream.on("close", h2Close);
+  }
+
+  readBody(sink: BodySink): void {
+    this.sink = sink;
+    const s = this.stream;
+    s.on("data", h2Data);
+    s.on("end", h2End);
+    s.on("error", h2Error);
+  }
+
+  releaseHeaders(): void {
+    this.headers = EMPTY_HEADERS;
   }
 
   respond(status: number, headers: OutHeaders, body?: Uint8Array | string): void {
@@ -267,10 +359,8 @@ export class Http2Exchange implements Exchange {
     if (s.headersSent || s.destroyed) return;
     headers[":status"] = status;
     if (trailers) {
-      s.respond(headers, { waitForTrailers: true });
-      s.on("wantTrailers", () => {
-        if (!s.destroyed) s.sendTrailers(this.pendingTrailers ?? {});
-      });
+      s.respond(headers, WAIT_FOR_TRAILERS);
+      s.on("wantTrailers", h2WantTrailers);
     } else {
       s.respond(headers);
     }
