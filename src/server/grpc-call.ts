@@ -2,7 +2,7 @@ import { Code } from "../protocol/code.js";
 import type { Compression } from "../protocol/compression.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import { requestStreams, responseStreams } from "../service/descriptors.js";
-import type { Exchange } from "../transport/exchange.js";
+import type { AbortSink, Exchange } from "../transport/exchange.js";
 import type { CallContext } from "./context.js";
 import type { ServerCore } from "./core.js";
 import type { GrpcMessageCodec } from "./grpc-codec.js";
@@ -31,7 +31,7 @@ function iteratorOf(x: unknown): AsyncIterator<unknown> | Iterator<unknown> | un
  * The call is its reader's {@link MessageSink}: a unary call allocates few objects, and they all
  * die with the call.
  */
-export class GrpcCall implements MessageSink {
+export class GrpcCall implements MessageSink, AbortSink {
   private readonly reader: GrpcReader;
   private readonly queue: MessageQueue<unknown> | undefined;
   private iterator: AsyncIterator<unknown> | Iterator<unknown> | undefined = undefined;
@@ -52,7 +52,7 @@ export class GrpcCall implements MessageSink {
     private readonly timeoutMs: number | undefined,
   ) {
     core.track(ctx, ex);
-    ex.onAbort(() => this.onAbort());
+    ex.onAbort(this);
     if (timeoutMs !== undefined) this.timer = setTimeout(() => this.onDeadline(), timeoutMs);
     this.queue = requestStreams(route.descriptor.kind)
       ? new MessageQueue((pause) => (pause ? this.reader.pause() : this.reader.resume()))
@@ -227,7 +227,8 @@ export class GrpcCall implements MessageSink {
     }
   }
 
-  private onAbort(): void {
+  /** The client reset the stream or went away. */
+  onExchangeAbort(): void {
     const err = new RpcError(Code.Cancelled, "the client cancelled the call");
     this.ctx.abort(err);
     if (this.finished) return;

@@ -11,6 +11,15 @@ export interface Peer {
   readonly port: number;
 }
 
+/** Told when the peer abandons an exchange (see {@link Exchange.onAbort}). */
+export interface AbortSink {
+  onExchangeAbort(): void;
+}
+
+function abortCallback(fn: (() => void) | AbortSink): () => void {
+  return typeof fn === "function" ? fn : () => fn.onExchangeAbort();
+}
+
 /**
  * Receives a request body pushed by {@link Exchange.readBody}. An object rather than three
  * callbacks: the HTTP/2 exchange calls it from listeners shared by every stream, so reading a
@@ -47,8 +56,11 @@ export interface Exchange {
   readonly headersSent: boolean;
   /** True when the peer went away or reset the stream before the response ended. */
   readonly aborted: boolean;
-  /** Calls `fn` once if the peer goes away or resets the stream before the response ended. */
-  onAbort(fn: () => void): void;
+  /**
+   * Calls `fn` once if the peer goes away or resets the stream before the response ended. An
+   * {@link AbortSink} object saves the closure on the hot path.
+   */
+  onAbort(fn: (() => void) | AbortSink): void;
   /**
    * Pushes the request body into `sink`: every chunk, then the end or an error. Use either this
    * or {@link body}, not both. Pause and resume through `body`.
@@ -132,9 +144,10 @@ export class Http1Exchange implements Exchange {
     return this.res.destroyed && !this.res.writableFinished;
   }
 
-  onAbort(fn: () => void): void {
+  onAbort(fn: (() => void) | AbortSink): void {
+    const cb = abortCallback(fn);
     this.res.once("close", () => {
-      if (!this.res.writableFinished) fn();
+      if (!this.res.writableFinished) cb();
     });
   }
 
@@ -261,7 +274,7 @@ function h2Error(this: TaggedStream): void {
   this[kExchange].sink?.onBodyError();
 }
 function h2Close(this: TaggedStream): void {
-  if (this.rstCode !== 0 || !this.writableFinished) this[kExchange].abortFn!();
+  if (this.rstCode !== 0 || !this.writableFinished) this[kExchange].abortSink!.onExchangeAbort();
 }
 function h2WantTrailers(this: TaggedStream): void {
   if (!this.destroyed) this.sendTrailers(this[kExchange].pendingTrailers ?? NO_TRAILERS);
@@ -280,7 +293,7 @@ export class Http2Exchange implements Exchange {
   /** Where `readBody` pushes the body. */
   sink: BodySink | undefined = undefined;
   /** What `onAbort` registered. */
-  abortFn: (() => void) | undefined = undefined;
+  abortSink: AbortSink | undefined = undefined;
 
   constructor(
     private readonly stream: http2.ServerHttp2Stream,
@@ -312,16 +325,19 @@ export class Http2Exchange implements Exchange {
     return this.stream.aborted || (this.stream.destroyed && !this.stream.writableFinished);
   }
 
-  onAbort(fn: () => void): void {
-    const prev = this.abortFn;
+  onAbort(fn: (() => void) | AbortSink): void {
+    const sink: AbortSink = typeof fn === "function" ? { onExchangeAbort: fn } : fn;
+    const prev = this.abortSink;
     if (prev) {
-      this.abortFn = () => {
-        prev();
-        fn();
+      this.abortSink = {
+        onExchangeAbort() {
+          prev.onExchangeAbort();
+          sink.onExchangeAbort();
+        },
       };
       return;
     }
-    this.abortFn = fn;
+    this.abortSink = sink;
     // `on`, not `once`: the stream is this call's alone, and once() allocates a wrapper.
     this.stream.on("close", h2Close);
   }
