@@ -304,6 +304,9 @@ export class Http2Exchange implements Exchange {
     this.path = pathOf(headers[":path"]);
     this.body = stream;
     (stream as TaggedStream)[kExchange] = this;
+    // Every stream gets an 'error' listener, read or not: a reset with an error code makes node
+    // emit 'error', and one with no listener would take the process down.
+    stream.on("error", h2Error);
   }
 
   get headerCount(): number {
@@ -347,7 +350,6 @@ export class Http2Exchange implements Exchange {
     const s = this.stream;
     s.on("data", h2Data);
     s.on("end", h2End);
-    s.on("error", h2Error);
   }
 
   releaseHeaders(): void {

@@ -31,8 +31,11 @@ function headerListSize(raw: readonly string[]): number {
   return n + 16 * raw.length;
 }
 
+function ignore(): void {}
+
 /** Answers a stream whose header list is over the limit: 431 (HTTP) or resource_exhausted (gRPC). */
 function refuseHeaderSize(stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, limit: number): void {
+  stream.on("error", ignore); // a reset with an error code must not become an uncaught 'error'
   const message = `request header fields too large: more than ${limit} bytes`;
   try {
     if (String(headers["content-type"] ?? "").startsWith("application/grpc")) {
