@@ -1,12 +1,12 @@
 // Soak: N unary Greet calls (default 1,000,000) against the fixture server in a child process,
-// half over HTTP/1.1 keep-alive and half over HTTP/2. Prints the server's heap and RSS after a
+// a third each over HTTP/1.1 keep-alive (JSON), HTTP/2 (JSON) and gRPC (protobuf). Prints the server's heap and RSS after a
 // full GC at the start (after warm-up) and at the end, and fails (exit 1) when either grew by
 // 10 % or more, or when any call failed.
 //
 //   npm run build && node bench/soak.mjs                 # 1,000,000 calls
 //   SOAK_CALLS=50000 node bench/soak.mjs                 # quick check
 //   env: SOAK_CALLS, SOAK_WARMUP (CALLS/10, at most 100000), SOAK_CONCURRENCY (64),
-//        SOAK_PROTO (both | h1 | h2), SOAK_MAX_SECONDS (900),
+//        SOAK_PROTO (all | both = h1 + h2 | h1 | h2 | grpc), SOAK_MAX_SECONDS (900),
 //        DIST (dist: where the compiled fixture lives)
 import { spawn, spawnSync } from "node:child_process";
 import * as http from "node:http";
@@ -15,7 +15,11 @@ import * as path from "node:path";
 
 const CALLS = Number(process.env.SOAK_CALLS ?? process.argv[2] ?? 1_000_000);
 const CONCURRENCY = Number(process.env.SOAK_CONCURRENCY ?? 64);
-const PROTO = process.env.SOAK_PROTO ?? "both";
+const PROTO = process.env.SOAK_PROTO ?? "all";
+if (!["all", "both", "h1", "h2", "grpc"].includes(PROTO)) {
+  console.error(`SOAK_PROTO must be all, both, h1, h2 or grpc, not "${PROTO}"`);
+  process.exit(2);
+}
 const MAX_SECONDS = Number(process.env.SOAK_MAX_SECONDS ?? 900);
 const DIST = process.env.DIST ?? "dist";
 // Warm-up long enough for JIT, young-generation sizing and malloc arenas to settle: the start
@@ -78,6 +82,43 @@ function h2Call() {
   });
 }
 
+// GreetRequest{name:"triple"} in a gRPC frame; the answer is GreetResponse{greeting:"triple"}.
+const GRPC_FRAME = Buffer.from([0, 0, 0, 0, 8, 0x0a, 6, ...Buffer.from("triple")]);
+function grpcCall() {
+  return new Promise((resolve, reject) => {
+    const st = session.request({
+      ":method": "POST",
+      ":path": "/greet.GreetService/Greet",
+      "content-type": "application/grpc",
+      te: "trailers",
+    });
+    let grpcStatus;
+    const chunks = [];
+    st.on("response", (h) => {
+      grpcStatus = h["grpc-status"];
+    });
+    st.on("trailers", (t) => {
+      grpcStatus = t["grpc-status"];
+    });
+    st.on("data", (c) => chunks.push(c));
+    st.on("end", () => {
+      const data = Buffer.concat(chunks);
+      const ok = grpcStatus === "0" && data.equals(GRPC_FRAME);
+      resolve({ status: ok ? 200 : 500, text: `grpc-status ${grpcStatus}, ${data.length} bytes` });
+    });
+    st.on("error", reject);
+    st.end(GRPC_FRAME);
+  });
+}
+
+/** Which protocol worker `w` uses. */
+function protocolOf(w) {
+  if (PROTO === "all") return ["h1", "h2", "grpc"][w % 3];
+  if (PROTO === "both") return (w & 1) === 1 ? "h2" : "h1";
+  return PROTO;
+}
+const CALLERS = { h1: () => h1Call(), h2: () => h2Call(), grpc: () => grpcCall() };
+
 async function report() {
   const r = await h1Call("/robust.Probe/Report", Buffer.from("[]"));
   if (r.status !== 200) throw new Error(`probe failed: ${r.status} ${r.text}`);
@@ -98,9 +139,8 @@ async function run(total) {
         return;
       }
       const i = next++;
-      const useH2 = PROTO === "h2" || (PROTO === "both" && (w & 1) === 1);
       try {
-        const r = useH2 ? await h2Call() : await h1Call();
+        const r = await CALLERS[protocolOf(w)]();
         if (r.status !== 200) throw new Error(`${r.status} ${r.text}`);
       } catch (e) {
         failures++;
