@@ -287,11 +287,7 @@ export class ClientCore {
       call = started.c;
       if (started.first.done) return;
       yield started.first.value;
-      for (;;) {
-        const r = await call.responses.next();
-        if (r.done) return;
-        yield r.value;
-      }
+      yield* call.responses;
     } finally {
       call?.cancel();
       scope.dispose();
@@ -332,11 +328,7 @@ export class ClientCore {
     try {
       scope.throwIfAborted();
       call = await this.openStreaming(pm, input, scope, opts);
-      for (;;) {
-        const r = await call.responses.next();
-        if (r.done) return;
-        yield r.value;
-      }
+      yield* call.responses;
     } finally {
       call?.cancel();
       scope.dispose();

@@ -22,8 +22,6 @@ function one(h: Headers, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-const NO_HEADERS: Headers = Object.freeze(Object.create(null));
-
 const acceptCache = new Map<string, Compression | undefined>();
 
 /**
@@ -101,10 +99,9 @@ export class GrpcHandler {
     const md = route.descriptor;
     const encoding = responseEncoding(requestEncoding, one(h, H.grpcAcceptEncoding));
     // Nobody outside the server can read the headers of a call whose context stays internal:
-    // let them go now rather than keep them alive until the stream closes.
-    const seen = route.seesContext;
-    if (!seen) ex.releaseHeaders();
-    const ctx = new CallContext(md, seen ? h : NO_HEADERS, "grpc", "2", ex.peer, timeoutMs);
+    // let them go now rather than keep them alive until the stream closes (ex.headers is then empty).
+    if (!route.seesContext) ex.releaseHeaders();
+    const ctx = new CallContext(md, ex.headers, "grpc", "2", ex.peer, timeoutMs);
     new GrpcCall(
       this.core,
       ex,

@@ -16,8 +16,8 @@ export interface AbortSink {
   onExchangeAbort(): void;
 }
 
-function abortCallback(fn: (() => void) | AbortSink): () => void {
-  return typeof fn === "function" ? fn : () => fn.onExchangeAbort();
+function toAbortSink(fn: (() => void) | AbortSink): AbortSink {
+  return typeof fn === "function" ? { onExchangeAbort: fn } : fn;
 }
 
 /**
@@ -48,8 +48,6 @@ export interface Exchange {
   readonly headerCount: number;
   /** The request body. */
   readonly body: Readable;
-  readonly remoteAddress: string;
-  readonly remotePort: number;
   /** Address and port of the peer (one shared object per connection on HTTP/2). */
   readonly peer: Peer;
   /** True once a response has started. */
@@ -128,14 +126,9 @@ export class Http1Exchange implements Exchange {
   get headerCount(): number {
     return this.req.rawHeaders.length >> 1;
   }
-  get remoteAddress(): string {
-    return this.req.socket.remoteAddress ?? "";
-  }
-  get remotePort(): number {
-    return this.req.socket.remotePort ?? 0;
-  }
   get peer(): Peer {
-    return { address: this.remoteAddress, port: this.remotePort };
+    const socket = this.req.socket;
+    return { address: socket.remoteAddress ?? "", port: socket.remotePort ?? 0 };
   }
   get headersSent(): boolean {
     return this.res.headersSent;
@@ -145,9 +138,9 @@ export class Http1Exchange implements Exchange {
   }
 
   onAbort(fn: (() => void) | AbortSink): void {
-    const cb = abortCallback(fn);
+    const sink = toAbortSink(fn);
     this.res.once("close", () => {
-      if (!this.res.writableFinished) cb();
+      if (!this.res.writableFinished) sink.onExchangeAbort();
     });
   }
 
@@ -281,6 +274,7 @@ function h2WantTrailers(this: TaggedStream): void {
 }
 const NO_TRAILERS: OutHeaders = Object.freeze({}) as OutHeaders;
 const WAIT_FOR_TRAILERS: http2.ServerStreamResponseOptions = Object.freeze({ waitForTrailers: true });
+const END_STREAM: http2.ServerStreamResponseOptions = Object.freeze({ endStream: true });
 
 /** An HTTP/2 stream. */
 export class Http2Exchange implements Exchange {
@@ -312,12 +306,6 @@ export class Http2Exchange implements Exchange {
   get headerCount(): number {
     return this.rawHeaderCount;
   }
-  get remoteAddress(): string {
-    return peerOf(this.stream.session).address;
-  }
-  get remotePort(): number {
-    return peerOf(this.stream.session).port;
-  }
   get peer(): Peer {
     return peerOf(this.stream.session);
   }
@@ -329,7 +317,7 @@ export class Http2Exchange implements Exchange {
   }
 
   onAbort(fn: (() => void) | AbortSink): void {
-    const sink: AbortSink = typeof fn === "function" ? { onExchangeAbort: fn } : fn;
+    const sink = toAbortSink(fn);
     const prev = this.abortSink;
     if (prev) {
       this.abortSink = {
@@ -361,7 +349,7 @@ export class Http2Exchange implements Exchange {
     if (s.headersSent || s.destroyed) return;
     headers[":status"] = status;
     if (body === undefined || (typeof body === "string" ? body.length === 0 : body.byteLength === 0)) {
-      s.respond(headers, { endStream: true });
+      s.respond(headers, END_STREAM);
       return;
     }
     s.respond(headers);
@@ -403,7 +391,7 @@ export class Http2Exchange implements Exchange {
     const s = this.stream;
     if (s.headersSent || s.destroyed) return;
     headers[":status"] = 200;
-    s.respond(headers, { endStream: true });
+    s.respond(headers, END_STREAM);
   }
 
   reset(): void {
