@@ -1,5 +1,5 @@
 import type { Readable } from "node:stream";
-import { Dicer } from "@fastify/busboy";
+import type { Dicer as DicerClass } from "@fastify/busboy";
 import { Code } from "../protocol/code.js";
 import { parseMediaType } from "../protocol/content-type.js";
 import { RpcError } from "../protocol/rpc-error.js";
@@ -11,8 +11,17 @@ import { requireIdlLess } from "./idl-guard.js";
 import { type Part, partConverter } from "./multipart-part.js";
 import { compileNamedBinder, type NamedBinder, type NamedValue } from "./named-binder.js";
 
-// busboy's RFC 2231/5987-aware header parameter parser (`filename*=UTF-8''…`); not in its typings.
-const parseParams = require("@fastify/busboy/lib/utils/parseParams") as (s: string) => (string | [string, string])[];
+/**
+ * busboy is loaded on the first multipart request (it is ~0.5 MiB of live heap otherwise). Its
+ * `parseParams` is the RFC 2231/5987-aware header parameter parser (`filename*=UTF-8''…`), not in
+ * its typings.
+ */
+let busboy: { Dicer: typeof DicerClass; parseParams: (s: string) => (string | [string, string])[] } | undefined;
+const loadBusboy = () =>
+  (busboy ??= {
+    Dicer: (require("@fastify/busboy") as { Dicer: typeof DicerClass }).Dicer,
+    parseParams: require("@fastify/busboy/lib/utils/parseParams") as (s: string) => (string | [string, string])[],
+  });
 
 interface Plan {
   readonly bind: NamedBinder<Part>;
@@ -58,7 +67,7 @@ interface PartHead {
 
 function parseHead(header: Record<string, string[] | undefined>, index: number): PartHead {
   const cd = header["content-disposition"]?.[0];
-  const params = cd ? parseParams(cd) : [];
+  const params = cd ? loadBusboy().parseParams(cd) : [];
   if (typeof params[0] !== "string" || params[0].toLowerCase() !== "form-data") {
     throw decodeError(`multipart part #${index + 1} has no "Content-Disposition: form-data" header`);
   }
@@ -83,7 +92,7 @@ function parseHead(header: Record<string, string[] | undefined>, index: number):
 function readParts(body: Readable, boundary: string, limits: BodyLimits, plan: Plan): Promise<NamedValue<Part>[]> {
   return new Promise((resolve, reject) => {
     const parts: NamedValue<Part>[] = [];
-    const dicer = new Dicer({ boundary, maxHeaderPairs: 32 });
+    const dicer = new (loadBusboy().Dicer)({ boundary, maxHeaderPairs: 32 });
     let count = 0;
     let open = 0;
     let total = 0;
