@@ -1,12 +1,9 @@
 import type * as Iconv from "iconv-lite";
 import { unsupportedMediaType } from "./bind-error.js";
+import { lazyModule } from "./lazy-module.js";
 
-/**
- * iconv-lite is loaded on the first non-UTF-8 charset: its tables cost ~0.7 MiB of live heap that
- * a server answering only JSON, protobuf and gRPC never needs (live heap drives GC and RSS).
- */
-let iconvModule: typeof Iconv | undefined;
-const iconv = (): typeof Iconv => (iconvModule ??= require("iconv-lite") as typeof Iconv);
+/** iconv-lite (~0.7 MiB of live heap once its tables load) waits for the first non-UTF-8 charset. */
+const iconv = lazyModule(() => require("iconv-lite") as typeof Iconv);
 
 /** Charsets Node decodes natively; everything else goes through iconv-lite. */
 const NATIVE: ReadonlyMap<string, BufferEncoding> = new Map([

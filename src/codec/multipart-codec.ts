@@ -8,20 +8,18 @@ import type { TypeDesc } from "../service/type-desc.js";
 import { decodeError } from "./bind-error.js";
 import type { BodyLimits, RequestCodec } from "./codec.js";
 import { requireIdlLess } from "./idl-guard.js";
+import { lazyModule } from "./lazy-module.js";
 import { type Part, partConverter } from "./multipart-part.js";
 import { compileNamedBinder, type NamedBinder, type NamedValue } from "./named-binder.js";
 
 /**
- * busboy is loaded on the first multipart request (it is ~0.5 MiB of live heap otherwise). Its
- * `parseParams` is the RFC 2231/5987-aware header parameter parser (`filename*=UTF-8''…`), not in
- * its typings.
+ * busboy (~0.5 MiB of live heap) waits for the first multipart request. Its `parseParams` is the
+ * RFC 2231/5987-aware header parameter parser (`filename*=UTF-8''…`), not in its typings.
  */
-let busboy: { Dicer: typeof DicerClass; parseParams: (s: string) => (string | [string, string])[] } | undefined;
-const loadBusboy = () =>
-  (busboy ??= {
-    Dicer: (require("@fastify/busboy") as { Dicer: typeof DicerClass }).Dicer,
-    parseParams: require("@fastify/busboy/lib/utils/parseParams") as (s: string) => (string | [string, string])[],
-  });
+const loadBusboy = lazyModule(() => ({
+  Dicer: (require("@fastify/busboy") as { Dicer: typeof DicerClass }).Dicer,
+  parseParams: require("@fastify/busboy/lib/utils/parseParams") as (s: string) => (string | [string, string])[],
+}));
 
 interface Plan {
   readonly bind: NamedBinder<Part>;

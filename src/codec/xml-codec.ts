@@ -4,6 +4,7 @@ import { decodeError } from "./bind-error.js";
 import { checkCharset, decodeText } from "./charset.js";
 import type { RequestCodec, ResponseCodec } from "./codec.js";
 import { requireIdlLess } from "./idl-guard.js";
+import { lazyModule } from "./lazy-module.js";
 import { encodeJsonValue } from "./json-codec.js";
 import { FORBIDDEN_KEYS } from "./json.js";
 import { compileXmlBinder, XML_ATTR, XML_FORBIDDEN, XML_TEXT } from "./xml-binder.js";
@@ -11,9 +12,8 @@ import { decodeXmlEntities, escapeXml } from "./xml-entities.js";
 
 const DTD = /<!\s*(DOCTYPE|ENTITY|ELEMENT|ATTLIST)/i;
 
-/** fast-xml-parser is loaded on the first XML request (~0.4 MiB of live heap otherwise). */
-let fxpModule: typeof Fxp | undefined;
-const fxp = (): typeof Fxp => (fxpModule ??= require("fast-xml-parser") as typeof Fxp);
+/** fast-xml-parser (~0.4 MiB of live heap) waits for the first XML request. */
+const fxp = lazyModule(() => require("fast-xml-parser") as typeof Fxp);
 
 const parsers = new Map<number, Fxp.XMLParser>();
 const renameForbidden = (name: string) => (FORBIDDEN_KEYS.has(name) ? XML_FORBIDDEN : name);
