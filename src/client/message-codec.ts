@@ -1,6 +1,6 @@
 import * as protobuf from "protobufjs";
-import * as protojson from "protobufjs/ext/protojson";
 import { parseJson, stringifyJson } from "../codec/json.js";
+import { protojson } from "../codec/protojson-fast.js";
 import { Code } from "../protocol/code.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
@@ -57,7 +57,7 @@ function protoJsonEncoder(type: protobuf.Type): (value: unknown) => Uint8Array {
   return (value) => {
     // Going through the binary form validates and normalises the object the same way as proto does.
     const msg = type.decode(toBytes(value));
-    return Buffer.from(JSON.stringify(protojson.toJson(type, msg)));
+    return Buffer.from(JSON.stringify(protojson().toJson(type, msg)));
   };
 }
 
@@ -65,7 +65,7 @@ function protoJsonDecoder(type: protobuf.Type): (bytes: Uint8Array) => unknown {
   return (bytes) => {
     try {
       const v = parseJson(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"));
-      return type.toObject(protojson.fromJson(type, v, { ignoreUnknownFields: true }), TO_OBJECT);
+      return type.toObject(protojson().fromJson(type, v, { ignoreUnknownFields: true }), TO_OBJECT);
     } catch (e) {
       throw new RpcError(Code.Internal, `invalid ${type.fullName.slice(1)} JSON response: ${(e as Error).message}`, { cause: e });
     }

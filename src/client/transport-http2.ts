@@ -5,6 +5,7 @@ import { RpcError } from "../protocol/rpc-error.js";
 import { connectFailure, isConnectErrorCode, transportError } from "./errors.js";
 import type { Provider } from "./provider.js";
 import type { HttpReply, TransportSettings, UnaryTransport } from "./transport.js";
+import { installStreamTable } from "../transport/stream-table.js";
 
 /** HTTP/2 settings of the transport besides the shared ones. */
 export interface Http2Settings extends TransportSettings {
@@ -31,6 +32,7 @@ class PooledSession {
       settings: { enablePush: false },
     });
     const s = this.session;
+    installStreamTable(s);
     this.ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         const e = Object.assign(new Error(`connect timed out after ${settings.connectTimeoutMs} ms`), { code: "ETIMEDOUT" });

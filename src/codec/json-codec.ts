@@ -1,10 +1,9 @@
-import * as protojson from "protobufjs/ext/protojson";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import { bindError, decodeError } from "./bind-error.js";
 import { compileJsonBinder } from "./binder.js";
 import type { RequestCodec, ResponseCodec } from "./codec.js";
 import { parseJson, stringifyJson } from "./json.js";
-import { fastFromJson, fastToJson } from "./protojson-fast.js";
+import { fastFromJson, fastToJson, protojson } from "./protojson-fast.js";
 
 const binders = new WeakMap<MethodDescriptor, (body: unknown) => unknown[]>();
 
@@ -24,7 +23,7 @@ export function protoFromJsonValue(method: MethodDescriptor, value: unknown): un
   const fast = fastFromJson(type, value as Record<string, unknown>);
   if (fast !== undefined) return fast;
   try {
-    return protojson.fromJson(type, value, { ignoreUnknownFields: true });
+    return protojson().fromJson(type, value, { ignoreUnknownFields: true });
   } catch (e) {
     throw bindError(`invalid ${type.fullName.slice(1)}: ${(e as Error).message}`);
   }
@@ -53,7 +52,7 @@ export function encodeJsonValue(method: MethodDescriptor, value: unknown): strin
   if (method.responseType) {
     const message = (value ?? {}) as object;
     try {
-      return JSON.stringify(fastToJson(method.responseType, message) ?? protojson.toJson(method.responseType, message));
+      return JSON.stringify(fastToJson(method.responseType, message) ?? protojson().toJson(method.responseType, message));
     } catch (e) {
       throw new TypeError(`the handler returned an invalid ${method.responseType.fullName.slice(1)}: ${(e as Error).message}`);
     }

@@ -1,4 +1,9 @@
 import type * as protobuf from "protobufjs";
+import type * as Protojson from "protobufjs/ext/protojson";
+import { lazyModule } from "./lazy-module.js";
+
+/** protobufjs's full ProtoJSON (~36 KB of source), loaded for the first message the fast path hands over. */
+export const protojson = lazyModule(() => require("protobufjs/ext/protojson") as typeof Protojson);
 
 /**
  * A compiled ProtoJSON path for the common message shape: every field a singular string, bool,

@@ -3,6 +3,7 @@ import * as http2 from "node:http2";
 import * as net from "node:net";
 import * as tls from "node:tls";
 import { type Exchange, Http1Exchange, Http2Exchange } from "./exchange.js";
+import { installStreamTable } from "./stream-table.js";
 
 const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
 
@@ -141,6 +142,7 @@ export class OnePortListener {
       onExchange(new Http2Exchange(stream, headers, rawHeaders.length >> 1));
     });
     this.http2.on("session", (session) => {
+      installStreamTable(session);
       this.sessions.add(session);
       const activity = this.handoff && this.sockets.get(this.handoff);
       if (activity) activity.session = session;
