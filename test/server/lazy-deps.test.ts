@@ -14,10 +14,11 @@ const DIST = join(__dirname, "..", "..");
 const CHILD = `
 const { createServer } = require(${JSON.stringify(join(DIST, "src/index.js"))});
 const { BinderServiceImpl } = require(${JSON.stringify(join(DIST, "test/binder/services.js"))});
-const loaded = () => ["iconv-lite", "fast-xml-parser", "@fastify/busboy"].filter((m) =>
+const { TestServiceImpl } = require(${JSON.stringify(join(DIST, "samples/interop/test-service.js"))});
+const loaded = () => ["iconv-lite", "fast-xml-parser", "@fastify/busboy", "protobufjs/ext"].filter((m) =>
   Object.keys(require.cache).some((k) => k.includes("/node_modules/" + m + "/")));
 (async () => {
-  const server = createServer({ services: [new BinderServiceImpl()] });
+  const server = createServer({ services: [new BinderServiceImpl(), new TestServiceImpl()] });
   await server.listen({ port: 0, host: "127.0.0.1" });
   const call = async (type, body) => {
     const r = await fetch(server.url + "/test.BinderService/echo", { method: "POST", headers: { "content-type": type }, body });
@@ -32,13 +33,16 @@ const loaded = () => ["iconv-lite", "fast-xml-parser", "@fastify/busboy"].filter
   fd.append("text", "y");
   const r = await fetch(server.url + "/test.BinderService/echo", { method: "POST", body: fd });
   out.multipart = [[r.status, await r.text()], loaded()];
+  // A nested message is more than the compiled ProtoJSON path takes: protobufjs's protojson loads.
+  const u = await fetch(server.url + "/grpc.testing.TestService/UnaryCall", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ responseSize: 2, payload: { body: "AAA=" } }) });
+  out.protojson = [[u.status, JSON.parse(await u.text()).payload], loaded()];
   await server.close();
   console.log(JSON.stringify(out));
 })().catch((e) => { console.error(e); process.exit(1); });
 `;
 
-describe("optional body parsers load on first use", () => {
-  it("iconv-lite, fast-xml-parser and busboy stay unloaded until a request needs them", () => {
+describe("optional parsers load on first use", () => {
+  it("iconv-lite, fast-xml-parser, busboy and protojson stay unloaded until a request needs them", () => {
     const out = JSON.parse(execFileSync(process.execPath, ["-e", CHILD], { encoding: "utf8", timeout: 30_000 }));
     assert.deepEqual(out.boot, []);
     assert.deepEqual(out.json, [[200, '{"text":"a"}'], []]);
@@ -46,5 +50,6 @@ describe("optional body parsers load on first use", () => {
     assert.deepEqual(out.latin1, [[200, '{"text":"ü"}'], ["iconv-lite"]]);
     assert.deepEqual(out.xml, [[200, '<?xml version="1.0" encoding="UTF-8"?><response><text>x</text></response>'], ["iconv-lite", "fast-xml-parser"]]);
     assert.deepEqual(out.multipart, [[200, '{"text":"y"}'], ["iconv-lite", "fast-xml-parser", "@fastify/busboy"]]);
+    assert.deepEqual(out.protojson, [[200, { body: "AAA=" }], ["iconv-lite", "fast-xml-parser", "@fastify/busboy", "protobufjs/ext"]]);
   });
 });
