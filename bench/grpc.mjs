@@ -25,6 +25,8 @@ const WARMUP = Number(process.env.WARMUP ?? 2);
 const GREET_PROTO = join(ROOT, "samples/greet/greet.proto");
 const SERVER_CPU = process.env.SERVER_CPU ?? "0";
 const CLIENT_CPU = process.env.CLIENT_CPU ?? "1";
+// Node flags for all three servers alike, e.g. SERVER_FLAGS="--max-old-space-size=1024".
+const SERVER_FLAGS = (process.env.SERVER_FLAGS ?? "").split(/\s+/).filter(Boolean);
 
 // GreetRequest{name:"triple"} and GreetResponse{greeting:"triple"} encode to the same 8 bytes.
 const MESSAGE = Buffer.from([0x0a, 0x06, ...Buffer.from("triple")]);
@@ -92,7 +94,7 @@ async function startServer(kind, port) {
     kind === "triple-rpc"
       ? [join(DIST, "samples/greet/server.js")]
       : [fileURLToPath(import.meta.url), "--serve", kind, String(port)];
-  const [cmd, argv] = pinned(SERVER_CPU, process.execPath, args);
+  const [cmd, argv] = pinned(SERVER_CPU, process.execPath, [...SERVER_FLAGS, ...args]);
   const child = spawn(cmd, argv, {
     cwd: ROOT,
     env: { ...process.env, PORT: String(port), HOST: "127.0.0.1" },
@@ -115,13 +117,22 @@ function stop(child) {
   });
 }
 
-/** Peak RSS (MiB) of a process, sampled every 100 ms until `stop()`. */
+/**
+ * Peak RSS (MiB) of a process, sampled every 100 ms until `stop()`, and how much of that peak was
+ * the C heap (glibc's `[heap]` mapping: nghttp2 and node's native memory), read from `smaps` only
+ * when a new peak is seen.
+ */
 function rssSampler(pid) {
   let peak = 0;
+  let nativeAtPeak;
   const read = () => {
     try {
       const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-      if (m) peak = Math.max(peak, Number(m[1]) / 1024);
+      const rss = m ? Number(m[1]) / 1024 : 0;
+      if (rss <= peak) return;
+      peak = rss;
+      const heap = /\[heap\]\n(?:[^\n]*\n)*?Rss:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/smaps`, "utf8"));
+      nativeAtPeak = heap ? Number(heap[1]) / 1024 : undefined;
     } catch {
       // the process is gone
     }
@@ -130,7 +141,7 @@ function rssSampler(pid) {
   return () => {
     clearInterval(timer);
     read();
-    return peak;
+    return { peak, nativeAtPeak };
   };
 }
 
@@ -275,15 +286,15 @@ async function measure(kind, bodyFile) {
     const cpu0 = cpuSeconds(child.pid);
     const unary = await h2load(port, DURATION, bodyFile);
     unary.cpuUsPerReq = ((cpuSeconds(child.pid) - cpu0) * 1e6) / Math.max(1, unary.rps * DURATION);
-    const unaryRss = stopUnaryRss();
+    const { peak: unaryRss, nativeAtPeak: unaryNative } = stopUnaryRss();
     let stream;
     let streamRss;
     if (kind !== "bare-http2") {
       const stopStreamRss = rssSampler(child.pid);
       stream = await runStreamClient(port, DURATION);
-      streamRss = stopStreamRss();
+      streamRss = stopStreamRss().peak;
     }
-    return { kind, unary, unaryRss, stream, streamRss };
+    return { kind, unary, unaryRss, unaryNative, stream, streamRss };
   } finally {
     await stop(child);
   }
@@ -304,7 +315,8 @@ async function main() {
   const bodyFile = join(mkdtempSync(join(tmpdir(), "grpc-bench-")), "greet-request.bin");
   writeFileSync(bodyFile, FRAME);
   console.log(
-    `gRPC benchmark: ${ROUNDS} rounds, ${DURATION}s per run after ${WARMUP}s warm-up; servers on CPU ${SERVER_CPU}, load on CPU ${CLIENT_CPU}`,
+    `gRPC benchmark: ${ROUNDS} rounds, ${DURATION}s per run after ${WARMUP}s warm-up; servers on CPU ${SERVER_CPU}, load on CPU ${CLIENT_CPU}` +
+      (SERVER_FLAGS.length ? `; server flags: ${SERVER_FLAGS.join(" ")}` : ""),
   );
   // The servers take turns, round after round; each figure is the best round (interference from
   // the rest of the machine only ever lowers throughput), RSS the median round.
@@ -314,7 +326,7 @@ async function main() {
       const r = await measure(kind, bodyFile);
       rounds[kind].push(r);
       console.log(
-        `  round ${i} ${kind}: unary ${fmt(r.unary.rps)} req/s (${r.unary.failed} failed, ${fmt(r.unary.cpuUsPerReq, 1)} µs CPU/req, RSS ${fmt(r.unaryRss)} MiB), stream ${fmt(r.stream)} msg/s`,
+        `  round ${i} ${kind}: unary ${fmt(r.unary.rps)} req/s (${r.unary.failed} failed, ${fmt(r.unary.cpuUsPerReq, 1)} µs CPU/req, RSS ${fmt(r.unaryRss)} MiB, C heap ${fmt(r.unaryNative)} MiB), stream ${fmt(r.stream)} msg/s`,
       );
     }
   }
@@ -325,6 +337,7 @@ async function main() {
     results[kind] = {
       unary: { rps: best(rs.map((r) => r.unary.rps)), cpu: median(rs.map((r) => r.unary.cpuUsPerReq)) },
       unaryRss: median(rs.map((r) => r.unaryRss)),
+      unaryNative: rs.some((r) => r.unaryNative === undefined) ? undefined : median(rs.map((r) => r.unaryNative)),
       stream: rs[0].stream === undefined ? undefined : best(rs.map((r) => r.stream)),
       streamRss: rs[0].streamRss === undefined ? undefined : median(rs.map((r) => r.streamRss)),
     };
@@ -337,6 +350,7 @@ async function main() {
     ["unary req/s (h2load -c16 -m32)", fmt(ours.unary.rps), fmt(gjs.unary.rps), fmt(bare.unary.rps), ratio(ours.unary.rps, gjs.unary.rps), ratio(ours.unary.rps, bare.unary.rps), ">= 1.7x grpc-js, >= 0.85x bare"],
     ["unary server CPU µs/req (median)", fmt(ours.unary.cpu, 1), fmt(gjs.unary.cpu, 1), fmt(bare.unary.cpu, 1), ratio(gjs.unary.cpu, ours.unary.cpu), ratio(bare.unary.cpu, ours.unary.cpu), "(lower is better)"],
     ["unary peak RSS MiB", fmt(ours.unaryRss, 1), fmt(gjs.unaryRss, 1), fmt(bare.unaryRss, 1), ratio(ours.unaryRss, gjs.unaryRss), ratio(ours.unaryRss, bare.unaryRss), "<= grpc-js"],
+    ["  of which C heap MiB (median)", fmt(ours.unaryNative, 1), fmt(gjs.unaryNative, 1), fmt(bare.unaryNative, 1), "-", "-", "(see bench/README.md)"],
     ["bidi stream msg/s (1 stream)", fmt(ours.stream), fmt(gjs.stream), "-", ratio(ours.stream, gjs.stream), "-", ">= 2x grpc-js"],
     ["stream peak RSS MiB", fmt(ours.streamRss, 1), fmt(gjs.streamRss, 1), "-", ratio(ours.streamRss, gjs.streamRss), "-", "<= grpc-js"],
   ];
