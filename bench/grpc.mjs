@@ -7,7 +7,7 @@
 // GreetRequest{name:"triple"}. Streaming: messages/s over one GreetStream bidi stream, driven by
 // a node:http2 client that keeps a bounded window of messages in flight. Servers run pinned to
 // CPU 0 and load generators to CPU 1 (taskset), one server at a time; RSS is each server's peak
-// while under load. The script re-runs itself with `--serve <kind> <port>` for the baselines.
+// while under load, and the unary and streaming runs each get a fresh server. The script re-runs itself with `--serve <kind> <port>` for the baselines.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import * as http2 from "node:http2";
@@ -277,24 +277,34 @@ function runStreamClient(port, seconds) {
 }
 
 async function measure(kind, bodyFile) {
+  const unary = await withServer(kind, async (port, child) => {
+    await checkGreet(port);
+    await h2load(port, WARMUP, bodyFile);
+    const stopRss = rssSampler(child.pid);
+    const cpu0 = cpuSeconds(child.pid);
+    const run = await h2load(port, DURATION, bodyFile);
+    run.cpuUsPerReq = ((cpuSeconds(child.pid) - cpu0) * 1e6) / Math.max(1, run.rps * DURATION);
+    const { peak, nativeAtPeak } = stopRss();
+    return { ...run, rss: peak, native: nativeAtPeak };
+  });
+  // The stream runs on a fresh server, so its RSS is the stream's own and not what the unary run
+  // left behind (RSS rarely shrinks).
+  const stream =
+    kind === "bare-http2"
+      ? undefined
+      : await withServer(kind, async (port, child) => {
+          const stopRss = rssSampler(child.pid);
+          const msgsPerSec = await runStreamClient(port, DURATION);
+          return { msgsPerSec, rss: stopRss().peak };
+        });
+  return { kind, unary, unaryRss: unary.rss, unaryNative: unary.native, stream: stream?.msgsPerSec, streamRss: stream?.rss };
+}
+
+async function withServer(kind, run) {
   const port = await freePort();
   const child = await startServer(kind, port);
   try {
-    await checkGreet(port);
-    await h2load(port, WARMUP, bodyFile);
-    const stopUnaryRss = rssSampler(child.pid);
-    const cpu0 = cpuSeconds(child.pid);
-    const unary = await h2load(port, DURATION, bodyFile);
-    unary.cpuUsPerReq = ((cpuSeconds(child.pid) - cpu0) * 1e6) / Math.max(1, unary.rps * DURATION);
-    const { peak: unaryRss, nativeAtPeak: unaryNative } = stopUnaryRss();
-    let stream;
-    let streamRss;
-    if (kind !== "bare-http2") {
-      const stopStreamRss = rssSampler(child.pid);
-      stream = await runStreamClient(port, DURATION);
-      streamRss = stopStreamRss().peak;
-    }
-    return { kind, unary, unaryRss, unaryNative, stream, streamRss };
+    return await run(port, child);
   } finally {
     await stop(child);
   }
