@@ -6,8 +6,9 @@
 // Unary: h2load, 16 connections x 32 streams, POST /greet.GreetService/Greet with a framed
 // GreetRequest{name:"triple"}. Streaming: messages/s over one GreetStream bidi stream, driven by
 // a node:http2 client that keeps a bounded window of messages in flight. Servers run pinned to
-// CPU 0 and load generators to CPU 1 (taskset), one server at a time; RSS is each server's peak
-// while under load, and the unary and streaming runs each get a fresh server. The script re-runs itself with `--serve <kind> <port>` for the baselines.
+// CPU 0 and load generators to CPU 1 (taskset), one server at a time, a fresh one for the unary and
+// for the streaming run; RSS is each server's peak while under load. The script re-runs itself
+// with `--serve <kind> <port>` for the baselines.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import * as http2 from "node:http2";
@@ -297,7 +298,7 @@ async function measure(kind, bodyFile) {
           const msgsPerSec = await runStreamClient(port, DURATION);
           return { msgsPerSec, rss: stopRss().peak };
         });
-  return { kind, unary, unaryRss: unary.rss, unaryNative: unary.native, stream: stream?.msgsPerSec, streamRss: stream?.rss };
+  return { kind, unary, stream };
 }
 
 async function withServer(kind, run) {
@@ -336,7 +337,7 @@ async function main() {
       const r = await measure(kind, bodyFile);
       rounds[kind].push(r);
       console.log(
-        `  round ${i} ${kind}: unary ${fmt(r.unary.rps)} req/s (${r.unary.failed} failed, ${fmt(r.unary.cpuUsPerReq, 1)} µs CPU/req, RSS ${fmt(r.unaryRss)} MiB, C heap ${fmt(r.unaryNative)} MiB), stream ${fmt(r.stream)} msg/s`,
+        `  round ${i} ${kind}: unary ${fmt(r.unary.rps)} req/s (${r.unary.failed} failed, ${fmt(r.unary.cpuUsPerReq, 1)} µs CPU/req, RSS ${fmt(r.unary.rss)} MiB, C heap ${fmt(r.unary.native)} MiB), stream ${fmt(r.stream?.msgsPerSec)} msg/s`,
       );
     }
   }
@@ -346,10 +347,10 @@ async function main() {
   for (const [kind, rs] of Object.entries(rounds)) {
     results[kind] = {
       unary: { rps: best(rs.map((r) => r.unary.rps)), cpu: median(rs.map((r) => r.unary.cpuUsPerReq)) },
-      unaryRss: median(rs.map((r) => r.unaryRss)),
-      unaryNative: rs.some((r) => r.unaryNative === undefined) ? undefined : median(rs.map((r) => r.unaryNative)),
-      stream: rs[0].stream === undefined ? undefined : best(rs.map((r) => r.stream)),
-      streamRss: rs[0].streamRss === undefined ? undefined : median(rs.map((r) => r.streamRss)),
+      unaryRss: median(rs.map((r) => r.unary.rss)),
+      unaryNative: rs.some((r) => r.unary.native === undefined) ? undefined : median(rs.map((r) => r.unary.native)),
+      stream: rs[0].stream === undefined ? undefined : best(rs.map((r) => r.stream.msgsPerSec)),
+      streamRss: rs[0].stream === undefined ? undefined : median(rs.map((r) => r.stream.rss)),
     };
   }
   const ours = results["triple-rpc"];
