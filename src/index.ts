@@ -42,7 +42,7 @@ export {
   type ServiceRegistration,
   type ListenOptions,
 } from "./server/server.js";
-export type { TransportOptions } from "./transport/listener.js";
+export type { TransportOptions } from "./transport/server/listener.js";
 
 // Client
 export {
@@ -55,23 +55,17 @@ export {
   type ProtoClient,
   type ProtoServiceRef,
 } from "./client/create-client.js";
-export {
-  callOptions,
-  type CallOptions,
-  type ClientOptions,
-  type ClientContentType,
-  type ProviderInit,
-  type TokenSource,
-} from "./client/options.js";
-export { Provider } from "./client/provider.js";
+export { callOptions, type CallOptions } from "./client/call-options.js";
+export type { ClientOptions, ClientContentType, TokenSource } from "./client/options.js";
+export { Provider, type ProviderInit } from "./client/provider.js";
 export { StaticDirectory, type Directory } from "./client/cluster/directory.js";
 export type { ClusterPolicy, ClusterPolicyName, ClusterContext, Invocation, Attempt } from "./client/cluster/cluster.js";
-export { FailoverError } from "./client/cluster/failover-message.js";
+export { FailoverError } from "./client/cluster/failover-error.js";
 export type { LoadBalancer, LoadBalancerName } from "./client/loadbalance/load-balancer.js";
 export type { ClientCall, ClientInterceptor, ClientNext } from "./client/interceptor.js";
 
 // Built-ins: auth, CORS, gRPC extras, health
 export type { AuthOptions, TokenVerifier } from "./server/auth.js";
 export { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, type CorsOptions } from "./server/cors.js";
-export { responseCompression } from "./server/grpc-response.js";
+export { responseCompression } from "./protocol-grpc/server-responder.js";
 export { HealthService, HEALTH_SERVICE_NAME } from "./server/health.js";

@@ -1,4 +1,4 @@
-import { cancelledError, clientTimeoutError } from "./errors.js";
+import { callerCancelled, clientSideTimeout } from "../protocol/errors.js";
 
 /**
  * The lifetime of one call across all its attempts: one AbortSignal that fires with a
@@ -13,7 +13,7 @@ export class CallScope {
   private timer: NodeJS.Timeout | undefined;
   private readonly userSignal: AbortSignal | undefined;
   private readonly onUserAbort = () => {
-    this.controller.abort(cancelledError(this.userSignal?.reason));
+    this.controller.abort(callerCancelled(this.userSignal?.reason));
   };
 
   constructor(timeoutMs: number | undefined, userSignal: AbortSignal | undefined) {
@@ -25,7 +25,7 @@ export class CallScope {
     }
     if (timeoutMs !== undefined && timeoutMs > 0 && !this.signal.aborted) {
       this.deadline = Date.now() + timeoutMs;
-      this.timer = setTimeout(() => this.controller.abort(clientTimeoutError(timeoutMs)), timeoutMs);
+      this.timer = setTimeout(() => this.controller.abort(clientSideTimeout(timeoutMs)), timeoutMs);
     }
   }
 

@@ -8,29 +8,33 @@ import {
   HTTP_ACCEPT_ENCODING,
   HTTP_COMPRESSIONS,
 } from "../protocol/compression.js";
-import { H, RESERVED_HEADERS, TRI_PROTOCOL_VERSION } from "../protocol/headers.js";
+import { H, metadataOf, RESERVED_HEADERS, TRI_PROTOCOL_VERSION } from "../protocol/headers.js";
 import { type MetadataInit, RpcError } from "../protocol/rpc-error.js";
-import { formatGrpcTimeout } from "../protocol/timeout.js";
+import { GrpcClientCall, grpcHeaders } from "../protocol-grpc/client-call.js";
+import type { GrpcMessageFormat } from "../protocol-grpc/content-type.js";
+import { type MessageCodec, messageCodec } from "../protocol-grpc/message-codec.js";
+import { formatGrpcTimeout } from "../protocol-grpc/timeout.js";
+import { tripleReplyBody } from "../protocol-triple/client-reply.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
+import { Http1Transport } from "../transport/client/http1.js";
+import { Http2Transport } from "../transport/client/http2.js";
+import type { HttpReply, UnaryTransport } from "../transport/client/unary-transport.js";
+import type { CallOptions } from "./call-options.js";
 import { CallScope } from "./call-scope.js";
 import type { Attempt, ClusterContext, ClusterPolicy, Invocation } from "./cluster/cluster.js";
 import { type Directory, StaticDirectory } from "./cluster/directory.js";
 import { clusterPolicy } from "./cluster/policies.js";
-import { errorFromHttpResponse, metadataOf } from "./errors.js";
-import { GrpcCall, grpcHeaders } from "./grpc-call.js";
 import { loadBalancer } from "./loadbalance/balancers.js";
-import { type MessageCodec, messageCodec } from "./message-codec.js";
-import type { CallOptions, ClientContentType, ClientOptions } from "./options.js";
+import type { ClientContentType, ClientOptions } from "./options.js";
 import type { Provider } from "./provider.js";
-import type { HttpReply, UnaryTransport } from "./transport.js";
-import { Http1Transport } from "./transport-http1.js";
-import { Http2Transport } from "./transport-http2.js";
 import { USER_AGENT } from "./version.js";
 
 /** A method prepared once per client: codec, protocol and the headers every call repeats. */
 export interface PreparedMethod {
   readonly md: MethodDescriptor;
   readonly codec: MessageCodec;
+  /** The Content-Type of its requests. */
+  readonly contentType: string;
   /** gRPC (HTTP/2 framing and trailers) rather than Triple HTTP unary. */
   readonly grpc: boolean;
   readonly headers: OutgoingHttpHeaders;
@@ -147,8 +151,9 @@ export class ClientCore {
     // Streams exist only in gRPC; a Triple-HTTP client streams with the matching gRPC content type.
     const grpc = this.useGrpc || md.kind !== "unary";
     const kind: ClientContentType = grpc && !this.useGrpc ? (this.contentType === "proto" ? "grpc+proto" : "grpc+json") : this.contentType;
-    const codec = messageCodec(md, kind);
-    const headers: OutgoingHttpHeaders = { ...this.baseHeaders, [H.contentType]: codec.contentType };
+    const { format, contentType } = wireFormat(md, kind);
+    const codec = messageCodec(md, format);
+    const headers: OutgoingHttpHeaders = { ...this.baseHeaders, [H.contentType]: contentType };
     if (version) headers[H.triServiceVersion] = version;
     if (group) headers[H.triServiceGroup] = group;
     if (grpc) {
@@ -157,7 +162,7 @@ export class ClientCore {
     } else {
       headers[H.acceptEncoding] = HTTP_ACCEPT_ENCODING;
     }
-    return { md, codec, grpc, headers };
+    return { md, codec, contentType, grpc, headers };
   }
 
   private http1(): Http1Transport {
@@ -203,7 +208,7 @@ export class ClientCore {
       .open(p, grpcHeaders(pm.md.path, this.withTimeout(headers, scope, true)), scope.signal)
       .then(
         (stream) =>
-          new GrpcCall(stream, p, {
+          new GrpcClientCall(stream, p, {
             codec: pm.codec,
             maxBytes: this.maxBytes,
             compression: this.grpcCompression,
@@ -245,16 +250,9 @@ export class ClientCore {
   }
 
   private tripleReply(pm: PreparedMethod, reply: HttpReply, opts: CallOptions | undefined): unknown {
-    let body = reply.body;
-    const ce = reply.headers["content-encoding"];
-    if (ce !== undefined && ce !== "identity" && body.length > 0) {
-      const c = HTTP_COMPRESSIONS.get(String(ce).toLowerCase());
-      if (!c) throw new RpcError(Code.Internal, `the response uses unsupported Content-Encoding "${ce}"`);
-      body = c.decompress(body, this.maxBytes);
-    }
-    if (reply.status !== 200) throw errorFromHttpResponse(reply.status, reply.headers, body);
-    opts?.onHeaders?.(metadataOf(reply.headers) as Record<string, string | string[]>);
-    return pm.codec.decode(body);
+    const body = tripleReplyBody(reply, this.maxBytes);
+    opts?.onHeaders?.(metadataOf(reply.headers));
+    return pm.codec.decodeResponse(body);
   }
 
   /**
@@ -263,7 +261,7 @@ export class ClientCore {
    */
   async *serverStream(pm: PreparedMethod, args: readonly unknown[], opts: CallOptions | undefined): AsyncGenerator<unknown> {
     const scope = this.scope(opts);
-    let call: GrpcCall | undefined;
+    let call: GrpcClientCall | undefined;
     try {
       scope.throwIfAborted();
       const body = pm.codec.encodeArgs(args);
@@ -295,7 +293,7 @@ export class ClientCore {
   }
 
   /** Opens a request-streaming call: the cluster may retry only until the stream is open. */
-  private async openStreaming(pm: PreparedMethod, input: unknown, scope: CallScope, opts: CallOptions | undefined): Promise<GrpcCall> {
+  private async openStreaming(pm: PreparedMethod, input: unknown, scope: CallScope, opts: CallOptions | undefined): Promise<GrpcClientCall> {
     if (!isIterable(input)) {
       throw new RpcError(Code.InvalidArgument, `${pm.md.path} streams its requests: pass an AsyncIterable or an Iterable`);
     }
@@ -310,7 +308,7 @@ export class ClientCore {
   /** A client-streaming call: sends every message of `input`, resolves with the one response. */
   async clientStream(pm: PreparedMethod, input: unknown, opts: CallOptions | undefined): Promise<unknown> {
     const scope = this.scope(opts);
-    let call: GrpcCall | undefined;
+    let call: GrpcClientCall | undefined;
     try {
       scope.throwIfAborted();
       call = await this.openStreaming(pm, input, scope, opts);
@@ -324,7 +322,7 @@ export class ClientCore {
   /** A bidi call: sends `input` while yielding the responses as they come. */
   async *bidiStream(pm: PreparedMethod, input: unknown, opts: CallOptions | undefined): AsyncGenerator<unknown> {
     const scope = this.scope(opts);
-    let call: GrpcCall | undefined;
+    let call: GrpcClientCall | undefined;
     try {
       scope.throwIfAborted();
       call = await this.openStreaming(pm, input, scope, opts);
@@ -348,6 +346,26 @@ export class ClientCore {
   }
 }
 
+/**
+ * The message format and Content-Type of a client content type for one method. IDL methods use
+ * their messages (ProtoJSON for the JSON types); IDL-less methods use JSON, wrapped in Dubbo's
+ * TripleRequestWrapper under grpc+proto; `proto` on an IDL-less method falls back to JSON, the
+ * only body such a method can take.
+ */
+function wireFormat(md: MethodDescriptor, kind: ClientContentType): { format: GrpcMessageFormat; contentType: string } {
+  const idl = md.requestType !== undefined && md.responseType !== undefined;
+  switch (kind) {
+    case "json":
+      return { format: "json", contentType: "application/json" };
+    case "grpc+json":
+      return { format: "json", contentType: "application/grpc+json" };
+    case "proto":
+      return idl ? { format: "proto", contentType: "application/proto" } : { format: "json", contentType: "application/json" };
+    case "grpc+proto":
+      return { format: "proto", contentType: "application/grpc+proto" };
+  }
+}
+
 function isIterable(x: unknown): x is AsyncIterable<unknown> | Iterable<unknown> {
   return (
     typeof x === "object" &&
@@ -358,7 +376,7 @@ function isIterable(x: unknown): x is AsyncIterable<unknown> | Iterable<unknown>
 }
 
 /** Feeds a request stream into a call; a failing input cancels the call with its error. */
-async function pump(call: GrpcCall, input: AsyncIterable<unknown> | Iterable<unknown>): Promise<void> {
+async function pump(call: GrpcClientCall, input: AsyncIterable<unknown> | Iterable<unknown>): Promise<void> {
   try {
     for await (const m of input) {
       if (!(await call.send(m))) return;
@@ -370,7 +388,7 @@ async function pump(call: GrpcCall, input: AsyncIterable<unknown> | Iterable<unk
 }
 
 /** Reads the single response message of a unary or client-streaming call. */
-async function singleResponse(call: GrpcCall): Promise<unknown> {
+async function singleResponse(call: GrpcClientCall): Promise<unknown> {
   const first = await call.responses.next();
   if (first.done) throw new RpcError(Code.Unimplemented, "protocol error: the response has no message");
   const rest = await call.responses.next();

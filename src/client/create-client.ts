@@ -5,7 +5,8 @@ import type { MethodDescriptor, ServiceDescriptor } from "../service/descriptors
 import { loadProto, lookupService } from "../service/proto.js";
 import { ClientCore, type PreparedMethod } from "./client-core.js";
 import { type ClientInterceptor, type ClientNext, clientCall, effectiveOptions, lazyStream } from "./interceptor.js";
-import { type CallOptions, type ClientOptions, splitArgs } from "./options.js";
+import { type CallOptions, splitArgs } from "./call-options.js";
+import type { ClientOptions } from "./options.js";
 import type { Provider } from "./provider.js";
 
 type IsContext<P> = 0 extends 1 & P ? false : [P] extends [CallContext] ? true : false;

@@ -4,12 +4,10 @@ import type { ClusterPolicy, ClusterPolicyName } from "./cluster/cluster.js";
 import type { Directory } from "./cluster/directory.js";
 import type { ClientInterceptor } from "./interceptor.js";
 import type { LoadBalancer, LoadBalancerName } from "./loadbalance/load-balancer.js";
+import type { ProviderInit } from "./provider.js";
 
 /** Wire format of a client's calls. `json`/`proto` use Triple HTTP unary; `grpc+*` use gRPC on HTTP/2. */
 export type ClientContentType = "json" | "proto" | "grpc+proto" | "grpc+json";
-
-/** A provider given as a URL (`http://h:p`, `https://h:p`), `host:port`, or with a weight. */
-export type ProviderInit = string | { readonly url: string; readonly weight?: number };
 
 /** A bearer token, or a function that yields one per call (refreshing tokens). */
 export type TokenSource = string | (() => string | Promise<string>);
@@ -62,38 +60,4 @@ export interface ClientOptions {
   tls?: tls.ConnectionOptions;
   /** Client interceptors, outermost first. */
   interceptors?: readonly ClientInterceptor[];
-}
-
-const CALL_OPTIONS = Symbol.for("triple-rpc:call-options");
-
-/** Per-call options: the last argument of any client method. */
-export interface CallOptions {
-  /** Timeout of this call in ms (overrides the client's). */
-  timeout?: number;
-  /** Metadata of this call (merged over the client's). */
-  metadata?: MetadataInit;
-  /** Cancels the call: the call fails with `cancelled`. */
-  signal?: AbortSignal;
-  /** Receives the response headers. */
-  onHeaders?(headers: Readonly<Record<string, string | string[]>>): void;
-  /** Receives the response trailers (gRPC). */
-  onTrailers?(trailers: Readonly<Record<string, string | string[]>>): void;
-}
-
-/**
- * Marks an object as per-call options, so it is never mistaken for an argument. Without it, a
- * trailing object beyond the method's parameter count is taken as options.
- */
-export function callOptions(options: CallOptions): CallOptions {
-  return Object.defineProperty({ ...options }, CALL_OPTIONS, { value: true });
-}
-
-/** Splits call arguments into the method's arguments and the per-call options. */
-export function splitArgs(args: unknown[], paramCount: number): [unknown[], CallOptions | undefined] {
-  const last = args[args.length - 1];
-  if (typeof last === "object" && last !== null) {
-    if ((last as Record<symbol, unknown>)[CALL_OPTIONS] === true) return [args.slice(0, -1), last as CallOptions];
-    if (args.length === paramCount + 1 && !Array.isArray(last)) return [args.slice(0, -1), last as CallOptions];
-  }
-  return [args, undefined];
 }

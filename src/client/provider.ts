@@ -1,3 +1,6 @@
+/** A provider given as a URL (`http://h:p`, `https://h:p`), `host:port`, or with a weight. */
+export type ProviderInit = string | { readonly url: string; readonly weight?: number };
+
 /**
  * One provider (server address) of a service, with the live state the cluster and load
  * balancers read: calls in flight, a latency estimate and health. A provider that refused a

@@ -48,3 +48,25 @@ export const RESERVED_HEADERS: ReadonlySet<string> = new Set([
   "tri-service-timeout",
   "rest-service-timeout",
 ]);
+
+/** Request or response headers as node gives them: lower-case names. */
+export type HeaderMap = Readonly<Record<string, string | string[] | number | undefined>>;
+
+/** The first value of a header (node joins most repeated headers, but not all), as a string. */
+export function firstHeader(h: HeaderMap, name: string): string | undefined {
+  const v = h[name];
+  if (v === undefined) return undefined;
+  return Array.isArray(v) ? v[0] : typeof v === "string" ? v : String(v);
+}
+
+/** Custom metadata of a response: protocol, pseudo, length and date headers left out. */
+export function metadataOf(headers: HeaderMap | undefined): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  if (!headers) return out;
+  for (const k of Object.keys(headers)) {
+    const v = headers[k];
+    if (v === undefined || k.startsWith(":") || RESERVED_HEADERS.has(k) || k === "content-length" || k === "date") continue;
+    out[k] = Array.isArray(v) ? v : String(v);
+  }
+  return out;
+}

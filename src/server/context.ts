@@ -1,7 +1,7 @@
 import { Code } from "../protocol/code.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
-import type { Exchange, Peer } from "../transport/exchange.js";
+import type { Exchange, Peer } from "../transport/server/exchange.js";
 import { Metadata, OutgoingMetadata } from "./metadata.js";
 
 /** The verified caller, as returned by the server's bearer-token verifier. */

@@ -1,7 +1,7 @@
 import { Code } from "../protocol/code.js";
 import { RpcError } from "../protocol/rpc-error.js";
-import type { Exchange, OutHeaders } from "../transport/exchange.js";
-import { sendHttpError } from "./error-response.js";
+import type { Exchange, OutHeaders } from "../transport/server/exchange.js";
+import { sendHttpError } from "../protocol-triple/error-body.js";
 
 /** CORS options of the server (off unless given). */
 export interface CorsOptions {
@@ -91,7 +91,6 @@ function withHeaders(ex: Exchange, extra: OutHeaders): Exchange {
     get(target, prop) {
       if (prop === "respond") return (s: number, h: OutHeaders, b?: Uint8Array | string) => target.respond(s, add(h), b);
       if (prop === "start") return (s: number, h: OutHeaders, t: boolean) => target.start(s, add(h), t);
-      if (prop === "respondHeadersOnly") return (h: OutHeaders) => target.respondHeadersOnly(add(h));
       const v = Reflect.get(target, prop, target);
       return typeof v === "function" ? v.bind(target) : v;
     },

@@ -1,4 +1,4 @@
-import type { Exchange } from "../transport/exchange.js";
+import type { Exchange } from "../transport/server/exchange.js";
 import type { CallContext } from "./context.js";
 
 /**

@@ -1,22 +1,26 @@
 import type { AddressInfo } from "node:net";
 import { Code } from "../protocol/code.js";
+import { headersTooLarge, serverShutDown } from "../protocol/errors.js";
+import { H } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
+import { isGrpcContentType } from "../protocol-grpc/content-type.js";
+import { GrpcHandler } from "../protocol-grpc/server-handler.js";
+import { sendGrpcStatus } from "../protocol-grpc/status.js";
+import { sendHttpError } from "../protocol-triple/error-body.js";
+import { TripleHttpHandler } from "../protocol-triple/server-handler.js";
 import { describeService, pathsOf, type RegistrationOptions } from "../service/describe.js";
 import type { ServiceDescriptor } from "../service/descriptors.js";
-import type { Exchange } from "../transport/exchange.js";
-import { OnePortListener, type TransportOptions } from "../transport/listener.js";
+import type { Exchange, Responder } from "../transport/server/exchange.js";
+import { OnePortListener, type Refusal, type TransportOptions } from "../transport/server/listener.js";
 import type { AuthOptions } from "./auth.js";
 import type { CallContext } from "./context.js";
 import { Cors, type CorsOptions } from "./cors.js";
-import type { ServerCore } from "./core.js";
-import { sendHttpError } from "./error-response.js";
-import { GrpcHandler } from "./grpc-handler.js";
 import { HEALTH_SERVICE_NAME, HealthService } from "./health.js";
 import { InflightCalls } from "./inflight.js";
 import { buildInvoker, type Interceptor, invokerSeesContext } from "./interceptor.js";
 import { DEFAULT_LIMITS, type Limits } from "./limits.js";
 import { Router } from "./router.js";
-import { TripleHttpHandler } from "./triple-http.js";
+import type { ServerCore } from "./server-core.js";
 
 /** A service implementation with registration-time version and group. */
 export interface ServiceRegistration extends RegistrationOptions {
@@ -83,7 +87,10 @@ export class TripleServer implements ServerCore {
     this.cors = options.cors ? new Cors(options.cors) : undefined;
     this.http = new TripleHttpHandler(this);
     this.grpc = new GrpcHandler(this);
-    this.listener = new OnePortListener((ex) => this.dispatch(ex), options);
+    this.listener = new OnePortListener(
+      { onExchange: (ex) => this.dispatch(ex), onRefusal: (r, refusal) => answerRefusal(r, refusal) },
+      options,
+    );
     for (const s of options.services ?? []) {
       if (isRegistration(s)) this.register(s.implementation, s);
       else this.register(s);
@@ -122,7 +129,7 @@ export class TripleServer implements ServerCore {
         if (!next) return;
         ex = next;
       }
-      if (isGrpc(ex)) {
+      if (isGrpcContentType(ex.headers[H.contentType])) {
         this.grpc.handle(ex);
       } else {
         this.http.handle(ex);
@@ -186,7 +193,7 @@ export class TripleServer implements ServerCore {
         ]);
         clearTimeout(timer);
         for (const [ctx, ex] of this.inflight.entries()) {
-          const err = new RpcError(Code.Unavailable, "the server shut down before the call finished");
+          const err = serverShutDown();
           ctx.abort(err);
           cancelExchange(ctx, ex, err);
         }
@@ -200,21 +207,31 @@ export class TripleServer implements ServerCore {
   }
 }
 
-function isGrpc(ex: Exchange): boolean {
-  const ct = ex.headers["content-type"];
-  return typeof ct === "string" && (ct.startsWith("application/grpc") || ct.startsWith("application/triple+wrapper"));
-}
-
 /** Ends a call the server gives up on, in its own protocol's terms. */
 function cancelExchange(ctx: CallContext, ex: Exchange, err: RpcError): void {
   // The context says the protocol: a gRPC exchange may have released its request headers.
-  if (ctx.protocol !== "grpc") {
-    sendHttpError(ex, err);
-    return;
+  if (ctx.protocol === "grpc") sendGrpcStatus(ex, err, { [H.contentType]: "application/grpc" });
+  else sendHttpError(ex, err);
+}
+
+/** The error a listener refusal stands for. */
+function refusalError(refusal: Refusal): RpcError {
+  switch (refusal.kind) {
+    case "headers-too-large":
+      return headersTooLarge(refusal.limit);
+    case "request-timeout":
+      return new RpcError(Code.DeadlineExceeded, "request timeout: the request did not arrive in time", { httpStatus: 408 });
+    case "bad-request":
+      return new RpcError(Code.InvalidArgument, `bad request: ${refusal.detail}`, { httpStatus: 400 });
   }
-  const status = { "grpc-status": String(err.code), "grpc-message": encodeURIComponent(err.message) };
-  if (!ex.headersSent) ex.respondHeadersOnly({ "content-type": "application/grpc", ...status });
-  else ex.end(status);
+}
+
+/** Answers a request the listener refused, as gRPC or as Triple HTTP by its content type. */
+function answerRefusal(r: Responder, refusal: Refusal): void {
+  const err = refusalError(refusal);
+  const ct = r.headers[H.contentType];
+  if (isGrpcContentType(ct)) sendGrpcStatus(r, err, { [H.contentType]: "application/grpc" });
+  else sendHttpError(r, err);
 }
 
 /** Creates a server for the given services. `await createServer({ services }).listen({ port })`. */

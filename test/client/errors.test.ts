@@ -1,7 +1,7 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { closeClient, Code, createClient, Method, RpcError, Service } from "../../src/index.js";
-import { decodeGrpcMessage } from "../../src/client/errors.js";
+import { decodeGrpcMessage } from "../../src/protocol-grpc/status.js";
 import { startHttp1 } from "./raw-servers.js";
 
 /** A service whose every method the raw server answers with one error dialect. */

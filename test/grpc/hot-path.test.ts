@@ -4,7 +4,7 @@ import { after, before, describe, it } from "node:test";
 import * as protobuf from "protobufjs";
 import { GREET_PROTO, GreetServiceImpl } from "../../samples/greet/greet-service.js";
 import { encodeProtoFrame, encodeProtoMessage } from "../../src/codec/proto-codec.js";
-import { encodeFrame } from "../../src/protocol/grpc-framing.js";
+import { encodeFrame } from "../../src/protocol-grpc/framing.js";
 import { CallContext } from "../../src/server/context.js";
 import { InflightCalls } from "../../src/server/inflight.js";
 import {
@@ -18,7 +18,7 @@ import {
   type TripleServer,
 } from "../../src/index.js";
 import type { MethodDescriptor } from "../../src/service/descriptors.js";
-import type { Exchange } from "../../src/transport/exchange.js";
+import type { Exchange } from "../../src/transport/server/exchange.js";
 import { frame, rawCall } from "./raw.js";
 
 const GREET = protobuf.loadSync(GREET_PROTO);

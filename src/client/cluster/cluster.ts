@@ -1,28 +1,15 @@
 import { Code } from "../../protocol/code.js";
 import { RpcError } from "../../protocol/rpc-error.js";
-import type { MethodDescriptor } from "../../service/descriptors.js";
-import { isConnectFailure } from "../errors.js";
+import { isConnectFailure } from "../../transport/client/errors.js";
 import type { LoadBalancer } from "../loadbalance/load-balancer.js";
 import type { Provider } from "../provider.js";
 import type { Directory } from "./directory.js";
+import type { Attempt, Invocation } from "./invocation.js";
+
+export type { Attempt, Invocation } from "./invocation.js";
 
 /** The cluster policies. */
 export type ClusterPolicyName = "failover" | "failfast" | "failsafe" | "failback" | "forking" | "broadcast";
-
-/** One call as the cluster sees it. */
-export interface Invocation {
-  readonly method: MethodDescriptor;
-  readonly args: readonly unknown[];
-  /** Fires when the call times out or is cancelled: no further attempts. */
-  readonly signal: AbortSignal;
-  /** Set once a response message arrived or the request stream was consumed: never retry then. */
-  committed: boolean;
-  /** Failure handling is up to the caller (streams): policies that swallow errors must not. */
-  readonly streaming: boolean;
-}
-
-/** One attempt of a call on one provider. */
-export type Attempt<T> = (provider: Provider) => Promise<T>;
 
 /** What a policy works with. */
 export interface ClusterContext {

@@ -1,5 +1,4 @@
-import type { ProviderInit } from "../options.js";
-import { Provider } from "../provider.js";
+import { Provider, type ProviderInit } from "../provider.js";
 
 /**
  * Where a client finds the providers of a service. The static list is built in; a registry

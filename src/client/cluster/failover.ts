@@ -1,7 +1,7 @@
 import { RpcError } from "../../protocol/rpc-error.js";
 import type { Provider } from "../provider.js";
 import { type ClusterPolicy, providersOf, retryable, runAttempt, selectProvider } from "./cluster.js";
-import { failoverError } from "./failover-message.js";
+import { failoverError } from "./failover-error.js";
 
 /**
  * failover (the default): up to `retries` + 1 attempts, each on a provider not tried yet where

@@ -1,4 +1,4 @@
-import type { Invocation } from "../cluster/cluster.js";
+import type { Invocation } from "../cluster/invocation.js";
 import type { Provider } from "../provider.js";
 
 /** The load balancers. */

@@ -1,11 +1,11 @@
-import * as http2 from "node:http2";
 import type { OutgoingHttpHeaders } from "node:http";
-import { Code } from "../protocol/code.js";
-import { RpcError } from "../protocol/rpc-error.js";
-import { connectFailure, isConnectErrorCode, transportError } from "./errors.js";
-import type { Provider } from "./provider.js";
-import type { HttpReply, TransportSettings, UnaryTransport } from "./transport.js";
-import { installStreamTable } from "../transport/stream-table.js";
+import * as http2 from "node:http2";
+import type { Provider } from "../../client/provider.js";
+import { responseTooLarge } from "../../protocol/errors.js";
+import { RpcError } from "../../protocol/rpc-error.js";
+import { installStreamTable } from "../stream-table.js";
+import { connectFailure, isConnectErrorCode, streamClosedError, transportError } from "./errors.js";
+import type { HttpReply, TransportSettings, UnaryTransport } from "./unary-transport.js";
 
 /** HTTP/2 settings of the transport besides the shared ones. */
 export interface Http2Settings extends TransportSettings {
@@ -176,7 +176,7 @@ export class Http2Transport implements UnaryTransport {
         size += c.length;
         if (size > maxBytes) {
           stream.close(http2.constants.NGHTTP2_CANCEL);
-          finish(new RpcError(Code.ResourceExhausted, `the response is larger than ${maxBytes} bytes`));
+          finish(responseTooLarge(maxBytes));
           return;
         }
         chunks.push(c);
@@ -199,23 +199,6 @@ export class Http2Transport implements UnaryTransport {
     for (const s of this.sessions.values()) s.session.close();
     this.sessions.clear();
   }
-}
-
-/** The error of a stream that closed without a complete response. */
-export function streamClosedError(provider: Provider, rstCode: number | undefined): RpcError {
-  if (rstCode === http2.constants.NGHTTP2_REFUSED_STREAM) {
-    return new RpcError(Code.Unavailable, `${provider.address} refused the stream (REFUSED_STREAM)`);
-  }
-  if (rstCode === http2.constants.NGHTTP2_CANCEL) {
-    return new RpcError(Code.Cancelled, `${provider.address} cancelled the stream`);
-  }
-  if (rstCode === http2.constants.NGHTTP2_ENHANCE_YOUR_CALM) {
-    return new RpcError(Code.ResourceExhausted, `${provider.address} reset the stream (ENHANCE_YOUR_CALM)`);
-  }
-  return new RpcError(
-    Code.Unavailable,
-    `the stream to ${provider.address} closed before the response was complete${rstCode ? ` (RST_STREAM code ${rstCode})` : ""}`,
-  );
 }
 
 function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {

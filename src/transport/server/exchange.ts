@@ -33,25 +33,42 @@ export interface BodySink {
 }
 
 /**
+ * What the error writers need to answer a request: its headers, whether a response started, and
+ * the ways to send one. Every {@link Exchange} is one; so is the bare socket the listener
+ * answers a request it could not parse on.
+ */
+export interface Responder {
+  /** Request headers, lower-case names (empty when the request could not be parsed). */
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** True once a response has started. */
+  readonly headersSent: boolean;
+  /** Sends a complete response; without a body on HTTP/2, one HEADERS frame that ends the stream. */
+  respond(status: number, headers: OutHeaders, body?: Uint8Array | string): void;
+  /**
+   * Ends a streamed response, with trailers when it was started with them. `last` is written
+   * with the end in one go (a unary gRPC reply: message, then trailers, in one flush).
+   */
+  end(trailers?: OutHeaders, last?: Uint8Array): void;
+  /** Abandons the exchange: RST_STREAM on HTTP/2, closes the connection on HTTP/1.1. */
+  reset(): void;
+}
+
+/**
  * One HTTP request/response pair, whatever carried it: an HTTP/1.1 request or an HTTP/2 stream.
  * Everything above the transport is written against this; only streaming (which needs HTTP/2
  * trailers) asks which version it is.
  */
-export interface Exchange {
+export interface Exchange extends Responder {
   readonly httpVersion: "1.1" | "2";
   readonly method: string;
   /** Path without the query string. */
   readonly path: string;
-  /** Request headers, lower-case names. */
-  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   /** Number of request header fields (for the header-count limit). */
   readonly headerCount: number;
   /** The request body. */
   readonly body: Readable;
   /** Address and port of the peer (one shared object per connection on HTTP/2). */
   readonly peer: Peer;
-  /** True once a response has started. */
-  readonly headersSent: boolean;
   /** True when the peer went away or reset the stream before the response ended. */
   readonly aborted: boolean;
   /**
@@ -69,22 +86,11 @@ export interface Exchange {
    * for as long as the response takes. `headers` is empty afterwards.
    */
   releaseHeaders(): void;
-  /** Sends a complete response. */
-  respond(status: number, headers: OutHeaders, body?: Uint8Array | string): void;
   /** Starts a streamed response; with `trailers`, `end()` sends trailers (HTTP/2). */
   start(status: number, headers: OutHeaders, trailers: boolean): void;
   /** Writes part of a streamed response; false means wait for `onDrain`. */
   write(chunk: Uint8Array | string): boolean;
   onDrain(fn: () => void): void;
-  /**
-   * Ends a streamed response, with trailers when it was started with them. `last` is written
-   * with the end in one go (a unary gRPC reply: message, then trailers, in one flush).
-   */
-  end(trailers?: OutHeaders, last?: Uint8Array): void;
-  /** HTTP/2 only: a HEADERS frame that ends the stream (gRPC trailers-only responses). */
-  respondHeadersOnly(headers: OutHeaders): void;
-  /** Abandons the exchange: RST_STREAM on HTTP/2, closes the connection on HTTP/1.1. */
-  reset(): void;
   /**
    * Drops the rest of the request body of an early response. HTTP/2: RST_STREAM(NO_ERROR) once
    * the response is sent. HTTP/1.1: drains it, or with `close` (a body over the limit) closes the
@@ -185,10 +191,6 @@ export class Http1Exchange implements Exchange {
 
   end(_trailers?: OutHeaders, last?: Uint8Array): void {
     if (!this.res.destroyed) this.res.end(last);
-  }
-
-  respondHeadersOnly(headers: OutHeaders): void {
-    this.respond(200, headers);
   }
 
   reset(): void {
@@ -385,13 +387,6 @@ export class Http2Exchange implements Exchange {
     this.pendingTrailers = trailers;
     if (last) this.stream.end(last);
     else this.stream.end();
-  }
-
-  respondHeadersOnly(headers: OutHeaders): void {
-    const s = this.stream;
-    if (s.headersSent || s.destroyed) return;
-    headers[":status"] = 200;
-    s.respond(headers, END_STREAM);
   }
 
   reset(): void {

@@ -1,10 +1,11 @@
 import { type Compression, COMPRESS_MIN_BYTES, GRPC_ACCEPT_ENCODING } from "../protocol/compression.js";
-import { encodeFrame } from "../protocol/grpc-framing.js";
-import { statusHeaders } from "../protocol/grpc-status.js";
+import { H } from "../protocol/headers.js";
 import type { RpcError } from "../protocol/rpc-error.js";
-import type { Exchange, OutHeaders } from "../transport/exchange.js";
-import { type CallContext, createContextKey } from "./context.js";
-import type { GrpcMessageCodec } from "./grpc-codec.js";
+import { type CallContext, createContextKey } from "../server/context.js";
+import type { Exchange, OutHeaders } from "../transport/server/exchange.js";
+import { encodeFrame } from "./framing.js";
+import type { MessageCodec } from "./message-codec.js";
+import { sendGrpcStatus } from "./status.js";
 
 /** The trailers of a successful call that set none of its own (never mutated). */
 const OK_TRAILERS: OutHeaders = Object.freeze({ "grpc-status": "0" }) as OutHeaders;
@@ -45,8 +46,8 @@ export class GrpcResponder {
   }
 
   private headers(): OutHeaders {
-    const h: OutHeaders = { "content-type": this.contentType, "grpc-accept-encoding": GRPC_ACCEPT_ENCODING };
-    if (this.encoding) h["grpc-encoding"] = this.encoding.name;
+    const h: OutHeaders = { [H.contentType]: this.contentType, [H.grpcAcceptEncoding]: GRPC_ACCEPT_ENCODING };
+    if (this.encoding) h[H.grpcEncoding] = this.encoding.name;
     this.ctx.copyResponseHeadersTo(h);
     return h;
   }
@@ -72,41 +73,33 @@ export class GrpcResponder {
     this.ex.start(200, this.headers(), true);
     let t = OK_TRAILERS;
     if (this.ctx.hasResponseTrailers) {
-      t = { "grpc-status": "0" };
+      t = { [H.grpcStatus]: "0" };
       this.ctx.copyResponseTrailersTo(t);
     }
     this.ex.end(t, frame);
   }
 
   /** Encodes and frames one response message, compressed when negotiated and wanted. */
-  frameOf(codec: GrpcMessageCodec, value: unknown): Buffer {
+  frameOf(codec: MessageCodec, value: unknown): Buffer {
     const enc = this.encoding;
     if (enc) {
       const want = this.ctx.get(responseCompression);
       if (want === true || (want === undefined && this.compressByDefault)) {
-        const payload = codec.encode(value);
+        const payload = codec.encodeResponse(value);
         if (want === true || payload.length >= COMPRESS_MIN_BYTES) return encodeFrame(enc.compress(payload), true);
         return encodeFrame(payload);
       }
     }
-    return codec.encodeFrame ? codec.encodeFrame(value) : encodeFrame(codec.encode(value));
+    return codec.encodeResponseFrame ? codec.encodeResponseFrame(value) : encodeFrame(codec.encodeResponse(value));
   }
 
   /** Ends the call with OK (`err` undefined) or an error status. Later calls do nothing. */
   finish(err: RpcError | undefined): void {
     if (this.done) return;
     this.done = true;
-    if (!this.started) {
-      // Trailers-only (PROTOCOL-HTTP2): one HEADERS frame with the status, ending the stream.
-      const h = this.headers();
-      this.ctx.copyResponseTrailersTo(h);
-      statusHeaders(err, h);
-      this.ex.respondHeadersOnly(h);
-      return;
-    }
-    const t: OutHeaders = {};
-    this.ctx.copyResponseTrailersTo(t);
-    statusHeaders(err, t);
-    this.ex.end(t);
+    let trailers: OutHeaders | undefined;
+    if (this.ctx.hasResponseTrailers) this.ctx.copyResponseTrailersTo((trailers = {}));
+    // Trailers-only (one HEADERS frame with the status) when no message went out, else trailers.
+    sendGrpcStatus(this.ex, err, this.started ? {} : this.headers(), trailers);
   }
 }

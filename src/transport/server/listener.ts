@@ -2,8 +2,9 @@ import * as http from "node:http";
 import * as http2 from "node:http2";
 import * as net from "node:net";
 import * as tls from "node:tls";
-import { type Exchange, Http1Exchange, Http2Exchange } from "./exchange.js";
-import { installStreamTable } from "./stream-table.js";
+import { installStreamTable } from "../stream-table.js";
+import { type Exchange, Http1Exchange, Http2Exchange, type Responder } from "./exchange.js";
+import { SocketResponder } from "./socket-responder.js";
 
 const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
 
@@ -32,27 +33,21 @@ function headerListSize(raw: readonly string[]): number {
   return n + 16 * raw.length;
 }
 
-function ignore(): void {}
+/** Why the listener answered a request itself, before it became an exchange. */
+export type Refusal =
+  | { readonly kind: "headers-too-large"; readonly limit: number }
+  | { readonly kind: "request-timeout" }
+  | { readonly kind: "bad-request"; readonly detail: string };
 
-/** Answers a stream whose header list is over the limit: 431 (HTTP) or resource_exhausted (gRPC). */
-function refuseHeaderSize(stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, limit: number): void {
-  stream.on("error", ignore); // a reset with an error code must not become an uncaught 'error'
-  const message = `request header fields too large: more than ${limit} bytes`;
-  try {
-    if (String(headers["content-type"] ?? "").startsWith("application/grpc")) {
-      stream.respond(
-        { ":status": 200, "content-type": "application/grpc", "grpc-status": "8", "grpc-message": encodeURIComponent(message) },
-        { endStream: true },
-      );
-    } else {
-      const body = JSON.stringify({ status: 40, message, code: "resource_exhausted" });
-      stream.respond({ ":status": 431, "content-type": "application/json" });
-      stream.end(body);
-    }
-    stream.once("finish", () => stream.close(0));
-  } catch {
-    stream.destroy();
-  }
+/** What the listener hands up: exchanges, and requests it refused for the protocol to answer. */
+export interface ListenerHandlers {
+  onExchange(ex: Exchange): void;
+  /**
+   * Answer a refused request on `responder` (an HTTP/2 stream's exchange, or a bare HTTP/1.1
+   * socket whose request could not be parsed). The listener knows sockets only: the protocols
+   * know what an error looks like.
+   */
+  onRefusal(responder: Responder, refusal: Refusal): void;
 }
 
 /** What the idle sweep remembers of a connection. */
@@ -68,8 +63,9 @@ interface SocketActivity {
 /**
  * The one-port transport: a TCP (or TLS) listener whose connections go to an HTTP/1.1 or an
  * HTTP/2 server. Cleartext connections are told apart by their first bytes (the HTTP/2
- * preface, RFC 9113 §3.4); TLS connections by ALPN. Both servers hand each request or stream to
- * `onExchange` as an {@link Exchange}.
+ * preface, RFC 9113 §3.4); TLS connections by ALPN. Both servers hand each request or stream up
+ * as an {@link Exchange}; requests refused before that (oversized headers, timeouts, garbage)
+ * go up as a {@link Refusal} for the protocol to answer. Nothing here knows about RPC.
  */
 export class OnePortListener {
   readonly http1: http.Server;
@@ -81,17 +77,26 @@ export class OnePortListener {
   /** The socket being handed to the HTTP/2 server (its 'session' event fires synchronously). */
   private handoff: net.Socket | undefined;
   private sweeper: NodeJS.Timeout | undefined;
+  private readonly maxHeaderBytes: number;
 
   constructor(
-    onExchange: (ex: Exchange) => void,
+    private readonly handlers: ListenerHandlers,
     readonly options: TransportOptions = {},
   ) {
-    const maxHeaderBytes = options.maxHeaderBytes ?? 16 * 1024;
-    const headersTimeout = options.headersTimeoutMs ?? 10_000;
-    const requestTimeout = options.requestTimeoutMs ?? 300_000;
-    this.http1 = http.createServer(
+    this.maxHeaderBytes = options.maxHeaderBytes ?? 16 * 1024;
+    this.http1 = this.createHttp1();
+    this.http2 = this.createHttp2();
+    // No http2/http `setTimeout`: node refreshes those timers on every stream event, which
+    // costs ~7 % of a small unary call. The idle sweep below watches byte counters instead.
+    this.server = options.tls ? this.createTls(options.tls) : this.createCleartext();
+  }
+
+  private createHttp1(): http.Server {
+    const headersTimeout = this.options.headersTimeoutMs ?? 10_000;
+    const requestTimeout = this.options.requestTimeoutMs ?? 300_000;
+    const server = http.createServer(
       {
-        maxHeaderSize: maxHeaderBytes,
+        maxHeaderSize: this.maxHeaderBytes,
         headersTimeout,
         requestTimeout,
         // node:http enforces both timeouts only when it sweeps its connections (every 30 s by
@@ -100,87 +105,100 @@ export class OnePortListener {
         keepAliveTimeout: 5_000,
         noDelay: true,
       },
-      (req, res) => onExchange(new Http1Exchange(req, res)),
+      (req, res) => this.handlers.onExchange(new Http1Exchange(req, res)),
     );
-    this.http1.on("clientError", (err: NodeJS.ErrnoException, socket: net.Socket) => {
-      // Node answers header overflows itself only when no listener exists; keep its statuses.
-      if (!socket.writable || (socket as net.Socket & { _httpMessage?: unknown })._httpMessage) {
-        socket.destroy();
-        return;
-      }
-      const status =
-        err.code === "HPE_HEADER_OVERFLOW" ? 431 : err.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400;
-      const reason = http.STATUS_CODES[status];
-      const body = JSON.stringify({
-        status: status === 431 ? 40 : status === 408 ? 31 : 40,
-        message: status === 431 ? "request header fields too large" : status === 408 ? "request timeout" : `bad request: ${err.code ?? err.message}`,
-        code: status === 431 ? "resource_exhausted" : status === 408 ? "deadline_exceeded" : "invalid_argument",
-      });
-      socket.end(
-        `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-      );
-    });
+    server.on("clientError", (err: NodeJS.ErrnoException, socket: net.Socket) => this.onClientError(err, socket));
+    return server;
+  }
 
-    this.http2 = http2.createServer({
+  /** A request node:http could not parse: answered on the socket, which then closes. */
+  private onClientError(err: NodeJS.ErrnoException, socket: net.Socket): void {
+    // Node answers header overflows itself only when no listener exists; keep its statuses.
+    if (!socket.writable || (socket as net.Socket & { _httpMessage?: unknown })._httpMessage) {
+      socket.destroy();
+      return;
+    }
+    const refusal: Refusal =
+      err.code === "HPE_HEADER_OVERFLOW"
+        ? { kind: "headers-too-large", limit: this.maxHeaderBytes }
+        : err.code === "ERR_HTTP_REQUEST_TIMEOUT"
+          ? { kind: "request-timeout" }
+          : { kind: "bad-request", detail: err.code ?? err.message };
+    this.handlers.onRefusal(new SocketResponder(socket), refusal);
+  }
+
+  private createHttp2(): http2.Http2Server {
+    const server = http2.createServer({
       settings: {
-        maxConcurrentStreams: options.maxConcurrentStreams ?? 1000,
-        maxHeaderListSize: maxHeaderBytes,
+        maxConcurrentStreams: this.options.maxConcurrentStreams ?? 1000,
+        maxHeaderListSize: this.maxHeaderBytes,
         enablePush: false,
         initialWindowSize: 1024 * 1024,
       },
       maxHeaderListPairs: 256,
-      maxSessionMemory: options.http2SessionMemoryMb ?? 64,
+      maxSessionMemory: this.options.http2SessionMemoryMb ?? 64,
     });
-    this.http2.on("stream", (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, _flags: number, rawHeaders: string[]) => {
+    server.on("stream", (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, _flags: number, rawHeaders: string[]) => {
       // nghttp2 applies SETTINGS_MAX_HEADER_LIST_SIZE only once the client acknowledged our
       // SETTINGS, so a request sent right after the preface could carry up to 16 MiB of headers:
-      // measure every stream ourselves (RFC 7541 §4.1 sizes) and answer 431.
-      if (headerListSize(rawHeaders) > maxHeaderBytes) {
-        refuseHeaderSize(stream, headers, maxHeaderBytes);
-        return;
-      }
-      onExchange(new Http2Exchange(stream, headers, rawHeaders.length >> 1));
+      // measure every stream ourselves (RFC 7541 §4.1 sizes) and refuse it.
+      const ex = new Http2Exchange(stream, headers, rawHeaders.length >> 1);
+      if (headerListSize(rawHeaders) > this.maxHeaderBytes) this.refuseHeaderSize(ex, stream);
+      else this.handlers.onExchange(ex);
     });
-    this.http2.on("session", (session) => {
-      installStreamTable(session);
-      this.sessions.add(session);
-      const activity = this.handoff && this.sockets.get(this.handoff);
-      if (activity) activity.session = session;
-      session.once("close", () => this.sessions.delete(session));
-      // Larger connection window: the default 64 KiB throttles large messages on fast links.
-      session.once("connect", () => {
-        try {
-          session.setLocalWindowSize(8 * 1024 * 1024);
-        } catch {
-          // session already gone
-        }
-      });
-      session.on("error", () => {});
-    });
-    // No http2/http `setTimeout`: node refreshes those timers on every stream event, which
-    // costs ~7 % of a small unary call. The idle sweep below watches byte counters instead.
+    server.on("session", (session) => this.onSession(session));
+    return server;
+  }
 
-    const onSocket = (socket: net.Socket) => {
-      this.sockets.set(socket, { bytes: 0, since: Date.now(), session: undefined });
-      socket.once("close", () => this.sockets.delete(socket));
-      socket.on("error", () => socket.destroy());
-    };
-    if (options.tls) {
-      const server = tls.createServer({ ALPNProtocols: ["h2", "http/1.1"], ...options.tls });
-      server.on("secureConnection", (socket) => {
-        onSocket(socket);
-        if (socket.alpnProtocol === "h2") this.toHttp2(socket);
-        else this.http1.emit("connection", socket);
-      });
-      server.on("connection", (socket: net.Socket) => socket.setNoDelay(true));
-      server.on("tlsClientError", () => {});
-      this.server = server;
-    } else {
-      this.server = net.createServer({ noDelay: true }, (socket) => {
-        onSocket(socket);
-        this.sniff(socket);
-      });
+  private refuseHeaderSize(ex: Http2Exchange, stream: http2.ServerHttp2Stream): void {
+    try {
+      this.handlers.onRefusal(ex, { kind: "headers-too-large", limit: this.maxHeaderBytes });
+      ex.discardBody();
+    } catch {
+      stream.destroy();
     }
+  }
+
+  private onSession(session: http2.ServerHttp2Session): void {
+    installStreamTable(session);
+    this.sessions.add(session);
+    const activity = this.handoff && this.sockets.get(this.handoff);
+    if (activity) activity.session = session;
+    session.once("close", () => this.sessions.delete(session));
+    // Larger connection window: the default 64 KiB throttles large messages on fast links.
+    session.once("connect", () => {
+      try {
+        session.setLocalWindowSize(8 * 1024 * 1024);
+      } catch {
+        // session already gone
+      }
+    });
+    session.on("error", () => {});
+  }
+
+  private track(socket: net.Socket): void {
+    this.sockets.set(socket, { bytes: 0, since: Date.now(), session: undefined });
+    socket.once("close", () => this.sockets.delete(socket));
+    socket.on("error", () => socket.destroy());
+  }
+
+  private createTls(options: tls.TlsOptions): net.Server {
+    const server = tls.createServer({ ALPNProtocols: ["h2", "http/1.1"], ...options });
+    server.on("secureConnection", (socket) => {
+      this.track(socket);
+      if (socket.alpnProtocol === "h2") this.toHttp2(socket);
+      else this.http1.emit("connection", socket);
+    });
+    server.on("connection", (socket: net.Socket) => socket.setNoDelay(true));
+    server.on("tlsClientError", () => {});
+    return server;
+  }
+
+  private createCleartext(): net.Server {
+    return net.createServer({ noDelay: true }, (socket) => {
+      this.track(socket);
+      this.sniff(socket);
+    });
   }
 
   /** Reads just enough of a cleartext connection to tell HTTP/2 prior knowledge from HTTP/1.1. */
@@ -287,10 +305,6 @@ export class OnePortListener {
     if (this.sweeper) clearInterval(this.sweeper);
     for (const s of this.sessions) s.destroy();
     for (const sock of this.sockets.keys()) sock.destroy();
-  }
-
-  get connectionCount(): number {
-    return this.sockets.size;
   }
 
   address(): net.AddressInfo {

@@ -1,69 +1,63 @@
 import { Code } from "../protocol/code.js";
 import type { Compression } from "../protocol/compression.js";
-import { FLAG_COMPRESSED, FrameDecoder } from "../protocol/grpc-framing.js";
 import { RpcError } from "../protocol/rpc-error.js";
-import type { BodySink, Exchange } from "../transport/exchange.js";
+import { FLAG_COMPRESSED, FrameDecoder } from "./framing.js";
 
-/** Who receives the messages of a {@link GrpcReader}. */
+/** Who receives the messages of a {@link MessageReader}. */
 export interface MessageSink {
-  /** One request message (decompressed). Throwing ends the body with that error. */
+  /** One message (decompressed). Throwing ends the stream with that error. */
   onMessage(payload: Buffer): void;
-  /** Called once: the body ended, with an error when it was malformed or reset. */
+  /** Called once: the stream ended, with an error when it was malformed or reset. */
   onMessagesEnd(err: RpcError | undefined): void;
 }
 
 /**
- * Reads the length-prefixed messages of a gRPC request body: frames split across or packed into
- * chunks any way, decompression per message, the receive limit before and after decompression.
- * A chunk that holds whole frames (the usual case) is parsed in place; a {@link FrameDecoder}
- * only appears once a frame is split across chunks. Errors: a truncated frame, a compressed
- * message without `grpc-encoding`, a message over the limit.
+ * Reads the length-prefixed messages of a gRPC stream, request or response: frames split across
+ * or packed into chunks any way, decompression per message, the receive limit before and after
+ * decompression. A chunk that holds whole frames (the usual case) is parsed in place; a
+ * {@link FrameDecoder} only appears once a frame is split across chunks. Errors: a truncated
+ * frame, a compressed message without a negotiated encoding, a message over the limit.
+ *
+ * The server feeds it through `Exchange.readBody` (it is a `BodySink`); the client from its
+ * stream's 'data' events.
  */
-export class GrpcReader implements BodySink {
+export class MessageReader {
   private decoder: FrameDecoder | undefined = undefined;
   private done = false;
 
   constructor(
-    private readonly ex: Exchange,
     private readonly maxBytes: number,
-    private readonly compression: Compression | undefined,
+    /** The stream's `grpc-encoding`; the client learns it from the response headers. */
+    public compression: Compression | undefined,
     private readonly sink: MessageSink,
-  ) {
-    ex.readBody(this);
-  }
+  ) {}
 
-  /** True once the body ended, failed or was abandoned. */
+  /** True once the stream ended, failed or was abandoned. */
   get ended(): boolean {
     return this.done;
   }
 
-  /** Stops reading for now (backpressure: the handler is behind). */
-  pause(): void {
-    if (!this.done) this.ex.body.pause();
+  /** True when a frame has started but not finished. */
+  get truncated(): boolean {
+    return this.decoder?.pending ?? false;
   }
 
-  resume(): void {
-    if (!this.done) this.ex.body.resume();
-  }
-
-  /** Stops delivering messages; what is left of the body is the exchange's to discard. */
+  /** Stops delivering messages. */
   abandon(): void {
     this.done = true;
-    this.ex.body.resume();
   }
 
   onBodyEnd(): void {
-    const d = this.decoder;
-    if (d?.pending) {
-      this.finish(new RpcError(Code.Internal, "the request ended in the middle of a message (truncated gRPC frame)"));
+    if (this.truncated) {
+      this.finish(new RpcError(Code.Internal, "the stream ended in the middle of a message (truncated gRPC frame)"));
     } else {
       this.finish(undefined);
     }
   }
 
   onBodyError(): void {
-    // A reset stream errors its body; the exchange's abort handler reports the cancellation.
-    this.finish(new RpcError(Code.Cancelled, "the request stream was reset"));
+    // A reset stream errors its body; whoever watches the stream's abort reports the cancellation.
+    this.finish(new RpcError(Code.Cancelled, "the stream was reset"));
   }
 
   onBodyData(chunk: Buffer): void {
@@ -84,7 +78,9 @@ export class GrpcReader implements BodySink {
         this.frame(flags, chunk.subarray(off + 5, off + 5 + len));
         off += 5 + len;
       }
-      if (off < n && !this.done) (this.decoder ??= new FrameDecoder(this.maxBytes)).push(off === 0 ? chunk : chunk.subarray(off), this);
+      if (off < n && !this.done) {
+        (this.decoder ??= new FrameDecoder(this.maxBytes)).push(off === 0 ? chunk : chunk.subarray(off), this);
+      }
     } catch (e) {
       this.finish(RpcError.from(e, Code.Internal));
     }
@@ -106,7 +102,7 @@ export class GrpcReader implements BodySink {
     if (!this.compression) {
       throw new RpcError(
         Code.Internal,
-        "received a compressed message but the request has no grpc-encoding (compressed flag set with identity encoding)",
+        "received a compressed message without a grpc-encoding (compressed flag set with identity encoding)",
       );
     }
     try {

@@ -1,17 +1,20 @@
 import type { Readable } from "node:stream";
 import { Code } from "../protocol/code.js";
+import { bodyTooLarge, requestBodyClosed } from "../protocol/errors.js";
 import { RpcError } from "../protocol/rpc-error.js";
 
-/** 413 / resource_exhausted for a body over the limit. */
-export function bodyTooLarge(limit: number): RpcError {
-  return new RpcError(Code.ResourceExhausted, `request body larger than ${limit} bytes`, { httpStatus: 413 });
+const EMPTY = Buffer.alloc(0);
+
+/** Receives a whole request body (or why there is none) from {@link collectBody}. */
+export interface BodyCallback {
+  (err: RpcError | undefined, data: Buffer): void;
 }
 
 /**
  * Reads a whole request body, at most `limit` bytes, and calls back once. Callback style keeps
  * the unary path free of promise hops; one-chunk bodies (the common case) are not copied.
  */
-export function collectBody(body: Readable, limit: number, cb: (err: RpcError | undefined, data: Buffer) => void): void {
+export function collectBody(body: Readable, limit: number, cb: BodyCallback): void {
   let first: Buffer | undefined;
   let chunks: Buffer[] | undefined;
   let size = 0;
@@ -29,15 +32,15 @@ export function collectBody(body: Readable, limit: number, cb: (err: RpcError | 
     size += chunk.length;
     if (size > limit) {
       body.pause();
-      finish(bodyTooLarge(limit), Buffer.alloc(0));
+      finish(bodyTooLarge(limit), EMPTY);
       return;
     }
     if (first === undefined) first = chunk;
     else (chunks ??= [first]).push(chunk);
   };
-  const onEnd = () => finish(undefined, chunks ? Buffer.concat(chunks, size) : (first ?? Buffer.alloc(0)));
-  const onError = (e: Error) => finish(new RpcError(Code.Cancelled, `request body failed: ${e.message}`), Buffer.alloc(0));
-  const onClose = () => finish(new RpcError(Code.Cancelled, "the client closed the request before its body ended"), Buffer.alloc(0));
+  const onEnd = () => finish(undefined, chunks ? Buffer.concat(chunks, size) : (first ?? EMPTY));
+  const onError = (e: Error) => finish(new RpcError(Code.Cancelled, `request body failed: ${e.message}`), EMPTY);
+  const onClose = () => finish(requestBodyClosed(), EMPTY);
   body.on("data", onData);
   body.on("end", onEnd);
   body.on("error", onError);

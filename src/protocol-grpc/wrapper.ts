@@ -1,8 +1,10 @@
 import * as protobuf from "protobufjs";
+import { asBuffer } from "../codec/bytes.js";
 
 /**
- * Dubbo's wrapper messages for IDL-less methods over gRPC (decisions.md, reference-facts §4),
- * encoded by hand: they are tiny and fixed, and a Writer/Reader pass is cheaper than reflection.
+ * Dubbo's wrapper messages, which Dubbo Java's Triple client uses for methods without an IDL:
+ * the arguments (and the result) travel as separately serialized byte strings, with their
+ * serialization (`json` here) and Java type names beside them. Encoded by hand: they are tiny and fixed, and a Writer/Reader pass is cheaper than reflection.
  *
  * ```
  * message TripleRequestWrapper  { string serializeType = 1; repeated bytes args = 2; repeated string argTypes = 3; }
@@ -24,17 +26,13 @@ export interface TripleResponseWrapper {
   type: string;
 }
 
-function toBuffer(b: Uint8Array): Buffer {
-  return Buffer.from(b.buffer, b.byteOffset, b.byteLength);
-}
-
 /** Encodes a TripleRequestWrapper. */
 export function encodeRequestWrapper(w: TripleRequestWrapper): Buffer {
   const out = protobuf.Writer.create();
   if (w.serializeType) out.uint32(10).string(w.serializeType);
   for (const a of w.args) out.uint32(18).bytes(a);
   for (const t of w.argTypes) out.uint32(26).string(t);
-  return toBuffer(out.finish());
+  return asBuffer(out.finish());
 }
 
 /** Decodes a TripleRequestWrapper; throws on malformed bytes. */
@@ -66,7 +64,7 @@ export function encodeResponseWrapper(w: TripleResponseWrapper): Buffer {
   if (w.serializeType) out.uint32(10).string(w.serializeType);
   if (w.data.length > 0) out.uint32(18).bytes(w.data);
   if (w.type) out.uint32(26).string(w.type);
-  return toBuffer(out.finish());
+  return asBuffer(out.finish());
 }
 
 /** Decodes a TripleResponseWrapper; throws on malformed bytes. */

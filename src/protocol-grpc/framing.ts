@@ -1,5 +1,11 @@
-import { Code } from "./code.js";
-import { RpcError } from "./rpc-error.js";
+import { Code } from "../protocol/code.js";
+import { messageTooLarge } from "../protocol/errors.js";
+import { RpcError } from "../protocol/rpc-error.js";
+
+/**
+ * gRPC's message framing ("Length-Prefixed-Message"): one flag byte (bit 0: compressed), a
+ * 4-byte big-endian length, then the message. Shared by the server and the client.
+ */
 
 /** Flag bit of a compressed gRPC message. */
 export const FLAG_COMPRESSED = 0x01;
@@ -37,9 +43,7 @@ export class FrameDecoder {
       throw new RpcError(Code.Internal, `invalid gRPC frame flags 0x${flags.toString(16)}`);
     }
     if (length > maxBytes) {
-      throw new RpcError(Code.ResourceExhausted, `message of ${length} bytes exceeds the limit of ${maxBytes} bytes`, {
-        httpStatus: 413,
-      });
+      throw messageTooLarge(length, maxBytes);
     }
   }
 

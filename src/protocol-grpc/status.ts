@@ -1,11 +1,14 @@
 import * as protobuf from "protobufjs";
-import type { Code } from "./code.js";
-import type { ErrorDetail } from "./rpc-error.js";
-import { RpcError } from "./rpc-error.js";
+import { asBuffer } from "../codec/bytes.js";
+import { Code, isCode } from "../protocol/code.js";
+import { firstHeader, H, type HeaderMap, metadataOf } from "../protocol/headers.js";
+import { type ErrorDetail, RpcError } from "../protocol/rpc-error.js";
+import type { OutHeaders, Responder } from "../transport/server/exchange.js";
 
 /**
- * gRPC status on the wire (PROTOCOL-HTTP2 "Responses"): `grpc-status`, percent-encoded
- * `grpc-message` and `grpc-status-details-bin` (a google.rpc.Status). Pure functions, no I/O.
+ * gRPC status on the wire (gRPC's PROTOCOL-HTTP2, "Responses"): `grpc-status`, percent-encoded
+ * `grpc-message` and `grpc-status-details-bin` (a google.rpc.Status), in the trailers or, when
+ * the call ends before any message, in a trailers-only HEADERS frame. Both sides' rules live here.
  */
 
 const HEX = "0123456789ABCDEF";
@@ -58,8 +61,7 @@ export function encodeStatusDetails(code: Code, message: string, details: readon
     if (d.value.length > 0) w.uint32(18).bytes(d.value);
     w.ldelim();
   }
-  const b = w.finish();
-  return Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+  return asBuffer(w.finish());
 }
 
 /** Decodes a google.rpc.Status; throws on malformed input. */
@@ -99,19 +101,72 @@ export function decodeStatusDetails(bytes: Uint8Array): { code: number; message:
 
 /** Base64 without padding, as gRPC recommends for `-bin` values. */
 export function toUnpaddedBase64(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64").replace(/=+$/, "");
+  return asBuffer(bytes).toString("base64").replace(/=+$/, "");
 }
 
 /** The status headers of an error (or of success when `err` is undefined), to merge into trailers. */
 export function statusHeaders(err: RpcError | undefined, target: Record<string, string | string[] | number>): void {
   if (!err) {
-    target["grpc-status"] = "0";
+    target[H.grpcStatus] = "0";
     return;
   }
   for (const k in err.metadata) target[k] = err.metadata[k];
-  target["grpc-status"] = String(err.code);
-  if (err.message) target["grpc-message"] = encodeGrpcMessage(err.message);
+  target[H.grpcStatus] = String(err.code);
+  if (err.message) target[H.grpcMessage] = encodeGrpcMessage(err.message);
   if (err.details.length > 0) {
-    target["grpc-status-details-bin"] = toUnpaddedBase64(encodeStatusDetails(err.code, err.message, err.details));
+    target[H.grpcStatusDetailsBin] = toUnpaddedBase64(encodeStatusDetails(err.code, err.message, err.details));
   }
+}
+
+/**
+ * The one writer of a gRPC status, for every path that ends a gRPC call (a refusal before the
+ * call starts, the handler's outcome, a deadline, shutdown, the listener's refusals): a
+ * trailers-only response (one HEADERS frame that ends the stream) when nothing was sent yet,
+ * else the trailers. `headers` go out with a trailers-only answer (content type, a handler's
+ * response headers); `trailers` are the handler's trailing metadata; `httpStatus` is 200 except
+ * for the 415 gRPC gives an unsupported content type.
+ */
+export function sendGrpcStatus(
+  ex: Responder,
+  err: RpcError | undefined,
+  headers: OutHeaders,
+  trailers?: OutHeaders,
+  httpStatus = 200,
+): void {
+  if (!ex.headersSent) {
+    if (trailers) Object.assign(headers, trailers);
+    statusHeaders(err, headers);
+    ex.respond(httpStatus, headers);
+    return;
+  }
+  const t = trailers ?? {};
+  statusHeaders(err, t);
+  ex.end(t);
+}
+
+/**
+ * The outcome carried by gRPC trailers (or a trailers-only HEADERS frame): undefined for OK,
+ * else an RpcError with the code, the decoded message, details and the trailers as metadata.
+ */
+export function errorFromGrpcTrailers(trailers: HeaderMap): RpcError | undefined {
+  const raw = firstHeader(trailers, H.grpcStatus);
+  const status = raw === undefined ? Number.NaN : Number(raw);
+  if (status === 0) return undefined;
+  if (raw === undefined) return new RpcError(Code.Internal, "protocol error: the response has no grpc-status");
+  const code = isCode(status) ? status : Code.Unknown;
+  const message = decodeGrpcMessage(firstHeader(trailers, H.grpcMessage) ?? "");
+  let details: ErrorDetail[] = [];
+  const bin = firstHeader(trailers, H.grpcStatusDetailsBin);
+  if (bin) {
+    try {
+      // Type URLs arrive as `type.googleapis.com/<name>`; callers match on the name.
+      details = decodeStatusDetails(Buffer.from(bin, "base64")).details.map((d) => ({
+        type: d.type.slice(d.type.lastIndexOf("/") + 1),
+        value: d.value,
+      }));
+    } catch {
+      // Undecodable details do not hide the status itself.
+    }
+  }
+  return new RpcError(code, message, { metadata: metadataOf(trailers), details });
 }

@@ -1,11 +1,11 @@
 import type { OutgoingHttpHeaders } from "node:http";
-import type { IncomingHeaders } from "./errors.js";
-import type { Provider } from "./provider.js";
+import type { HeaderMap } from "../../protocol/headers.js";
+import type { Provider } from "../../client/provider.js";
 
 /** A complete HTTP response of a unary call. */
 export interface HttpReply {
   status: number;
-  headers: IncomingHeaders;
+  headers: HeaderMap;
   body: Buffer;
 }
 

@@ -1,0 +1,17 @@
+import type { MethodDescriptor } from "../../service/descriptors.js";
+import type { Provider } from "../provider.js";
+
+/** One call as the cluster sees it. */
+export interface Invocation {
+  readonly method: MethodDescriptor;
+  readonly args: readonly unknown[];
+  /** Fires when the call times out or is cancelled: no further attempts. */
+  readonly signal: AbortSignal;
+  /** Set once a response message arrived or the request stream was consumed: never retry then. */
+  committed: boolean;
+  /** Failure handling is up to the caller (streams): policies that swallow errors must not. */
+  readonly streaming: boolean;
+}
+
+/** One attempt of a call on one provider. */
+export type Attempt<T> = (provider: Provider) => Promise<T>;

@@ -1,0 +1,180 @@
+import type { OutgoingHttpHeaders } from "node:http";
+import * as http2 from "node:http2";
+import { streamClosedError, transportError } from "../transport/client/errors.js";
+import type { CallOptions } from "../client/call-options.js";
+import type { Provider } from "../client/provider.js";
+import { Code } from "../protocol/code.js";
+import { type Compression, COMPRESS_MIN_BYTES, GRPC_COMPRESSIONS } from "../protocol/compression.js";
+import { callerCancelled } from "../protocol/errors.js";
+import { type HeaderMap, metadataOf } from "../protocol/headers.js";
+import { RpcError } from "../protocol/rpc-error.js";
+import { codeFromGrpcHttpStatus } from "../protocol/status-table.js";
+import { encodeFrame } from "./framing.js";
+import type { MessageCodec } from "./message-codec.js";
+import { CLIENT_QUEUE_BOUNDS, MessageQueue } from "./message-queue.js";
+import { MessageReader, type MessageSink } from "./message-reader.js";
+import { errorFromGrpcTrailers } from "./status.js";
+
+/** Settings of one gRPC call. */
+export interface GrpcCallSettings {
+  readonly codec: MessageCodec;
+  readonly maxBytes: number;
+  /** Compression of request messages, if any. */
+  readonly compression: Compression | undefined;
+  readonly signal: AbortSignal;
+  readonly options: CallOptions | undefined;
+}
+
+/**
+ * One gRPC call on the client, on an open HTTP/2 stream: length-prefixed request messages out,
+ * response messages into a {@link MessageQueue} (bounded by messages and bytes, pausing the
+ * stream while the caller lags), the outcome from `grpc-status` in the trailers or in a
+ * trailers-only response.
+ */
+export class GrpcClientCall implements MessageSink {
+  /** The response messages, ending when the trailers say OK and failing otherwise. */
+  readonly responses: MessageQueue<unknown>;
+  private readonly reader: MessageReader;
+  private headers: HeaderMap | undefined;
+  private trailers: HeaderMap | undefined;
+
+  constructor(
+    private readonly stream: http2.ClientHttp2Stream,
+    private readonly provider: Provider,
+    private readonly settings: GrpcCallSettings,
+  ) {
+    this.reader = new MessageReader(settings.maxBytes, undefined, this);
+    this.responses = new MessageQueue<unknown>(
+      (pause) => (pause ? stream.pause() : stream.resume()),
+      CLIENT_QUEUE_BOUNDS,
+      () => this.cancel(),
+    );
+    stream.on("response", (h) => this.onHeaders(h));
+    stream.on("trailers", (t) => {
+      this.trailers = t;
+    });
+    stream.on("data", (chunk: Buffer) => this.reader.onBodyData(chunk));
+    stream.on("error", (e) => this.fail(settings.signal.aborted ? settings.signal.reason : transportError(provider.address, e)));
+    stream.on("close", () => this.onClose());
+  }
+
+  private fail(err: unknown): void {
+    if (this.responses.settled) return;
+    this.responses.fail(err);
+    if (!this.stream.destroyed) this.stream.close(http2.constants.NGHTTP2_CANCEL);
+  }
+
+  private onHeaders(h: http2.IncomingHttpHeaders): void {
+    this.headers = h;
+    if (h["grpc-status"] !== undefined) {
+      this.trailers = h; // trailers-only: the outcome is in these headers
+      return;
+    }
+    const err = checkResponseHeaders(h, this.provider);
+    if (err) return this.fail(err);
+    const enc = h["grpc-encoding"];
+    if (enc !== undefined && enc !== "identity") {
+      const c = GRPC_COMPRESSIONS.get(String(enc));
+      if (!c) return this.fail(new RpcError(Code.Internal, `the response uses unsupported grpc-encoding "${enc}"`));
+      this.reader.compression = c;
+    }
+    this.settings.options?.onHeaders?.(metadataOf(h));
+  }
+
+  /** One response message (from the reader). */
+  onMessage(payload: Buffer): void {
+    if (this.responses.settled) return;
+    this.responses.push(this.settings.codec.decodeResponse(payload), payload.length);
+  }
+
+  /** The reader ends on a malformed response; the outcome of a good one comes with 'close'. */
+  onMessagesEnd(err: RpcError | undefined): void {
+    if (err) this.fail(err);
+  }
+
+  private onClose(): void {
+    if (this.responses.settled) return;
+    const err = this.outcome();
+    if (err) this.fail(err);
+    else this.responses.end();
+  }
+
+  /** The error the closed stream ended with, or undefined for OK. */
+  private outcome(): unknown {
+    const t = this.trailers;
+    if (this.settings.signal.aborted) return this.settings.signal.reason;
+    if (!t) return streamClosedError(this.provider, this.stream.rstCode);
+    if (t !== this.headers) this.settings.options?.onTrailers?.(metadataOf(t));
+    const err = errorFromGrpcTrailers(t);
+    if (!err && this.reader.truncated) return new RpcError(Code.Internal, "the response ended in the middle of a message");
+    return err;
+  }
+
+  /**
+   * Sends one request message; resolves when the stream can take more. Resolves false when the
+   * call is already over (its outcome arrives through `responses`).
+   */
+  send(value: unknown): Promise<boolean> {
+    if (this.stream.destroyed || this.stream.closed || this.responses.settled) return Promise.resolve(false);
+    return this.write(this.frame(this.settings.codec.encodeRequest(value)));
+  }
+
+  /** Sends the arguments of a unary or server-streaming call as the one request message, and ends the request. */
+  sendArgs(payload: Uint8Array): void {
+    this.stream.end(this.frame(payload));
+  }
+
+  /** Frames one request message, compressed when the client compresses and it is worth it. */
+  private frame(payload: Uint8Array): Buffer {
+    const c = this.settings.compression;
+    const compress = c !== undefined && payload.byteLength >= COMPRESS_MIN_BYTES;
+    return encodeFrame(compress ? c.compress(payload) : payload, compress);
+  }
+
+  private write(frame: Buffer): Promise<boolean> {
+    if (this.stream.write(frame)) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const done = (ok: boolean) => {
+        this.stream.off("drain", onDrain);
+        this.stream.off("close", onClose);
+        resolve(ok);
+      };
+      const onDrain = () => done(true);
+      const onClose = () => done(false);
+      this.stream.on("drain", onDrain);
+      this.stream.on("close", onClose);
+    });
+  }
+
+  /** Half-closes the request side. */
+  end(): void {
+    if (!this.stream.destroyed && !this.stream.writableEnded) this.stream.end();
+  }
+
+  /** Cancels the call (RST_STREAM CANCEL); the responses fail with `cancelled`. */
+  cancel(reason?: unknown): void {
+    if (!this.responses.settled) this.responses.fail(reason ?? callerCancelled());
+    if (!this.stream.destroyed) this.stream.close(http2.constants.NGHTTP2_CANCEL);
+  }
+}
+
+/** A response that is not gRPC at all: a non-200 status or another content type. */
+function checkResponseHeaders(h: http2.IncomingHttpHeaders, provider: Provider): RpcError | undefined {
+  const status = Number(h[":status"]);
+  if (status !== 200) {
+    return new RpcError(codeFromGrpcHttpStatus(status), `HTTP status ${status} from ${provider.address}`, {
+      metadata: metadataOf(h),
+      httpStatus: status,
+    });
+  }
+  const ct = String(h["content-type"] ?? "");
+  if (!ct.startsWith("application/grpc") && !ct.startsWith("application/triple")) {
+    return new RpcError(Code.Unknown, `invalid content-type "${ct}" in a gRPC response`, { metadata: metadataOf(h) });
+  }
+  return undefined;
+}
+
+/** The request headers of a gRPC call. */
+export function grpcHeaders(path: string, base: OutgoingHttpHeaders): OutgoingHttpHeaders {
+  return { ...base, ":method": "POST", ":path": path, te: "trailers" };
+}

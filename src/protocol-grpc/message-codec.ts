@@ -1,0 +1,250 @@
+import * as protobuf from "protobufjs";
+import { bindError } from "../codec/bind-error.js";
+import { compileConverter, paramLabel } from "../codec/binder.js";
+import { decodeUtf8 } from "../codec/bytes.js";
+import { bindJsonValue, encodeJsonValue, protoFromJsonValue } from "../codec/json-codec.js";
+import { parseJson, stringifyJson } from "../codec/json.js";
+import { encodeProtoFrame, encodeProtoMessage } from "../codec/proto-codec.js";
+import { protojson } from "../codec/protojson-fast.js";
+import { Code } from "../protocol/code.js";
+import { RpcError } from "../protocol/rpc-error.js";
+import type { MethodDescriptor } from "../service/descriptors.js";
+import type { GrpcMessageFormat } from "./content-type.js";
+import { javaTypeName } from "./java-types.js";
+import { decodeRequestWrapper, decodeResponseWrapper, encodeRequestWrapper, encodeResponseWrapper } from "./wrapper.js";
+
+/**
+ * How the messages of one method travel in one format, both ways: the server decodes requests
+ * and encodes responses, the client encodes requests and decodes responses. One object per
+ * method and format, built on first use and shared by every call. The client's Triple HTTP
+ * unary bodies (`application/json`, `application/proto`) are single messages of the same
+ * formats, so it uses these codecs too.
+ */
+export interface MessageCodec {
+  /** Server: one request message → the method's bound arguments (request streams: one element). */
+  decodeRequest(bytes: Uint8Array): unknown[];
+  /** Server: one response message. */
+  encodeResponse(value: unknown): Buffer;
+  /** Server: one response message as a whole uncompressed frame, where that saves a copy. */
+  encodeResponseFrame?(value: unknown): Buffer;
+  /** Client: the arguments of a unary or server-streaming call as one request message. */
+  encodeArgs(args: readonly unknown[]): Uint8Array;
+  /** Client: one message of a request stream. */
+  encodeRequest(value: unknown): Uint8Array;
+  /** Client: one response message. */
+  decodeResponse(bytes: Uint8Array): unknown;
+}
+
+/** Bytes that are not a message at all: gRPC answers `internal`, as grpc-go and grpc-js do. */
+function undecodable(what: string, e: unknown): RpcError {
+  return new RpcError(Code.Internal, `cannot decode the request message (${what}): ${(e as Error).message}`, {
+    cause: e,
+  });
+}
+
+/** A response the client cannot read. */
+function badResponse(what: string, e: unknown): RpcError {
+  return new RpcError(Code.Internal, `invalid ${what} response: ${(e as Error).message}`, { cause: e });
+}
+
+/** Something the caller passed that the method cannot carry: nothing went on the wire. */
+function badRequestValue(message: string): RpcError {
+  return new RpcError(Code.InvalidArgument, message);
+}
+
+function parseJsonMessage(b: Uint8Array, what: string): unknown {
+  try {
+    return parseJson(decodeUtf8(b));
+  } catch (e) {
+    throw undecodable(what, e);
+  }
+}
+
+function jsonBytes(value: unknown): Uint8Array {
+  return Buffer.from(stringifyJson(value));
+}
+
+function decodeJsonResponse(bytes: Uint8Array): unknown {
+  if (bytes.length === 0) return undefined;
+  try {
+    return parseJson(decodeUtf8(bytes));
+  } catch (e) {
+    throw badResponse("JSON", e);
+  }
+}
+
+/** What IDL messages look like to callers: plain objects, 64-bit integers as strings, enums by name. */
+const TO_OBJECT: protobuf.IConversionOptions = { longs: String, enums: String, defaults: true, oneofs: true };
+
+/** Client: a plain object (or message instance) → the encoded message, verified first. */
+function protoEncoder(type: protobuf.Type): (value: unknown) => Uint8Array {
+  const name = type.fullName.slice(1);
+  return (value) => {
+    if (typeof value !== "object" || value === null) throw badRequestValue(`the request must be a ${name} object`);
+    if (value instanceof type.ctor) return type.encode(value as protobuf.Message).finish();
+    const err = type.verify(value as Record<string, unknown>);
+    if (err) throw badRequestValue(`invalid ${name}: ${err}`);
+    return type.encode(type.fromObject(value as Record<string, unknown>)).finish();
+  };
+}
+
+function protoCodec(md: MethodDescriptor): MessageCodec {
+  const req = md.requestType!;
+  const res = md.responseType!;
+  const reqName = req.fullName.slice(1);
+  const encode = protoEncoder(req);
+  return {
+    decodeRequest(bytes) {
+      try {
+        return [req.decode(bytes)];
+      } catch (e) {
+        throw undecodable(reqName, e);
+      }
+    },
+    encodeResponse: (value) => encodeProtoMessage(md, value),
+    encodeResponseFrame: (value) => encodeProtoFrame(md, value),
+    encodeArgs: (args) => encode(args[0]),
+    encodeRequest: encode,
+    decodeResponse(bytes) {
+      try {
+        return res.toObject(res.decode(bytes), TO_OBJECT);
+      } catch (e) {
+        throw badResponse(res.fullName.slice(1), e);
+      }
+    },
+  };
+}
+
+/**
+ * The JSON form of an IDL-less call's arguments: a JSON array in parameter order; a single
+ * bytes parameter goes bare, since an array there would read as the octets themselves.
+ */
+function jsonArgs(md: MethodDescriptor): (args: readonly unknown[]) => unknown {
+  const single = md.params.length === 1 ? md.params[0].type.kind : undefined;
+  if (single === "bytes" || single === "file") return (args) => args[0];
+  return (args) => args;
+}
+
+/** Client half of JSON for IDL methods: ProtoJSON, validated through the binary form. */
+function protoJsonClient(md: MethodDescriptor): Pick<MessageCodec, "encodeArgs" | "encodeRequest" | "decodeResponse"> {
+  const req = md.requestType!;
+  const res = md.responseType!;
+  const toBytes = protoEncoder(req);
+  const encode = (value: unknown) => Buffer.from(JSON.stringify(protojson().toJson(req, req.decode(toBytes(value)))));
+  return {
+    encodeArgs: (args) => encode(args[0]),
+    encodeRequest: encode,
+    decodeResponse(bytes) {
+      try {
+        const v = parseJson(decodeUtf8(bytes));
+        return res.toObject(protojson().fromJson(res, v, { ignoreUnknownFields: true }), TO_OBJECT);
+      } catch (e) {
+        throw badResponse(`${res.fullName.slice(1)} JSON`, e);
+      }
+    },
+  };
+}
+
+function jsonCodec(md: MethodDescriptor): MessageCodec {
+  const shape = jsonArgs(md);
+  const client =
+    md.requestType && md.responseType
+      ? protoJsonClient(md)
+      : { encodeArgs: (args: readonly unknown[]) => jsonBytes(shape(args)), encodeRequest: jsonBytes, decodeResponse: decodeJsonResponse };
+  return {
+    decodeRequest(bytes) {
+      // An empty message is the empty request: no arguments, or an IDL message with defaults.
+      if (bytes.length === 0) {
+        if (md.params.length === 0) return [];
+        if (md.requestType) return [protoFromJsonValue(md, {})];
+      }
+      return bindJsonValue(md, parseJsonMessage(bytes, "JSON"));
+    },
+    encodeResponse: (value) => Buffer.from(encodeJsonValue(md, value), "utf8"),
+    ...client,
+  };
+}
+
+/** serializeType values whose args are UTF-8 JSON; an empty serializeType means json too. */
+const JSON_SERIALIZATIONS = new Set(["", "json", "fastjson"]);
+
+/** Server: the arguments inside a TripleRequestWrapper, one JSON (or protobuf) value each. */
+function unwrapArgs(md: MethodDescriptor): (bytes: Uint8Array) => unknown[] {
+  const n = md.params.length;
+  const convs = md.params.map((p) => compileConverter(p.type));
+  const labels = md.params.map((p, i) => paramLabel(p, i));
+  return (bytes) => {
+    let w: ReturnType<typeof decodeRequestWrapper>;
+    try {
+      w = decodeRequestWrapper(bytes);
+    } catch (e) {
+      throw undecodable("TripleRequestWrapper", e);
+    }
+    const st = w.serializeType.toLowerCase();
+    const proto = md.requestType !== undefined && st === "protobuf";
+    if (!proto && !JSON_SERIALIZATIONS.has(st)) {
+      throw new RpcError(
+        Code.Unimplemented,
+        `unsupported serializeType "${w.serializeType}" in TripleRequestWrapper: this server reads json`,
+      );
+    }
+    if (w.args.length !== n) {
+      throw bindError(`expected ${n} argument${n === 1 ? "" : "s"} in the TripleRequestWrapper, got ${w.args.length}`);
+    }
+    if (md.requestType) return [unwrapIdlArg(md, md.requestType, w.args[0], proto)];
+    const out = new Array(n);
+    for (let i = 0; i < n; i++) out[i] = convs[i](parseJsonMessage(w.args[i], `JSON ${labels[i]}`), labels[i]);
+    return out;
+  };
+}
+
+function unwrapIdlArg(md: MethodDescriptor, type: protobuf.Type, arg: Uint8Array, proto: boolean): unknown {
+  if (!proto) return protoFromJsonValue(md, arg.length === 0 ? {} : parseJsonMessage(arg, "JSON argument"));
+  try {
+    return type.decode(arg);
+  } catch (e) {
+    throw undecodable(type.fullName.slice(1), e);
+  }
+}
+
+function wrapperCodec(md: MethodDescriptor): MessageCodec {
+  const argTypes = md.params.map((p) => javaTypeName(p.type));
+  return {
+    decodeRequest: unwrapArgs(md),
+    encodeResponse(value) {
+      const json = md.responseType ? encodeJsonValue(md, value) : stringifyJson(value);
+      return encodeResponseWrapper({ serializeType: "json", data: Buffer.from(json, "utf8"), type: "" });
+    },
+    encodeArgs: (args) => encodeRequestWrapper({ serializeType: "json", args: args.map(jsonBytes), argTypes }),
+    encodeRequest: (value) => encodeRequestWrapper({ serializeType: "json", args: [jsonBytes(value)], argTypes }),
+    decodeResponse(bytes) {
+      let w: ReturnType<typeof decodeResponseWrapper>;
+      try {
+        w = decodeResponseWrapper(bytes);
+      } catch (e) {
+        throw badResponse("TripleResponseWrapper", e);
+      }
+      if (w.serializeType && w.serializeType !== "json") {
+        throw new RpcError(Code.Internal, `unsupported serializeType "${w.serializeType}" in the response`);
+      }
+      return decodeJsonResponse(w.data);
+    },
+  };
+}
+
+const cache = new WeakMap<MethodDescriptor, Partial<Record<GrpcMessageFormat, MessageCodec>>>();
+
+/**
+ * The codec of one method in one format. `proto` carries the method's protobuf messages when it
+ * is bound to a .proto, and the Triple wrapper otherwise (as Dubbo Java's client sends them).
+ */
+export function messageCodec(md: MethodDescriptor, format: GrpcMessageFormat): MessageCodec {
+  let byFormat = cache.get(md);
+  if (!byFormat) cache.set(md, (byFormat = {}));
+  let c = byFormat[format];
+  if (!c) {
+    c = format === "json" ? jsonCodec(md) : format === "proto" && md.requestType && md.responseType ? protoCodec(md) : wrapperCodec(md);
+    byFormat[format] = c;
+  }
+  return c;
+}

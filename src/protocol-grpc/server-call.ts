@@ -1,0 +1,208 @@
+import { Code } from "../protocol/code.js";
+import type { Compression } from "../protocol/compression.js";
+import { clientCancelled, deadlineExceeded } from "../protocol/errors.js";
+import { RpcError } from "../protocol/rpc-error.js";
+import type { CallContext } from "../server/context.js";
+import { isThenable, iteratorOf, type PumpTarget, ResponsePump } from "../server/response-stream.js";
+import type { RegisteredMethod } from "../server/router.js";
+import type { ServerCore } from "../server/server-core.js";
+import { requestStreams, responseStreams } from "../service/descriptors.js";
+import type { AbortSink, Exchange } from "../transport/server/exchange.js";
+import type { MessageCodec } from "./message-codec.js";
+import { MessageQueue } from "./message-queue.js";
+import { MessageReader, type MessageSink } from "./message-reader.js";
+import type { GrpcResponder } from "./server-responder.js";
+
+/**
+ * One gRPC call on the server from first byte to trailers, for all four kinds. Unary and
+ * server-streaming requests are read with plain callbacks and the handler is called directly (no
+ * async generators on that path); request streams go through a {@link MessageQueue} with
+ * backpressure; response streams go through a {@link ResponsePump}. The call is its reader's
+ * {@link MessageSink} and its exchange's {@link AbortSink}: a unary call allocates few objects,
+ * and they all die with the call.
+ */
+export class GrpcServerCall implements MessageSink, AbortSink, PumpTarget {
+  private readonly reader: MessageReader;
+  private readonly queue: MessageQueue<unknown> | undefined;
+  private readonly pump: ResponsePump | undefined;
+  private timer: NodeJS.Timeout | undefined = undefined;
+  finished = false;
+  private message: Buffer | undefined = undefined;
+  private messages = 0;
+
+  constructor(
+    private readonly core: ServerCore,
+    private readonly ex: Exchange,
+    private readonly route: RegisteredMethod,
+    private readonly ctx: CallContext,
+    private readonly codec: MessageCodec,
+    private readonly responder: GrpcResponder,
+    requestEncoding: Compression | undefined,
+    timeoutMs: number | undefined,
+  ) {
+    core.track(ctx, ex);
+    ex.onAbort(this);
+    if (timeoutMs !== undefined) this.timer = setTimeout(() => this.onDeadline(timeoutMs), timeoutMs);
+    const kind = route.descriptor.kind;
+    this.queue = requestStreams(kind) ? new MessageQueue((pause) => this.onPressure(pause)) : undefined;
+    this.pump = responseStreams(kind) ? new ResponsePump(this) : undefined;
+    this.reader = new MessageReader(core.limits.maxMessageBytes, requestEncoding, this);
+    ex.readBody(this.reader);
+    if (this.queue) this.invoke([this.queue]);
+  }
+
+  private onPressure(pause: boolean): void {
+    if (this.reader.ended) return;
+    if (pause) this.ex.body.pause();
+    else this.ex.body.resume();
+  }
+
+  onMessage(p: Buffer): void {
+    if (this.queue) {
+      this.queue.push(this.codec.decodeRequest(p)[0], p.length);
+      return;
+    }
+    if (++this.messages > 1) {
+      throw new RpcError(Code.Internal, `${this.route.descriptor.path} takes one request message, the client sent more`);
+    }
+    this.message = p;
+  }
+
+  onMessagesEnd(err: RpcError | undefined): void {
+    if (this.queue) {
+      if (!err) {
+        this.queue.end();
+        return;
+      }
+      this.queue.abort(err);
+      this.finish(err);
+      return;
+    }
+    if (this.finished) return;
+    if (err) return this.finish(err);
+    if (this.message === undefined) {
+      this.finish(new RpcError(Code.Internal, `${this.route.descriptor.path} needs one request message, the client sent none`));
+      return;
+    }
+    let args: unknown[];
+    try {
+      args = this.codec.decodeRequest(this.message);
+    } catch (e) {
+      return this.fail(e);
+    }
+    this.message = undefined;
+    this.invoke(args);
+  }
+
+  private invoke(input: unknown[]): void {
+    if (this.finished) return;
+    let result: unknown;
+    try {
+      result = this.route.invoke(this.ctx, input);
+    } catch (e) {
+      return this.fail(e);
+    }
+    if (this.pump) {
+      if (isThenable(result)) result.then((r) => this.stream(r), (e) => this.fail(e));
+      else this.stream(result);
+    } else if (isThenable(result)) {
+      result.then((v) => this.reply(v), (e) => this.fail(e));
+    } else {
+      this.reply(result);
+    }
+  }
+
+  /** One response message, framed (and compressed when the responder says so). */
+  private encode(value: unknown): Buffer {
+    try {
+      return this.responder.frameOf(this.codec, value);
+    } catch (e) {
+      if (e instanceof RpcError) throw e;
+      throw new RpcError(Code.Internal, `cannot encode the response: ${(e as Error).message}`, { cause: e });
+    }
+  }
+
+  private reply(value: unknown): void {
+    if (this.finished) return;
+    let frame: Buffer;
+    try {
+      frame = this.encode(value);
+    } catch (e) {
+      return this.fail(e);
+    }
+    this.responder.reply(frame);
+    this.finish(undefined);
+  }
+
+  private stream(result: unknown): void {
+    const it = iteratorOf(result);
+    if (!it) {
+      const md = this.route.descriptor;
+      const kind = md.kind.replace("_", "-");
+      this.finish(new RpcError(Code.Internal, `${md.path} is ${kind} and must return an AsyncIterable (e.g. be an async generator)`));
+      return;
+    }
+    this.pump!.start(it);
+  }
+
+  sendMessage(value: unknown): boolean {
+    return this.responder.send(this.encode(value));
+  }
+
+  onDrain(fn: () => void): void {
+    this.ex.onDrain(fn);
+  }
+
+  streamDone(err: unknown): void {
+    if (err === undefined) this.finish(undefined);
+    else this.fail(err);
+  }
+
+  /** Ends the call with whatever was thrown: RpcErrors as they are, anything else `unknown`. */
+  private fail(reason: unknown): void {
+    this.finish(RpcError.from(reason));
+  }
+
+  /** Ends the call: status to the client, request side abandoned, handler stopped. */
+  private finish(err: RpcError | undefined): void {
+    if (this.finished) return;
+    this.finished = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.responder.finish(err);
+    this.core.untrack(this.ctx);
+    if (err) {
+      this.ctx.abort(err);
+      this.queue?.abort(err);
+      this.pump?.stop();
+    } else {
+      this.pump?.release();
+    }
+    if (!this.reader.ended) {
+      this.reader.abandon();
+      this.ex.body.resume();
+      // After a trailers-only response, RST_STREAM(NO_ERROR) tells the client to stop sending.
+      // After trailers that wait for their turn, a reset could overtake them: drain instead.
+      if (!this.responder.headersSent) this.ex.discardBody();
+    }
+  }
+
+  /** The client reset the stream or went away. */
+  onExchangeAbort(): void {
+    const err = clientCancelled();
+    this.ctx.abort(err);
+    if (this.finished) return;
+    this.finished = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.core.untrack(this.ctx);
+    this.queue?.abort(err);
+    this.reader.abandon();
+    this.ex.body.resume();
+    this.pump?.stop();
+  }
+
+  private onDeadline(timeoutMs: number): void {
+    const err = deadlineExceeded(timeoutMs);
+    this.ctx.abort(err);
+    this.finish(err);
+  }
+}

@@ -1,0 +1,119 @@
+import { Code } from "../protocol/code.js";
+import { type Compression, GRPC_ACCEPT_ENCODING, GRPC_COMPRESSIONS } from "../protocol/compression.js";
+import { parseMediaType } from "../protocol/content-type.js";
+import { serverShuttingDown, tooManyHeaders } from "../protocol/errors.js";
+import { firstHeader, H } from "../protocol/headers.js";
+import { RpcError } from "../protocol/rpc-error.js";
+import { sendHttpError } from "../protocol-triple/error-body.js";
+import { CallContext } from "../server/context.js";
+import { HEALTH_SERVICE_NAME } from "../server/health.js";
+import type { RegisteredMethod } from "../server/router.js";
+import type { ServerCore } from "../server/server-core.js";
+import type { Exchange } from "../transport/server/exchange.js";
+import { GRPC_MEDIA_TYPES, type GrpcMessageFormat, grpcFormatOf } from "./content-type.js";
+import { messageCodec } from "./message-codec.js";
+import { GrpcServerCall } from "./server-call.js";
+import { GrpcResponder } from "./server-responder.js";
+import { encodeGrpcMessage, sendGrpcStatus } from "./status.js";
+import { parseGrpcTimeout } from "./timeout.js";
+
+const acceptCache = new Map<string, Compression | undefined>();
+
+/**
+ * The encoding of compressed response messages: the request's own, else the first of ours the
+ * client lists in `grpc-accept-encoding` (cached: clients send the same few values).
+ */
+function responseEncoding(requestEncoding: Compression | undefined, accept: string | undefined): Compression | undefined {
+  if (requestEncoding || !accept) return requestEncoding;
+  if (acceptCache.has(accept)) return acceptCache.get(accept);
+  const names = accept.split(",").map((s) => s.trim().toLowerCase());
+  const c = names.includes("gzip") ? GRPC_COMPRESSIONS.get("gzip") : names.includes("deflate") ? GRPC_COMPRESSIONS.get("deflate") : undefined;
+  if (acceptCache.size < 64) acceptCache.set(accept, c);
+  return c;
+}
+
+/** The request's `grpc-encoding`; undefined for identity, `unimplemented` for one we lack. */
+function requestEncodingOf(ex: Exchange): Compression | undefined {
+  const enc = firstHeader(ex.headers, H.grpcEncoding);
+  if (enc === undefined || enc === "" || enc === "identity") return undefined;
+  const c = GRPC_COMPRESSIONS.get(enc.trim().toLowerCase());
+  if (c) return c;
+  throw new RpcError(Code.Unimplemented, `unsupported grpc-encoding "${enc}"; supported: ${GRPC_ACCEPT_ENCODING}`, {
+    metadata: { [H.grpcAcceptEncoding]: GRPC_ACCEPT_ENCODING },
+  });
+}
+
+/** What a gRPC request's headers say, once they passed every check. */
+interface GrpcRequest {
+  readonly route: RegisteredMethod;
+  readonly timeoutMs: number | undefined;
+  readonly requestEncoding: Compression | undefined;
+}
+
+/**
+ * gRPC over HTTP/2 (gRPC's PROTOCOL-HTTP2): checks the request headers, answers what is wrong
+ * with a trailers-only response, and hands good calls to a {@link GrpcServerCall}.
+ */
+export class GrpcHandler {
+  constructor(private readonly core: ServerCore) {}
+
+  handle(ex: Exchange): void {
+    if (ex.httpVersion !== "2") return this.rejectHttp1(ex);
+    const ct = firstHeader(ex.headers, H.contentType);
+    const mt = parseMediaType(ct);
+    const format = mt && grpcFormatOf(mt.type);
+    if (!format || !mt) return this.rejectContentType(ex, ct);
+    let req: GrpcRequest;
+    try {
+      req = this.check(ex);
+    } catch (e) {
+      sendGrpcStatus(ex, RpcError.from(e), { [H.contentType]: mt.type });
+      ex.discardBody();
+      return;
+    }
+    this.start(ex, req, mt.type, format);
+  }
+
+  /** Everything that can be refused before any byte of the body is read. */
+  private check(ex: Exchange): GrpcRequest {
+    if (ex.method !== "POST") throw new RpcError(Code.Unimplemented, `gRPC calls use POST, not ${ex.method}`);
+    const limits = this.core.limits;
+    if (ex.headerCount > limits.maxHeaderCount) throw tooManyHeaders(ex.headerCount, limits.maxHeaderCount);
+    const route = this.core.router.resolve(ex.path, ex.headers);
+    const timeoutMs = parseGrpcTimeout(firstHeader(ex.headers, H.grpcTimeout));
+    const requestEncoding = requestEncodingOf(ex);
+    // Health keeps answering while draining: that is how clients learn we are NOT_SERVING.
+    if (this.core.draining && route.service.name !== HEALTH_SERVICE_NAME) throw serverShuttingDown();
+    return { route, timeoutMs, requestEncoding };
+  }
+
+  private start(ex: Exchange, req: GrpcRequest, contentType: string, format: GrpcMessageFormat): void {
+    const { route, timeoutMs, requestEncoding } = req;
+    const md = route.descriptor;
+    const encoding = responseEncoding(requestEncoding, firstHeader(ex.headers, H.grpcAcceptEncoding));
+    // Nobody outside the server can read the headers of a call whose context stays internal:
+    // let them go now rather than keep them alive until the stream closes (ex.headers is then empty).
+    if (!route.seesContext) ex.releaseHeaders();
+    const ctx = new CallContext(md, ex.headers, "grpc", "2", ex.peer, timeoutMs);
+    const responder = new GrpcResponder(ex, ctx, contentType, encoding, requestEncoding !== undefined);
+    new GrpcServerCall(this.core, ex, route, ctx, messageCodec(md, format), responder, requestEncoding, timeoutMs);
+  }
+
+  /** gRPC says 415 for content types it does not speak; the grpc-status helps gRPC clients. */
+  private rejectContentType(ex: Exchange, ct: string | undefined): void {
+    const message = `unsupported gRPC content type "${ct ?? ""}"; supported: ${GRPC_MEDIA_TYPES.join(", ")}`;
+    sendGrpcStatus(ex, new RpcError(Code.Internal, message), { [H.contentType]: "application/grpc" }, undefined, 415);
+    ex.discardBody();
+  }
+
+  /** HTTP/1.1 has no trailers for grpc-status: say so plainly (505) instead of half-working. */
+  private rejectHttp1(ex: Exchange): void {
+    const ct = firstHeader(ex.headers, H.contentType);
+    const message = `${ex.path}: gRPC (Content-Type ${ct}) needs HTTP/2; use HTTP/2 or call the method as Triple HTTP unary (application/json)`;
+    sendHttpError(ex, new RpcError(Code.Unimplemented, message, { httpStatus: 505, legacyStatus: 40 }), {
+      [H.grpcStatus]: String(Code.Unimplemented),
+      [H.grpcMessage]: encodeGrpcMessage(message),
+    });
+    ex.discardBody();
+  }
+}

@@ -1,0 +1,25 @@
+import { badTimeout } from "../protocol/errors.js";
+
+/** Milliseconds per `grpc-timeout` unit: Hours, Minutes, Seconds, milli-, micro-, nanoseconds. */
+const UNITS: Readonly<Record<string, number>> = { H: 3_600_000, M: 60_000, S: 1000, m: 1, u: 0.001, n: 0.000001 };
+
+/**
+ * Parses `grpc-timeout` into milliseconds: at most 8 ASCII digits and one unit letter
+ * (`H M S m u n`), as gRPC's HTTP/2 protocol defines it. Undefined when absent or empty; a
+ * malformed value is `invalid_argument`.
+ */
+export function parseGrpcTimeout(value: string | undefined): number | undefined {
+  if (value === undefined || value === "") return undefined;
+  const m = /^(\d{1,8})([HMSmun])$/.exec(value);
+  if (!m) throw badTimeout("grpc-timeout", value);
+  return Number(m[1]) * UNITS[m[2]];
+}
+
+/** Formats milliseconds as a `grpc-timeout` value in the finest unit that fits 8 digits. */
+export function formatGrpcTimeout(ms: number): string {
+  if (ms <= 0) return "1n";
+  if (ms < 1e5) return `${Math.ceil(ms * 1000)}u`;
+  if (ms < 1e8) return `${Math.ceil(ms)}m`;
+  if (ms < 1e11) return `${Math.ceil(ms / 1000)}S`;
+  return `${Math.min(99_999_999, Math.ceil(ms / 60_000))}M`;
+}

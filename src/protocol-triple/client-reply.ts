@@ -1,0 +1,79 @@
+import { Code, codeFromName, isCode } from "../protocol/code.js";
+import { HTTP_COMPRESSIONS } from "../protocol/compression.js";
+import { type HeaderMap, metadataOf } from "../protocol/headers.js";
+import { RpcError } from "../protocol/rpc-error.js";
+import { codeFromHttpStatus, codeFromLegacyStatus } from "../protocol/status-table.js";
+import type { HttpReply } from "../transport/client/unary-transport.js";
+
+/** The Dubbo legacy statuses an error body's `status` may carry. */
+const LEGACY_STATUSES = new Set([20, 25, 30, 31, 35, 40, 50, 60, 70, 80, 90]);
+
+/**
+ * The body of a Triple HTTP unary reply, decompressed; a non-200 reply is thrown as the RpcError
+ * it describes.
+ */
+export function tripleReplyBody(reply: HttpReply, maxBytes: number): Buffer {
+  let body = reply.body;
+  const ce = reply.headers["content-encoding"];
+  if (ce !== undefined && ce !== "identity" && body.length > 0) {
+    const c = HTTP_COMPRESSIONS.get(String(ce).toLowerCase());
+    if (!c) throw new RpcError(Code.Internal, `the response uses unsupported Content-Encoding "${ce}"`);
+    body = c.decompress(body, maxBytes);
+  }
+  if (reply.status !== 200) throw errorFromHttpResponse(reply.status, reply.headers, body);
+  return body;
+}
+
+function parseBody(body: Buffer): { parsed: unknown; text: string } {
+  if (body.length === 0) return { parsed: undefined, text: "" };
+  try {
+    return { parsed: JSON.parse(body.toString("utf8")), text: "" };
+  } catch {
+    // not JSON: a proxy's HTML page or plain text; keep a short excerpt as the message
+    return { parsed: undefined, text: body.toString("utf8", 0, Math.min(body.length, 512)).trim() };
+  }
+}
+
+/**
+ * The code an error body names, in any of the dialects: our `code` name, dubbo-go's `code`
+ * number, Dubbo Java's `status` as an HTTP status string, dubbo-js's `status` as a gRPC code, a
+ * legacy Dubbo status (trusted only where the HTTP status says nothing, since 70 covers several
+ * codes). `fromHttp` is the code the HTTP status alone gives.
+ */
+function codeOfBody(b: Record<string, unknown>, fromHttp: Code, legacyStatus: number | undefined): Code {
+  const named = typeof b.code === "string" ? codeFromName(b.code) : isCode(b.code) ? b.code : undefined;
+  const s = b.status;
+  if (named !== undefined) return named;
+  if (typeof s === "string" && /^\d{3}$/.test(s)) return codeFromHttpStatus(Number(s));
+  if (typeof s === "number" && legacyStatus === undefined && isCode(s)) return s;
+  if (typeof s === "number" && legacyStatus !== undefined && fromHttp === Code.Unknown) {
+    return codeFromLegacyStatus(s) ?? fromHttp;
+  }
+  return fromHttp;
+}
+
+/**
+ * Turns a non-200 Triple HTTP response into an RpcError. Reads our body (`{status, message,
+ * code}`) and the other dialects of the Dubbo world: `status` as an HTTP status string (Dubbo
+ * Java), `status` as a gRPC code number (dubbo-js), `code` alone (dubbo-go). Without a usable
+ * body the HTTP status decides (400 invalid_argument, 401 unauthenticated, 403
+ * permission_denied, 404 unimplemented, 408 deadline_exceeded, 409 aborted, 412
+ * failed_precondition, 413/431 resource_exhausted, 415 internal, 429/502/503/504 unavailable,
+ * anything else unknown).
+ */
+export function errorFromHttpResponse(status: number, headers: HeaderMap, body: Buffer): RpcError {
+  let code = codeFromHttpStatus(status);
+  let legacyStatus: number | undefined;
+  const { parsed, text } = parseBody(body);
+  let message = text;
+  if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) {
+    const b = parsed as Record<string, unknown>;
+    if (typeof b.message === "string") message = b.message;
+    if (typeof b.status === "number" && LEGACY_STATUSES.has(b.status)) legacyStatus = b.status;
+    code = codeOfBody(b, code, legacyStatus);
+  } else if (typeof parsed === "string") {
+    message = parsed;
+  }
+  if (!message) message = `HTTP status ${status}`;
+  return new RpcError(code, message, { metadata: metadataOf(headers), httpStatus: status, legacyStatus });
+}

@@ -1,0 +1,41 @@
+import { codeName } from "../protocol/code.js";
+import { COMPRESS_MIN_BYTES, HTTP_COMPRESSIONS, negotiateEncoding } from "../protocol/compression.js";
+import { firstHeader, H } from "../protocol/headers.js";
+import { RpcError } from "../protocol/rpc-error.js";
+import { httpStatusOf, legacyStatusOf } from "../protocol/status-table.js";
+import type { OutHeaders, Responder } from "../transport/server/exchange.js";
+
+/**
+ * The JSON error body of Triple HTTP calls: `status` (the legacy Dubbo status: 25 undecodable,
+ * 31 server timeout, 35 unavailable, 40 bad request, 60 not found, 70 service error, 80 server
+ * error), `message` (the raw text) and our `code` (the gRPC code's snake_case name).
+ */
+export function errorBody(err: RpcError): string {
+  return JSON.stringify({ status: legacyStatusOf(err), message: err.message, code: codeName(err.code) });
+}
+
+/**
+ * The one writer of Triple HTTP error responses, for every path that answers a plain HTTP
+ * caller with an error (handler errors, refusals, CORS, shutdown, the listener's refusals): the
+ * error's HTTP status, `application/json`, compressed when the client accepts it and it is worth
+ * it, the error's metadata as headers. A response already under way is reset instead.
+ */
+export function sendHttpError(ex: Responder, reason: unknown, extra?: OutHeaders): void {
+  if (ex.headersSent) {
+    ex.reset();
+    return;
+  }
+  const err = RpcError.from(reason);
+  const headers: OutHeaders = { [H.contentType]: "application/json" };
+  for (const k in err.metadata) headers[k] = err.metadata[k];
+  if (extra) Object.assign(headers, extra);
+  let body: Buffer | string = errorBody(err);
+  if (body.length >= COMPRESS_MIN_BYTES) {
+    const c = negotiateEncoding(firstHeader(ex.headers, H.acceptEncoding), HTTP_COMPRESSIONS);
+    if (c) {
+      body = c.compress(Buffer.from(body));
+      headers[H.contentEncoding] = c.name;
+    }
+  }
+  ex.respond(httpStatusOf(err), headers, body);
+}

@@ -1,0 +1,159 @@
+import { PassThrough, type Readable } from "node:stream";
+import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
+import type { RequestCodec, ResponseCodec } from "../codec/codec.js";
+import { responseCodecFor } from "../codec/registry.js";
+import { Code } from "../protocol/code.js";
+import { COMPRESS_MIN_BYTES, type Compression, HTTP_COMPRESSIONS, negotiateEncoding } from "../protocol/compression.js";
+import { clientCancelled, deadlineExceeded } from "../protocol/errors.js";
+import { firstHeader, H } from "../protocol/headers.js";
+import { RpcError } from "../protocol/rpc-error.js";
+import { CallContext } from "../server/context.js";
+import { isThenable } from "../server/response-stream.js";
+import type { RegisteredMethod } from "../server/router.js";
+import type { ServerCore } from "../server/server-core.js";
+import type { AbortSink, Exchange, OutHeaders } from "../transport/server/exchange.js";
+import { negotiateResponse } from "./accept.js";
+import { sendHttpError } from "./error-body.js";
+import { collectBody } from "./request-body.js";
+import type { TripleRequest } from "./server-handler.js";
+import { SseStream } from "./sse.js";
+
+function decompressStream(c: Compression) {
+  return c.name === "br" ? createBrotliDecompress() : c.name === "deflate" ? createInflate() : createGunzip();
+}
+
+/** The request body as a stream for codecs that read it themselves (multipart), decompressed. */
+function bodyStream(ex: Exchange, compression: Compression | undefined): Readable {
+  if (!compression) return ex.body.pipe(new PassThrough());
+  const d = decompressStream(compression);
+  ex.body.on("error", (e) => d.destroy(e));
+  return ex.body.pipe(d).on("error", () => {});
+}
+
+const JSON_CODEC = responseCodecFor("application/json") as ResponseCodec;
+
+/**
+ * One Triple HTTP unary call on the server, straight-line: one body read, one decode, one call,
+ * one encode, one response; no async generators and no `await` between the socket and the
+ * method. A server-streaming method is handed to an {@link SseStream} once its arguments are
+ * bound. The call is its exchange's {@link AbortSink}.
+ */
+export class TripleUnaryCall implements AbortSink {
+  private readonly route: RegisteredMethod;
+  private readonly ctx: CallContext;
+  private readonly respCodec: ResponseCodec;
+  private readonly timeoutMs: number | undefined;
+  private timer: NodeJS.Timeout | undefined = undefined;
+  private finished = false;
+
+  constructor(
+    private readonly core: ServerCore,
+    private readonly ex: Exchange,
+    req: TripleRequest,
+  ) {
+    const route = (this.route = req.route);
+    const h = ex.headers;
+    this.ctx = new CallContext(route.descriptor, h, "triple", ex.httpVersion, ex.peer, req.timeoutMs);
+    core.track(this.ctx, ex);
+    ex.onAbort(this);
+    const timeoutMs = (this.timeoutMs = req.timeoutMs);
+    if (timeoutMs !== undefined) this.timer = setTimeout(() => this.onDeadline(timeoutMs), timeoutMs);
+    const own = responseCodecFor(req.codec.responseMediaType ?? req.mediaType.type) ?? JSON_CODEC;
+    this.respCodec = negotiateResponse(firstHeader(h, H.accept), own);
+    this.readArgs(req);
+  }
+
+  private readArgs(req: TripleRequest): void {
+    const { codec, mediaType, compression } = req;
+    const md = this.route.descriptor;
+    const limits = this.core.limits;
+    if (codec.decodeStream) {
+      codec.decodeStream(md, bodyStream(this.ex, compression), mediaType, limits).then(
+        (args) => this.onArgs(args),
+        (e) => this.fail(e),
+      );
+      return;
+    }
+    collectBody(this.ex.body, limits.maxBodyBytes, (err, raw) => {
+      if (err) return this.fail(err);
+      let args: unknown[];
+      try {
+        const data = compression ? compression.decompress(raw, limits.maxBodyBytes) : raw;
+        args = (codec.decode as NonNullable<RequestCodec["decode"]>)(md, data, mediaType, limits);
+      } catch (e) {
+        return this.fail(e);
+      }
+      this.onArgs(args);
+    });
+  }
+
+  private onArgs(args: unknown[]): void {
+    if (this.finished) return;
+    if (this.route.descriptor.kind === "server_streaming") {
+      this.end();
+      new SseStream(this.ex, this.route, this.ctx, this.core, this.timeoutMs).start(args);
+      return;
+    }
+    let result: unknown;
+    try {
+      result = this.route.invoke(this.ctx, args);
+    } catch (e) {
+      return this.fail(e);
+    }
+    if (isThenable(result)) result.then((v) => this.onResult(v), (e) => this.fail(e));
+    else this.onResult(result);
+  }
+
+  private onResult(value: unknown): void {
+    if (this.finished) return;
+    let body: Buffer | string;
+    try {
+      body = this.respCodec.encode(this.route.descriptor, value);
+    } catch (e) {
+      return this.fail(new RpcError(Code.Internal, `cannot encode the response: ${(e as Error).message}`, { cause: e }));
+    }
+    this.end();
+    this.core.untrack(this.ctx);
+    const headers: OutHeaders = { [H.contentType]: this.respCodec.mediaType };
+    this.ctx.copyResponseHeadersTo(headers);
+    this.ctx.copyResponseTrailersTo(headers);
+    this.ex.respond(200, headers, this.compress(body, headers));
+  }
+
+  /** The response body, compressed when it is large enough and the client accepts an encoding. */
+  private compress(body: Buffer | string, headers: OutHeaders): Buffer | string {
+    const len = typeof body === "string" ? body.length : body.byteLength;
+    if (len < COMPRESS_MIN_BYTES) return body;
+    const c = negotiateEncoding(firstHeader(this.ex.headers, H.acceptEncoding), HTTP_COMPRESSIONS);
+    if (!c) return body;
+    headers[H.contentEncoding] = c.name;
+    return c.compress(typeof body === "string" ? Buffer.from(body) : body);
+  }
+
+  /** Marks the call over and stops its timer; the context stays tracked for an SSE hand-over. */
+  private end(): void {
+    this.finished = true;
+    if (this.timer) clearTimeout(this.timer);
+  }
+
+  private fail(e: unknown): void {
+    if (this.finished) return;
+    this.end();
+    this.core.untrack(this.ctx);
+    if (!this.ex.aborted) this.ex.discardBody((e as RpcError).httpStatus === 413);
+    sendHttpError(this.ex, e);
+  }
+
+  onExchangeAbort(): void {
+    if (this.finished) return;
+    this.end();
+    this.core.untrack(this.ctx);
+    this.ctx.abort(clientCancelled());
+  }
+
+  private onDeadline(timeoutMs: number): void {
+    const err = deadlineExceeded(timeoutMs);
+    this.ctx.abort(err);
+    this.fail(err);
+  }
+}

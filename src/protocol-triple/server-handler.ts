@@ -1,0 +1,118 @@
+import { unsupportedMediaType } from "../codec/bind-error.js";
+import type { RequestCodec } from "../codec/codec.js";
+import { requestCodecFor, supportedRequestTypes } from "../codec/registry.js";
+import { Code } from "../protocol/code.js";
+import { type Compression, HTTP_ACCEPT_ENCODING, HTTP_COMPRESSIONS } from "../protocol/compression.js";
+import { type MediaType, parseMediaType } from "../protocol/content-type.js";
+import { bodyTooLarge, serverShuttingDown, tooManyHeaders } from "../protocol/errors.js";
+import { firstHeader, H, type HeaderMap } from "../protocol/headers.js";
+import { RpcError } from "../protocol/rpc-error.js";
+import type { RegisteredMethod } from "../server/router.js";
+import type { ServerCore } from "../server/server-core.js";
+import type { Exchange } from "../transport/server/exchange.js";
+import { sendHttpError } from "./error-body.js";
+import { TripleUnaryCall } from "./server-call.js";
+import { parseTriTimeout } from "./timeout.js";
+
+/** `tri-protocol-version` values we accept: 1, 1.x or 1.x.y. */
+const PROTOCOL_VERSION = /^1(\.\d+){0,2}$/;
+
+function checkProtocolVersion(h: HeaderMap, required: boolean): void {
+  const v = firstHeader(h, H.triProtocolVersion);
+  if (v === undefined) {
+    if (!required) return;
+    throw new RpcError(Code.InvalidArgument, 'missing required header: set tri-protocol-version to "1.0.0"', {
+      legacyStatus: 40,
+    });
+  }
+  if (!PROTOCOL_VERSION.test(v.trim())) {
+    throw new RpcError(Code.InvalidArgument, `unsupported tri-protocol-version "${v}": this server speaks 1.x`, {
+      legacyStatus: 40,
+    });
+  }
+}
+
+/** The request's body codec and media type; 415 naming what we read when there is none. */
+function requestCodecOf(h: HeaderMap): { codec: RequestCodec; mediaType: MediaType } {
+  const ct = firstHeader(h, H.contentType);
+  const mediaType = parseMediaType(ct);
+  const codec = mediaType && requestCodecFor(mediaType.type);
+  if (codec && mediaType) return { codec, mediaType };
+  const supported = supportedRequestTypes().join(", ");
+  throw unsupportedMediaType(ct ? `unsupported Content-Type "${ct}"; supported: ${supported}` : `missing Content-Type; supported: ${supported}`);
+}
+
+/** The request's Content-Encoding; undefined for identity, 415 for one we do not read. */
+function compressionOf(h: HeaderMap): Compression | undefined {
+  const ce = firstHeader(h, H.contentEncoding);
+  if (ce === undefined || ce === "" || ce.toLowerCase() === "identity") return undefined;
+  const c = HTTP_COMPRESSIONS.get(ce.trim().toLowerCase());
+  if (!c) throw unsupportedMediaType(`unsupported Content-Encoding "${ce}"; supported: ${HTTP_ACCEPT_ENCODING}, identity`);
+  return c;
+}
+
+/** What a Triple HTTP request's headers say, once they passed every check. */
+export interface TripleRequest {
+  readonly route: RegisteredMethod;
+  readonly codec: RequestCodec;
+  readonly mediaType: MediaType;
+  readonly timeoutMs: number | undefined;
+  readonly compression: Compression | undefined;
+}
+
+/**
+ * The Triple HTTP unary protocol: `POST /<interface>/<method>` over HTTP/1.1 or HTTP/2 with a
+ * plain body (JSON, protobuf, form, multipart, text, XML). Checks the headers, answers what is
+ * wrong with a JSON error body, and hands good calls to a {@link TripleUnaryCall}.
+ */
+export class TripleHttpHandler {
+  constructor(private readonly core: ServerCore) {}
+
+  handle(ex: Exchange): void {
+    if (ex.method !== "POST") return this.rejectMethod(ex);
+    let req: TripleRequest;
+    try {
+      req = this.check(ex);
+    } catch (e) {
+      ex.discardBody((e as RpcError).httpStatus === 413);
+      sendHttpError(ex, e);
+      return;
+    }
+    new TripleUnaryCall(this.core, ex, req);
+  }
+
+  /** Everything that can be refused before any byte of the body is read. */
+  private check(ex: Exchange): TripleRequest {
+    const h = ex.headers;
+    const { limits } = this.core;
+    if (ex.headerCount > limits.maxHeaderCount) throw tooManyHeaders(ex.headerCount, limits.maxHeaderCount);
+    const route = this.core.router.resolve(ex.path, h);
+    checkProtocolVersion(h, this.core.requireProtocolVersion);
+    const { codec, mediaType } = requestCodecOf(h);
+    const timeoutMs =
+      parseTriTimeout(H.triServiceTimeout, firstHeader(h, H.triServiceTimeout)) ??
+      parseTriTimeout(H.restServiceTimeout, firstHeader(h, H.restServiceTimeout));
+    const compression = compressionOf(h);
+    const kind = route.descriptor.kind;
+    if (kind === "client_streaming" || kind === "bidi_streaming") {
+      throw new RpcError(
+        Code.Unimplemented,
+        `${route.descriptor.path} is ${kind.replace("_", "-")}: call it with gRPC over HTTP/2 (Content-Type application/grpc)`,
+        { httpStatus: 505, legacyStatus: 40 },
+      );
+    }
+    if (this.core.draining) throw serverShuttingDown();
+    const declared = firstHeader(h, "content-length");
+    if (!compression && declared !== undefined && Number(declared) > limits.maxBodyBytes) throw bodyTooLarge(limits.maxBodyBytes);
+    return { route, codec, mediaType, timeoutMs, compression };
+  }
+
+  private rejectMethod(ex: Exchange): void {
+    ex.discardBody();
+    const err = new RpcError(Code.Unimplemented, `HTTP method ${ex.method} is not supported: use POST`, {
+      httpStatus: 405,
+      legacyStatus: 40,
+    });
+    sendHttpError(ex, err, { allow: "POST" });
+  }
+}

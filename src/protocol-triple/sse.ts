@@ -1,0 +1,112 @@
+import { encodeJsonValue } from "../codec/json-codec.js";
+import { Code } from "../protocol/code.js";
+import { clientCancelled, deadlineExceeded } from "../protocol/errors.js";
+import { H } from "../protocol/headers.js";
+import { RpcError } from "../protocol/rpc-error.js";
+import type { CallContext } from "../server/context.js";
+import { isThenable, iteratorOf, type PumpTarget, ResponsePump } from "../server/response-stream.js";
+import type { RegisteredMethod } from "../server/router.js";
+import type { ServerCore } from "../server/server-core.js";
+import type { AbortSink, Exchange, OutHeaders } from "../transport/server/exchange.js";
+import { errorBody, sendHttpError } from "./error-body.js";
+
+const SSE_HEADERS: Readonly<OutHeaders> = {
+  [H.contentType]: "text/event-stream; charset=utf-8",
+  "cache-control": "no-cache",
+  // Proxies such as nginx would otherwise hold events back.
+  "x-accel-buffering": "no",
+};
+
+/**
+ * A server-streaming method served to a plain HTTP caller (HTTP/1.1, or HTTP/2 without a gRPC
+ * content type) as Server-Sent Events: `200 text/event-stream`, one `data:` line per message
+ * (JSON; ProtoJSON for .proto methods), and an error after the stream started as a final
+ * `event: error` whose data is the usual JSON error body. Errors before the handler produced its
+ * stream (interceptors, a rejected promise) are ordinary HTTP error responses. SSE is text, so
+ * messages are always JSON whatever the request's content type.
+ */
+export class SseStream implements PumpTarget, AbortSink {
+  finished = false;
+  private started = false;
+  private timer: NodeJS.Timeout | undefined = undefined;
+  private readonly pump = new ResponsePump(this);
+
+  constructor(
+    private readonly ex: Exchange,
+    private readonly route: RegisteredMethod,
+    private readonly ctx: CallContext,
+    private readonly core: ServerCore,
+    timeoutMs: number | undefined,
+  ) {
+    ex.onAbort(this);
+    // The unary path's timer is cleared before it hands over; the deadline itself still holds.
+    const remaining = ctx.timeRemaining();
+    if (remaining !== undefined && timeoutMs !== undefined) {
+      this.timer = setTimeout(() => this.finish(deadlineExceeded(timeoutMs)), remaining);
+    }
+  }
+
+  /** Calls the handler with its bound arguments and streams what it returns. */
+  start(args: unknown[]): void {
+    let result: unknown;
+    try {
+      result = this.route.invoke(this.ctx, args);
+    } catch (e) {
+      return this.finish(RpcError.from(e));
+    }
+    if (isThenable(result)) result.then((r) => this.onStream(r), (e) => this.finish(RpcError.from(e)));
+    else this.onStream(result);
+  }
+
+  private onStream(result: unknown): void {
+    if (this.finished) return;
+    const it = iteratorOf(result);
+    if (!it) {
+      const path = this.route.descriptor.path;
+      return this.finish(new RpcError(Code.Internal, `${path} is server-streaming and must return an AsyncIterable`));
+    }
+    this.started = true;
+    const headers: OutHeaders = { ...SSE_HEADERS };
+    this.ctx.copyResponseHeadersTo(headers);
+    this.ex.start(200, headers, false);
+    this.pump.start(it);
+  }
+
+  sendMessage(value: unknown): boolean {
+    return this.ex.write(`data: ${encodeJsonValue(this.route.descriptor, value)}\n\n`);
+  }
+
+  onDrain(fn: () => void): void {
+    this.ex.onDrain(fn);
+  }
+
+  streamDone(err: unknown): void {
+    this.finish(err === undefined ? undefined : RpcError.from(err));
+  }
+
+  private finish(err: RpcError | undefined): void {
+    if (this.finished) return;
+    this.finished = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.core.untrack(this.ctx);
+    if (!err) {
+      this.pump.release();
+      this.ex.end();
+      return;
+    }
+    this.ctx.abort(err);
+    this.pump.stop();
+    if (!this.started) return sendHttpError(this.ex, err);
+    this.ex.write(`event: error\ndata: ${errorBody(err)}\n\n`);
+    this.ex.end();
+  }
+
+  onExchangeAbort(): void {
+    this.ctx.abort(clientCancelled());
+    if (this.finished) return;
+    this.finished = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.core.untrack(this.ctx);
+    this.pump.stop();
+  }
+}

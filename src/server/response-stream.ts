@@ -1,0 +1,89 @@
+/** True for promises and other thenables a handler may return. */
+export function isThenable(x: unknown): x is PromiseLike<unknown> {
+  return x !== null && typeof x === "object" && typeof (x as PromiseLike<unknown>).then === "function";
+}
+
+/** The iterator of a streaming handler's result (AsyncIterable or Iterable), if it is one. */
+export function iteratorOf(x: unknown): AsyncIterator<unknown> | Iterator<unknown> | undefined {
+  if (x === null || (typeof x !== "object" && typeof x !== "function")) return undefined;
+  const o = x as Partial<AsyncIterable<unknown> & Iterable<unknown>>;
+  if (typeof o[Symbol.asyncIterator] === "function") return o[Symbol.asyncIterator]!();
+  if (typeof o[Symbol.iterator] === "function") return o[Symbol.iterator]!();
+  return undefined;
+}
+
+/** Where a {@link ResponsePump} sends a streaming handler's messages: one protocol's call. */
+export interface PumpTarget {
+  /** True once the call is over: the pump stops without sending more. */
+  readonly finished: boolean;
+  /** Encodes and writes one message; false means wait for `onDrain`. Throwing ends the stream. */
+  sendMessage(value: unknown): boolean;
+  /** Calls `fn` once the transport can take more. */
+  onDrain(fn: () => void): void;
+  /** The stream ended (`err` undefined) or failed with what the iterator threw. */
+  streamDone(err: unknown): void;
+}
+
+/**
+ * Pulls a streaming handler's messages and writes them, waiting for 'drain' when the peer is
+ * slow; shared by gRPC's response streams and Triple HTTP's Server-Sent Events. `stop()` ends the
+ * handler's iterator when the call ends first (cancellation, deadline, an error).
+ */
+export class ResponsePump {
+  private iterator: AsyncIterator<unknown> | Iterator<unknown> | undefined = undefined;
+  private drainWaiter: (() => void) | undefined = undefined;
+
+  constructor(private readonly target: PumpTarget) {}
+
+  /** Starts pumping `it`; if the call is already over, stops the iterator instead. */
+  start(it: AsyncIterator<unknown> | Iterator<unknown>): void {
+    this.iterator = it;
+    if (this.target.finished) {
+      this.stop();
+      return;
+    }
+    void this.run(it);
+  }
+
+  private async run(it: AsyncIterator<unknown> | Iterator<unknown>): Promise<void> {
+    const t = this.target;
+    try {
+      for (;;) {
+        const r = await it.next();
+        if (t.finished) return;
+        if (r.done) break;
+        if (!t.sendMessage(r.value)) {
+          await new Promise<void>((resolve) => {
+            this.drainWaiter = resolve;
+            t.onDrain(resolve);
+          });
+          this.drainWaiter = undefined;
+          if (t.finished) return;
+        }
+      }
+      this.iterator = undefined;
+      t.streamDone(undefined);
+    } catch (e) {
+      this.iterator = undefined;
+      t.streamDone(e);
+    }
+  }
+
+  /** Ends the handler's iterator (if it is still running) and releases a pending drain wait. */
+  stop(): void {
+    this.drainWaiter?.();
+    const it = this.iterator;
+    this.iterator = undefined;
+    if (it && typeof it.return === "function") {
+      // A handler stuck in an await only sees this when it resumes; its signal already fired.
+      Promise.resolve()
+        .then(() => it.return!())
+        .catch(() => {});
+    }
+  }
+
+  /** Releases a pending drain wait without stopping the iterator (the call ended cleanly). */
+  release(): void {
+    this.drainWaiter?.();
+  }
+}

@@ -1,0 +1,59 @@
+import * as http2 from "node:http2";
+import { Code } from "../../protocol/code.js";
+import { RpcError } from "../../protocol/rpc-error.js";
+import type { Provider } from "../../client/provider.js";
+
+/**
+ * The client's transport failures, whatever the protocol: a provider that cannot be reached, a
+ * connection or stream that broke. The cluster reads them to mark providers down and to decide
+ * whether another attempt may follow.
+ */
+
+const connectFailures = new WeakSet<RpcError>();
+
+const CONNECT_CODES = new Set(["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "ECONNRESET"]);
+
+/**
+ * A provider could not be reached (refused, unreachable, unresolvable, connect timeout):
+ * `unavailable`, remembered so the cluster marks the provider down.
+ */
+export function connectFailure(address: string, cause: unknown): RpcError {
+  const text = cause instanceof Error ? cause.message : String(cause);
+  const err = new RpcError(Code.Unavailable, `cannot connect to ${address}: ${text}`, { cause, legacyStatus: 35 });
+  connectFailures.add(err);
+  return err;
+}
+
+/** True when the error says the provider could not be connected to. */
+export function isConnectFailure(err: unknown): boolean {
+  return err instanceof RpcError && connectFailures.has(err);
+}
+
+/** True when a socket error happened while connecting (no byte exchanged yet). */
+export function isConnectErrorCode(e: unknown): boolean {
+  return CONNECT_CODES.has((e as NodeJS.ErrnoException)?.code ?? "");
+}
+
+/** A connection or stream failed after it was established: `unavailable` with the cause. */
+export function transportError(address: string, cause: unknown): RpcError {
+  if (cause instanceof RpcError) return cause;
+  const text = cause instanceof Error ? cause.message : String(cause);
+  return new RpcError(Code.Unavailable, `connection to ${address} failed: ${text}`, { cause, legacyStatus: 35 });
+}
+
+/** The error of an HTTP/2 stream that closed without a complete response. */
+export function streamClosedError(provider: Provider, rstCode: number | undefined): RpcError {
+  if (rstCode === http2.constants.NGHTTP2_REFUSED_STREAM) {
+    return new RpcError(Code.Unavailable, `${provider.address} refused the stream (REFUSED_STREAM)`);
+  }
+  if (rstCode === http2.constants.NGHTTP2_CANCEL) {
+    return new RpcError(Code.Cancelled, `${provider.address} cancelled the stream`);
+  }
+  if (rstCode === http2.constants.NGHTTP2_ENHANCE_YOUR_CALM) {
+    return new RpcError(Code.ResourceExhausted, `${provider.address} reset the stream (ENHANCE_YOUR_CALM)`);
+  }
+  return new RpcError(
+    Code.Unavailable,
+    `the stream to ${provider.address} closed before the response was complete${rstCode ? ` (RST_STREAM code ${rstCode})` : ""}`,
+  );
+}

@@ -1,0 +1,130 @@
+import * as http from "node:http";
+import * as https from "node:https";
+import type { Socket } from "node:net";
+import type { Provider } from "../../client/provider.js";
+import { responseTooLarge } from "../../protocol/errors.js";
+import { connectFailure, isConnectErrorCode, transportError } from "./errors.js";
+import type { HttpReply, TransportSettings, UnaryTransport } from "./unary-transport.js";
+
+/**
+ * One POST over HTTP/1.1 and its settling: the response collected up to `maxBytes`, the caller's
+ * signal, a connect timeout while the socket is still connecting, and errors classified as
+ * connect failures (nothing was sent) or broken connections.
+ */
+class Http1Post {
+  private connected = false;
+  private settled = false;
+  private connectTimer: NodeJS.Timeout | undefined = undefined;
+  readonly req: http.ClientRequest;
+  private readonly onAbort = () => {
+    this.req.destroy();
+    this.finish(this.signal.reason);
+  };
+
+  constructor(
+    options: http.RequestOptions,
+    private readonly provider: Provider,
+    private readonly signal: AbortSignal,
+    private readonly maxBytes: number,
+    private readonly connectTimeoutMs: number,
+    private readonly resolve: (reply: HttpReply) => void,
+    private readonly reject: (err: unknown) => void,
+  ) {
+    this.req = (provider.secure ? https : http).request(options, (res) => this.onResponse(res));
+    signal.addEventListener("abort", this.onAbort, { once: true });
+    this.req.on("socket", (s: Socket) => this.onSocket(s));
+    this.req.on("error", (e) => this.onError(e));
+  }
+
+  private finish(err: unknown, reply?: HttpReply): void {
+    if (this.settled) return;
+    this.settled = true;
+    if (this.connectTimer) clearTimeout(this.connectTimer);
+    this.signal.removeEventListener("abort", this.onAbort);
+    if (err) this.reject(err);
+    else this.resolve(reply as HttpReply);
+  }
+
+  private onResponse(res: http.IncomingMessage): void {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    if (Number(res.headers["content-length"]) > this.maxBytes) return this.tooLarge();
+    res.on("data", (c: Buffer) => {
+      size += c.length;
+      if (size > this.maxBytes) return this.tooLarge();
+      chunks.push(c);
+    });
+    res.on("end", () =>
+      this.finish(undefined, { status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks, size) }),
+    );
+    res.on("error", (e) => this.finish(this.signal.aborted ? this.signal.reason : transportError(this.provider.address, e)));
+  }
+
+  private tooLarge(): void {
+    this.req.destroy();
+    this.finish(responseTooLarge(this.maxBytes));
+  }
+
+  private onSocket(s: Socket): void {
+    if (!s.connecting) {
+      this.connected = true;
+      return;
+    }
+    this.connectTimer = setTimeout(() => {
+      const e = Object.assign(new Error(`connect timed out after ${this.connectTimeoutMs} ms`), { code: "ETIMEDOUT" });
+      this.req.destroy(e);
+    }, this.connectTimeoutMs);
+    s.once(this.provider.secure ? "secureConnect" : "connect", () => {
+      this.connected = true;
+      if (this.connectTimer) clearTimeout(this.connectTimer);
+    });
+  }
+
+  private onError(e: Error): void {
+    if (this.signal.aborted) return this.finish(this.signal.reason);
+    const address = this.provider.address;
+    this.finish(!this.connected && isConnectErrorCode(e) ? connectFailure(address, e) : transportError(address, e));
+  }
+}
+
+/**
+ * Triple HTTP unary over HTTP/1.1: one keep-alive agent per client, so consecutive calls to a
+ * provider reuse its sockets instead of paying a TCP (and TLS) handshake each.
+ */
+export class Http1Transport implements UnaryTransport {
+  private readonly agent: http.Agent;
+  private readonly tlsAgent: https.Agent;
+
+  constructor(private readonly settings: TransportSettings) {
+    this.agent = new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16 });
+    this.tlsAgent = new https.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16, ...settings.tls });
+  }
+
+  post(
+    provider: Provider,
+    path: string,
+    headers: http.OutgoingHttpHeaders,
+    body: Uint8Array,
+    signal: AbortSignal,
+    maxBytes: number,
+  ): Promise<HttpReply> {
+    return new Promise((resolve, reject) => {
+      if (signal.aborted) return reject(signal.reason);
+      const options: http.RequestOptions = {
+        host: provider.host.startsWith("[") ? provider.host.slice(1, -1) : provider.host,
+        port: provider.port,
+        path,
+        method: "POST",
+        headers: { ...headers, "content-length": body.byteLength },
+        agent: provider.secure ? this.tlsAgent : this.agent,
+      };
+      const post = new Http1Post(options, provider, signal, maxBytes, this.settings.connectTimeoutMs, resolve, reject);
+      post.req.end(body);
+    });
+  }
+
+  close(): void {
+    this.agent.destroy();
+    this.tlsAgent.destroy();
+  }
+}
