@@ -17,7 +17,6 @@ export {
   ServerStream,
   ClientStream,
   BidiStream,
-  type MethodKind,
   type ServiceOptions,
   type MethodOptions,
   type ParamOptions,
@@ -25,6 +24,7 @@ export {
 export { T, UploadedFile, type TypeDesc, type TypeSpec, type FieldDesc } from "./service/type-desc.js";
 export type {
   AuthRequirement,
+  MethodKind,
   MethodDescriptor,
   ParamDescriptor,
   ServiceDescriptor,

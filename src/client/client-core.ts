@@ -60,6 +60,40 @@ function nonNegative(name: string, v: number | undefined, fallback: number): num
   return v;
 }
 
+/** The client's content type, checked against its protocol and HTTP version. */
+function checkedContentType(o: ClientOptions): ClientContentType {
+  if (o.protocol !== undefined && o.protocol !== "triple" && o.protocol !== "grpc") {
+    throw new TypeError(`createClient: protocol must be "triple" or "grpc", got "${o.protocol}"`);
+  }
+  const ct = o.contentType ?? (o.protocol === "grpc" ? "grpc+proto" : "json");
+  if (!["json", "proto", "grpc+proto", "grpc+json"].includes(ct)) {
+    throw new TypeError(`createClient: contentType must be json, proto, grpc+proto or grpc+json, got "${ct}"`);
+  }
+  const grpc = ct.startsWith("grpc");
+  if (o.protocol === "grpc" && !grpc) {
+    throw new TypeError(`createClient: protocol grpc needs contentType grpc+proto or grpc+json, got "${ct}"`);
+  }
+  if (o.protocol === "triple" && grpc) {
+    throw new TypeError(`createClient: contentType ${ct} is gRPC; use protocol "grpc" (or leave protocol out)`);
+  }
+  if (o.httpVersion !== undefined && o.httpVersion !== "1.1" && o.httpVersion !== "2") {
+    throw new TypeError(`createClient: httpVersion must be "1.1" or "2", got "${o.httpVersion}"`);
+  }
+  if (grpc && o.httpVersion === "1.1") throw new TypeError("createClient: gRPC needs HTTP/2, not HTTP/1.1");
+  return ct;
+}
+
+/** The request compression for Triple HTTP and for gRPC; identity is none. */
+function checkedCompression(name: string | undefined, grpc: boolean): [Compression | undefined, Compression | undefined] {
+  const comp = name ?? "identity";
+  if (comp === "identity") return [undefined, undefined];
+  const http = HTTP_COMPRESSIONS.get(comp);
+  const forGrpc = GRPC_COMPRESSIONS.get(comp);
+  if (!http) throw new TypeError(`createClient: unknown compression "${comp}"`);
+  if (grpc && !forGrpc) throw new TypeError(`createClient: gRPC supports gzip and deflate compression, not "${comp}"`);
+  return [http, forGrpc];
+}
+
 /**
  * Everything behind one client proxy: the directory, the cluster policy and balancer, the
  * transports, and the four call shapes. Per-call work is the encode, the headers that vary
@@ -91,36 +125,11 @@ export class ClientCore {
       this.directory = new StaticDirectory(o.providers);
       this.ownsDirectory = true;
     }
-    if (o.protocol !== undefined && o.protocol !== "triple" && o.protocol !== "grpc") {
-      throw new TypeError(`createClient: protocol must be "triple" or "grpc", got "${o.protocol}"`);
-    }
-    const ct = o.contentType ?? (o.protocol === "grpc" ? "grpc+proto" : "json");
-    if (!["json", "proto", "grpc+proto", "grpc+json"].includes(ct)) {
-      throw new TypeError(`createClient: contentType must be json, proto, grpc+proto or grpc+json, got "${ct}"`);
-    }
-    this.contentType = ct;
-    this.useGrpc = ct.startsWith("grpc");
-    if (o.protocol === "grpc" && !this.useGrpc) {
-      throw new TypeError(`createClient: protocol grpc needs contentType grpc+proto or grpc+json, got "${ct}"`);
-    }
-    if (o.protocol === "triple" && this.useGrpc) {
-      throw new TypeError(`createClient: contentType ${ct} is gRPC; use protocol "grpc" (or leave protocol out)`);
-    }
-    if (o.httpVersion !== undefined && o.httpVersion !== "1.1" && o.httpVersion !== "2") {
-      throw new TypeError(`createClient: httpVersion must be "1.1" or "2", got "${o.httpVersion}"`);
-    }
-    if (this.useGrpc && o.httpVersion === "1.1") throw new TypeError("createClient: gRPC needs HTTP/2, not HTTP/1.1");
+    this.contentType = checkedContentType(o);
+    this.useGrpc = this.contentType.startsWith("grpc");
     this.timeout = o.timeout === undefined ? undefined : nonNegative("timeout", o.timeout, 0) || undefined;
     this.maxBytes = nonNegative("maxResponseBytes", o.maxResponseBytes, 4 * 1024 * 1024);
-    const comp = o.compression ?? "identity";
-    if (comp !== "identity") {
-      this.httpCompression = HTTP_COMPRESSIONS.get(comp);
-      this.grpcCompression = GRPC_COMPRESSIONS.get(comp);
-      if (!this.httpCompression) throw new TypeError(`createClient: unknown compression "${comp}"`);
-      if (this.useGrpc && !this.grpcCompression) {
-        throw new TypeError(`createClient: gRPC supports gzip and deflate compression, not "${comp}"`);
-      }
-    }
+    [this.httpCompression, this.grpcCompression] = checkedCompression(o.compression, this.useGrpc);
     this.policy = clusterPolicy(o.cluster);
     this.ctx = {
       directory: this.directory,

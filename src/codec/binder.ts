@@ -51,6 +51,47 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 
 const cache = new WeakMap<TypeDesc, Converter>();
 
+function arrayConverter(el: Converter): Converter {
+  return (v, w) => {
+    if (!Array.isArray(v)) fail(w, "an array", v);
+    const out = new Array(v.length);
+    for (let i = 0; i < v.length; i++) out[i] = el(v[i], `${w}[${i}]`);
+    return out;
+  };
+}
+
+function mapConverter(val: Converter, asMap: boolean): Converter {
+  return (v, w) => {
+    if (v instanceof Map) v = Object.fromEntries(v);
+    if (!isPlainObject(v)) fail(w, "an object of key/value pairs", v);
+    const out: Map<string, unknown> | Record<string, unknown> = asMap ? new Map() : {};
+    for (const k of Object.keys(v)) {
+      if (FORBIDDEN_KEYS.has(k)) continue;
+      const x = val(v[k], `${w}.${k}`);
+      if (asMap) (out as Map<string, unknown>).set(k, x);
+      else (out as Record<string, unknown>)[k] = x;
+    }
+    return out;
+  };
+}
+
+function classConverter(t: Extract<TypeDesc, { kind: "class" }>): Converter {
+  const { ctor } = t;
+  // Fields are compiled lazily so that self-referencing classes do not recurse forever.
+  let fields: { name: string; conv: Converter }[] | undefined;
+  return (v, w) => {
+    if (!isPlainObject(v)) fail(w, `an object (${ctor.name})`, v);
+    fields ??= t.fields.map((f) => ({ name: f.name, conv: compileConverter(f.type) }));
+    const out = Object.create(ctor.prototype) as Record<string, unknown>;
+    for (const f of fields) {
+      const x = v[f.name];
+      if (x === undefined || x === null) continue;
+      out[f.name] = f.conv(x, `${w}.${f.name}`);
+    }
+    return out;
+  };
+}
+
 /**
  * Compiles a converter for values decoded from JSON (or XML, or multipart JSON parts). Strict:
  * a string parameter takes a string, a number parameter a finite number, and so on; converting
@@ -85,50 +126,15 @@ export function compileConverter(t: TypeDesc): Converter {
     case "any":
       conv = (v) => v;
       break;
-    case "array": {
-      const el = compileConverter(t.element);
-      conv = (v, w) => {
-        if (!Array.isArray(v)) fail(w, "an array", v);
-        const out = new Array(v.length);
-        for (let i = 0; i < v.length; i++) out[i] = el(v[i], `${w}[${i}]`);
-        return out;
-      };
+    case "array":
+      conv = arrayConverter(compileConverter(t.element));
       break;
-    }
-    case "map": {
-      const val = compileConverter(t.value);
-      const asMap = t.as === "map";
-      conv = (v, w) => {
-        if (v instanceof Map) v = Object.fromEntries(v);
-        if (!isPlainObject(v)) fail(w, "an object of key/value pairs", v);
-        const out: Map<string, unknown> | Record<string, unknown> = asMap ? new Map() : {};
-        for (const k of Object.keys(v)) {
-          if (FORBIDDEN_KEYS.has(k)) continue;
-          const x = val(v[k], `${w}.${k}`);
-          if (asMap) (out as Map<string, unknown>).set(k, x);
-          else (out as Record<string, unknown>)[k] = x;
-        }
-        return out;
-      };
+    case "map":
+      conv = mapConverter(compileConverter(t.value), t.as === "map");
       break;
-    }
-    case "class": {
-      const { ctor } = t;
-      // Fields are compiled lazily so that self-referencing classes do not recurse forever.
-      let fields: { name: string; conv: Converter }[] | undefined;
-      conv = (v, w) => {
-        if (!isPlainObject(v)) fail(w, `an object (${ctor.name})`, v);
-        fields ??= t.fields.map((f) => ({ name: f.name, conv: compileConverter(f.type) }));
-        const out = Object.create(ctor.prototype) as Record<string, unknown>;
-        for (const f of fields) {
-          const x = v[f.name];
-          if (x === undefined || x === null) continue;
-          out[f.name] = f.conv(x, `${w}.${f.name}`);
-        }
-        return out;
-      };
+    case "class":
+      conv = classConverter(t);
       break;
-    }
   }
   cache.set(t, conv);
   return conv;
@@ -189,7 +195,7 @@ function objectLike(t: TypeDesc): boolean {
 }
 
 /**
- * Binds a decoded JSON body to a method's parameters (decisions.md): a JSON array of the
+ * Binds a decoded JSON body to a method's parameters: a JSON array of the
  * arguments in order; for one parameter also the bare value; an object keyed by parameter names
  * when every parameter is named.
  */

@@ -60,7 +60,7 @@ export function encodeJsonValue(method: MethodDescriptor, value: unknown): strin
   return stringifyJson(value);
 }
 
-/** `application/json`: a JSON array of the arguments (decisions.md), or the IDL request message. */
+/** `application/json`: a JSON array of the arguments in parameter order, or the IDL request message. */
 export const jsonRequestCodec: RequestCodec = {
   mediaTypes: ["application/json", "text/json"],
   responseMediaType: "application/json",

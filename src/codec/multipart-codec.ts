@@ -2,6 +2,7 @@ import type { Readable } from "node:stream";
 import type { Dicer as DicerClass } from "@fastify/busboy";
 import { Code } from "../protocol/code.js";
 import { parseMediaType } from "../protocol/content-type.js";
+import { bodyTooLarge, requestBodyClosed } from "../protocol/errors.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import type { TypeDesc } from "../service/type-desc.js";
@@ -11,6 +12,7 @@ import { requireIdlLess } from "./idl-guard.js";
 import { lazyModule } from "./lazy-module.js";
 import { type Part, partConverter } from "./multipart-part.js";
 import { compileNamedBinder, type NamedBinder, type NamedValue } from "./named-binder.js";
+import { H } from "../protocol/headers.js";
 
 /**
  * busboy (~0.5 MiB of live heap) waits for the first multipart request. Its `parseParams` is the
@@ -52,7 +54,8 @@ function planFor(method: MethodDescriptor): Plan {
   return plan;
 }
 
-function tooLarge(message: string): RpcError {
+/** A part, field or file over its limit: 413. */
+function overLimit(message: string): RpcError {
   return new RpcError(Code.ResourceExhausted, message, { httpStatus: 413 });
 }
 
@@ -79,104 +82,164 @@ function parseHead(header: Record<string, string[] | undefined>, index: number):
     else if (k === "filename") filename = p[1].slice(Math.max(p[1].lastIndexOf("/"), p[1].lastIndexOf("\\")) + 1);
   }
   if (name === undefined) throw decodeError(`multipart part #${index + 1} has no name in its Content-Disposition`);
-  const mt = parseMediaType(header["content-type"]?.[0]);
+  const mt = parseMediaType(header[H.contentType]?.[0]);
   return { name, filename, contentType: mt?.type || "text/plain", charset: mt?.params.charset };
+}
+
+/** Where a {@link PartReader} reports: the limits, the running total, the outcome. */
+interface PartsOwner {
+  readonly limits: BodyLimits;
+  readonly plan: Plan;
+  readonly settled: boolean;
+  /** Adds `n` bytes to the body's total; false (after failing the read) when it is over the limit. */
+  count(n: number): boolean;
+  fail(e: unknown): void;
+  done(part: NamedValue<Part>): void;
+}
+
+/** One part of a multipart body: its headers, its bytes within its limit, then its value. */
+class PartReader {
+  private head: PartHead | undefined = undefined;
+  private limit = 0;
+  private size = 0;
+  private readonly chunks: Buffer[] = [];
+
+  constructor(
+    private readonly owner: PartsOwner,
+    private readonly index: number,
+  ) {}
+
+  onHeader(h: Record<string, string[]>): void {
+    try {
+      this.head = parseHead(h, this.index);
+    } catch (e) {
+      this.owner.fail(e);
+      return;
+    }
+    const { plan, limits } = this.owner;
+    const head = this.head;
+    const isFile =
+      head.filename !== undefined ||
+      plan.fileNames.has(head.name) ||
+      plan.unnamedFile ||
+      !(head.contentType.startsWith("text/") || head.contentType.includes("json"));
+    this.limit = isFile ? limits.maxFileBytes : limits.maxFieldBytes;
+  }
+
+  onData(chunk: Buffer): void {
+    const head = this.head;
+    if (this.owner.settled || !head) return;
+    this.size += chunk.length;
+    if (this.size > this.limit) {
+      this.owner.fail(overLimit(`multipart part "${head.name.slice(0, 64)}" is larger than ${this.limit} bytes`));
+      return;
+    }
+    if (this.owner.count(chunk.length)) this.chunks.push(chunk);
+  }
+
+  onEnd(): void {
+    const head = this.head;
+    if (this.owner.settled) return;
+    if (!head) {
+      this.owner.fail(decodeError(`multipart part #${this.index + 1} has no headers`));
+      return;
+    }
+    const data = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks, this.size);
+    const { name, filename, contentType, charset } = head;
+    this.owner.done({ name, value: { filename, contentType, charset, data } });
+  }
 }
 
 /**
  * Reads a multipart body as it streams in, part by part, enforcing the limits on the number of
  * parts, the size of each file and field, and the whole body (413 when one is exceeded).
  */
-function readParts(body: Readable, boundary: string, limits: BodyLimits, plan: Plan): Promise<NamedValue<Part>[]> {
-  return new Promise((resolve, reject) => {
-    const parts: NamedValue<Part>[] = [];
-    const dicer = new (loadBusboy().Dicer)({ boundary, maxHeaderPairs: 32 });
-    let count = 0;
-    let open = 0;
-    let total = 0;
-    let finished = false;
-    let settled = false;
-    const fail = (e: unknown) => {
-      if (settled) return;
-      settled = true;
-      // Stop parsing but keep draining the body, so the response can still be written.
-      body.unpipe(dicer);
-      body.resume();
-      dicer.removeAllListeners("part");
-      reject(e);
-    };
-    const maybeDone = () => {
-      if (!settled && finished && open === 0) {
-        settled = true;
-        resolve(parts);
-      }
-    };
-    dicer.on("part", (part) => {
-      part.on("error", (e: Error) => fail(decodeError(`malformed multipart body: ${e.message}`, e)));
-      const index = count++;
-      if (count > limits.maxParts) {
-        part.resume();
-        fail(tooLarge(`the multipart body has more than ${limits.maxParts} parts`));
-        return;
-      }
-      open++;
-      let head: PartHead | undefined;
-      let limit = 0;
-      let size = 0;
-      const chunks: Buffer[] = [];
-      part.on("header", (h: object) => {
-        try {
-          head = parseHead(h as Record<string, string[]>, index);
-        } catch (e) {
-          fail(e);
-          return;
-        }
-        const isFile =
-          head.filename !== undefined ||
-          plan.fileNames.has(head.name) ||
-          plan.unnamedFile ||
-          !(head.contentType.startsWith("text/") || head.contentType.includes("json"));
-        limit = isFile ? limits.maxFileBytes : limits.maxFieldBytes;
-      });
-      part.on("data", (chunk: Buffer) => {
-        if (settled || !head) return;
-        size += chunk.length;
-        total += chunk.length;
-        if (size > limit) {
-          fail(tooLarge(`multipart part "${head.name.slice(0, 64)}" is larger than ${limit} bytes`));
-          return;
-        }
-        if (total > limits.maxBodyBytes) {
-          fail(tooLarge(`request body larger than ${limits.maxBodyBytes} bytes`));
-          return;
-        }
-        chunks.push(chunk);
-      });
-      part.on("end", () => {
-        open--;
-        if (settled) return;
-        if (!head) {
-          fail(decodeError(`multipart part #${index + 1} has no headers`));
-          return;
-        }
-        const data = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
-        parts.push({
-          name: head.name,
-          value: { filename: head.filename, contentType: head.contentType, charset: head.charset, data },
-        });
-        maybeDone();
-      });
-    });
-    dicer.on("error", (e: Error) => fail(decodeError(`malformed multipart body: ${e.message}`, e)));
+class MultipartReader implements PartsOwner {
+  private readonly parts: NamedValue<Part>[] = [];
+  private readonly dicer: ReturnType<typeof createDicer>;
+  private partCount = 0;
+  private open = 0;
+  private total = 0;
+  private finished = false;
+  settled = false;
+
+  constructor(
+    private readonly body: Readable,
+    boundary: string,
+    readonly limits: BodyLimits,
+    readonly plan: Plan,
+    private readonly resolve: (parts: NamedValue<Part>[]) => void,
+    private readonly reject: (e: unknown) => void,
+  ) {
+    const dicer = (this.dicer = createDicer(boundary));
+    dicer.on("part", (part: Readable) => this.onPart(part));
+    dicer.on("error", (e: Error) => this.fail(decodeError(`malformed multipart body: ${e.message}`, e)));
     dicer.on("finish", () => {
-      finished = true;
-      maybeDone();
+      this.finished = true;
+      this.maybeDone();
     });
-    body.on("error", (e: Error) => fail(decodeError(`cannot read the request body: ${e.message}`, e)));
+    body.on("error", (e: Error) => this.fail(decodeError(`cannot read the request body: ${e.message}`, e)));
     body.on("close", () => {
-      if (!body.readableEnded) fail(new RpcError(Code.Cancelled, "the client closed the request before its body ended"));
+      if (!body.readableEnded) this.fail(requestBodyClosed());
     });
     body.pipe(dicer);
+  }
+
+  private onPart(part: Readable): void {
+    part.on("error", (e: Error) => this.fail(decodeError(`malformed multipart body: ${e.message}`, e)));
+    const index = this.partCount++;
+    if (this.partCount > this.limits.maxParts) {
+      part.resume();
+      this.fail(overLimit(`the multipart body has more than ${this.limits.maxParts} parts`));
+      return;
+    }
+    this.open++;
+    const reader = new PartReader(this, index);
+    part.on("header", (h: object) => reader.onHeader(h as Record<string, string[]>));
+    part.on("data", (chunk: Buffer) => reader.onData(chunk));
+    part.on("end", () => {
+      this.open--;
+      reader.onEnd();
+    });
+  }
+
+  count(n: number): boolean {
+    this.total += n;
+    if (this.total <= this.limits.maxBodyBytes) return true;
+    this.fail(bodyTooLarge(this.limits.maxBodyBytes));
+    return false;
+  }
+
+  done(part: NamedValue<Part>): void {
+    this.parts.push(part);
+    this.maybeDone();
+  }
+
+  fail(e: unknown): void {
+    if (this.settled) return;
+    this.settled = true;
+    // Stop parsing but keep draining the body, so the response can still be written.
+    this.body.unpipe(this.dicer);
+    this.body.resume();
+    this.dicer.removeAllListeners("part");
+    this.reject(e);
+  }
+
+  private maybeDone(): void {
+    if (!this.settled && this.finished && this.open === 0) {
+      this.settled = true;
+      this.resolve(this.parts);
+    }
+  }
+}
+
+function createDicer(boundary: string) {
+  return new (loadBusboy().Dicer)({ boundary, maxHeaderPairs: 32 });
+}
+
+function readParts(body: Readable, boundary: string, limits: BodyLimits, plan: Plan): Promise<NamedValue<Part>[]> {
+  return new Promise((resolve, reject) => {
+    new MultipartReader(body, boundary, limits, plan, resolve, reject);
   });
 }
 

@@ -56,6 +56,60 @@ function textOf(v: XmlNode): string | undefined {
 
 const cache = new WeakMap<TypeDesc, Converter>();
 
+/** Arrays from repeated elements, or from a wrapper element holding them. */
+function xmlArrayConverter(t: Extract<TypeDesc, { kind: "array" }>): Converter {
+  const el = compileXmlConverter(t.element);
+  const itemFields = t.element.kind === "class" ? new Set(t.element.fields.map((f) => f.name)) : undefined;
+  return (v, w) => {
+    let items: XmlNode[];
+    if (Array.isArray(v)) items = v;
+    else if (v === "") items = [];
+    else if (isObject(v)) {
+      const kids = children(v);
+      // `<tags><tag>a</tag><tag>b</tag></tags>`: a wrapper element around the items.
+      items = kids.length === 1 && !itemFields?.has(kids[0][0]) ? [kids[0][1]].flat() : [v];
+    } else items = [v as XmlNode];
+    return items.map((x, i) => el(x, `${w}[${i}]`));
+  };
+}
+
+/** Maps from child elements. */
+function xmlMapConverter(val: Converter, asMap: boolean): Converter {
+  return (v, w) => {
+    if (v === "") return asMap ? new Map() : {};
+    if (!isObject(v)) throw bindError(`${w} must be an element with child elements`);
+    const entries = children(v).map(([k, x]) => [k, val(x, `${w}.${k}`)] as [string, unknown]);
+    return asMap ? new Map(entries) : Object.fromEntries(entries);
+  };
+}
+
+/** Classes field by field, from child elements or attributes. */
+function xmlClassConverter(t: Extract<TypeDesc, { kind: "class" }>): Converter {
+  const { ctor } = t;
+  let fields: { name: string; conv: Converter }[] | undefined;
+  return (v, w) => {
+    if (v !== "" && !isObject(v)) throw bindError(`${w} must be an element with child elements (${ctor.name})`);
+    fields ??= t.fields.map((f) => ({ name: f.name, conv: compileXmlConverter(f.type) }));
+    const out = Object.create(ctor.prototype) as Record<string, unknown>;
+    if (v === "") return out;
+    for (const f of fields) {
+      const x = member(v as XmlObject, f.name);
+      if (x !== undefined) out[f.name] = f.conv(x, `${w}.${f.name}`);
+    }
+    return out;
+  };
+}
+
+/** Scalars, bytes (base64) and files: from the element's text. */
+function xmlScalarConverter(t: TypeDesc): Converter {
+  const fromText = t.kind === "bytes" || t.kind === "file" ? compileConverter(t) : compileTextConverter(t);
+  return (v, w) => {
+    const s = textOf(v as XmlNode);
+    if (s === undefined) throw bindError(`${w} must be a text element, got ${Array.isArray(v) ? "repeated elements" : "child elements"}`);
+    return fromText(s, w);
+  };
+}
+
 /**
  * Compiles a converter from a parsed XML element to a type: scalars from the element's text,
  * classes field by field (child elements or attributes), maps from child elements, arrays from
@@ -69,58 +123,17 @@ export function compileXmlConverter(t: TypeDesc): Converter {
     case "any":
       conv = (v) => plain(v as XmlNode);
       break;
-    case "array": {
-      const el = compileXmlConverter(t.element);
-      const itemFields = t.element.kind === "class" ? new Set(t.element.fields.map((f) => f.name)) : undefined;
-      conv = (v, w) => {
-        let items: XmlNode[];
-        if (Array.isArray(v)) items = v;
-        else if (v === "") items = [];
-        else if (isObject(v)) {
-          const kids = children(v);
-          // `<tags><tag>a</tag><tag>b</tag></tags>`: a wrapper element around the items.
-          items = kids.length === 1 && !itemFields?.has(kids[0][0]) ? [kids[0][1]].flat() : [v];
-        } else items = [v as XmlNode];
-        return items.map((x, i) => el(x, `${w}[${i}]`));
-      };
+    case "array":
+      conv = xmlArrayConverter(t);
       break;
-    }
-    case "map": {
-      const val = compileXmlConverter(t.value);
-      const asMap = t.as === "map";
-      conv = (v, w) => {
-        if (v === "") return asMap ? new Map() : {};
-        if (!isObject(v)) throw bindError(`${w} must be an element with child elements`);
-        const entries = children(v).map(([k, x]) => [k, val(x, `${w}.${k}`)] as [string, unknown]);
-        return asMap ? new Map(entries) : Object.fromEntries(entries);
-      };
+    case "map":
+      conv = xmlMapConverter(compileXmlConverter(t.value), t.as === "map");
       break;
-    }
-    case "class": {
-      const { ctor } = t;
-      let fields: { name: string; conv: Converter }[] | undefined;
-      conv = (v, w) => {
-        if (v !== "" && !isObject(v)) throw bindError(`${w} must be an element with child elements (${ctor.name})`);
-        fields ??= t.fields.map((f) => ({ name: f.name, conv: compileXmlConverter(f.type) }));
-        const out = Object.create(ctor.prototype) as Record<string, unknown>;
-        if (v === "") return out;
-        for (const f of fields) {
-          const x = member(v as XmlObject, f.name);
-          if (x !== undefined) out[f.name] = f.conv(x, `${w}.${f.name}`);
-        }
-        return out;
-      };
+    case "class":
+      conv = xmlClassConverter(t);
       break;
-    }
-    default: {
-      // Scalars, bytes (base64) and files: from the element's text.
-      const fromText = t.kind === "bytes" || t.kind === "file" ? compileConverter(t) : compileTextConverter(t);
-      conv = (v, w) => {
-        const s = textOf(v as XmlNode);
-        if (s === undefined) throw bindError(`${w} must be a text element, got ${Array.isArray(v) ? "repeated elements" : "child elements"}`);
-        return fromText(s, w);
-      };
-    }
+    default:
+      conv = xmlScalarConverter(t);
   }
   cache.set(t, conv);
   return conv;

@@ -6,7 +6,7 @@ import type { Provider } from "../client/provider.js";
 import { Code } from "../protocol/code.js";
 import { type Compression, COMPRESS_MIN_BYTES, GRPC_COMPRESSIONS } from "../protocol/compression.js";
 import { callerCancelled } from "../protocol/errors.js";
-import { type HeaderMap, metadataOf } from "../protocol/headers.js";
+import { H, type HeaderMap, metadataOf } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import { codeFromGrpcHttpStatus } from "../protocol/status-table.js";
 import { encodeFrame } from "./framing.js";
@@ -66,16 +66,22 @@ export class GrpcClientCall implements MessageSink {
 
   private onHeaders(h: http2.IncomingHttpHeaders): void {
     this.headers = h;
-    if (h["grpc-status"] !== undefined) {
+    if (h[H.grpcStatus] !== undefined) {
       this.trailers = h; // trailers-only: the outcome is in these headers
       return;
     }
     const err = checkResponseHeaders(h, this.provider);
-    if (err) return this.fail(err);
-    const enc = h["grpc-encoding"];
+    if (err) {
+      this.fail(err);
+      return;
+    }
+    const enc = h[H.grpcEncoding];
     if (enc !== undefined && enc !== "identity") {
       const c = GRPC_COMPRESSIONS.get(String(enc));
-      if (!c) return this.fail(new RpcError(Code.Internal, `the response uses unsupported grpc-encoding "${enc}"`));
+      if (!c) {
+        this.fail(new RpcError(Code.Internal, `the response uses unsupported grpc-encoding "${enc}"`));
+        return;
+      }
       this.reader.compression = c;
     }
     this.settings.options?.onHeaders?.(metadataOf(h));
@@ -167,7 +173,7 @@ function checkResponseHeaders(h: http2.IncomingHttpHeaders, provider: Provider):
       httpStatus: status,
     });
   }
-  const ct = String(h["content-type"] ?? "");
+  const ct = String(h[H.contentType] ?? "");
   if (!ct.startsWith("application/grpc") && !ct.startsWith("application/triple")) {
     return new RpcError(Code.Unknown, `invalid content-type "${ct}" in a gRPC response`, { metadata: metadataOf(h) });
   }

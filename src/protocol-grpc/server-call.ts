@@ -79,7 +79,10 @@ export class GrpcServerCall implements MessageSink, AbortSink, PumpTarget {
       return;
     }
     if (this.finished) return;
-    if (err) return this.finish(err);
+    if (err) {
+      this.finish(err);
+      return;
+    }
     if (this.message === undefined) {
       this.finish(new RpcError(Code.Internal, `${this.route.descriptor.path} needs one request message, the client sent none`));
       return;
@@ -88,7 +91,8 @@ export class GrpcServerCall implements MessageSink, AbortSink, PumpTarget {
     try {
       args = this.codec.decodeRequest(this.message);
     } catch (e) {
-      return this.fail(e);
+      this.fail(e);
+      return;
     }
     this.message = undefined;
     this.invoke(args);
@@ -100,7 +104,8 @@ export class GrpcServerCall implements MessageSink, AbortSink, PumpTarget {
     try {
       result = this.route.invoke(this.ctx, input);
     } catch (e) {
-      return this.fail(e);
+      this.fail(e);
+      return;
     }
     if (this.pump) {
       if (isThenable(result)) result.then((r) => this.stream(r), (e) => this.fail(e));
@@ -128,7 +133,8 @@ export class GrpcServerCall implements MessageSink, AbortSink, PumpTarget {
     try {
       frame = this.encode(value);
     } catch (e) {
-      return this.fail(e);
+      this.fail(e);
+      return;
     }
     this.responder.reply(frame);
     this.finish(undefined);

@@ -58,11 +58,17 @@ export class GrpcHandler {
   constructor(private readonly core: ServerCore) {}
 
   handle(ex: Exchange): void {
-    if (ex.httpVersion !== "2") return this.rejectHttp1(ex);
+    if (ex.httpVersion !== "2") {
+      this.rejectHttp1(ex);
+      return;
+    }
     const ct = firstHeader(ex.headers, H.contentType);
     const mt = parseMediaType(ct);
     const format = mt && grpcFormatOf(mt.type);
-    if (!format || !mt) return this.rejectContentType(ex, ct);
+    if (!format || !mt) {
+      this.rejectContentType(ex, ct);
+      return;
+    }
     let req: GrpcRequest;
     try {
       req = this.check(ex);

@@ -8,7 +8,7 @@ import type { MessageCodec } from "./message-codec.js";
 import { sendGrpcStatus } from "./status.js";
 
 /** The trailers of a successful call that set none of its own (never mutated). */
-const OK_TRAILERS: OutHeaders = Object.freeze({ "grpc-status": "0" }) as OutHeaders;
+const OK_TRAILERS: OutHeaders = Object.freeze({ [H.grpcStatus]: "0" }) as OutHeaders;
 
 /**
  * Per-message response compression, set by a handler on its context before returning or

@@ -1,4 +1,5 @@
 import { badTimeout } from "../protocol/errors.js";
+import { H } from "../protocol/headers.js";
 
 /** Milliseconds per `grpc-timeout` unit: Hours, Minutes, Seconds, milli-, micro-, nanoseconds. */
 const UNITS: Readonly<Record<string, number>> = { H: 3_600_000, M: 60_000, S: 1000, m: 1, u: 0.001, n: 0.000001 };
@@ -11,7 +12,7 @@ const UNITS: Readonly<Record<string, number>> = { H: 3_600_000, M: 60_000, S: 10
 export function parseGrpcTimeout(value: string | undefined): number | undefined {
   if (value === undefined || value === "") return undefined;
   const m = /^(\d{1,8})([HMSmun])$/.exec(value);
-  if (!m) throw badTimeout("grpc-timeout", value);
+  if (!m) throw badTimeout(H.grpcTimeout, value);
   return Number(m[1]) * UNITS[m[2]];
 }
 

@@ -4,6 +4,7 @@ import { type HeaderMap, metadataOf } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import { codeFromHttpStatus, codeFromLegacyStatus } from "../protocol/status-table.js";
 import type { HttpReply } from "../transport/client/unary-transport.js";
+import { H } from "../protocol/headers.js";
 
 /** The Dubbo legacy statuses an error body's `status` may carry. */
 const LEGACY_STATUSES = new Set([20, 25, 30, 31, 35, 40, 50, 60, 70, 80, 90]);
@@ -14,7 +15,7 @@ const LEGACY_STATUSES = new Set([20, 25, 30, 31, 35, 40, 50, 60, 70, 80, 90]);
  */
 export function tripleReplyBody(reply: HttpReply, maxBytes: number): Buffer {
   let body = reply.body;
-  const ce = reply.headers["content-encoding"];
+  const ce = reply.headers[H.contentEncoding];
   if (ce !== undefined && ce !== "identity" && body.length > 0) {
     const c = HTTP_COMPRESSIONS.get(String(ce).toLowerCase());
     if (!c) throw new RpcError(Code.Internal, `the response uses unsupported Content-Encoding "${ce}"`);

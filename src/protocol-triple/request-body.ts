@@ -6,9 +6,7 @@ import { RpcError } from "../protocol/rpc-error.js";
 const EMPTY = Buffer.alloc(0);
 
 /** Receives a whole request body (or why there is none) from {@link collectBody}. */
-export interface BodyCallback {
-  (err: RpcError | undefined, data: Buffer): void;
-}
+export type BodyCallback = (err: RpcError | undefined, data: Buffer) => void;
 
 /**
  * Reads a whole request body, at most `limit` bytes, and calls back once. Callback style keeps

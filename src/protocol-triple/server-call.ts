@@ -98,7 +98,8 @@ export class TripleUnaryCall implements AbortSink {
     try {
       result = this.route.invoke(this.ctx, args);
     } catch (e) {
-      return this.fail(e);
+      this.fail(e);
+      return;
     }
     if (isThenable(result)) result.then((v) => this.onResult(v), (e) => this.fail(e));
     else this.onResult(result);
@@ -110,7 +111,8 @@ export class TripleUnaryCall implements AbortSink {
     try {
       body = this.respCodec.encode(this.route.descriptor, value);
     } catch (e) {
-      return this.fail(new RpcError(Code.Internal, `cannot encode the response: ${(e as Error).message}`, { cause: e }));
+      this.fail(new RpcError(Code.Internal, `cannot encode the response: ${(e as Error).message}`, { cause: e }));
+      return;
     }
     this.end();
     this.core.untrack(this.ctx);

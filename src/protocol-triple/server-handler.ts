@@ -69,7 +69,10 @@ export class TripleHttpHandler {
   constructor(private readonly core: ServerCore) {}
 
   handle(ex: Exchange): void {
-    if (ex.method !== "POST") return this.rejectMethod(ex);
+    if (ex.method !== "POST") {
+      this.rejectMethod(ex);
+      return;
+    }
     let req: TripleRequest;
     try {
       req = this.check(ex);
@@ -102,7 +105,7 @@ export class TripleHttpHandler {
       );
     }
     if (this.core.draining) throw serverShuttingDown();
-    const declared = firstHeader(h, "content-length");
+    const declared = firstHeader(h, H.contentLength);
     if (!compression && declared !== undefined && Number(declared) > limits.maxBodyBytes) throw bodyTooLarge(limits.maxBodyBytes);
     return { route, codec, mediaType, timeoutMs, compression };
   }

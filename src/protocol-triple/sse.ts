@@ -52,7 +52,8 @@ export class SseStream implements PumpTarget, AbortSink {
     try {
       result = this.route.invoke(this.ctx, args);
     } catch (e) {
-      return this.finish(RpcError.from(e));
+      this.finish(RpcError.from(e));
+      return;
     }
     if (isThenable(result)) result.then((r) => this.onStream(r), (e) => this.finish(RpcError.from(e)));
     else this.onStream(result);
@@ -63,7 +64,8 @@ export class SseStream implements PumpTarget, AbortSink {
     const it = iteratorOf(result);
     if (!it) {
       const path = this.route.descriptor.path;
-      return this.finish(new RpcError(Code.Internal, `${path} is server-streaming and must return an AsyncIterable`));
+      this.finish(new RpcError(Code.Internal, `${path} is server-streaming and must return an AsyncIterable`));
+      return;
     }
     this.started = true;
     const headers: OutHeaders = { ...SSE_HEADERS };
@@ -96,7 +98,10 @@ export class SseStream implements PumpTarget, AbortSink {
     }
     this.ctx.abort(err);
     this.pump.stop();
-    if (!this.started) return sendHttpError(this.ex, err);
+    if (!this.started) {
+      sendHttpError(this.ex, err);
+      return;
+    }
     this.ex.write(`event: error\ndata: ${errorBody(err)}\n\n`);
     this.ex.end();
   }

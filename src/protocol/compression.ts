@@ -1,5 +1,6 @@
 import * as zlib from "node:zlib";
 import { Code } from "./code.js";
+import { decompressedTooLarge } from "./errors.js";
 import { RpcError } from "./rpc-error.js";
 
 /** A compression algorithm as named in Content-Encoding / grpc-encoding. */
@@ -8,12 +9,6 @@ export interface Compression {
   compress(data: Uint8Array): Buffer;
   /** Decompresses, refusing output beyond `maxBytes` with resource_exhausted (413). */
   decompress(data: Uint8Array, maxBytes: number): Buffer;
-}
-
-function tooLarge(maxBytes: number): RpcError {
-  return new RpcError(Code.ResourceExhausted, `message larger than ${maxBytes} bytes after decompression`, {
-    httpStatus: 413,
-  });
 }
 
 function inflateWith(
@@ -26,7 +21,7 @@ function inflateWith(
       return fn(data, { maxOutputLength: Math.max(1, maxBytes) });
     } catch (e) {
       if (e instanceof RangeError || (e as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE") {
-        throw tooLarge(maxBytes);
+        throw decompressedTooLarge(maxBytes);
       }
       throw new RpcError(Code.InvalidArgument, `invalid ${name} data: ${(e as Error).message}`, {
         cause: e,

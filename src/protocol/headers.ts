@@ -2,6 +2,7 @@
 export const H = {
   contentType: "content-type",
   contentEncoding: "content-encoding",
+  contentLength: "content-length",
   acceptEncoding: "accept-encoding",
   accept: "accept",
   authorization: "authorization",

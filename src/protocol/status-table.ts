@@ -2,7 +2,7 @@ import { Code } from "./code.js";
 import type { RpcError } from "./rpc-error.js";
 
 /**
- * The three status vocabularies side by side (spec §7.1, §7.2, decisions.md):
+ * The three status vocabularies side by side (docs/protocol.md, "Errors"):
  * gRPC code → HTTP status and legacy Dubbo status for our error bodies, and HTTP status →
  * code for clients that received no usable body.
  */
@@ -51,7 +51,7 @@ export function httpStatusOf(err: RpcError): number {
   return err.httpStatus ?? codeToHttp[err.code] ?? 500;
 }
 
-/** Legacy Dubbo status (spec §7.1) of an error response for this error. */
+/** Legacy Dubbo status of an error response for this error (20 ok, 25 undecodable, 31 timeout, 35 unavailable, 40 bad request, 60 not found, 70 service error, 80 server error). */
 export function legacyStatusOf(err: RpcError): number {
   if (err.legacyStatus !== undefined) return err.legacyStatus;
   const http = httpStatusOf(err);
@@ -59,7 +59,7 @@ export function legacyStatusOf(err: RpcError): number {
   return codeToLegacy[err.code] ?? 80;
 }
 
-/** The code a client infers from an HTTP status alone (spec table 7.2). */
+/** The code a client infers from an HTTP status alone (the Triple protocol's HTTP status table). */
 export function codeFromHttpStatus(status: number): Code {
   switch (status) {
     case 400:

@@ -2,6 +2,7 @@ import { Code } from "../protocol/code.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import type { AuthRequirement } from "../service/descriptors.js";
 import type { CallContext, Identity } from "./context.js";
+import { H } from "../protocol/headers.js";
 
 /**
  * Checks a bearer token. Return the caller's identity, or null/undefined to reject the token
@@ -28,7 +29,7 @@ function unauthenticated(message: string): RpcError {
 }
 
 /**
- * Authenticates one call (spec §5, decisions.md): `authorization: Bearer <token>` on HTTP/1.1
+ * Authenticates one call: `authorization: Bearer <token>` on HTTP/1.1
  * and HTTP/2 alike. Missing or bad token → unauthenticated (401 / 16); a verified caller
  * without a required role → permission_denied (403 / 7). The identity lands on `ctx.identity`.
  */
@@ -36,7 +37,7 @@ export async function authenticate(ctx: CallContext, requirement: AuthRequiremen
   if (!options) {
     throw new RpcError(Code.Internal, `${ctx.method.path} requires authentication but the server has no token verifier`);
   }
-  const header = ctx.requestHeaders.get("authorization");
+  const header = ctx.requestHeaders.get(H.authorization);
   if (header === undefined || header === "") throw unauthenticated("missing bearer token: send authorization: Bearer <token>");
   const m = BEARER.exec(header);
   if (!m) throw unauthenticated("malformed authorization header: expected Bearer <token>");

@@ -57,7 +57,7 @@ export class CallContext {
   /** @internal */
   inflightExchange: Exchange | undefined = undefined;
 
-  /** Built by the server for each call; `headers` are the request's, `peer` its connection's. */
+  /** @internal Built by the server for each call; `headers` are the request's, `peer` its connection's. */
   constructor(
     method: MethodDescriptor,
     headers: RequestHeaders,
@@ -89,17 +89,17 @@ export class CallContext {
     return (this.outTrailers ??= new OutgoingMetadata());
   }
 
-  /** Copies the response headers a handler set into an outgoing header object. */
+  /** @internal Copies the response headers a handler set into an outgoing header object. */
   copyResponseHeadersTo(target: Record<string, unknown>): void {
     this.outHeaders?.copyTo(target);
   }
 
-  /** True once a handler touched its response trailers (false: there are none to copy). */
+  /** @internal True once a handler touched its response trailers (false: there are none to copy). */
   get hasResponseTrailers(): boolean {
     return this.outTrailers !== undefined;
   }
 
-  /** Copies the response trailers a handler set into an outgoing header object. */
+  /** @internal Copies the response trailers a handler set into an outgoing header object. */
   copyResponseTrailersTo(target: Record<string, unknown>): void {
     this.outTrailers?.copyTo(target);
   }
@@ -127,7 +127,11 @@ export class CallContext {
     return this.deadline === undefined ? undefined : Math.max(0, this.deadline - Date.now());
   }
 
-  /** Ends the call early (used by the server; handlers see it through `signal`). */
+  /**
+   * @internal Ends the call early. The server calls it (deadline, cancellation, shutdown, a
+   * failed call); handlers see it through `signal` and `aborted`, and end a call by returning
+   * or throwing.
+   */
   abort(reason: RpcError = new RpcError(Code.Cancelled, "call cancelled")): void {
     if (this.abortReason) return;
     this.abortReason = reason;

@@ -1,6 +1,6 @@
 import type { BodyLimits } from "../codec/codec.js";
 
-/** Size limits (decisions.md defaults); every one is a server option. */
+/** Size limits; every one is a server option (`limits`), and the defaults are below. */
 export interface Limits extends BodyLimits {
   /** Most request header fields → 431. */
   readonly maxHeaderCount: number;

@@ -1,5 +1,5 @@
 import { Code } from "../protocol/code.js";
-import { H } from "../protocol/headers.js";
+import { firstHeader, H } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import type { MethodDescriptor, ServiceDescriptor } from "../service/descriptors.js";
 import type { CallContext } from "./context.js";
@@ -28,10 +28,6 @@ function variantKey(version: string, group: string): string {
   return `${version}\0${group}`;
 }
 
-function header(h: Readonly<Record<string, string | string[] | undefined>>, name: string): string {
-  const v = h[name];
-  return (Array.isArray(v) ? v[0] : v) ?? "";
-}
 
 /**
  * Maps `/<interface>/<method>` plus `tri-service-version` / `tri-service-group` to one
@@ -61,11 +57,6 @@ export class Router {
     this.services.add(m.service.name);
   }
 
-  /** Names of registered services. */
-  serviceNames(): string[] {
-    return [...this.services];
-  }
-
   hasService(name: string): boolean {
     return this.services.has(name);
   }
@@ -73,8 +64,8 @@ export class Router {
   /** Resolves a call or throws `unimplemented` (404, legacy 60) with a message naming what is missing. */
   resolve(path: string, headers: Readonly<Record<string, string | string[] | undefined>>): RegisteredMethod {
     const r = this.routes.get(path);
-    const version = header(headers, H.triServiceVersion);
-    const group = header(headers, H.triServiceGroup);
+    const version = firstHeader(headers, H.triServiceVersion) ?? "";
+    const group = firstHeader(headers, H.triServiceGroup) ?? "";
     if (r) {
       if (!version && !group && r.plain) return r.plain;
       const hit = r.variants.get(variantKey(version, group));

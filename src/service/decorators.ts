@@ -1,10 +1,8 @@
 import "reflect-metadata";
 import type * as protobuf from "protobufjs";
-import type { AuthRequirement } from "./descriptors.js";
+import type { AuthRequirement, MethodKind } from "./descriptors.js";
 import { recordField, type TypeSpec } from "./type-desc.js";
 
-/** The four RPC kinds. */
-export type MethodKind = "unary" | "server_streaming" | "client_streaming" | "bidi_streaming";
 
 /** Options of `@Service`. */
 export interface ServiceOptions {

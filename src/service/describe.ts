@@ -1,15 +1,7 @@
 import "reflect-metadata";
 import * as protobuf from "protobufjs";
-import {
-  METHODS_KEY,
-  type MethodKind,
-  PARAMS_KEY,
-  type RawMethod,
-  type RawParam,
-  type RawService,
-  SERVICE_KEY,
-} from "./decorators.js";
-import type { AuthRequirement, MethodDescriptor, ParamDescriptor, ServiceDescriptor } from "./descriptors.js";
+import { METHODS_KEY, PARAMS_KEY, type RawMethod, type RawParam, type RawService, SERVICE_KEY } from "./decorators.js";
+import type { AuthRequirement, MethodDescriptor, MethodKind, ParamDescriptor, ServiceDescriptor } from "./descriptors.js";
 import { loadProto, lookupService } from "./proto.js";
 import { resolveType, T } from "./type-desc.js";
 
@@ -39,6 +31,87 @@ function protoKind(m: protobuf.Method): MethodKind {
   return "unary";
 }
 
+/** What describing one class's methods needs to know about the class. */
+interface ClassInfo {
+  readonly ctor: abstract new (...args: never[]) => unknown;
+  readonly name: string;
+  readonly proto: Record<string, unknown>;
+  readonly protoService: protobuf.Service | undefined;
+  /** The .proto rpc each JavaScript method implements. */
+  readonly protoByKey: ReadonlyMap<string, protobuf.Method>;
+  readonly rawParams: Record<string, RawParam[]>;
+  readonly serviceAuth: AuthRequirement | undefined;
+}
+
+/** With a .proto, any method named like an rpc is bound even without @Method. */
+function bindProtoMethods(protoService: protobuf.Service, proto: Record<string, unknown>, rawMethods: RawMethod[]) {
+  const protoByKey = new Map<string, protobuf.Method>();
+  for (const m of protoService.methodsArray) {
+    const key = [m.name, lowerFirst(m.name)].find((k) => typeof proto[k] === "function");
+    if (key === undefined) continue; // not implemented: calls get unimplemented
+    protoByKey.set(key, m);
+    if (!rawMethods.some((r) => r.propertyKey === key)) rawMethods.push({ propertyKey: key, options: {} });
+  }
+  return protoByKey;
+}
+
+/** The bound parameters of one method: every JavaScript parameter but the `@Ctx()` one. */
+function paramsOf(c: ClassInfo, key: string, where: string, pm: protobuf.Method | undefined) {
+  const fn = c.proto[key] as (...args: unknown[]) => unknown;
+  const designTypes: unknown[] = Reflect.getMetadata("design:paramtypes", c.proto, key) ?? [];
+  const decorated = c.rawParams[key] ?? [];
+  const arity = Math.max(fn.length, designTypes.length, ...decorated.map((p) => p.index + 1));
+  const contextIndex = decorated.find((p) => p.source === "context")?.index ?? -1;
+  const params: ParamDescriptor[] = [];
+  for (let i = 0; i < arity; i++) {
+    if (i === contextIndex) continue;
+    const d = decorated.find((p) => p.index === i);
+    const pwhere = `${where} parameter #${i + 1}${d?.options.name ? ` (${d.options.name})` : ""}`;
+    const type = pm ? T.any : resolveType((d?.options.type ?? designTypes[i]) as never, pwhere);
+    params.push({ index: i, name: d?.options.name, type });
+  }
+  return { params, arity, contextIndex };
+}
+
+/** The kind of a method: declared, implied by an async generator, or the .proto's. */
+function kindOf(rm: RawMethod, fn: unknown, pm: protobuf.Method | undefined, where: string): MethodKind {
+  const kind: MethodKind = rm.options.kind ?? (isAsyncGeneratorFunction(fn) ? "server_streaming" : "unary");
+  if (!pm) return kind;
+  const k = protoKind(pm);
+  if (rm.options.kind && rm.options.kind !== k) throw new TypeError(`${where} is declared ${rm.options.kind} but the .proto says ${k}`);
+  return k;
+}
+
+function describeMethod(c: ClassInfo, rm: RawMethod): MethodDescriptor {
+  const key = rm.propertyKey;
+  const where = `${c.ctor.name}.${key}`;
+  const fn = c.proto[key];
+  if (typeof fn !== "function") throw new TypeError(`${where} is not a method`);
+  const pm = c.protoByKey.get(key) ?? c.protoService?.methods[rm.options.name ?? ""] ?? undefined;
+  const wireName = rm.options.name ?? pm?.name ?? key;
+  const kind = kindOf(rm, fn, pm, where);
+  const { params, arity, contextIndex } = paramsOf(c, key, where, pm);
+  if (pm && params.length !== 1) {
+    throw new TypeError(`${where} implements rpc ${pm.name} and must take exactly one request parameter`);
+  }
+  if (kind !== "unary" && kind !== "server_streaming" && params.length !== 1) {
+    throw new TypeError(`${where} is ${kind} and must take exactly one parameter (the request stream)`);
+  }
+  return {
+    serviceName: c.name,
+    name: wireName,
+    path: `/${c.name}/${wireName}`,
+    propertyKey: key,
+    kind,
+    params,
+    arity,
+    contextIndex,
+    requestType: pm?.resolvedRequestType ?? undefined,
+    responseType: pm?.resolvedResponseType ?? undefined,
+    auth: rm.options.auth ?? c.serviceAuth,
+  };
+}
+
 /**
  * Reads a decorated class's metadata into a {@link ServiceDescriptor}. Everything that can be
  * wrong with a class (unbindable types, a proto method with no implementation of the right
@@ -50,81 +123,20 @@ export function describeService(ctor: abstract new (...args: never[]) => unknown
   const raw: RawService | undefined = Reflect.getMetadata(SERVICE_KEY, ctor);
   if (!raw) throw new TypeError(`class ${ctor.name} is not decorated with @Service`);
   const name = raw.name ?? ctor.name;
-  const proto = raw.options.proto;
-  const protoService = proto
-    ? lookupService(typeof proto === "string" ? loadProto(proto) : proto, name)
-    : undefined;
-  const proto_ = ctor.prototype as Record<string, unknown>;
-  const rawMethods: RawMethod[] = [...(Reflect.getMetadata(METHODS_KEY, proto_) ?? [])];
-  const rawParams: Record<string, RawParam[]> = Reflect.getMetadata(PARAMS_KEY, proto_) ?? {};
-  const serviceAuth = raw.options.auth;
-
-  // With a .proto, any method named like an rpc is bound even without @Method.
-  const protoByKey = new Map<string, protobuf.Method>();
-  if (protoService) {
-    for (const m of protoService.methodsArray) {
-      const key = [m.name, lowerFirst(m.name)].find((k) => typeof proto_[k] === "function");
-      if (key === undefined) continue; // not implemented: calls get unimplemented
-      protoByKey.set(key, m);
-      if (!rawMethods.some((r) => r.propertyKey === key)) rawMethods.push({ propertyKey: key, options: {} });
-    }
-  }
-
+  const protoOpt = raw.options.proto;
+  const protoService = protoOpt ? lookupService(typeof protoOpt === "string" ? loadProto(protoOpt) : protoOpt, name) : undefined;
+  const proto = ctor.prototype as Record<string, unknown>;
+  const rawMethods: RawMethod[] = [...(Reflect.getMetadata(METHODS_KEY, proto) ?? [])];
+  const protoByKey = protoService ? bindProtoMethods(protoService, proto, rawMethods) : new Map();
+  const rawParams: Record<string, RawParam[]> = Reflect.getMetadata(PARAMS_KEY, proto) ?? {};
+  const info: ClassInfo = { ctor, name, proto, protoService, protoByKey, rawParams, serviceAuth: raw.options.auth };
   const methods: MethodDescriptor[] = [];
   const seen = new Set<string>();
   for (const rm of rawMethods) {
-    const key = rm.propertyKey;
-    const where = `${ctor.name}.${key}`;
-    const fn = proto_[key];
-    if (typeof fn !== "function") throw new TypeError(`${where} is not a method`);
-    const pm = protoByKey.get(key) ?? protoService?.methods[rm.options.name ?? ""] ?? undefined;
-    const wireName = rm.options.name ?? pm?.name ?? key;
-    if (seen.has(wireName)) throw new TypeError(`${ctor.name}: two methods are exposed as ${wireName}`);
-    seen.add(wireName);
-
-    let kind: MethodKind = rm.options.kind ?? (isAsyncGeneratorFunction(fn) ? "server_streaming" : "unary");
-    if (pm) {
-      const k = protoKind(pm);
-      if (rm.options.kind && rm.options.kind !== k) {
-        throw new TypeError(`${where} is declared ${rm.options.kind} but the .proto says ${k}`);
-      }
-      kind = k;
-    }
-
-    const designTypes: unknown[] = Reflect.getMetadata("design:paramtypes", proto_, key) ?? [];
-    const decorated = rawParams[key] ?? [];
-    const arity = Math.max((fn as () => void).length, designTypes.length, ...decorated.map((p) => p.index + 1));
-    const contextIndex = decorated.find((p) => p.source === "context")?.index ?? -1;
-    const params: ParamDescriptor[] = [];
-    for (let i = 0; i < arity; i++) {
-      if (i === contextIndex) continue;
-      const d = decorated.find((p) => p.index === i);
-      const pwhere = `${where} parameter #${i + 1}${d?.options.name ? ` (${d.options.name})` : ""}`;
-      const type = pm ? T.any : resolveType((d?.options.type ?? designTypes[i]) as never, pwhere);
-      params.push({ index: i, name: d?.options.name, type });
-    }
-    if (pm && params.length !== 1) {
-      throw new TypeError(`${where} implements rpc ${pm.name} and must take exactly one request parameter`);
-    }
-    if (kind !== "unary" && kind !== "server_streaming" && params.length !== 1) {
-      throw new TypeError(`${where} is ${kind} and must take exactly one parameter (the request stream)`);
-    }
-
-    const methodAuth = rm.options.auth;
-    const auth: AuthRequirement | false | undefined = methodAuth ?? serviceAuth;
-    methods.push({
-      serviceName: name,
-      name: wireName,
-      path: `/${name}/${wireName}`,
-      propertyKey: key,
-      kind,
-      params,
-      arity,
-      contextIndex,
-      requestType: pm?.resolvedRequestType ?? undefined,
-      responseType: pm?.resolvedResponseType ?? undefined,
-      auth,
-    });
+    const md = describeMethod(info, rm);
+    if (seen.has(md.name)) throw new TypeError(`${ctor.name}: two methods are exposed as ${md.name}`);
+    seen.add(md.name);
+    methods.push(md);
   }
   if (methods.length === 0) throw new TypeError(`service ${name} (${ctor.name}) exposes no methods`);
   const desc: ServiceDescriptor = {

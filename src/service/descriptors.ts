@@ -1,6 +1,8 @@
 import type * as protobuf from "protobufjs";
-import type { MethodKind } from "./decorators.js";
 import type { TypeDesc } from "./type-desc.js";
+
+/** The four RPC kinds. */
+export type MethodKind = "unary" | "server_streaming" | "client_streaming" | "bidi_streaming";
 
 /** `true`: any verified caller; `{ roles }`: a verified caller holding one of these roles. */
 export type AuthRequirement = true | { readonly roles: readonly string[] };

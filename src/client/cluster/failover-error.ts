@@ -48,7 +48,7 @@ export function consumerAddress(tried: readonly Provider[]): string {
 }
 
 /**
- * decisions.md's failover message, exactly:
+ * The failover message, exactly as Dubbo words it (callers and log scrapers match on it):
  * `Failed to invoke the method <method> in the service <interface>. Tried <retries> times of the
  * providers [<addr>, ...] (<n>/<m>) from the registry <registry> on the consumer <ip> using the
  * triple-rpc version <version>. Last error is <code>: <last error text>`

@@ -6,7 +6,7 @@ import { failoverError } from "./failover-error.js";
 /**
  * failover (the default): up to `retries` + 1 attempts, each on a provider not tried yet where
  * there is one. Never retried: deadlines, cancellations, calls whose response started. When all
- * attempts fail, the error carries decisions.md's message and the last error's code.
+ * attempts fail, the error carries Dubbo's failover sentence and the last error's code.
  */
 export const failover: ClusterPolicy = {
   name: "failover",

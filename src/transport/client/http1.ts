@@ -5,6 +5,7 @@ import type { Provider } from "../../client/provider.js";
 import { responseTooLarge } from "../../protocol/errors.js";
 import { connectFailure, isConnectErrorCode, transportError } from "./errors.js";
 import type { HttpReply, TransportSettings, UnaryTransport } from "./unary-transport.js";
+import { H } from "../../protocol/headers.js";
 
 /**
  * One POST over HTTP/1.1 and its settling: the response collected up to `maxBytes`, the caller's
@@ -48,7 +49,10 @@ class Http1Post {
   private onResponse(res: http.IncomingMessage): void {
     const chunks: Buffer[] = [];
     let size = 0;
-    if (Number(res.headers["content-length"]) > this.maxBytes) return this.tooLarge();
+    if (Number(res.headers[H.contentLength]) > this.maxBytes) {
+      this.tooLarge();
+      return;
+    }
     res.on("data", (c: Buffer) => {
       size += c.length;
       if (size > this.maxBytes) return this.tooLarge();
@@ -81,7 +85,10 @@ class Http1Post {
   }
 
   private onError(e: Error): void {
-    if (this.signal.aborted) return this.finish(this.signal.reason);
+    if (this.signal.aborted) {
+      this.finish(this.signal.reason);
+      return;
+    }
     const address = this.provider.address;
     this.finish(!this.connected && isConnectErrorCode(e) ? connectFailure(address, e) : transportError(address, e));
   }
@@ -115,7 +122,7 @@ export class Http1Transport implements UnaryTransport {
         port: provider.port,
         path,
         method: "POST",
-        headers: { ...headers, "content-length": body.byteLength },
+        headers: { ...headers, [H.contentLength]: body.byteLength },
         agent: provider.secure ? this.tlsAgent : this.agent,
       };
       const post = new Http1Post(options, provider, signal, maxBytes, this.settings.connectTimeoutMs, resolve, reject);

@@ -1,6 +1,7 @@
 import type * as http from "node:http";
 import type * as http2 from "node:http2";
 import type { Readable } from "node:stream";
+import { H } from "../../protocol/headers.js";
 
 /** Outgoing header values. */
 export type OutHeaders = Record<string, string | number | string[]>;
@@ -165,12 +166,12 @@ export class Http1Exchange implements Exchange {
     if (res.headersSent || res.destroyed) return;
     if (body === undefined) {
       // RFC 9110 §8.6: no Content-Length on 204 / 304.
-      if (status !== 204 && status !== 304) headers["content-length"] = 0;
+      if (status !== 204 && status !== 304) headers[H.contentLength] = 0;
       res.writeHead(status, headers);
       res.end();
       return;
     }
-    headers["content-length"] = typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
+    headers[H.contentLength] = typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
     res.writeHead(status, headers);
     res.end(body);
   }
