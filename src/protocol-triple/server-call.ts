@@ -4,6 +4,7 @@ import type { RequestCodec, ResponseCodec } from "../codec/codec.js";
 import { responseCodecFor } from "../codec/registry.js";
 import { Code } from "../protocol/code.js";
 import { COMPRESS_MIN_BYTES, type Compression, HTTP_COMPRESSIONS, negotiateEncoding } from "../protocol/compression.js";
+import type { MediaType } from "../protocol/content-type.js";
 import { clientCancelled, deadlineExceeded } from "../protocol/errors.js";
 import { firstHeader, H } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
@@ -15,7 +16,6 @@ import type { AbortSink, Exchange, OutHeaders } from "../transport/server/exchan
 import { negotiateResponse } from "./accept.js";
 import { sendHttpError } from "./error-body.js";
 import { collectBody } from "./request-body.js";
-import type { TripleRequest } from "./server-handler.js";
 import { SseStream } from "./sse.js";
 
 function decompressStream(c: Compression) {
@@ -28,6 +28,15 @@ function bodyStream(ex: Exchange, compression: Compression | undefined): Readabl
   const d = decompressStream(compression);
   ex.body.on("error", (e) => d.destroy(e));
   return ex.body.pipe(d).on("error", () => {});
+}
+
+/** What a Triple HTTP request's headers say, once they passed every check. */
+export interface TripleRequest {
+  readonly route: RegisteredMethod;
+  readonly codec: RequestCodec;
+  readonly mediaType: MediaType;
+  readonly timeoutMs: number | undefined;
+  readonly compression: Compression | undefined;
 }
 
 const JSON_CODEC = responseCodecFor("application/json") as ResponseCodec;

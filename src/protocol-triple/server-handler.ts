@@ -7,11 +7,10 @@ import { type MediaType, parseMediaType } from "../protocol/content-type.js";
 import { bodyTooLarge, serverShuttingDown, tooManyHeaders } from "../protocol/errors.js";
 import { firstHeader, H, type HeaderMap } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
-import type { RegisteredMethod } from "../server/router.js";
 import type { ServerCore } from "../server/server-core.js";
 import type { Exchange } from "../transport/server/exchange.js";
 import { sendHttpError } from "./error-body.js";
-import { TripleUnaryCall } from "./server-call.js";
+import { type TripleRequest, TripleUnaryCall } from "./server-call.js";
 import { parseTriTimeout } from "./timeout.js";
 
 /** `tri-protocol-version` values we accept: 1, 1.x or 1.x.y. */
@@ -49,15 +48,6 @@ function compressionOf(h: HeaderMap): Compression | undefined {
   const c = HTTP_COMPRESSIONS.get(ce.trim().toLowerCase());
   if (!c) throw unsupportedMediaType(`unsupported Content-Encoding "${ce}"; supported: ${HTTP_ACCEPT_ENCODING}, identity`);
   return c;
-}
-
-/** What a Triple HTTP request's headers say, once they passed every check. */
-export interface TripleRequest {
-  readonly route: RegisteredMethod;
-  readonly codec: RequestCodec;
-  readonly mediaType: MediaType;
-  readonly timeoutMs: number | undefined;
-  readonly compression: Compression | undefined;
 }
 
 /**
