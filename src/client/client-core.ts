@@ -249,7 +249,7 @@ export class ClientCore {
         const transport = this.unaryTransport();
         attempt = (p) =>
           transport
-            .post(p, pm.md.path, this.withTimeout(headers, scope, false), body, scope.signal, this.maxBytes)
+            .post(p, { path: pm.md.path, headers: this.withTimeout(headers, scope, false), body, signal: scope.signal, maxBytes: this.maxBytes })
             .then((reply) => this.tripleReply(pm, reply, opts));
       }
       return await this.policy.invoke(this.invocation(pm.md, args, scope, false), attempt, this.ctx);

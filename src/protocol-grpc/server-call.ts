@@ -3,7 +3,7 @@ import type { Compression } from "../protocol/compression.js";
 import { clientCancelled, deadlineExceeded } from "../protocol/errors.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import type { CallContext } from "../server/context.js";
-import { isThenable, iteratorOf, type PumpTarget, ResponsePump } from "../server/response-stream.js";
+import { type HandlerOutcome, invokeHandler, iteratorOf, type PumpTarget, ResponsePump } from "../server/handler-result.js";
 import type { RegisteredMethod } from "../server/router.js";
 import type { ServerCore } from "../server/server-core.js";
 import { requestStreams, responseStreams } from "../service/descriptors.js";
@@ -21,7 +21,7 @@ import type { GrpcResponder } from "./server-responder.js";
  * {@link MessageSink} and its exchange's {@link AbortSink}: a unary call allocates few objects,
  * and they all die with the call.
  */
-export class GrpcServerCall implements MessageSink, AbortSink, PumpTarget {
+export class GrpcServerCall implements MessageSink, AbortSink, PumpTarget, HandlerOutcome {
   private readonly reader: MessageReader;
   private readonly queue: MessageQueue<unknown> | undefined;
   private readonly pump: ResponsePump | undefined;
@@ -99,22 +99,16 @@ export class GrpcServerCall implements MessageSink, AbortSink, PumpTarget {
   }
 
   private invoke(input: unknown[]): void {
-    if (this.finished) return;
-    let result: unknown;
-    try {
-      result = this.route.invoke(this.ctx, input);
-    } catch (e) {
-      this.fail(e);
-      return;
-    }
-    if (this.pump) {
-      if (isThenable(result)) result.then((r) => this.stream(r), (e) => this.fail(e));
-      else this.stream(result);
-    } else if (isThenable(result)) {
-      result.then((v) => this.reply(v), (e) => this.fail(e));
-    } else {
-      this.reply(result);
-    }
+    if (!this.finished) invokeHandler(this.route, this.ctx, input, this);
+  }
+
+  handlerReturned(value: unknown): void {
+    if (this.pump) this.stream(value);
+    else this.reply(value);
+  }
+
+  handlerFailed(reason: unknown): void {
+    this.fail(reason);
   }
 
   /** One response message, framed (and compressed when the responder says so). */

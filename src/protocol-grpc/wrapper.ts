@@ -35,26 +35,27 @@ export function encodeRequestWrapper(w: TripleRequestWrapper): Buffer {
   return asBuffer(out.finish());
 }
 
-/** Decodes a TripleRequestWrapper; throws on malformed bytes. */
-export function decodeRequestWrapper(bytes: Uint8Array): TripleRequestWrapper {
+/**
+ * Reads the fields of a wrapper message (both have fields 1–3, each a string or bytes): `field`
+ * reads field `n`'s value from `r`; other fields are skipped. Throws on malformed bytes.
+ */
+function readWrapper(bytes: Uint8Array, field: (n: number, r: protobuf.Reader) => void): void {
   const r = protobuf.Reader.create(bytes);
-  const w: TripleRequestWrapper = { serializeType: "", args: [], argTypes: [] };
   while (r.pos < r.len) {
     const tag = r.uint32();
-    switch (tag) {
-      case 10:
-        w.serializeType = r.string();
-        break;
-      case 18:
-        w.args.push(r.bytes());
-        break;
-      case 26:
-        w.argTypes.push(r.string());
-        break;
-      default:
-        r.skipType(tag & 7);
-    }
+    if (tag === 10 || tag === 18 || tag === 26) field(tag >>> 3, r);
+    else r.skipType(tag & 7);
   }
+}
+
+/** Decodes a TripleRequestWrapper; throws on malformed bytes. */
+export function decodeRequestWrapper(bytes: Uint8Array): TripleRequestWrapper {
+  const w: TripleRequestWrapper = { serializeType: "", args: [], argTypes: [] };
+  readWrapper(bytes, (n, r) => {
+    if (n === 1) w.serializeType = r.string();
+    else if (n === 2) w.args.push(r.bytes());
+    else w.argTypes.push(r.string());
+  });
   return w;
 }
 
@@ -69,23 +70,11 @@ export function encodeResponseWrapper(w: TripleResponseWrapper): Buffer {
 
 /** Decodes a TripleResponseWrapper; throws on malformed bytes. */
 export function decodeResponseWrapper(bytes: Uint8Array): TripleResponseWrapper {
-  const r = protobuf.Reader.create(bytes);
   const w: TripleResponseWrapper = { serializeType: "", data: new Uint8Array(0), type: "" };
-  while (r.pos < r.len) {
-    const tag = r.uint32();
-    switch (tag) {
-      case 10:
-        w.serializeType = r.string();
-        break;
-      case 18:
-        w.data = r.bytes();
-        break;
-      case 26:
-        w.type = r.string();
-        break;
-      default:
-        r.skipType(tag & 7);
-    }
-  }
+  readWrapper(bytes, (n, r) => {
+    if (n === 1) w.serializeType = r.string();
+    else if (n === 2) w.data = r.bytes();
+    else w.type = r.string();
+  });
   return w;
 }

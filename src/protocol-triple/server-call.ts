@@ -9,7 +9,7 @@ import { clientCancelled, deadlineExceeded } from "../protocol/errors.js";
 import { firstHeader, H } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import { CallContext } from "../server/context.js";
-import { isThenable } from "../server/response-stream.js";
+import { type HandlerOutcome, invokeHandler } from "../server/handler-result.js";
 import type { RegisteredMethod } from "../server/router.js";
 import type { ServerCore } from "../server/server-core.js";
 import type { AbortSink, Exchange, OutHeaders } from "../transport/server/exchange.js";
@@ -47,7 +47,7 @@ const JSON_CODEC = responseCodecFor("application/json") as ResponseCodec;
  * method. A server-streaming method is handed to an {@link SseStream} once its arguments are
  * bound. The call is its exchange's {@link AbortSink}.
  */
-export class TripleUnaryCall implements AbortSink {
+export class TripleUnaryCall implements AbortSink, HandlerOutcome {
   private readonly route: RegisteredMethod;
   private readonly ctx: CallContext;
   private readonly respCodec: ResponseCodec;
@@ -103,18 +103,14 @@ export class TripleUnaryCall implements AbortSink {
       new SseStream(this.ex, this.route, this.ctx, this.core, this.timeoutMs).start(args);
       return;
     }
-    let result: unknown;
-    try {
-      result = this.route.invoke(this.ctx, args);
-    } catch (e) {
-      this.fail(e);
-      return;
-    }
-    if (isThenable(result)) result.then((v) => this.onResult(v), (e) => this.fail(e));
-    else this.onResult(result);
+    invokeHandler(this.route, this.ctx, args, this);
   }
 
-  private onResult(value: unknown): void {
+  handlerFailed(reason: unknown): void {
+    this.fail(reason);
+  }
+
+  handlerReturned(value: unknown): void {
     if (this.finished) return;
     let body: Buffer | string;
     try {

@@ -31,6 +31,15 @@ function checkProtocolVersion(h: HeaderMap, required: boolean): void {
   }
 }
 
+/** Triple HTTP unary calls are POSTs: 405 with `Allow: POST` for anything else. */
+function methodNotAllowed(method: string): RpcError {
+  return new RpcError(Code.Unimplemented, `HTTP method ${method} is not supported: use POST`, {
+    httpStatus: 405,
+    legacyStatus: 40,
+    metadata: { allow: "POST" },
+  });
+}
+
 /** The request's body codec and media type; 415 naming what we read when there is none. */
 function requestCodecOf(h: HeaderMap): { codec: RequestCodec; mediaType: MediaType } {
   const ct = firstHeader(h, H.contentType);
@@ -59,10 +68,6 @@ export class TripleHttpHandler {
   constructor(private readonly core: ServerCore) {}
 
   handle(ex: Exchange): void {
-    if (ex.method !== "POST") {
-      this.rejectMethod(ex);
-      return;
-    }
     let req: TripleRequest;
     try {
       req = this.check(ex);
@@ -76,6 +81,7 @@ export class TripleHttpHandler {
 
   /** Everything that can be refused before any byte of the body is read. */
   private check(ex: Exchange): TripleRequest {
+    if (ex.method !== "POST") throw methodNotAllowed(ex.method);
     const h = ex.headers;
     const { limits } = this.core;
     if (ex.headerCount > limits.maxHeaderCount) throw tooManyHeaders(ex.headerCount, limits.maxHeaderCount);
@@ -98,14 +104,5 @@ export class TripleHttpHandler {
     const declared = firstHeader(h, H.contentLength);
     if (!compression && declared !== undefined && Number(declared) > limits.maxBodyBytes) throw bodyTooLarge(limits.maxBodyBytes);
     return { route, codec, mediaType, timeoutMs, compression };
-  }
-
-  private rejectMethod(ex: Exchange): void {
-    ex.discardBody();
-    const err = new RpcError(Code.Unimplemented, `HTTP method ${ex.method} is not supported: use POST`, {
-      httpStatus: 405,
-      legacyStatus: 40,
-    });
-    sendHttpError(ex, err, { allow: "POST" });
   }
 }

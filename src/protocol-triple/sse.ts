@@ -4,7 +4,7 @@ import { clientCancelled, deadlineExceeded } from "../protocol/errors.js";
 import { H } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import type { CallContext } from "../server/context.js";
-import { isThenable, iteratorOf, type PumpTarget, ResponsePump } from "../server/response-stream.js";
+import { type HandlerOutcome, invokeHandler, iteratorOf, type PumpTarget, ResponsePump } from "../server/handler-result.js";
 import type { RegisteredMethod } from "../server/router.js";
 import type { ServerCore } from "../server/server-core.js";
 import type { AbortSink, Exchange, OutHeaders } from "../transport/server/exchange.js";
@@ -25,7 +25,7 @@ const SSE_HEADERS: Readonly<OutHeaders> = {
  * stream (interceptors, a rejected promise) are ordinary HTTP error responses. SSE is text, so
  * messages are always JSON whatever the request's content type.
  */
-export class SseStream implements PumpTarget, AbortSink {
+export class SseStream implements PumpTarget, AbortSink, HandlerOutcome {
   finished = false;
   private started = false;
   private timer: NodeJS.Timeout | undefined = undefined;
@@ -48,18 +48,14 @@ export class SseStream implements PumpTarget, AbortSink {
 
   /** Calls the handler with its bound arguments and streams what it returns. */
   start(args: unknown[]): void {
-    let result: unknown;
-    try {
-      result = this.route.invoke(this.ctx, args);
-    } catch (e) {
-      this.finish(RpcError.from(e));
-      return;
-    }
-    if (isThenable(result)) result.then((r) => this.onStream(r), (e) => this.finish(RpcError.from(e)));
-    else this.onStream(result);
+    invokeHandler(this.route, this.ctx, args, this);
   }
 
-  private onStream(result: unknown): void {
+  handlerFailed(reason: unknown): void {
+    this.finish(RpcError.from(reason));
+  }
+
+  handlerReturned(result: unknown): void {
     if (this.finished) return;
     const it = iteratorOf(result);
     if (!it) {

@@ -4,7 +4,7 @@ import type { Socket } from "node:net";
 import type { Provider } from "../../client/provider.js";
 import { responseTooLarge } from "../../protocol/errors.js";
 import { connectFailure, isConnectErrorCode, transportError } from "./errors.js";
-import type { HttpReply, TransportSettings, UnaryTransport } from "./unary-transport.js";
+import type { HttpReply, TransportSettings, UnaryRequest, UnaryTransport } from "./unary-transport.js";
 import { H } from "../../protocol/headers.js";
 
 /**
@@ -107,14 +107,8 @@ export class Http1Transport implements UnaryTransport {
     this.tlsAgent = new https.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16, ...settings.tls });
   }
 
-  post(
-    provider: Provider,
-    path: string,
-    headers: http.OutgoingHttpHeaders,
-    body: Uint8Array,
-    signal: AbortSignal,
-    maxBytes: number,
-  ): Promise<HttpReply> {
+  post(provider: Provider, req: UnaryRequest): Promise<HttpReply> {
+    const { path, headers, body, signal, maxBytes } = req;
     return new Promise((resolve, reject) => {
       if (signal.aborted) return reject(signal.reason);
       const options: http.RequestOptions = {

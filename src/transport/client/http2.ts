@@ -5,7 +5,7 @@ import { responseTooLarge } from "../../protocol/errors.js";
 import { RpcError } from "../../protocol/rpc-error.js";
 import { installStreamTable } from "../stream-table.js";
 import { connectFailure, isConnectErrorCode, streamClosedError, transportError } from "./errors.js";
-import type { HttpReply, TransportSettings, UnaryTransport } from "./unary-transport.js";
+import type { HttpReply, TransportSettings, UnaryRequest, UnaryTransport } from "./unary-transport.js";
 
 /** HTTP/2 settings of the transport besides the shared ones. */
 export interface Http2Settings extends TransportSettings {
@@ -147,14 +147,8 @@ export class Http2Transport implements UnaryTransport {
     }
   }
 
-  async post(
-    provider: Provider,
-    path: string,
-    headers: OutgoingHttpHeaders,
-    body: Uint8Array,
-    signal: AbortSignal,
-    maxBytes: number,
-  ): Promise<HttpReply> {
+  async post(provider: Provider, req: UnaryRequest): Promise<HttpReply> {
+    const { path, headers, body, signal, maxBytes } = req;
     const stream = await this.open(provider, { ...headers, ":method": "POST", ":path": path }, signal);
     return new Promise((resolve, reject) => {
       let status = 0;

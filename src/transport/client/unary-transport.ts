@@ -9,21 +9,24 @@ export interface HttpReply {
   body: Buffer;
 }
 
+/** One unary POST: where, what, and the limits of waiting and of reading. */
+export interface UnaryRequest {
+  readonly path: string;
+  readonly headers: OutgoingHttpHeaders;
+  readonly body: Uint8Array;
+  readonly signal: AbortSignal;
+  /** The largest response body accepted. */
+  readonly maxBytes: number;
+}
+
 /** Moves one unary Triple HTTP exchange (POST, whole body each way) over some HTTP version. */
 export interface UnaryTransport {
   /**
-   * Posts `body` to `provider` and collects the response (at most `maxBytes` of body). Rejects
-   * with `signal.reason` when the signal aborts, with a connect failure when the provider cannot
+   * Posts `req.body` to `provider` and collects the response (at most `req.maxBytes` of body). Rejects
+   * with `req.signal.reason` when the signal aborts, with a connect failure when the provider cannot
    * be reached, and with `unavailable` when the connection breaks.
    */
-  post(
-    provider: Provider,
-    path: string,
-    headers: OutgoingHttpHeaders,
-    body: Uint8Array,
-    signal: AbortSignal,
-    maxBytes: number,
-  ): Promise<HttpReply>;
+  post(provider: Provider, req: UnaryRequest): Promise<HttpReply>;
   /** Closes idle connections; calls in flight finish. */
   close(): void;
 }

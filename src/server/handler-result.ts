@@ -1,3 +1,6 @@
+import type { CallContext } from "./context.js";
+import type { RegisteredMethod } from "./router.js";
+
 /** True for promises and other thenables a handler may return. */
 export function isThenable(x: unknown): x is PromiseLike<unknown> {
   return x !== null && typeof x === "object" && typeof (x as PromiseLike<unknown>).then === "function";
@@ -10,6 +13,28 @@ export function iteratorOf(x: unknown): AsyncIterator<unknown> | Iterator<unknow
   if (typeof o[Symbol.asyncIterator] === "function") return o[Symbol.asyncIterator]!();
   if (typeof o[Symbol.iterator] === "function") return o[Symbol.iterator]!();
   return undefined;
+}
+
+/** Receives what a handler returned (awaited when it is a promise) or threw. */
+export interface HandlerOutcome {
+  handlerReturned(value: unknown): void;
+  handlerFailed(reason: unknown): void;
+}
+
+/**
+ * Calls a handler through its invoker and hands the outcome to `to`: synchronously for a plain
+ * value or a throw, after one `.then` for a promise. Every protocol's call uses it.
+ */
+export function invokeHandler(route: RegisteredMethod, ctx: CallContext, input: unknown[], to: HandlerOutcome): void {
+  let result: unknown;
+  try {
+    result = route.invoke(ctx, input);
+  } catch (e) {
+    to.handlerFailed(e);
+    return;
+  }
+  if (isThenable(result)) result.then((v) => to.handlerReturned(v), (e) => to.handlerFailed(e));
+  else to.handlerReturned(result);
 }
 
 /** Where a {@link ResponsePump} sends a streaming handler's messages: one protocol's call. */
