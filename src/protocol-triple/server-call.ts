@@ -15,7 +15,7 @@ import type { ServerCore } from "../server/server-core.js";
 import type { AbortSink, Exchange, OutHeaders } from "../transport/server/exchange.js";
 import { negotiateResponse } from "./accept.js";
 import { sendHttpError } from "./error-body.js";
-import { collectBody } from "./request-body.js";
+import { BodyCollector, type BodyTarget } from "./request-body.js";
 import { SseStream } from "./sse.js";
 
 function decompressStream(c: Compression) {
@@ -47,11 +47,12 @@ const JSON_CODEC = responseCodecFor("application/json") as ResponseCodec;
  * method. A server-streaming method is handed to an {@link SseStream} once its arguments are
  * bound. The call is its exchange's {@link AbortSink}.
  */
-export class TripleUnaryCall implements AbortSink, HandlerOutcome {
+export class TripleUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
   private readonly route: RegisteredMethod;
   private readonly ctx: CallContext;
   private readonly respCodec: ResponseCodec;
   private readonly timeoutMs: number | undefined;
+  private readonly req: TripleRequest;
   private timer: NodeJS.Timeout | undefined = undefined;
   private finished = false;
 
@@ -60,6 +61,7 @@ export class TripleUnaryCall implements AbortSink, HandlerOutcome {
     private readonly ex: Exchange,
     req: TripleRequest,
   ) {
+    this.req = req;
     const route = (this.route = req.route);
     const h = ex.headers;
     this.ctx = new CallContext(route.descriptor, h, "triple", ex.httpVersion, ex.peer, req.timeoutMs);
@@ -83,17 +85,26 @@ export class TripleUnaryCall implements AbortSink, HandlerOutcome {
       );
       return;
     }
-    collectBody(this.ex.body, limits.maxBodyBytes, (err, raw) => {
-      if (err) return this.fail(err);
-      let args: unknown[];
-      try {
-        const data = compression ? compression.decompress(raw, limits.maxBodyBytes) : raw;
-        args = (codec.decode as NonNullable<RequestCodec["decode"]>)(md, data, mediaType, limits);
-      } catch (e) {
-        return this.fail(e);
-      }
-      this.onArgs(args);
-    });
+    new BodyCollector(this.ex, limits.maxBodyBytes, this);
+  }
+
+  /** The whole body arrived (or could not): decompress, decode, bind. */
+  onBody(err: RpcError | undefined, raw: Buffer): void {
+    if (err) {
+      this.fail(err);
+      return;
+    }
+    const { codec, mediaType, compression } = this.req;
+    const limits = this.core.limits;
+    let args: unknown[];
+    try {
+      const data = compression ? compression.decompress(raw, limits.maxBodyBytes) : raw;
+      args = (codec.decode as NonNullable<RequestCodec["decode"]>)(this.route.descriptor, data, mediaType, limits);
+    } catch (e) {
+      this.fail(e);
+      return;
+    }
+    this.onArgs(args);
   }
 
   private onArgs(args: unknown[]): void {

@@ -21,6 +21,16 @@ function toAbortSink(fn: (() => void) | AbortSink): AbortSink {
   return typeof fn === "function" ? { onExchangeAbort: fn } : fn;
 }
 
+/** Both sinks, in order: a second `onAbort` (an SSE stream taking over from its unary call) adds to the first. */
+function bothSinks(first: AbortSink, second: AbortSink): AbortSink {
+  return {
+    onExchangeAbort() {
+      first.onExchangeAbort();
+      second.onExchangeAbort();
+    },
+  };
+}
+
 /**
  * Receives a request body pushed by {@link Exchange.readBody}. An object rather than three
  * callbacks: the HTTP/2 exchange calls it from listeners shared by every stream, so reading a
@@ -112,6 +122,27 @@ function pathOf(url: string | undefined): string {
   return q < 0 ? url : url.slice(0, q);
 }
 
+/** The exchange of an HTTP/1.1 request and response, set once on both. */
+const kH1 = Symbol("triple.h1exchange");
+type TaggedReq = http.IncomingMessage & { [kH1]: Http1Exchange };
+type TaggedRes = http.ServerResponse & { [kH1]: Http1Exchange };
+
+// Listeners shared by every request (`this` is the request or response): no closures per call.
+function h1Data(this: TaggedReq, chunk: Buffer): void {
+  this[kH1].sink!.onBodyData(chunk);
+}
+function h1End(this: TaggedReq): void {
+  this[kH1].sink!.onBodyEnd();
+}
+function h1Error(this: TaggedReq): void {
+  this[kH1].sink!.onBodyError();
+}
+function h1Close(this: TaggedRes): void {
+  if (!this.writableFinished) this[kH1].abortSink!.onExchangeAbort();
+}
+
+const h1Peers = new WeakMap<object, Peer>();
+
 /** An HTTP/1.1 request and its response. */
 export class Http1Exchange implements Exchange {
   readonly httpVersion = "1.1" as const;
@@ -119,6 +150,10 @@ export class Http1Exchange implements Exchange {
   readonly path: string;
   headers: http.IncomingHttpHeaders;
   readonly body: Readable;
+  /** Where `readBody` pushes the body. */
+  sink: BodySink | undefined = undefined;
+  /** What `onAbort` registered. */
+  abortSink: AbortSink | undefined = undefined;
 
   constructor(
     private readonly req: http.IncomingMessage,
@@ -128,14 +163,22 @@ export class Http1Exchange implements Exchange {
     this.path = pathOf(req.url);
     this.headers = req.headers;
     this.body = req;
+    (req as TaggedReq)[kH1] = this;
+    (res as TaggedRes)[kH1] = this;
   }
 
   get headerCount(): number {
     return this.req.rawHeaders.length >> 1;
   }
   get peer(): Peer {
+    // One object per connection: keep-alive requests share it.
     const socket = this.req.socket;
-    return { address: socket.remoteAddress ?? "", port: socket.remotePort ?? 0 };
+    let p = h1Peers.get(socket);
+    if (!p) {
+      p = { address: socket.remoteAddress ?? "", port: socket.remotePort ?? 0 };
+      h1Peers.set(socket, p);
+    }
+    return p;
   }
   get headersSent(): boolean {
     return this.res.headersSent;
@@ -146,15 +189,19 @@ export class Http1Exchange implements Exchange {
 
   onAbort(fn: (() => void) | AbortSink): void {
     const sink = toAbortSink(fn);
-    this.res.once("close", () => {
-      if (!this.res.writableFinished) sink.onExchangeAbort();
-    });
+    if (this.abortSink) {
+      this.abortSink = bothSinks(this.abortSink, sink);
+      return;
+    }
+    this.abortSink = sink;
+    this.res.on("close", h1Close);
   }
 
   readBody(sink: BodySink): void {
-    this.req.on("data", (chunk: Buffer) => sink.onBodyData(chunk));
-    this.req.on("end", () => sink.onBodyEnd());
-    this.req.on("error", () => sink.onBodyError());
+    this.sink = sink;
+    this.req.on("data", h1Data);
+    this.req.on("end", h1End);
+    this.req.on("error", h1Error);
   }
 
   releaseHeaders(): void {
@@ -321,14 +368,8 @@ export class Http2Exchange implements Exchange {
 
   onAbort(fn: (() => void) | AbortSink): void {
     const sink = toAbortSink(fn);
-    const prev = this.abortSink;
-    if (prev) {
-      this.abortSink = {
-        onExchangeAbort() {
-          prev.onExchangeAbort();
-          sink.onExchangeAbort();
-        },
-      };
+    if (this.abortSink) {
+      this.abortSink = bothSinks(this.abortSink, sink);
       return;
     }
     this.abortSink = sink;
