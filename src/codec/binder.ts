@@ -1,6 +1,7 @@
 import type { ParamDescriptor } from "../service/descriptors.js";
 import type { TypeDesc } from "../service/type-desc.js";
 import { UploadedFile } from "../service/type-desc.js";
+import type { RpcError } from "../protocol/rpc-error.js";
 import { bindError } from "./bind-error.js";
 import { FORBIDDEN_KEYS } from "./json.js";
 
@@ -51,6 +52,21 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 
 const cache = new WeakMap<TypeDesc, Converter>();
 
+/** A required field of a decorated class that the request left out: `parameter #1 (item).name is missing`. */
+export function missingField(where: string, field: string): RpcError {
+  return bindError(`${where}.${field} is missing`);
+}
+
+/** An optional parameter's converter: absent (or null) binds `undefined`. */
+export function orUndefined<V>(conv: (v: V, where: string) => unknown): (v: V | undefined, where: string) => unknown {
+  return (v, w) => (v === undefined || v === null ? undefined : conv(v, w));
+}
+
+/** The converters of a method's parameters, optional ones wrapped by {@link orUndefined}. */
+export function paramConverters(params: readonly ParamDescriptor[]): Converter[] {
+  return params.map((p) => (p.optional ? orUndefined(compileConverter(p.type)) : compileConverter(p.type)));
+}
+
 function arrayConverter(el: Converter): Converter {
   return (v, w) => {
     if (!Array.isArray(v)) fail(w, "an array", v);
@@ -78,14 +94,17 @@ function mapConverter(val: Converter, asMap: boolean): Converter {
 function classConverter(t: Extract<TypeDesc, { kind: "class" }>): Converter {
   const { ctor } = t;
   // Fields are compiled lazily so that self-referencing classes do not recurse forever.
-  let fields: { name: string; conv: Converter }[] | undefined;
+  let fields: { name: string; optional: boolean; conv: Converter }[] | undefined;
   return (v, w) => {
     if (!isPlainObject(v)) fail(w, `an object (${ctor.name})`, v);
-    fields ??= t.fields.map((f) => ({ name: f.name, conv: compileConverter(f.type) }));
+    fields ??= t.fields.map((f) => ({ name: f.name, optional: f.optional, conv: compileConverter(f.type) }));
     const out = Object.create(ctor.prototype) as Record<string, unknown>;
     for (const f of fields) {
       const x = v[f.name];
-      if (x === undefined || x === null) continue;
+      if (x === undefined || x === null) {
+        if (!f.optional) throw missingField(w, f.name);
+        continue;
+      }
       out[f.name] = f.conv(x, `${w}.${f.name}`);
     }
     return out;
@@ -200,23 +219,27 @@ function objectLike(t: TypeDesc): boolean {
  * when every parameter is named.
  */
 export function compileJsonBinder(params: readonly ParamDescriptor[]): (body: unknown) => unknown[] {
-  const convs = params.map((p) => compileConverter(p.type));
+  const convs = paramConverters(params);
   const labels = params.map((p, i) => paramLabel(p, i));
   const n = params.length;
   const allNamed = n > 0 && params.every((p) => p.name);
   const positional = (arr: unknown[]): unknown[] => {
-    if (arr.length !== n) {
-      throw bindError(`expected ${n} argument${n === 1 ? "" : "s"} in the JSON array, got ${arr.length}`);
+    if (arr.length > n || (arr.length < n && !params[arr.length].optional)) {
+      const missing = arr.length < n ? `${labels[arr.length]} is missing: ` : "";
+      throw bindError(`${missing}expected ${n} argument${n === 1 ? "" : "s"} in the JSON array, got ${arr.length}`);
     }
     const out = new Array(n);
-    for (let i = 0; i < n; i++) out[i] = convs[i](arr[i], labels[i]);
+    for (let i = 0; i < n; i++) {
+      if (i >= arr.length && !params[i].optional) throw bindError(`${labels[i]} is missing: the JSON array has ${arr.length} arguments`);
+      out[i] = convs[i](arr[i], labels[i]);
+    }
     return out;
   };
   const byName = (obj: Record<string, unknown>): unknown[] => {
     const out = new Array(n);
     for (let i = 0; i < n; i++) {
       const name = params[i].name as string;
-      if (!Object.hasOwn(obj, name)) throw bindError(`${labels[i]} is missing`);
+      if (!Object.hasOwn(obj, name) && !params[i].optional) throw bindError(`${labels[i]} is missing`);
       out[i] = convs[i](obj[name], labels[i]);
     }
     return out;

@@ -1,7 +1,7 @@
 import type { ParamDescriptor } from "../service/descriptors.js";
 import type { TypeDesc } from "../service/type-desc.js";
 import { bindError } from "./bind-error.js";
-import { paramLabel } from "./binder.js";
+import { missingField, paramLabel } from "./binder.js";
 import { FORBIDDEN_KEYS } from "./json.js";
 
 /** One named value of a form (`key=value`) or a multipart body (a part). */
@@ -18,6 +18,8 @@ export type NamedBinder<V> = (values: readonly NamedValue<V>[]) => unknown[];
 
 interface Slot<V> {
   readonly name: string | undefined;
+  /** Absent binds `undefined` instead of failing. */
+  readonly optional: boolean;
   readonly label: string;
   /** Array parameters collect every value of their name; others take the first. */
   readonly many: boolean;
@@ -45,22 +47,29 @@ function mapBinder<V>(t: Extract<TypeDesc, { kind: "map" }>, convFor: (t: TypeDe
 }
 
 function beanBinder<V>(t: Extract<TypeDesc, { kind: "class" }>, convFor: (t: TypeDesc) => ValueConverter<V>, label: string) {
-  const fields = t.fields.map((f) => ({ name: f.name, slot: slotOf(f.name, f.type, `${label}.${f.name}`, convFor) }));
+  const fields = t.fields.map((f) => ({ name: f.name, slot: slotOf(f.name, f.type, `${label}.${f.name}`, convFor, f.optional) }));
   return (values: readonly NamedValue<V>[]): unknown => {
     const out = Object.create(t.ctor.prototype) as Record<string, unknown>;
     for (const f of fields) {
       const mine = values.filter((v) => v.name === f.name);
       if (mine.length > 0) out[f.name] = take(f.slot, mine);
+      else if (!f.slot.optional) throw missingField(label, f.name);
     }
     return out;
   };
 }
 
-function slotOf<V>(name: string | undefined, t: TypeDesc, label: string, convFor: (t: TypeDesc) => ValueConverter<V>): Slot<V> {
+function slotOf<V>(
+  name: string | undefined,
+  t: TypeDesc,
+  label: string,
+  convFor: (t: TypeDesc) => ValueConverter<V>,
+  optional = false,
+): Slot<V> {
   // `string[]` collects `tag=a&tag=b`; byte arrays are one value (one part), not a list.
   const many = t.kind === "array";
   const conv = convFor(many ? (t as { element: TypeDesc }).element : t);
-  return { name, label, many, conv };
+  return { name, optional, label, many, conv };
 }
 
 function take<V>(slot: Slot<V>, values: readonly NamedValue<V>[]): unknown {
@@ -101,7 +110,7 @@ export function compileNamedBinder<V>(
       };
     }
   }
-  const slots = params.map((p, i) => slotOf(p.name, p.type, paramLabel(p, i), convFor));
+  const slots = params.map((p, i) => slotOf(p.name, p.type, paramLabel(p, i), convFor, p.optional));
   const named = new Set(params.flatMap((p) => (p.name === undefined ? [] : [p.name])));
   return (values) => {
     const out = new Array(n);
@@ -111,11 +120,12 @@ export function compileNamedBinder<V>(
       const s = slots[i];
       if (s.name !== undefined) {
         const mine = values.filter((v) => v.name === s.name);
-        if (mine.length === 0) throw bindError(`${s.label} is missing: no ${what} named "${s.name}"`);
-        out[i] = take(s, mine);
-      } else {
-        if (next >= rest.length) throw bindError(`${s.label} is missing: the body has only ${rest.length} unnamed ${what}${rest.length === 1 ? "" : "s"}`);
+        if (mine.length > 0) out[i] = take(s, mine);
+        else if (!s.optional) throw bindError(`${s.label} is missing: no ${what} named "${s.name}"`);
+      } else if (next < rest.length) {
         out[i] = take(s, [rest[next++]]);
+      } else if (!s.optional) {
+        throw bindError(`${s.label} is missing: the body has only ${rest.length} unnamed ${what}${rest.length === 1 ? "" : "s"}`);
       }
     }
     return out;

@@ -17,17 +17,23 @@ function compileTextBinder(method: MethodDescriptor): TextBinder {
       throw bindError(`${method.path} takes no arguments, but the text/plain body is not empty`);
     };
   }
-  if (n > 1) {
+  if (n > 1 && !method.params.slice(1).every((p) => p.optional)) {
     return () => {
       throw bindError(`a text/plain body carries one argument, but ${method.path} takes ${n}; send a JSON array instead`);
     };
   }
   const p = method.params[0];
   // A byte-array parameter takes the body as sent; anything else gets the decoded text.
-  if (p.type.kind === "bytes") return (body) => [body];
   const conv = compileTextConverter(p.type);
   const label = paramLabel(p, 0);
-  return (body, charset) => [conv(decodeText(body, charset), label)];
+  const one: TextBinder = p.type.kind === "bytes" ? (body) => [body] : (body, charset) => [conv(decodeText(body, charset), label)];
+  if (n === 1) return one;
+  // The other parameters are optional: they bind `undefined`.
+  return (body, charset) => {
+    const args = one(body, charset);
+    args.length = n;
+    return args;
+  };
 }
 
 /** `text/plain`: the body is the one (string) argument, in the request's charset (UTF-8 by default). */

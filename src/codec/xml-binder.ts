@@ -1,7 +1,7 @@
 import type { ParamDescriptor } from "../service/descriptors.js";
 import type { TypeDesc } from "../service/type-desc.js";
 import { bindError } from "./bind-error.js";
-import { type Converter, compileConverter, compileTextConverter, paramLabel } from "./binder.js";
+import { type Converter, compileConverter, compileTextConverter, paramLabel, missingField } from "./binder.js";
 import { FORBIDDEN_KEYS } from "./json.js";
 
 /** The parser's names for an element's text, for attributes, and for forbidden element names. */
@@ -86,15 +86,15 @@ function xmlMapConverter(val: Converter, asMap: boolean): Converter {
 /** Classes field by field, from child elements or attributes. */
 function xmlClassConverter(t: Extract<TypeDesc, { kind: "class" }>): Converter {
   const { ctor } = t;
-  let fields: { name: string; conv: Converter }[] | undefined;
+  let fields: { name: string; optional: boolean; conv: Converter }[] | undefined;
   return (v, w) => {
     if (v !== "" && !isObject(v)) throw bindError(`${w} must be an element with child elements (${ctor.name})`);
-    fields ??= t.fields.map((f) => ({ name: f.name, conv: compileXmlConverter(f.type) }));
+    fields ??= t.fields.map((f) => ({ name: f.name, optional: f.optional, conv: compileXmlConverter(f.type) }));
     const out = Object.create(ctor.prototype) as Record<string, unknown>;
-    if (v === "") return out;
     for (const f of fields) {
-      const x = member(v as XmlObject, f.name);
+      const x = v === "" ? undefined : member(v as XmlObject, f.name);
       if (x !== undefined) out[f.name] = f.conv(x, `${w}.${f.name}`);
+      else if (!f.optional) throw missingField(w, f.name);
     }
     return out;
   };
@@ -157,8 +157,9 @@ export function compileXmlBinder(params: readonly ParamDescriptor[]): (root: unk
     let next = 0;
     return params.map((p, i) => {
       const x = p.name ? member(root, p.name) : rest[next++]?.[1];
-      if (x === undefined) throw bindError(`${labels[i]} is missing from the XML document`);
-      return convs[i](x, labels[i]);
+      if (x !== undefined) return convs[i](x, labels[i]);
+      if (p.optional) return undefined;
+      throw bindError(`${labels[i]} is missing from the XML document`);
     });
   };
 }

@@ -1,6 +1,6 @@
 import * as protobuf from "protobufjs";
 import { bindError } from "../codec/bind-error.js";
-import { compileConverter, paramLabel } from "../codec/binder.js";
+import { compileConverter, paramConverters, paramLabel } from "../codec/binder.js";
 import { decodeUtf8 } from "../codec/bytes.js";
 import { bindJsonValue, encodeJsonValue, protoFromJsonValue } from "../codec/json-codec.js";
 import { parseJson, stringifyJson } from "../codec/json.js";
@@ -145,12 +145,32 @@ function protoJsonClient(md: MethodDescriptor): Pick<MessageCodec, "encodeArgs" 
   };
 }
 
+/**
+ * Client: a decoded JSON result turned into the declared result type (`@Method({ returns })`),
+ * so a `Date`, `Uint8Array`, `bigint`, `Map` or class arrives as one; as it is without one.
+ */
+function resultDecoder(md: MethodDescriptor): (bytes: Uint8Array) => unknown {
+  if (!md.returns) return decodeJsonResponse;
+  const conv = compileConverter(md.returns);
+  return (bytes) => {
+    const v = decodeJsonResponse(bytes);
+    if (v === null || v === undefined) return v;
+    try {
+      return conv(v, "the result");
+    } catch (e) {
+      throw new RpcError(Code.Internal, `the response does not match the declared result of ${md.path}: ${(e as Error).message}`, {
+        cause: e,
+      });
+    }
+  };
+}
+
 function jsonCodec(md: MethodDescriptor): MessageCodec {
   const shape = jsonArgs(md);
   const client =
     md.requestType && md.responseType
       ? protoJsonClient(md)
-      : { encodeArgs: (args: readonly unknown[]) => jsonBytes(shape(args)), encodeRequest: jsonBytes, decodeResponse: decodeJsonResponse };
+      : { encodeArgs: (args: readonly unknown[]) => jsonBytes(shape(args)), encodeRequest: jsonBytes, decodeResponse: resultDecoder(md) };
   return {
     decodeRequest(bytes) {
       // An empty message is the empty request: no arguments, or an IDL message with defaults.
@@ -171,8 +191,10 @@ const JSON_SERIALIZATIONS = new Set(["", "json", "fastjson"]);
 /** Server: the arguments inside a TripleRequestWrapper, one JSON (or protobuf) value each. */
 function unwrapArgs(md: MethodDescriptor): (bytes: Uint8Array) => unknown[] {
   const n = md.params.length;
-  const convs = md.params.map((p) => compileConverter(p.type));
+  const convs = paramConverters(md.params);
   const labels = md.params.map((p, i) => paramLabel(p, i));
+  // Trailing optional parameters may be left out (an older Dubbo client, say).
+  const least = requiredCount(md);
   return (bytes) => {
     let w: ReturnType<typeof decodeRequestWrapper>;
     try {
@@ -188,14 +210,23 @@ function unwrapArgs(md: MethodDescriptor): (bytes: Uint8Array) => unknown[] {
         `unsupported serializeType "${w.serializeType}" in TripleRequestWrapper: this server reads json`,
       );
     }
-    if (w.args.length !== n) {
+    if (w.args.length > n || w.args.length < least) {
       throw bindError(`expected ${n} argument${n === 1 ? "" : "s"} in the TripleRequestWrapper, got ${w.args.length}`);
     }
     if (md.requestType) return [unwrapIdlArg(md, md.requestType, w.args[0], proto)];
     const out = new Array(n);
-    for (let i = 0; i < n; i++) out[i] = convs[i](parseJsonMessage(w.args[i], `JSON ${labels[i]}`), labels[i]);
+    for (let i = 0; i < n; i++) {
+      out[i] = i < w.args.length ? convs[i](parseJsonMessage(w.args[i], `JSON ${labels[i]}`), labels[i]) : undefined;
+    }
     return out;
   };
+}
+
+/** How many leading arguments a positional form must carry: up to the last required parameter. */
+function requiredCount(md: MethodDescriptor): number {
+  let k = md.params.length;
+  while (k > 0 && md.params[k - 1].optional) k--;
+  return k;
 }
 
 function unwrapIdlArg(md: MethodDescriptor, type: protobuf.Type, arg: Uint8Array, proto: boolean): unknown {
@@ -209,6 +240,7 @@ function unwrapIdlArg(md: MethodDescriptor, type: protobuf.Type, arg: Uint8Array
 
 function wrapperCodec(md: MethodDescriptor): MessageCodec {
   const argTypes = md.params.map((p) => javaTypeName(p.type));
+  const decodeResult = resultDecoder(md);
   return {
     decodeRequest: unwrapArgs(md),
     encodeResponse(value) {
@@ -227,7 +259,7 @@ function wrapperCodec(md: MethodDescriptor): MessageCodec {
       if (w.serializeType && w.serializeType !== "json") {
         throw new RpcError(Code.Internal, `unsupported serializeType "${w.serializeType}" in the response`);
       }
-      return decodeJsonResponse(w.data);
+      return decodeResult(w.data);
     },
   };
 }

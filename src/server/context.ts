@@ -1,6 +1,7 @@
 import { Code } from "../protocol/code.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
+import { NOT_BINDABLE } from "../service/type-desc.js";
 import type { Exchange, Peer } from "../transport/server/exchange.js";
 import { Metadata, OutgoingMetadata } from "./metadata.js";
 
@@ -31,6 +32,10 @@ type RequestHeaders = Readonly<Record<string, string | string[] | undefined>>;
  * peer, and response headers and trailers it may set. Inject it with `@Ctx()`.
  */
 export class CallContext {
+  /** A parameter of this type is injected with `@Ctx()`, never bound from the request. */
+  static readonly [NOT_BINDABLE] =
+    "a CallContext parameter is injected, not bound from the request: decorate it with @Ctx() instead of @Param()";
+
   readonly method: MethodDescriptor;
   readonly protocol: "triple" | "grpc";
   readonly httpVersion: "1.1" | "2";

@@ -55,8 +55,22 @@ export interface ListenOptions {
   host?: string;
 }
 
+/** The class of an implementation, refusing what is not an instance of a class. */
+function implementationClass(implementation: unknown): new () => unknown {
+  if (typeof implementation === "function") {
+    const name = implementation.name || "the class";
+    throw new TypeError(`register() takes an instance, not a class: pass new ${name}() instead of ${name}`);
+  }
+  if (typeof implementation !== "object" || implementation === null) {
+    throw new TypeError(`register() takes an instance of an @Service class, got ${implementation === null ? "null" : typeof implementation}`);
+  }
+  return implementation.constructor as new () => unknown;
+}
+
 function isRegistration(x: object): x is ServiceRegistration {
-  return "implementation" in x && typeof (x as ServiceRegistration).implementation === "object";
+  if (typeof x !== "object" || x === null || !("implementation" in x)) return false;
+  const impl = (x as ServiceRegistration).implementation;
+  return typeof impl === "object" || typeof impl === "function";
 }
 
 /**
@@ -74,6 +88,8 @@ export class TripleServer implements ServerCore {
   private readonly cors: Cors | undefined;
   private readonly inflight = new InflightCalls();
   private readonly services: ServiceDescriptor[] = [];
+  /** The implementation of each service name, version and group. */
+  private readonly claimed = new Map<string, object>();
   private drainWaiters: (() => void)[] = [];
   private closing: Promise<void> | undefined;
   draining = false;
@@ -103,11 +119,12 @@ export class TripleServer implements ServerCore {
 
   /** Registers a service implementation (an instance of an `@Service` class). */
   register(implementation: object, options: RegistrationOptions = {}): this {
-    const base = describeService(implementation.constructor as new () => unknown);
+    const base = describeService(implementationClass(implementation));
     const service: ServiceDescriptor =
       options.version !== undefined || options.group !== undefined
         ? { ...base, version: options.version ?? base.version, group: options.group ?? base.group }
         : base;
+    this.claim(service, implementation);
     for (const md of service.methods) {
       const invoke = buildInvoker(implementation, md, this.interceptors, this.options.auth);
       const seesContext = invokerSeesContext(md, this.interceptors, this.options.auth);
@@ -115,6 +132,24 @@ export class TripleServer implements ServerCore {
     }
     this.services.push(service);
     return this;
+  }
+
+  /** One implementation per service name, version and group: a second one is a mistake, not a merge. */
+  private claim(service: ServiceDescriptor, implementation: object): void {
+    const key = `${service.name}\0${service.version}\0${service.group}`;
+    const prev = this.claimed.get(key);
+    const what = `service ${service.name}${service.version ? ` version "${service.version}"` : ""}${service.group ? ` group "${service.group}"` : ""}`;
+    if (prev === implementation) throw new TypeError(`${what} is registered twice with the same instance`);
+    if (prev) {
+      const a = prev.constructor.name;
+      const b = implementation.constructor.name;
+      throw new TypeError(
+        a === b
+          ? `${what} is registered twice (two instances of ${a}); register one, or give them different versions or groups`
+          : `classes ${a} and ${b} are both ${what}; give one of them another @Service name, version or group`,
+      );
+    }
+    this.claimed.set(key, implementation);
   }
 
   /** Descriptors of the registered services. */
@@ -161,8 +196,11 @@ export class TripleServer implements ServerCore {
     return this.address;
   }
 
+  /** The bound address; throws before `listen()` resolved. */
   get address(): AddressInfo {
-    return this.listener.address();
+    const a = this.listener.address();
+    if (!a) throw new Error("the server is not listening yet: await server.listen() before reading its address or url");
+    return a;
   }
 
   /** `http://host:port` (or https) of the listening server. */

@@ -1,8 +1,7 @@
 import "reflect-metadata";
 import type * as protobuf from "protobufjs";
 import type { AuthRequirement, MethodKind } from "./descriptors.js";
-import { recordField, type TypeSpec } from "./type-desc.js";
-
+import { type FieldOptions, recordField, type TypeSpec } from "./type-desc.js";
 
 /** Options of `@Service`. */
 export interface ServiceOptions {
@@ -27,6 +26,13 @@ export interface MethodOptions {
   kind?: MethodKind;
   /** Requires (or with `false`, waives) bearer authentication for this method. */
   auth?: AuthRequirement | false;
+  /**
+   * The type of the result (for streaming methods, of each message), which TypeScript's metadata
+   * cannot tell (it says `Promise`). The server encodes and the typed client decodes results by
+   * it, so a `Date`, `Uint8Array`, `bigint`, `Map` or decorated class arrives as one. Arrays as
+   * `[Item]`.
+   */
+  returns?: TypeSpec;
 }
 
 /** Options of `@Param`. */
@@ -35,6 +41,14 @@ export interface ParamOptions {
   name?: string;
   /** Overrides the type from `design:paramtypes`. */
   type?: TypeSpec;
+  /**
+   * The argument may be left out: a short JSON array, an absent object key, form field or part
+   * binds `undefined` (and JSON `null` does too). Required parameters that are missing are a 400
+   * naming them.
+   */
+  optional?: boolean;
+  /** The field number of this parameter in the method's derived protobuf request message (default: its position, from 1). */
+  tag?: number;
 }
 
 /** Raw decorator arguments, turned into descriptors by `describeService`. */
@@ -110,7 +124,7 @@ function isParamOptions(x: unknown): x is ParamOptions {
     x !== null &&
     !Array.isArray(x) &&
     !("kind" in x) &&
-    ("name" in x || "type" in x || Object.keys(x).length === 0)
+    ("name" in x || "type" in x || "optional" in x || "tag" in x || Object.keys(x).length === 0)
   );
 }
 
@@ -144,10 +158,25 @@ export function Ctx(): ParameterDecorator {
   return paramDecorator("context", {});
 }
 
-/** Declares a field of a bindable class; the type comes from `design:type` unless given. */
-export function Field(type?: TypeSpec): PropertyDecorator {
+function isFieldOptions(x: unknown): x is FieldOptions {
+  return (
+    typeof x === "object" &&
+    x !== null &&
+    !Array.isArray(x) &&
+    !("kind" in x) &&
+    ("type" in x || "optional" in x || "tag" in x || Object.keys(x).length === 0)
+  );
+}
+
+/**
+ * Declares a field of a bindable class; the type comes from `design:type` unless given
+ * (`@Field(Type)` or `@Field({ type })`). Fields are required: a request without one is a 400
+ * naming it (`parameter #1 (item).name is missing`), unless `@Field({ optional: true })`.
+ */
+export function Field(typeOrOptions?: TypeSpec | FieldOptions): PropertyDecorator {
+  const options: FieldOptions = isFieldOptions(typeOrOptions) ? typeOrOptions : { type: typeOrOptions };
   return (target, propertyKey) => {
     if (typeof propertyKey !== "string") throw new TypeError("@Field needs a string-named property");
-    recordField(target, propertyKey, type);
+    recordField(target, propertyKey, options);
   };
 }

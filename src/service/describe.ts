@@ -55,22 +55,54 @@ function bindProtoMethods(protoService: protobuf.Service, proto: Record<string, 
   return protoByKey;
 }
 
+/**
+ * Without `emitDecoratorMetadata` (or under esbuild-based runners, which do not emit it) there
+ * are no parameter types, and binding would guess: `["1","2"]` would add up to "12". Refuse at
+ * registration unless every bound parameter names its type.
+ */
+function requireTypes(where: string, arity: number, contextIndex: number, decorated: readonly RawParam[]): void {
+  for (let i = 0; i < arity; i++) {
+    if (i === contextIndex || decorated.some((p) => p.index === i && p.options.type !== undefined)) continue;
+    throw new TypeError(
+      `${where}: parameter #${i + 1} has no type, because TypeScript emitted no design:paramtypes metadata. ` +
+        `Enable "experimentalDecorators" and "emitDecoratorMetadata" in tsconfig.json and compile with tsc ` +
+        `(esbuild-based runners such as tsx do not emit it), or give every parameter its type: @Param({ type: Number })`,
+    );
+  }
+}
+
 /** The bound parameters of one method: every JavaScript parameter but the `@Ctx()` one. */
 function paramsOf(c: ClassInfo, key: string, where: string, pm: protobuf.Method | undefined) {
   const fn = c.proto[key] as (...args: unknown[]) => unknown;
-  const designTypes: unknown[] = Reflect.getMetadata("design:paramtypes", c.proto, key) ?? [];
+  const designTypes: unknown[] | undefined = Reflect.getMetadata("design:paramtypes", c.proto, key);
   const decorated = c.rawParams[key] ?? [];
-  const arity = Math.max(fn.length, designTypes.length, ...decorated.map((p) => p.index + 1));
+  const arity = Math.max(fn.length, designTypes?.length ?? 0, ...decorated.map((p) => p.index + 1));
   const contextIndex = decorated.find((p) => p.source === "context")?.index ?? -1;
+  if (!designTypes && !pm) requireTypes(where, arity, contextIndex, decorated);
   const params: ParamDescriptor[] = [];
   for (let i = 0; i < arity; i++) {
     if (i === contextIndex) continue;
     const d = decorated.find((p) => p.index === i);
     const pwhere = `${where} parameter #${i + 1}${d?.options.name ? ` (${d.options.name})` : ""}`;
-    const type = pm ? T.any : resolveType((d?.options.type ?? designTypes[i]) as never, pwhere);
-    params.push({ index: i, name: d?.options.name, type });
+    const type = pm ? T.any : resolveType((d?.options.type ?? designTypes?.[i]) as never, pwhere);
+    const tag = d?.options.tag ?? params.length + 1;
+    params.push({ index: i, name: d?.options.name, type, optional: d?.options.optional === true, tag });
   }
+  checkOptionalOrder(where, params);
   return { params, arity, contextIndex };
+}
+
+/** Positional forms (a JSON array, the Dubbo wrapper) can leave out only trailing arguments. */
+function checkOptionalOrder(where: string, params: readonly ParamDescriptor[]): void {
+  const firstOptional = params.findIndex((p) => p.optional);
+  if (firstOptional < 0) return;
+  const late = params.slice(firstOptional).find((p) => !p.optional);
+  if (late && late.name === undefined) {
+    throw new TypeError(
+      `${where}: parameter #${late.index + 1} is required but follows an optional one; ` +
+        `make the optional parameters the last ones, or name every parameter with @Param("name")`,
+    );
+  }
 }
 
 /** The kind of a method: declared, implied by an async generator, or the .proto's. */
@@ -97,6 +129,7 @@ function describeMethod(c: ClassInfo, rm: RawMethod): MethodDescriptor {
   if (kind !== "unary" && kind !== "server_streaming" && params.length !== 1) {
     throw new TypeError(`${where} is ${kind} and must take exactly one parameter (the request stream)`);
   }
+  const returns = rm.options.returns === undefined ? undefined : resolveType(rm.options.returns, `${where} result`);
   return {
     serviceName: c.name,
     name: wireName,
@@ -105,6 +138,7 @@ function describeMethod(c: ClassInfo, rm: RawMethod): MethodDescriptor {
     kind,
     params,
     arity,
+    returns,
     contextIndex,
     requestType: pm?.resolvedRequestType ?? undefined,
     responseType: pm?.resolvedResponseType ?? undefined,
@@ -131,11 +165,19 @@ export function describeService(ctor: abstract new (...args: never[]) => unknown
   const rawParams: Record<string, RawParam[]> = Reflect.getMetadata(PARAMS_KEY, proto) ?? {};
   const info: ClassInfo = { ctor, name, proto, protoService, protoByKey, rawParams, serviceAuth: raw.options.auth };
   const methods: MethodDescriptor[] = [];
-  const seen = new Set<string>();
+  const claimed = new Map<string, MethodDescriptor>();
   for (const rm of rawMethods) {
     const md = describeMethod(info, rm);
-    if (seen.has(md.name)) throw new TypeError(`${ctor.name}: two methods are exposed as ${md.name}`);
-    seen.add(md.name);
+    for (const path of pathsOf(md)) {
+      const other = claimed.get(path);
+      if (other) {
+        throw new TypeError(
+          `${ctor.name}: methods ${other.propertyKey} and ${md.propertyKey} both answer ${path} ` +
+            `(the router accepts a wire name with its first letter in either case); give one of them another name with @Method("...")`,
+        );
+      }
+      claimed.set(path, md);
+    }
     methods.push(md);
   }
   if (methods.length === 0) throw new TypeError(`service ${name} (${ctor.name}) exposes no methods`);
@@ -150,10 +192,17 @@ export function describeService(ctor: abstract new (...args: never[]) => unknown
   return desc;
 }
 
-/** The paths a method answers on: its wire name and the same with the first letter upper-cased. */
+/**
+ * The paths a method answers on: its wire name, and the same with the first letter upper- and
+ * lower-cased (Dubbo Java accepts `/greet.GreetService/greet` for a method declared `Greet`).
+ */
 export function pathsOf(m: MethodDescriptor): string[] {
-  const up = upperFirst(m.name);
-  return up === m.name ? [m.path] : [m.path, `/${m.serviceName}/${up}`];
+  const out = [m.path];
+  for (const name of [upperFirst(m.name), lowerFirst(m.name)]) {
+    const path = `/${m.serviceName}/${name}`;
+    if (!out.includes(path)) out.push(path);
+  }
+  return out;
 }
 
 /**
@@ -169,8 +218,9 @@ export function describeProtoService(svc: protobuf.Service): ServiceDescriptor {
     path: `/${name}/${m.name}`,
     propertyKey: lowerFirst(m.name),
     kind: protoKind(m),
-    params: [{ index: 0, name: undefined, type: T.any }],
+    params: [{ index: 0, name: undefined, type: T.any, optional: false, tag: 1 }],
     arity: 1,
+    returns: undefined,
     contextIndex: -1,
     requestType: m.resolvedRequestType ?? undefined,
     responseType: m.resolvedResponseType ?? undefined,

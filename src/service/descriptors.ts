@@ -15,6 +15,10 @@ export interface ParamDescriptor {
   readonly name: string | undefined;
   /** Type; for a streaming request parameter, the type of each message. */
   readonly type: TypeDesc;
+  /** The argument may be left out (binds `undefined`). */
+  readonly optional: boolean;
+  /** Field number in the derived protobuf request message. */
+  readonly tag: number;
 }
 
 /** Everything the router, the binder and the client need to know about one method. */
@@ -32,6 +36,8 @@ export interface MethodDescriptor {
   readonly params: readonly ParamDescriptor[];
   /** Total JavaScript parameter count, including the context parameter. */
   readonly arity: number;
+  /** The result type (`@Method({ returns })`; per message for streams); undefined: not declared. */
+  readonly returns: TypeDesc | undefined;
   /** Index of the `@Ctx()` parameter, or -1. */
   readonly contextIndex: number;
   /** Request message type, for methods bound to a .proto. */

@@ -5,7 +5,8 @@
  */
 export type TypeDesc =
   | { readonly kind: "string" }
-  | { readonly kind: "number" }
+  /** A JavaScript number; `proto` picks its protobuf type (double unless said otherwise). */
+  | { readonly kind: "number"; readonly proto?: NumberProto }
   | { readonly kind: "boolean" }
   | { readonly kind: "bigint" }
   | { readonly kind: "date" }
@@ -20,10 +21,27 @@ export type TypeDesc =
   /** Any JSON-like value (interfaces, unions and `any` all emit `Object`). */
   | { readonly kind: "any" };
 
+/** The protobuf types a JavaScript number can travel as. */
+export type NumberProto = "double" | "float" | "int32" | "uint32" | "int64" | "uint64";
+
 /** One field of a decorated class. */
 export interface FieldDesc {
   readonly name: string;
   readonly type: TypeDesc;
+  /** May be absent (`@Field({ optional: true })`); required fields that are missing are a 400. */
+  readonly optional: boolean;
+  /** Field number in the class's derived protobuf message (default: declaration order, from 1). */
+  readonly tag: number | undefined;
+}
+
+/** Options of `@Field`. */
+export interface FieldOptions {
+  /** Overrides the type from `design:type`. */
+  type?: TypeSpec;
+  /** The field may be absent. */
+  optional?: boolean;
+  /** Its field number in the derived protobuf message. */
+  tag?: number;
 }
 
 /** What `@Param(...)` / `@Field(...)` accept to override a type metadata cannot tell. */
@@ -65,6 +83,18 @@ export const T: {
   readonly bytes: TypeDesc;
   readonly file: TypeDesc;
   readonly any: TypeDesc;
+  /** A number sent as protobuf `int32` (an integer in ±2³¹). */
+  readonly int32: TypeDesc;
+  /** A number sent as protobuf `uint32` (an integer in 0…2³²−1). */
+  readonly uint32: TypeDesc;
+  /** A number sent as protobuf `int64` (a safe integer; ProtoJSON writes it as a string). */
+  readonly int64: TypeDesc;
+  /** A number sent as protobuf `uint64`. */
+  readonly uint64: TypeDesc;
+  /** A number sent as protobuf `float` (32-bit). */
+  readonly float: TypeDesc;
+  /** A number sent as protobuf `double` (the default for `number`). */
+  readonly double: TypeDesc;
   map(value?: TypeSpec): TypeDesc;
   record(value?: TypeSpec): TypeDesc;
   array(element: TypeSpec): TypeDesc;
@@ -77,6 +107,12 @@ export const T: {
   bytes: { kind: "bytes" } as TypeDesc,
   file: { kind: "file" } as TypeDesc,
   any: { kind: "any" } as TypeDesc,
+  int32: { kind: "number", proto: "int32" } as TypeDesc,
+  uint32: { kind: "number", proto: "uint32" } as TypeDesc,
+  int64: { kind: "number", proto: "int64" } as TypeDesc,
+  uint64: { kind: "number", proto: "uint64" } as TypeDesc,
+  float: { kind: "number", proto: "float" } as TypeDesc,
+  double: { kind: "number", proto: "double" } as TypeDesc,
   /** `Map<string, V>` */
   map(value: TypeSpec = T.string): TypeDesc {
     return { kind: "map", value: resolveType(value, "map value"), as: "map" };
@@ -97,17 +133,22 @@ export const FIELDS_KEY = Symbol.for("triple-rpc:fields");
 interface RawField {
   name: string;
   spec: TypeSpec | undefined;
+  optional: boolean;
+  tag: number | undefined;
 }
 
+/** Marks a class that can never be a bound parameter (the call context: `@Ctx()` injects it). */
+export const NOT_BINDABLE = Symbol.for("triple-rpc:not-bindable");
+
 /** Records one field (called by `@Field`). */
-export function recordField(target: object, name: string, spec: TypeSpec | undefined): void {
+export function recordField(target: object, name: string, options: FieldOptions): void {
   const ctor = (target as { constructor: object }).constructor;
   const own: RawField[] = Reflect.hasOwnMetadata(FIELDS_KEY, ctor)
     ? Reflect.getOwnMetadata(FIELDS_KEY, ctor)
     : [...(Reflect.getMetadata(FIELDS_KEY, ctor) ?? [])];
   const designType = Reflect.getMetadata("design:type", target, name);
   const i = own.findIndex((f) => f.name === name);
-  const entry = { name, spec: spec ?? designType };
+  const entry: RawField = { name, spec: options.type ?? designType, optional: options.optional === true, tag: options.tag };
   if (i >= 0) own[i] = entry;
   else own.push(entry);
   Reflect.defineMetadata(FIELDS_KEY, own, ctor);
@@ -157,6 +198,8 @@ export function resolveType(spec: TypeSpec | undefined, where: string): TypeDesc
     if (spec === Promise || spec === Function || (spec as unknown) === Symbol) {
       throw new TypeError(`${where}: type ${spec.name} cannot be bound from a request; declare it with @Param(Type)`);
     }
+    const mark = (spec as unknown as Record<symbol, unknown>)[NOT_BINDABLE];
+    if (typeof mark === "string") throw new TypeError(`${where}: ${mark}`);
     if (!raw || raw.length === 0) {
       throw new TypeError(
         `${where}: class ${spec.name} has no @Field() metadata, so it cannot be bound; ` +
@@ -168,7 +211,9 @@ export function resolveType(spec: TypeSpec | undefined, where: string): TypeDesc
     const desc: TypeDesc = { kind: "class", ctor: spec as new () => unknown, fields };
     classCache.set(spec, desc);
     try {
-      for (const f of raw) fields.push({ name: f.name, type: resolveType(f.spec, `${spec.name}.${f.name}`) });
+      for (const f of raw) {
+        fields.push({ name: f.name, type: resolveType(f.spec, `${spec.name}.${f.name}`), optional: f.optional, tag: f.tag });
+      }
     } catch (e) {
       classCache.delete(spec);
       throw e;

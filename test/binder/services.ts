@@ -1,21 +1,21 @@
 import { Field, Method, Param, Service, T, UploadedFile } from "../../src/index.js";
 
-/** A nested bindable class. */
+/** A nested bindable class. Its fields are optional: the binding tests send a few at a time. */
 export class Address {
-  @Field() city!: string;
-  @Field() zip!: number;
+  @Field({ optional: true }) city!: string;
+  @Field({ optional: true }) zip!: number;
 }
 
-/** A bindable class with every kind of field. */
+/** A bindable class with every kind of field, all optional (the tests send subsets). */
 export class Profile {
-  @Field() name!: string;
-  @Field() age!: number;
-  @Field() admin!: boolean;
-  @Field() born!: Date;
-  @Field() big!: bigint;
-  @Field([String]) tags!: string[];
-  @Field() address!: Address;
-  @Field(T.record(Number)) scores!: Record<string, number>;
+  @Field({ optional: true }) name!: string;
+  @Field({ optional: true }) age!: number;
+  @Field({ optional: true }) admin!: boolean;
+  @Field({ optional: true }) born!: Date;
+  @Field({ optional: true }) big!: bigint;
+  @Field({ type: [String], optional: true }) tags!: string[];
+  @Field({ optional: true }) address!: Address;
+  @Field({ type: T.record(Number), optional: true }) scores!: Record<string, number>;
 }
 
 /** Test-only methods exercising the binder; each echoes what it received. */

@@ -307,7 +307,8 @@ export class OnePortListener {
     for (const sock of this.sockets.keys()) sock.destroy();
   }
 
-  address(): net.AddressInfo {
-    return this.server.address() as net.AddressInfo;
+  /** The bound address, or null before listening. */
+  address(): net.AddressInfo | null {
+    return this.server.address() as net.AddressInfo | null;
   }
 }
