@@ -168,7 +168,8 @@ export function describeService(ctor: abstract new (...args: never[]) => unknown
   const claimed = new Map<string, MethodDescriptor>();
   for (const rm of rawMethods) {
     const md = describeMethod(info, rm);
-    for (const path of pathsOf(md)) {
+    // Upper-first first: a clash is reported in the form gRPC clients use.
+    for (const path of [...pathsOf(md)].sort((x, y) => (x < y ? -1 : 1))) {
       const other = claimed.get(path);
       if (other) {
         throw new TypeError(

@@ -196,7 +196,10 @@ export function resolveType(spec: TypeSpec | undefined, where: string): TypeDesc
     if (cached) return cached;
     const raw: RawField[] | undefined = Reflect.getMetadata(FIELDS_KEY, spec);
     if (spec === Promise || spec === Function || (spec as unknown) === Symbol) {
-      throw new TypeError(`${where}: type ${spec.name} cannot be bound from a request; declare it with @Param(Type)`);
+      throw new TypeError(
+        `${where}: type ${spec.name} cannot be bound from a request; declare its type with @Param(Type)` +
+          (spec === Function ? " (a CallContext parameter is injected with @Ctx() instead)" : ""),
+      );
     }
     const mark = (spec as unknown as Record<symbol, unknown>)[NOT_BINDABLE];
     if (typeof mark === "string") throw new TypeError(`${where}: ${mark}`);
