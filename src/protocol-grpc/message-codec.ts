@@ -10,6 +10,7 @@ import { Code } from "../protocol/code.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import type { GrpcMessageFormat } from "./content-type.js";
+import { derivedCodec, isDubboWrapper } from "./derived-codec.js";
 import { javaTypeName } from "./java-types.js";
 import { decodeRequestWrapper, decodeResponseWrapper, encodeRequestWrapper, encodeResponseWrapper } from "./wrapper.js";
 
@@ -33,6 +34,11 @@ export interface MessageCodec {
   encodeRequest(value: unknown): Uint8Array;
   /** Client: one response message. */
   decodeResponse(bytes: Uint8Array): unknown;
+  /**
+   * Server: the codec for the rest of a call, chosen by its first request message (plain
+   * protobuf or Dubbo's wrapper for IDL-less methods). Absent: this codec serves every call.
+   */
+  forRequest?(first: Uint8Array): MessageCodec;
 }
 
 /** Bytes that are not a message at all: gRPC answers `internal`, as grpc-go and grpc-js do. */
@@ -186,7 +192,7 @@ function jsonCodec(md: MethodDescriptor): MessageCodec {
 }
 
 /** serializeType values whose args are UTF-8 JSON; an empty serializeType means json too. */
-const JSON_SERIALIZATIONS = new Set(["", "json", "fastjson"]);
+const JSON_SERIALIZATIONS = new Set(["", "json", "fastjson", "fastjson2"]);
 
 /** Server: the arguments inside a TripleRequestWrapper, one JSON (or protobuf) value each. */
 function unwrapArgs(md: MethodDescriptor): (bytes: Uint8Array) => unknown[] {
@@ -264,18 +270,41 @@ function wrapperCodec(md: MethodDescriptor): MessageCodec {
   };
 }
 
+/**
+ * `application/grpc` and `+proto` on an IDL-less method: plain protobuf of the derived schema
+ * (what standard gRPC clients send; what our client sends) unless the first message is Dubbo's
+ * TripleRequestWrapper (what Dubbo Java and dubbo-go send), told apart by its bytes.
+ */
+function idlLessProtoCodec(md: MethodDescriptor): MessageCodec {
+  const plain = derivedCodec(md);
+  let wrapped: MessageCodec | undefined;
+  const n = md.params.length;
+  return {
+    ...plain,
+    forRequest: (first) => (isDubboWrapper(first, n) ? (wrapped ??= wrapperCodec(md)) : plain),
+  };
+}
+
 const cache = new WeakMap<MethodDescriptor, Partial<Record<GrpcMessageFormat, MessageCodec>>>();
 
 /**
- * The codec of one method in one format. `proto` carries the method's protobuf messages when it
- * is bound to a .proto, and the Triple wrapper otherwise (as Dubbo Java's client sends them).
+ * The codec of one method in one format. `proto` carries the method's protobuf messages: its
+ * .proto's, or for an IDL-less method those of the schema derived from its class, or Dubbo's
+ * wrapper when that is what the first message is; `wrapper` is always Dubbo's wrapper.
  */
 export function messageCodec(md: MethodDescriptor, format: GrpcMessageFormat): MessageCodec {
   let byFormat = cache.get(md);
   if (!byFormat) cache.set(md, (byFormat = {}));
   let c = byFormat[format];
   if (!c) {
-    c = format === "json" ? jsonCodec(md) : format === "proto" && md.requestType && md.responseType ? protoCodec(md) : wrapperCodec(md);
+    c =
+      format === "json"
+        ? jsonCodec(md)
+        : format === "wrapper"
+          ? wrapperCodec(md)
+          : md.requestType && md.responseType
+            ? protoCodec(md)
+            : idlLessProtoCodec(md);
     byFormat[format] = c;
   }
   return c;

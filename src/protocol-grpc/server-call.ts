@@ -35,7 +35,7 @@ export class GrpcServerCall implements MessageSink, AbortSink, PumpTarget, Handl
     private readonly ex: Exchange,
     private readonly route: RegisteredMethod,
     private readonly ctx: CallContext,
-    private readonly codec: MessageCodec,
+    private codec: MessageCodec,
     private readonly responder: GrpcResponder,
     requestEncoding: Compression | undefined,
     timeoutMs: number | undefined,
@@ -58,7 +58,9 @@ export class GrpcServerCall implements MessageSink, AbortSink, PumpTarget, Handl
   }
 
   onMessage(p: Buffer): void {
+    if (this.messages === 0 && this.codec.forRequest) this.codec = this.codec.forRequest(p);
     if (this.queue) {
+      this.messages++;
       this.queue.push(this.codec.decodeRequest(p)[0], p.length);
       return;
     }

@@ -1,0 +1,190 @@
+import type * as protobuf from "protobufjs";
+import { bindError } from "../codec/bind-error.js";
+import { asBuffer } from "../codec/bytes.js";
+import { paramLabel } from "../codec/binder.js";
+import { Code } from "../protocol/code.js";
+import { RpcError } from "../protocol/rpc-error.js";
+import { fromProto, type FromProto, toProto, type ToProto } from "../schema/convert.js";
+import { type DerivedMethod, SchemaBuilder } from "../schema/derive.js";
+import { toProtobufRoot } from "../schema/protobufjs.js";
+import type { MethodDescriptor } from "../service/descriptors.js";
+import type { TypeDesc } from "../service/type-desc.js";
+import type { MessageCodec } from "./message-codec.js";
+
+const ANY: TypeDesc = { kind: "any" };
+
+function undecodable(what: string, e: unknown): RpcError {
+  return new RpcError(Code.Internal, `cannot decode the request message (${what}): ${(e as Error).message}`, { cause: e });
+}
+
+function badResponse(what: string, e: unknown): RpcError {
+  return new RpcError(Code.Internal, `invalid ${what} response: ${(e as Error).message}`, { cause: e });
+}
+
+/** The derived messages of one method on their own (field numbers do not depend on the rest of the server). */
+function deriveMethod(md: MethodDescriptor): { dm: DerivedMethod; root: protobuf.Root } {
+  const b = new SchemaBuilder().add({ name: md.serviceName, version: "", group: "", methods: [md], proto: undefined });
+  const schema = b.build();
+  return { dm: schema.methods.get(md)!, root: toProtobufRoot(schema.files) };
+}
+
+interface ParamSlot {
+  readonly field: string;
+  readonly label: string;
+  readonly optional: boolean;
+  /** Message-typed parameters have presence: absent and required is a 400. */
+  readonly presence: boolean;
+  readonly from: FromProto;
+  readonly to: ToProto;
+}
+
+function paramSlots(md: MethodDescriptor, dm: DerivedMethod): ParamSlot[] {
+  return md.params.map((p, i) => ({
+    field: dm.paramFields[i],
+    label: paramLabel(p, i),
+    optional: p.optional,
+    presence: p.type.kind === "class" || p.type.kind === "date" || p.type.kind === "any",
+    from: fromProto(p.type),
+    to: toProto(p.type),
+  }));
+}
+
+/** Server: a decoded request message → the method's arguments. */
+function argsFrom(slots: readonly ParamSlot[], msg: Record<string, unknown>): unknown[] {
+  const out = new Array(slots.length);
+  for (let i = 0; i < slots.length; i++) {
+    const s = slots[i];
+    const v = msg[s.field];
+    if (v === null || v === undefined) {
+      if (s.presence && !s.optional) throw bindError(`${s.label} is missing`);
+      if (s.optional || s.presence) continue;
+    }
+    out[i] = s.from(v, s.label);
+  }
+  return out;
+}
+
+/** Client: the method's arguments → a request message object. */
+function argsTo(slots: readonly ParamSlot[], args: readonly unknown[]): Record<string, unknown> {
+  const msg: Record<string, unknown> = {};
+  for (let i = 0; i < slots.length; i++) {
+    const v = args[i];
+    if (v !== undefined && v !== null) msg[slots[i].field] = slots[i].to(v);
+  }
+  return msg;
+}
+
+function encodeWith(type: protobuf.Type, obj: unknown): Buffer {
+  return asBuffer(type.encode(type.fromObject(obj as Record<string, unknown>)).finish());
+}
+
+/**
+ * Plain protobuf for an IDL-less method: the messages of the schema derived from its class
+ * (docs/schema.md), both ways, with `Date`, `bigint`, `Map`, bytes and untyped values converted
+ * to and from their protobuf forms. What a standard gRPC client sends and expects.
+ */
+export function derivedCodec(md: MethodDescriptor): MessageCodec {
+  const { dm, root } = deriveMethod(md);
+  const req = root.lookupType(dm.request);
+  const res = root.lookupType(dm.response);
+  const slots = paramSlots(md, dm);
+  const element = md.params[0]?.type ?? ANY;
+  const result = md.returns ?? ANY;
+  const reqFrom = fromProto(element);
+  const reqTo = toProto(element);
+  const resFrom = fromProto(result);
+  const resTo = toProto(result);
+  const decodeReq = (bytes: Uint8Array): Record<string, unknown> => {
+    try {
+      return req.decode(bytes) as unknown as Record<string, unknown>;
+    } catch (e) {
+      throw undecodable(dm.request, e);
+    }
+  };
+  const wrapReq = (v: unknown): unknown => (dm.requestShape === "class" ? reqTo(v) : { [dm.requestField]: reqTo(v) });
+  const wrapRes = (v: unknown): unknown => (v === undefined || v === null ? {} : dm.responseShape === "class" ? resTo(v) : { value: resTo(v) });
+  return {
+    decodeRequest(bytes) {
+      const msg = decodeReq(bytes);
+      if (dm.requestShape === "params") return argsFrom(slots, msg);
+      return [reqFrom(dm.requestShape === "class" ? msg : msg[dm.requestField], "the request message")];
+    },
+    encodeResponse: (value) => encodeWith(res, wrapRes(value)),
+    encodeArgs: (args) => encodeWith(req, argsTo(slots, args)),
+    encodeRequest: (value) => encodeWith(req, wrapReq(value)),
+    decodeResponse(bytes) {
+      let msg: Record<string, unknown>;
+      try {
+        msg = res.decode(bytes) as unknown as Record<string, unknown>;
+      } catch (e) {
+        throw badResponse(dm.response, e);
+      }
+      return resFrom(dm.responseShape === "class" ? msg : msg.value, "the result");
+    },
+  };
+}
+
+/** Serialization names Dubbo clients write in a TripleRequestWrapper's `serializeType`. */
+const DUBBO_SERIALIZATIONS = new Set([
+  "hessian4",
+  "hessian2",
+  "fastjson2",
+  "fastjson",
+  "json",
+  "protobuf",
+  "protostuff",
+  "gson",
+  "msgpack",
+  "kryo",
+  "fst",
+  "fury",
+  "avro",
+  "java",
+  "nativejava",
+  "compactedjava",
+]);
+
+/** Reads a varint at `pos`; [value, next position], or undefined past the end. */
+function varint(b: Uint8Array, pos: number): [number, number] | undefined {
+  let v = 0;
+  for (let shift = 0; shift < 35; shift += 7) {
+    if (pos >= b.length) return undefined;
+    const byte = b[pos++];
+    v += (byte & 0x7f) * 2 ** shift;
+    if ((byte & 0x80) === 0) return [v, pos];
+  }
+  return undefined;
+}
+
+/**
+ * Tells Dubbo's TripleRequestWrapper from a plain protobuf request by the bytes, since neither
+ * the content type nor the headers can: Dubbo Java and dubbo-go send `application/grpc+proto`
+ * for both, and so do connect-es and dubbo-js for plain messages. A wrapper is a message whose
+ * fields are only 1, 2 and 3, all length-delimited; field 1 (`serializeType`) comes first,
+ * exactly once, and names a Dubbo serialization (`hessian2`, `fastjson2`, `json` …); there are
+ * at most `n` arguments (field 2) and at most `n` argument types (field 3) for a method of `n`
+ * parameters. Anything else is plain protobuf.
+ */
+export function isDubboWrapper(bytes: Uint8Array, n: number): boolean {
+  let pos = 0;
+  let args = 0;
+  let types = 0;
+  let first = true;
+  while (pos < bytes.length) {
+    const tag = varint(bytes, pos);
+    if (!tag || (tag[0] & 7) !== 2) return false;
+    const field = tag[0] >>> 3;
+    const len = varint(bytes, tag[1]);
+    if (!len || len[1] + len[0] > bytes.length) return false;
+    if (first) {
+      if (field !== 1) return false;
+      const name = Buffer.from(bytes.buffer, bytes.byteOffset + len[1], len[0]).toString("latin1");
+      if (!DUBBO_SERIALIZATIONS.has(name)) return false;
+      first = false;
+    } else if (field === 2) args++;
+    else if (field === 3) types++;
+    else return false;
+    pos = len[1] + len[0];
+  }
+  return !first && args <= n && types <= n;
+}
