@@ -31,6 +31,7 @@ export type {
 } from "./service/descriptors.js";
 export { describeService } from "./service/describe.js";
 export { loadProto } from "./service/proto.js";
+export { toProto, toProtoFiles } from "./schema/proto-text.js";
 export { CallContext, createContextKey, type ContextKey, type Identity } from "./server/context.js";
 export { Metadata, OutgoingMetadata } from "./server/metadata.js";
 export type { Call, Interceptor, Next } from "./server/interceptor.js";
