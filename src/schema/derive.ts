@@ -179,7 +179,9 @@ export class SchemaBuilder {
     this.classes.set(t.ctor, { fullName, file });
     this.messageFiles.set(fullName, file);
     file.messages.push(message);
-    t.fields.forEach((f: FieldDesc, i) => fields.push(this.field(file, fieldName(f.name), f.tag ?? i + 1, f.type, f.optional)));
+    t.fields.forEach((f: FieldDesc, i) => {
+      fields.push(this.field(file, fieldName(f.name), f.tag ?? i + 1, f.type, f.optional));
+    });
     checkFields(fullName, fields);
     return fullName;
   }

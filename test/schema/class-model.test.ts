@@ -6,12 +6,10 @@ import {
   closeClient,
   createClient,
   createServer,
-  Field,
   Method,
   Param,
   RpcError,
   Service,
-  T,
   type TripleServer,
 } from "../../src/index.js";
 import { FORM, multipart } from "../binder/multipart.js";

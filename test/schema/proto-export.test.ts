@@ -40,13 +40,13 @@ describe(".proto export of an IDL-less service", () => {
     assert.match(text, /^syntax = "proto3";\n\npackage inventory;/);
     assert.match(text, /import "google\/protobuf\/timestamp\.proto";/);
     assert.match(text, /rpc adjustStock \(\.inventory\.AdjustStockRequest\) returns \(\.inventory\.AdjustStockResponse\);/);
-    assert.match(text, /message AdjustStockRequest \{\n  string sku = 1;\n  double delta = 2;\n  optional string reason = 3;\n\}/);
+    assert.match(text, /message AdjustStockRequest \{\n {2}string sku = 1;\n {2}double delta = 2;\n {2}optional string reason = 3;\n\}/);
     assert.match(text, /rpc report \(\.inventory\.ReportRequest\) returns \(\.inventory\.Report\);/);
     assert.match(
       text,
-      /message Report \{\n  \.google\.protobuf\.Timestamp at = 1;\n  bytes raw = 2;\n  int64 total = 3;\n  map<string, double> counts = 4;\n  \.inventory\.Item item = 5;\n\}/,
+      /message Report \{\n {2}\.google\.protobuf\.Timestamp at = 1;\n {2}bytes raw = 2;\n {2}int64 total = 3;\n {2}map<string, double> counts = 4;\n {2}\.inventory\.Item item = 5;\n\}/,
     );
-    assert.match(text, /message ItemsResponse \{\n  repeated \.inventory\.Item value = 1;\n\}/);
+    assert.match(text, /message ItemsResponse \{\n {2}repeated \.inventory\.Item value = 1;\n\}/);
   });
 
   it("the CLI prints the same text, and --out writes it", () => {
