@@ -1,5 +1,6 @@
 import * as protobuf from "protobufjs";
 import { Code } from "../protocol/code.js";
+import { nameFile } from "../schema/descriptor.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import { Ctx, Method, Service } from "../service/decorators.js";
 import type { CallContext } from "./context.js";
@@ -58,6 +59,7 @@ export const HEALTH_PROTO_JSON: protobuf.INamespace = {
 
 const healthRoot = protobuf.Root.fromJSON(HEALTH_PROTO_JSON);
 healthRoot.resolveAll();
+nameFile(healthRoot, "grpc/health/v1/health.proto");
 
 /** What the health service reads from its server. */
 export interface HealthSource {

@@ -17,6 +17,7 @@ import type { CallContext } from "./context.js";
 import { Cors, type CorsOptions } from "./cors.js";
 import { HEALTH_SERVICE_NAME, HealthService } from "./health.js";
 import { InflightCalls } from "./inflight.js";
+import { REFLECTION_V1, ServerReflectionV1, ServerReflectionV1Alpha } from "./reflection.js";
 import { buildInvoker, type Interceptor, invokerSeesContext } from "./interceptor.js";
 import { DEFAULT_LIMITS, type Limits } from "./limits.js";
 import { Router } from "./router.js";
@@ -45,6 +46,12 @@ export interface ServerOptions extends TransportOptions {
   cors?: CorsOptions;
   /** Serve the built-in `grpc.health.v1.Health` (Check, Watch). Default true. */
   health?: boolean;
+  /**
+   * Serve gRPC server reflection (`grpc.reflection.v1` and `v1alpha`), describing every
+   * registered service: .proto-bound ones from their files, IDL-less ones by their derived
+   * schema. Default true.
+   */
+  reflection?: boolean;
 }
 
 /** Where to listen. */
@@ -114,6 +121,10 @@ export class TripleServer implements ServerCore {
     if (options.health !== false && !this.router.hasService(HEALTH_SERVICE_NAME)) {
       this.health = new HealthService(this);
       this.register(this.health);
+    }
+    if (options.reflection !== false && !this.router.hasService(REFLECTION_V1)) {
+      this.register(new ServerReflectionV1(this));
+      this.register(new ServerReflectionV1Alpha(this));
     }
   }
 
