@@ -162,10 +162,12 @@ function varint(b: Uint8Array, pos: number): [number, number] | undefined {
  * for both, and so do connect-es and dubbo-js for plain messages. A wrapper is a message whose
  * fields are only 1, 2 and 3, all length-delimited; field 1 (`serializeType`) comes first,
  * exactly once, and names a Dubbo serialization (`hessian2`, `fastjson2`, `json` …); there are
- * at most `n` arguments (field 2) and at most `n` argument types (field 3) for a method of `n`
- * parameters. Anything else is plain protobuf.
+ * between `least` (the parameters up to the last required one) and `n` arguments (field 2), and
+ * at most `n` argument types (field 3). Anything else is plain protobuf. What it cannot tell: a
+ * plain request whose first field is a string equal to a serialization name and whose fields 2
+ * and 3 are repeated strings or bytes of those counts.
  */
-export function isDubboWrapper(bytes: Uint8Array, n: number): boolean {
+export function isDubboWrapper(bytes: Uint8Array, n: number, least: number): boolean {
   let pos = 0;
   let args = 0;
   let types = 0;
@@ -186,5 +188,5 @@ export function isDubboWrapper(bytes: Uint8Array, n: number): boolean {
     else return false;
     pos = len[1] + len[0];
   }
-  return !first && args <= n && types <= n;
+  return !first && args >= least && args <= n && types <= n;
 }

@@ -279,9 +279,10 @@ function idlLessProtoCodec(md: MethodDescriptor): MessageCodec {
   const plain = derivedCodec(md);
   let wrapped: MessageCodec | undefined;
   const n = md.params.length;
+  const least = requiredCount(md);
   return {
     ...plain,
-    forRequest: (first) => (isDubboWrapper(first, n) ? (wrapped ??= wrapperCodec(md)) : plain),
+    forRequest: (first) => (isDubboWrapper(first, n, least) ? (wrapped ??= wrapperCodec(md)) : plain),
   };
 }
 
