@@ -18,7 +18,7 @@ export const GREET_PROTO = path.resolve(__dirname, "../../../samples/greet/greet
 export const SERVER_STREAM_GREETINGS = 3;
 
 /**
- * The sample greeting service (spec §2.1):
+ * The sample greeting service, the Triple protocol's own example:
  * - `Greet` accepts exactly one name and answers `greeting` = that name; any other name fails
  *   with `name is not right: <name>`.
  * - `GreetServerStream` (server streaming) answers one request with

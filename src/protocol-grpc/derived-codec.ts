@@ -9,7 +9,7 @@ import { type DerivedMethod, SchemaBuilder } from "../schema/derive.js";
 import { toProtobufRoot } from "../schema/protobufjs.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import type { TypeDesc } from "../service/type-desc.js";
-import type { MessageCodec } from "./message-codec.js";
+import type { MessageCodec } from "./codec-types.js";
 
 const ANY: TypeDesc = { kind: "any" };
 

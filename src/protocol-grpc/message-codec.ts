@@ -10,36 +10,13 @@ import { Code } from "../protocol/code.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import type { GrpcMessageFormat } from "./content-type.js";
+
+export type { MessageCodec } from "./codec-types.js";
+import type { MessageCodec } from "./codec-types.js";
 import { derivedCodec, isDubboWrapper } from "./derived-codec.js";
 import { javaTypeName } from "./java-types.js";
 import { decodeRequestWrapper, decodeResponseWrapper, encodeRequestWrapper, encodeResponseWrapper } from "./wrapper.js";
 
-/**
- * How the messages of one method travel in one format, both ways: the server decodes requests
- * and encodes responses, the client encodes requests and decodes responses. One object per
- * method and format, built on first use and shared by every call. The client's Triple HTTP
- * unary bodies (`application/json`, `application/proto`) are single messages of the same
- * formats, so it uses these codecs too.
- */
-export interface MessageCodec {
-  /** Server: one request message → the method's bound arguments (request streams: one element). */
-  decodeRequest(bytes: Uint8Array): unknown[];
-  /** Server: one response message. */
-  encodeResponse(value: unknown): Buffer;
-  /** Server: one response message as a whole uncompressed frame, where that saves a copy. */
-  encodeResponseFrame?(value: unknown): Buffer;
-  /** Client: the arguments of a unary or server-streaming call as one request message. */
-  encodeArgs(args: readonly unknown[]): Uint8Array;
-  /** Client: one message of a request stream. */
-  encodeRequest(value: unknown): Uint8Array;
-  /** Client: one response message. */
-  decodeResponse(bytes: Uint8Array): unknown;
-  /**
-   * Server: the codec for the rest of a call, chosen by its first request message (plain
-   * protobuf or Dubbo's wrapper for IDL-less methods). Absent: this codec serves every call.
-   */
-  forRequest?(first: Uint8Array): MessageCodec;
-}
 
 /** Bytes that are not a message at all: gRPC answers `internal`, as grpc-go and grpc-js do. */
 function undecodable(what: string, e: unknown): RpcError {

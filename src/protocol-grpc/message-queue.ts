@@ -18,8 +18,8 @@ export const CLIENT_QUEUE_BOUNDS: QueueBounds = { maxMessages: 32, maxBytes: 4 *
  * The messages of a stream as an async iterator: the transport pushes, the consumer (a handler
  * reading its request stream, a caller reading responses) pulls. Bounded by messages *and*
  * bytes: when either bound is reached, `onPressure(true)` asks the transport to stop reading, so
- * HTTP/2 flow control pushes back on the peer; once the consumer has taken it below half of both,
- * `onPressure(false)` resumes. `onReturn` runs when the consumer stops early (`break`).
+ * HTTP/2 flow control pushes back on the peer; once the consumer has taken it to half the
+ * messages or fewer and below half the bytes, `onPressure(false)` resumes. `onReturn` runs when the consumer stops early (`break`).
  */
 export class MessageQueue<T> implements AsyncIterableIterator<T> {
   private items: T[] = [];
@@ -85,9 +85,12 @@ export class MessageQueue<T> implements AsyncIterableIterator<T> {
     if (this.waiter) this.settleWaiter(undefined, err);
   }
 
-  /** The call is over (cancelled, timed out): waiting messages are dropped, the next read throws `err`. */
+  /**
+   * The call is over (cancelled, timed out): waiting messages are dropped and the next read throws
+   * `err`, also when the peer had already ended the stream.
+   */
   abort(err: unknown): void {
-    if (this.state !== "open") return;
+    if (this.state !== "open" && this.state !== "ended") return;
     this.clear();
     this.state = "failed";
     this.error = err;

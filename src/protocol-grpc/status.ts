@@ -150,9 +150,11 @@ export function sendGrpcStatus(
  */
 export function errorFromGrpcTrailers(trailers: HeaderMap): RpcError | undefined {
   const raw = firstHeader(trailers, H.grpcStatus);
-  const status = raw === undefined ? Number.NaN : Number(raw);
-  if (status === 0) return undefined;
   if (raw === undefined) return new RpcError(Code.Internal, "protocol error: the response has no grpc-status");
+  // A status is ASCII digits; anything else (empty, "0x0", "+0") is not a success.
+  if (!/^\d+$/.test(raw)) return new RpcError(Code.Unknown, `protocol error: invalid grpc-status "${raw}"`);
+  const status = Number(raw);
+  if (status === 0) return undefined;
   const code = isCode(status) ? status : Code.Unknown;
   const message = decodeGrpcMessage(firstHeader(trailers, H.grpcMessage) ?? "");
   let details: ErrorDetail[] = [];

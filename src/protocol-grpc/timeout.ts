@@ -16,11 +16,23 @@ export function parseGrpcTimeout(value: string | undefined): number | undefined 
   return Number(m[1]) * UNITS[m[2]];
 }
 
-/** Formats milliseconds as a `grpc-timeout` value in the finest unit that fits 8 digits. */
+/** The units `formatGrpcTimeout` tries, finest first, with their size in milliseconds. */
+const FORMAT_UNITS: readonly [string, number][] = [
+  ["u", 0.001],
+  ["m", 1],
+  ["S", 1000],
+  ["M", 60_000],
+];
+
+/**
+ * Formats milliseconds as a `grpc-timeout` value in the finest unit whose (rounded up) count fits
+ * 8 digits; never shorter than the timeout, capped at 99999999M (190 years).
+ */
 export function formatGrpcTimeout(ms: number): string {
   if (ms <= 0) return "1n";
-  if (ms < 1e5) return `${Math.ceil(ms * 1000)}u`;
-  if (ms < 1e8) return `${Math.ceil(ms)}m`;
-  if (ms < 1e11) return `${Math.ceil(ms / 1000)}S`;
-  return `${Math.min(99_999_999, Math.ceil(ms / 60_000))}M`;
+  for (const [unit, size] of FORMAT_UNITS) {
+    const n = Math.ceil(ms / size);
+    if (n <= 99_999_999) return `${n}${unit}`;
+  }
+  return "99999999M";
 }

@@ -16,9 +16,11 @@ function inflateWith(
   name: string,
 ): Compression["decompress"] {
   return (data, maxBytes) => {
+    let out: Buffer;
     try {
-      // maxOutputLength makes a decompression bomb fail fast instead of filling memory.
-      return fn(data, { maxOutputLength: Math.max(1, maxBytes) });
+      // maxOutputLength makes a decompression bomb fail fast instead of filling memory (zlib
+      // needs at least 1, so a zero limit is checked after).
+      out = fn(data, { maxOutputLength: Math.max(1, maxBytes) });
     } catch (e) {
       if (e instanceof RangeError || (e as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE") {
         throw decompressedTooLarge(maxBytes);
@@ -28,6 +30,8 @@ function inflateWith(
         legacyStatus: 25,
       });
     }
+    if (out.length > maxBytes) throw decompressedTooLarge(maxBytes);
+    return out;
   };
 }
 

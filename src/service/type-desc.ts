@@ -160,6 +160,40 @@ function isTypeDesc(x: unknown): x is TypeDesc {
   return typeof x === "object" && x !== null && !Array.isArray(x) && typeof (x as TypeDesc).kind === "string";
 }
 
+/** The descriptor of a class from its `@Field` metadata (cached; self-references terminate). */
+function classType(spec: new () => unknown, where: string): TypeDesc {
+  const cached = classCache.get(spec);
+  if (cached) return cached;
+  if (spec === (Promise as unknown) || spec === (Function as unknown) || (spec as unknown) === Symbol) {
+    throw new TypeError(
+      `${where}: type ${spec.name} cannot be bound from a request; declare its type with @Param(Type)` +
+        (spec === (Function as unknown) ? " (a CallContext parameter is injected with @Ctx() instead)" : ""),
+    );
+  }
+  const mark = (spec as unknown as Record<symbol, unknown>)[NOT_BINDABLE];
+  if (typeof mark === "string") throw new TypeError(`${where}: ${mark}`);
+  const raw: RawField[] | undefined = Reflect.getMetadata(FIELDS_KEY, spec);
+  if (!raw || raw.length === 0) {
+    throw new TypeError(
+      `${where}: class ${spec.name} has no @Field() metadata, so it cannot be bound; ` +
+        `decorate its fields with @Field() or declare the parameter as @Param(Object)`,
+    );
+  }
+  // Register before resolving fields so self-referencing classes terminate.
+  const fields: FieldDesc[] = [];
+  const desc: TypeDesc = { kind: "class", ctor: spec, fields };
+  classCache.set(spec, desc);
+  try {
+    for (const f of raw) {
+      fields.push({ name: f.name, type: resolveType(f.spec, `${spec.name}.${f.name}`), optional: f.optional, tag: f.tag });
+    }
+  } catch (e) {
+    classCache.delete(spec);
+    throw e;
+  }
+  return desc;
+}
+
 /**
  * Turns a type spec (a constructor from `design:paramtypes`, or an explicit override) into a
  * descriptor. Throws a registration-time error naming `where` for types we cannot bind.
@@ -191,37 +225,6 @@ export function resolveType(spec: TypeSpec | undefined, where: string): TypeDesc
   if (spec === Uint8Array || spec === Buffer || (typeof spec === "function" && spec.prototype instanceof Uint8Array)) {
     return spec === UploadedFile ? T.file : T.bytes;
   }
-  if (typeof spec === "function") {
-    const cached = classCache.get(spec);
-    if (cached) return cached;
-    const raw: RawField[] | undefined = Reflect.getMetadata(FIELDS_KEY, spec);
-    if (spec === Promise || spec === Function || (spec as unknown) === Symbol) {
-      throw new TypeError(
-        `${where}: type ${spec.name} cannot be bound from a request; declare its type with @Param(Type)` +
-          (spec === Function ? " (a CallContext parameter is injected with @Ctx() instead)" : ""),
-      );
-    }
-    const mark = (spec as unknown as Record<symbol, unknown>)[NOT_BINDABLE];
-    if (typeof mark === "string") throw new TypeError(`${where}: ${mark}`);
-    if (!raw || raw.length === 0) {
-      throw new TypeError(
-        `${where}: class ${spec.name} has no @Field() metadata, so it cannot be bound; ` +
-          `decorate its fields with @Field() or declare the parameter as @Param(Object)`,
-      );
-    }
-    // Register before resolving fields so self-referencing classes terminate.
-    const fields: FieldDesc[] = [];
-    const desc: TypeDesc = { kind: "class", ctor: spec as new () => unknown, fields };
-    classCache.set(spec, desc);
-    try {
-      for (const f of raw) {
-        fields.push({ name: f.name, type: resolveType(f.spec, `${spec.name}.${f.name}`), optional: f.optional, tag: f.tag });
-      }
-    } catch (e) {
-      classCache.delete(spec);
-      throw e;
-    }
-    return desc;
-  }
+  if (typeof spec === "function") return classType(spec as new () => unknown, where);
   throw new TypeError(`${where}: unsupported type ${String(spec)}`);
 }

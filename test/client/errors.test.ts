@@ -22,7 +22,7 @@ class Dialects {
 
 const JSON_CT = { "content-type": "application/json" };
 
-describe("client errors: the error dialects of decisions.md and spec table 7.2", () => {
+describe("client errors: every error-body dialect (ours, Dubbo Java, dubbo-js, dubbo-go) and the HTTP status table", () => {
   let raw: Awaited<ReturnType<typeof startHttp1>>;
   let client: ReturnType<typeof createClient<Dialects>>;
   before(async () => {

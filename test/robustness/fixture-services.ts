@@ -53,7 +53,7 @@ export class ProbeService {
   }
 }
 
-/** The user object of the XML / JSON samples (spec §2.3: string fields username and location). */
+/** The user object of the XML / JSON samples: string fields username and location. */
 export class UserInfo {
   @Field() username!: string;
   @Field() location!: string;

@@ -46,7 +46,7 @@ const TOKENS: Record<string, { subject: string; roles: string[] }> = {
   bob: { subject: "bob", roles: [] },
 };
 
-describe("bearer auth (spec §5, decisions.md)", () => {
+describe("bearer auth: authorization: Bearer on HTTP/1.1, HTTP/2 and gRPC", () => {
   let server: TripleServer;
   let url: string;
   let h2: H2;

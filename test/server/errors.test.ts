@@ -6,7 +6,7 @@ import { JSON_HEADERS } from "../helpers/http.js";
 import { type Caller, errorOf, http1Caller, http2Caller } from "./callers.js";
 import { CalcService } from "./fixtures.js";
 
-describe("error responses as decisions.md (issue 2 item 5)", () => {
+describe("error responses: JSON body with status, message and code (issue 2 item 5)", () => {
   let server: TripleServer;
   let strict: TripleServer;
   let callers: Caller[];
