@@ -118,14 +118,14 @@ export function BidiStream(name?: string): MethodDecorator {
   return methodDecorator({ name, kind: "bidi_streaming" });
 }
 
+/** True for an options object (rather than a type spec: a constructor, `[T]` or a `TypeDesc`). */
+function isOptionsObject(x: unknown, keys: readonly string[]): boolean {
+  if (typeof x !== "object" || x === null || Array.isArray(x) || "kind" in x) return false;
+  return keys.some((k) => k in x) || Object.keys(x).length === 0;
+}
+
 function isParamOptions(x: unknown): x is ParamOptions {
-  return (
-    typeof x === "object" &&
-    x !== null &&
-    !Array.isArray(x) &&
-    !("kind" in x) &&
-    ("name" in x || "type" in x || "optional" in x || "tag" in x || Object.keys(x).length === 0)
-  );
+  return isOptionsObject(x, ["name", "type", "optional", "tag"]);
 }
 
 function paramDecorator(source: RawParam["source"], options: ParamOptions): ParameterDecorator {
@@ -159,13 +159,7 @@ export function Ctx(): ParameterDecorator {
 }
 
 function isFieldOptions(x: unknown): x is FieldOptions {
-  return (
-    typeof x === "object" &&
-    x !== null &&
-    !Array.isArray(x) &&
-    !("kind" in x) &&
-    ("type" in x || "optional" in x || "tag" in x || Object.keys(x).length === 0)
-  );
+  return isOptionsObject(x, ["type", "optional", "tag"]);
 }
 
 /**

@@ -21,14 +21,24 @@ function toAbortSink(fn: (() => void) | AbortSink): AbortSink {
   return typeof fn === "function" ? { onExchangeAbort: fn } : fn;
 }
 
-/** Both sinks, in order: a second `onAbort` (an SSE stream taking over from its unary call) adds to the first. */
-function bothSinks(first: AbortSink, second: AbortSink): AbortSink {
-  return {
+/**
+ * Records an abort sink on an exchange; true for the first, whose transport listener the caller
+ * installs. A second `onAbort` (an SSE stream taking over from its unary call) adds to the first.
+ */
+function addAbortSink(ex: { abortSink: AbortSink | undefined }, fn: (() => void) | AbortSink): boolean {
+  const sink = toAbortSink(fn);
+  const first = ex.abortSink;
+  if (!first) {
+    ex.abortSink = sink;
+    return true;
+  }
+  ex.abortSink = {
     onExchangeAbort() {
       first.onExchangeAbort();
-      second.onExchangeAbort();
+      sink.onExchangeAbort();
     },
   };
+  return false;
 }
 
 /**
@@ -188,13 +198,7 @@ export class Http1Exchange implements Exchange {
   }
 
   onAbort(fn: (() => void) | AbortSink): void {
-    const sink = toAbortSink(fn);
-    if (this.abortSink) {
-      this.abortSink = bothSinks(this.abortSink, sink);
-      return;
-    }
-    this.abortSink = sink;
-    this.res.on("close", h1Close);
+    if (addAbortSink(this, fn)) this.res.on("close", h1Close);
   }
 
   readBody(sink: BodySink): void {
@@ -367,14 +371,8 @@ export class Http2Exchange implements Exchange {
   }
 
   onAbort(fn: (() => void) | AbortSink): void {
-    const sink = toAbortSink(fn);
-    if (this.abortSink) {
-      this.abortSink = bothSinks(this.abortSink, sink);
-      return;
-    }
-    this.abortSink = sink;
     // `on`, not `once`: the stream is this call's alone, and once() allocates a wrapper.
-    this.stream.on("close", h2Close);
+    if (addAbortSink(this, fn)) this.stream.on("close", h2Close);
   }
 
   readBody(sink: BodySink): void {
