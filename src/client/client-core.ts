@@ -37,6 +37,8 @@ export interface PreparedMethod {
   readonly contentType: string;
   /** gRPC (HTTP/2 framing and trailers) rather than Triple HTTP unary. */
   readonly grpc: boolean;
+  /** Retries of this method: the client's per-method option, else `@Method({ retries })`, else the client's. */
+  readonly retries: number;
   readonly headers: OutgoingHttpHeaders;
 }
 
@@ -171,7 +173,9 @@ export class ClientCore {
     } else {
       headers[H.acceptEncoding] = HTTP_ACCEPT_ENCODING;
     }
-    return { md, codec, contentType, grpc, headers };
+    const own = this.options.methods?.[md.name] ?? this.options.methods?.[md.propertyKey];
+    const retries = Math.floor(nonNegative(`methods.${md.name}.retries`, own?.retries ?? md.retries, this.ctx.retries));
+    return { md, codec, contentType, grpc, headers, retries };
   }
 
   private http1(): Http1Transport {
@@ -208,8 +212,8 @@ export class ClientCore {
     return new CallScope(t !== undefined && t > 0 ? t : undefined, opts?.signal);
   }
 
-  private invocation(md: MethodDescriptor, args: readonly unknown[], scope: CallScope, streaming: boolean): Invocation {
-    return { method: md, args, signal: scope.signal, committed: false, streaming };
+  private invocation(pm: PreparedMethod, args: readonly unknown[], scope: CallScope, streaming: boolean): Invocation {
+    return { method: pm.md, args, signal: scope.signal, committed: false, streaming, retries: pm.retries };
   }
 
   private openGrpc(p: Provider, pm: PreparedMethod, headers: OutgoingHttpHeaders, scope: CallScope, opts: CallOptions | undefined) {
@@ -252,7 +256,7 @@ export class ClientCore {
             .post(p, { path: pm.md.path, headers: this.withTimeout(headers, scope, false), body, signal: scope.signal, maxBytes: this.maxBytes })
             .then((reply) => this.tripleReply(pm, reply, opts));
       }
-      return await this.policy.invoke(this.invocation(pm.md, args, scope, false), attempt, this.ctx);
+      return await this.policy.invoke(this.invocation(pm, args, scope, false), attempt, this.ctx);
     } finally {
       scope.dispose();
     }
@@ -275,7 +279,7 @@ export class ClientCore {
       scope.throwIfAborted();
       const body = pm.codec.encodeArgs(args);
       const headers = await this.callHeaders(pm, opts);
-      const inv = this.invocation(pm.md, args, scope, true);
+      const inv = this.invocation(pm, args, scope, true);
       const started = await this.policy.invoke(
         inv,
         async (p) => {
@@ -307,7 +311,7 @@ export class ClientCore {
       throw new RpcError(Code.InvalidArgument, `${pm.md.path} streams its requests: pass an AsyncIterable or an Iterable`);
     }
     const headers = await this.callHeaders(pm, opts);
-    const inv = this.invocation(pm.md, [], scope, true);
+    const inv = this.invocation(pm, [], scope, true);
     const call = await this.policy.invoke(inv, (p) => this.openGrpc(p, pm, headers, scope, opts), this.ctx);
     inv.committed = true;
     void pump(call, input);

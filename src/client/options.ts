@@ -32,8 +32,16 @@ export interface ClientOptions {
   token?: TokenSource;
   /** Metadata sent with every call. */
   metadata?: MetadataInit;
-  /** Retries of the failover and failback policies; default 2 (3 attempts). */
+  /**
+   * Retries of the failover and failback policies; default 2 (3 attempts). Only `unavailable`
+   * and `unknown` errors are retried, never after a response message arrived.
+   */
   retries?: number;
+  /**
+   * Per-method settings by wire name or JavaScript name, over the method's own
+   * (`@Method({ retries })`) and the client's: `{ charge: { retries: 0 } }`.
+   */
+  methods?: Readonly<Record<string, { readonly retries?: number }>>;
   /** Cluster policy: failover (default), failfast, failsafe, failback, forking, broadcast. */
   cluster?: ClusterPolicyName | ClusterPolicy;
   /** Load balancer: random (weighted, default), roundrobin, leastactive, consistenthash, p2c. */

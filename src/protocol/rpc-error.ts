@@ -15,6 +15,8 @@ export interface RpcErrorOptions {
   httpStatus?: number;
   /** Overrides the legacy Dubbo status derived from the code (25 for undecodable bodies, 30 for client timeouts). */
   legacyStatus?: number;
+  /** The message as the peer sent it, when `message` words it differently. */
+  rawMessage?: string;
 }
 
 /** One error detail: a protobuf `Any` (type URL or name, and the encoded message). */
@@ -34,10 +36,17 @@ export class RpcError extends Error {
   readonly details: ErrorDetail[];
   readonly httpStatus: number | undefined;
   readonly legacyStatus: number | undefined;
+  /**
+   * The peer's own words: the message as it arrived. Equal to `message`, except on errors that
+   * wrap another (a `FailoverError`'s `message` is Dubbo's sentence, its `rawMessage` the last
+   * attempt's text).
+   */
+  readonly rawMessage: string;
 
   constructor(code: Code, message: string, options: RpcErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = isCode(code) ? code : Code.Unknown;
+    this.rawMessage = options.rawMessage ?? message;
     this.metadata = options.metadata ?? {};
     this.details = options.details ?? [];
     this.httpStatus = options.httpStatus;

@@ -33,6 +33,11 @@ export interface MethodOptions {
    * `[Item]`.
    */
   returns?: TypeSpec;
+  /**
+   * How often a client may retry this method on another provider (the failover policy); `0` for
+   * calls that must not run twice (charging a card). Default: the client's `retries`.
+   */
+  retries?: number;
 }
 
 /** Options of `@Param`. */

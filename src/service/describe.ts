@@ -130,6 +130,10 @@ function describeMethod(c: ClassInfo, rm: RawMethod): MethodDescriptor {
     throw new TypeError(`${where} is ${kind} and must take exactly one parameter (the request stream)`);
   }
   const returns = rm.options.returns === undefined ? undefined : resolveType(rm.options.returns, `${where} result`);
+  const retries = rm.options.retries;
+  if (retries !== undefined && !(Number.isInteger(retries) && retries >= 0)) {
+    throw new TypeError(`${where}: @Method({ retries }) must be a whole number >= 0, got ${retries}`);
+  }
   return {
     serviceName: c.name,
     name: wireName,
@@ -139,6 +143,7 @@ function describeMethod(c: ClassInfo, rm: RawMethod): MethodDescriptor {
     params,
     arity,
     returns,
+    retries,
     contextIndex,
     requestType: pm?.resolvedRequestType ?? undefined,
     responseType: pm?.resolvedResponseType ?? undefined,
@@ -222,6 +227,7 @@ export function describeProtoService(svc: protobuf.Service): ServiceDescriptor {
     params: [{ index: 0, name: undefined, type: T.any, optional: false, tag: 1 }],
     arity: 1,
     returns: undefined,
+    retries: undefined,
     contextIndex: -1,
     requestType: m.resolvedRequestType ?? undefined,
     responseType: m.resolvedResponseType ?? undefined,

@@ -36,6 +36,8 @@ export interface MethodDescriptor {
   readonly params: readonly ParamDescriptor[];
   /** Total JavaScript parameter count, including the context parameter. */
   readonly arity: number;
+  /** Retries a client may make (`@Method({ retries })`); undefined: the client's default. */
+  readonly retries: number | undefined;
   /** The result type (`@Method({ returns })`; per message for streams); undefined: not declared. */
   readonly returns: TypeDesc | undefined;
   /** Index of the `@Ctx()` parameter, or -1. */

@@ -14,6 +14,7 @@ function invocation(): Invocation {
     args: [],
     signal: new AbortController().signal,
     committed: false,
+    retries: 2,
     streaming: false,
   };
 }

@@ -75,8 +75,18 @@ export async function runAttempt<T>(provider: Provider, attempt: Attempt<T>, ctx
   }
 }
 
-/** True when another attempt may follow this error: not after a response started, a deadline or a cancellation. */
+/**
+ * The codes another attempt may follow: `unavailable` (the call never reached a handler: refused
+ * or reset connections, GOAWAY, REFUSED_STREAM, a server shutting down) and `unknown` (a handler
+ * failed with a plain error, which Dubbo retries). Everything else is the handler's answer —
+ * invalid_argument, not_found, already_exists, permission_denied, unauthenticated,
+ * failed_precondition, out_of_range, resource_exhausted, aborted, unimplemented, internal — or
+ * the call's end (deadline_exceeded, cancelled), and sending it again could repeat a side effect.
+ */
+const RETRYABLE_CODES: ReadonlySet<Code> = new Set([Code.Unavailable, Code.Unknown]);
+
+/** True when another attempt may follow this error: never once a response message arrived. */
 export function retryable(err: RpcError, inv: Invocation): boolean {
   if (inv.committed || inv.signal.aborted) return false;
-  return err.code !== Code.DeadlineExceeded && err.code !== Code.Cancelled;
+  return RETRYABLE_CODES.has(err.code);
 }

@@ -15,7 +15,7 @@ export const failback: ClusterPolicy = {
       return (await failfast.invoke(...a)) as T;
     } catch (e) {
       if (inv.streaming) throw e;
-      let left = ctx.retries;
+      let left = inv.retries;
       const again = () => {
         if (left-- <= 0) return;
         const timer = setTimeout(() => {

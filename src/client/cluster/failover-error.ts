@@ -18,6 +18,7 @@ export class FailoverError extends RpcError {
       details: last.details,
       httpStatus: last.httpStatus,
       legacyStatus: last.legacyStatus,
+      rawMessage: last.rawMessage,
     });
     this.attempts = attempts;
     this.providers = providers;

@@ -5,8 +5,9 @@ import { failoverError } from "./failover-error.js";
 
 /**
  * failover (the default): up to `retries` + 1 attempts, each on a provider not tried yet where
- * there is one. Never retried: deadlines, cancellations, calls whose response started. When all
- * attempts fail, the error carries Dubbo's failover sentence and the last error's code.
+ * there is one, while the error is retryable (`retryable`: unavailable or unknown, never once a
+ * response message arrived). When all attempts fail, the error carries Dubbo's failover sentence
+ * and the last error's code, raw message and cause.
  */
 export const failover: ClusterPolicy = {
   name: "failover",
@@ -15,7 +16,9 @@ export const failover: ClusterPolicy = {
     const order: Provider[] = [];
     let last: RpcError | undefined;
     let attempts = 0;
-    for (let i = 0; i <= ctx.retries; i++) {
+    // Without retries the caller gets the attempt's own error, not a "Tried 0 times" sentence.
+    if (inv.retries === 0) return runAttempt(selectProvider(inv, ctx, tried), attempt, ctx);
+    for (let i = 0; i <= inv.retries; i++) {
       if (inv.signal.aborted) throw inv.signal.reason;
       const p = selectProvider(inv, ctx, tried);
       if (!tried.has(p)) {
@@ -33,7 +36,7 @@ export const failover: ClusterPolicy = {
     throw failoverError(
       inv.method.name,
       inv.method.serviceName,
-      ctx.retries,
+      inv.retries,
       order,
       providersOf(inv, ctx).length,
       ctx.directory.registry,

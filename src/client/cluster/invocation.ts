@@ -11,6 +11,8 @@ export interface Invocation {
   committed: boolean;
   /** Failure handling is up to the caller (streams): policies that swallow errors must not. */
   readonly streaming: boolean;
+  /** How many times this call may be retried (the method's `retries`, else the client's). */
+  readonly retries: number;
 }
 
 /** One attempt of a call on one provider. */
