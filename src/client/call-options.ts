@@ -12,8 +12,11 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Receives the response headers. */
   onHeaders?(headers: Readonly<Record<string, string | string[]>>): void;
-  /** Receives the response trailers (gRPC). */
-  onTrailers?(trailers: Readonly<Record<string, string | string[]>>): void;
+  /**
+   * Receives the response trailers: gRPC trailers, or the `trailer-` headers of a Triple HTTP
+   * unary response (prefix stripped); `-bin` entries arrive as bytes.
+   */
+  onTrailers?(trailers: Readonly<Record<string, string | string[] | Uint8Array>>): void;
 }
 
 /**

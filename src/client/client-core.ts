@@ -8,7 +8,7 @@ import {
   HTTP_ACCEPT_ENCODING,
   HTTP_COMPRESSIONS,
 } from "../protocol/compression.js";
-import { H, metadataOf, RESERVED_HEADERS, TRI_PROTOCOL_VERSION } from "../protocol/headers.js";
+import { H, metadataOf, RESERVED_HEADERS, TRAILER_PREFIX, TRI_PROTOCOL_VERSION, trailersOf } from "../protocol/headers.js";
 import { type MetadataInit, RpcError } from "../protocol/rpc-error.js";
 import { GrpcClientCall, grpcHeaders } from "../protocol-grpc/client-call.js";
 import type { GrpcMessageFormat } from "../protocol-grpc/content-type.js";
@@ -263,8 +263,10 @@ export class ClientCore {
   }
 
   private tripleReply(pm: PreparedMethod, reply: HttpReply, opts: CallOptions | undefined): unknown {
-    const body = tripleReplyBody(reply, this.maxBytes);
+    const body = tripleReplyBody(reply, this.maxBytes, pm.contentType);
     opts?.onHeaders?.(metadataOf(reply.headers));
+    // Unary trailers: `trailer-` headers (Connect, dubbo-js, us), or real HTTP/2 trailers.
+    opts?.onTrailers?.({ ...trailersOf(reply.headers, TRAILER_PREFIX), ...trailersOf(reply.trailers) });
     return pm.codec.decodeResponse(body);
   }
 

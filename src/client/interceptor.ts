@@ -14,8 +14,8 @@ export interface ClientCall {
   readonly options: CallOptions;
   /** Response headers, once they arrived. */
   responseHeaders: Headers | undefined;
-  /** Response trailers (gRPC), once they arrived. */
-  responseTrailers: Headers | undefined;
+  /** Response trailers (gRPC trailers, or Triple's `trailer-` headers), once they arrived; `-bin` ones as bytes. */
+  responseTrailers: Readonly<Record<string, string | string[] | Uint8Array>> | undefined;
   /** Values interceptors share within one call. */
   readonly values: Map<unknown, unknown>;
 }

@@ -6,7 +6,7 @@ import type { Provider } from "../client/provider.js";
 import { Code } from "../protocol/code.js";
 import { type Compression, COMPRESS_MIN_BYTES, GRPC_COMPRESSIONS } from "../protocol/compression.js";
 import { callerCancelled } from "../protocol/errors.js";
-import { H, type HeaderMap, metadataOf } from "../protocol/headers.js";
+import { H, type HeaderMap, metadataOf, trailersOf } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import { codeFromGrpcHttpStatus } from "../protocol/status-table.js";
 import { encodeFrame } from "./framing.js";
@@ -110,7 +110,7 @@ export class GrpcClientCall implements MessageSink {
     const t = this.trailers;
     if (this.settings.signal.aborted) return this.settings.signal.reason;
     if (!t) return streamClosedError(this.provider, this.stream.rstCode);
-    if (t !== this.headers) this.settings.options?.onTrailers?.(metadataOf(t));
+    if (t !== this.headers) this.settings.options?.onTrailers?.(trailersOf(t));
     const err = errorFromGrpcTrailers(t);
     if (!err && this.reader.truncated) return new RpcError(Code.Internal, "the response ended in the middle of a message");
     return err;

@@ -1,19 +1,49 @@
 import { Code, codeFromName, isCode } from "../protocol/code.js";
 import { HTTP_COMPRESSIONS } from "../protocol/compression.js";
-import { type HeaderMap, metadataOf } from "../protocol/headers.js";
+import { firstHeader, H, type HeaderMap, metadataOf } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import { codeFromHttpStatus, codeFromLegacyStatus } from "../protocol/status-table.js";
 import type { HttpReply } from "../transport/client/unary-transport.js";
-import { H } from "../protocol/headers.js";
+import { errorFromGrpcTrailers } from "../protocol-grpc/status.js";
+import { parseMediaType } from "../protocol/content-type.js";
 
 /** The Dubbo legacy statuses an error body's `status` may carry. */
 const LEGACY_STATUSES = new Set([20, 25, 30, 31, 35, 40, 50, 60, 70, 80, 90]);
 
+/** Response media types a Triple HTTP request of each media type may be answered with. */
+const ANSWERS: Readonly<Record<string, readonly string[]>> = {
+  "application/json": ["application/json", "text/json"],
+  "application/proto": ["application/proto", "application/x-protobuf", "application/protobuf"],
+};
+
 /**
- * The body of a Triple HTTP unary reply, decompressed; a non-200 reply is thrown as the RpcError
- * it describes.
+ * The body of a Triple HTTP unary reply, decompressed, once it is sure to be a success: a
+ * `grpc-status` header or trailer decides the outcome when present (a gRPC-only server answers
+ * `200` with `grpc-status: 2`); a non-200 reply is thrown as the RpcError its body describes; a
+ * 200 reply in a content type the request cannot be answered with is an error naming it.
  */
-export function tripleReplyBody(reply: HttpReply, maxBytes: number): Buffer {
+export function tripleReplyBody(reply: HttpReply, maxBytes: number, requestType: string): Buffer {
+  if (firstHeader(reply.trailers ?? {}, H.grpcStatus) !== undefined || firstHeader(reply.headers, H.grpcStatus) !== undefined) {
+    const err = errorFromGrpcTrailers({ ...reply.headers, ...reply.trailers });
+    if (err) throw err;
+  }
+  const body = decompressed(reply, maxBytes);
+  if (reply.status !== 200) throw errorFromHttpResponse(reply.status, reply.headers, body);
+  const ct = firstHeader(reply.headers, H.contentType);
+  const type = parseMediaType(ct)?.type;
+  const expected = ANSWERS[requestType] ?? [requestType];
+  if (type === undefined || !expected.includes(type)) {
+    const grpc = type?.startsWith("application/grpc") ? ": the provider answers gRPC only, so call it with protocol: \"grpc\"" : "";
+    throw new RpcError(
+      Code.Internal,
+      `the response has Content-Type ${ct === undefined ? "(none)" : `"${ct}"`} where ${expected.join(" or ")} was expected${grpc}`,
+      { metadata: metadataOf(reply.headers), httpStatus: reply.status },
+    );
+  }
+  return body;
+}
+
+function decompressed(reply: HttpReply, maxBytes: number): Buffer {
   let body = reply.body;
   const ce = reply.headers[H.contentEncoding];
   if (ce !== undefined && ce !== "identity" && body.length > 0) {
@@ -21,7 +51,6 @@ export function tripleReplyBody(reply: HttpReply, maxBytes: number): Buffer {
     if (!c) throw new RpcError(Code.Internal, `the response uses unsupported Content-Encoding "${ce}"`);
     body = c.decompress(body, maxBytes);
   }
-  if (reply.status !== 200) throw errorFromHttpResponse(reply.status, reply.headers, body);
   return body;
 }
 

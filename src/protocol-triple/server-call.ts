@@ -6,7 +6,7 @@ import { Code } from "../protocol/code.js";
 import { COMPRESS_MIN_BYTES, type Compression, HTTP_COMPRESSIONS, negotiateEncoding } from "../protocol/compression.js";
 import type { MediaType } from "../protocol/content-type.js";
 import { clientCancelled, deadlineExceeded } from "../protocol/errors.js";
-import { firstHeader, H } from "../protocol/headers.js";
+import { firstHeader, H, TRAILER_PREFIX } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import { CallContext } from "../server/context.js";
 import { type HandlerOutcome, invokeHandler } from "../server/handler-result.js";
@@ -134,7 +134,8 @@ export class TripleUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
     this.core.untrack(this.ctx);
     const headers: OutHeaders = { [H.contentType]: this.respCodec.mediaType };
     this.ctx.copyResponseHeadersTo(headers);
-    this.ctx.copyResponseTrailersTo(headers);
+    // Unary trailers travel as `trailer-` headers, as Connect and dubbo-js send and read them.
+    this.ctx.copyResponseTrailersTo(headers, TRAILER_PREFIX);
     this.ex.respond(200, headers, this.compress(body, headers));
   }
 

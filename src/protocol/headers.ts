@@ -60,13 +60,39 @@ export function firstHeader(h: HeaderMap, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : typeof v === "string" ? v : String(v);
 }
 
+/** A metadata value as callers receive it: text, repeated text, or the bytes of a `-bin` entry. */
+export type MetadataValue = string | string[] | Uint8Array;
+
+/** Unary trailers travel as headers with this prefix on HTTP unary calls (the Connect and dubbo-js way). */
+export const TRAILER_PREFIX = "trailer-";
+
+/**
+ * Trailing metadata as callers receive it: from gRPC trailers (`prefix` empty), or from the
+ * `trailer-` headers of an HTTP unary response (the prefix stripped). `-bin` entries are decoded
+ * from base64 into bytes; protocol headers are left out.
+ */
+export function trailersOf(headers: HeaderMap | undefined, prefix = ""): Record<string, MetadataValue> {
+  const out: Record<string, MetadataValue> = {};
+  if (!headers) return out;
+  for (const k of Object.keys(headers)) {
+    if (prefix && !k.startsWith(prefix)) continue;
+    const name = k.slice(prefix.length);
+    const v = headers[k];
+    if (v === undefined || name.startsWith(":") || RESERVED_HEADERS.has(name)) continue;
+    if (name.endsWith("-bin")) out[name] = Buffer.from(String(Array.isArray(v) ? v[0] : v), "base64");
+    else out[name] = Array.isArray(v) ? v : String(v);
+  }
+  return out;
+}
+
 /** Custom metadata of a response: protocol, pseudo, length and date headers left out. */
 export function metadataOf(headers: HeaderMap | undefined): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   if (!headers) return out;
   for (const k of Object.keys(headers)) {
     const v = headers[k];
-    if (v === undefined || k.startsWith(":") || RESERVED_HEADERS.has(k) || k === "content-length" || k === "date") continue;
+    if (v === undefined || k.startsWith(":") || RESERVED_HEADERS.has(k) || k.startsWith(TRAILER_PREFIX)) continue;
+    if (k === "content-length" || k === "date") continue;
     out[k] = Array.isArray(v) ? v : String(v);
   }
   return out;

@@ -105,8 +105,8 @@ export class CallContext {
   }
 
   /** @internal Copies the response trailers a handler set into an outgoing header object. */
-  copyResponseTrailersTo(target: Record<string, unknown>): void {
-    this.outTrailers?.copyTo(target);
+  copyResponseTrailersTo(target: Record<string, unknown>, prefix = ""): void {
+    this.outTrailers?.copyTo(target, prefix);
   }
 
   /**

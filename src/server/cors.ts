@@ -64,7 +64,8 @@ function originMatcher(origins: CorsOptions["origins"]): (origin: string) => boo
 
 /**
  * Access-Control-Expose-Headers has no prefix wildcard, so a handler's own `tri-*` / `grpc-*`
- * response headers (e.g. `tri-trace-id`) are named in it response by response.
+ * response headers (e.g. `tri-trace-id`) and unary trailers (`trailer-*`) are named in it
+ * response by response.
  */
 function exposeProtocolHeaders(h: OutHeaders): void {
   const listed = h["access-control-expose-headers"];
@@ -73,7 +74,7 @@ function exposeProtocolHeaders(h: OutHeaders): void {
   let more = "";
   for (const k in h) {
     const n = k.toLowerCase();
-    if (!n.startsWith("tri-") && !n.startsWith("grpc-")) continue;
+    if (!n.startsWith("tri-") && !n.startsWith("grpc-") && !n.startsWith("trailer-")) continue;
     names ??= new Set(listed.split(/\s*,\s*/));
     if (!names.has(n)) more += `, ${n}`;
   }

@@ -98,8 +98,8 @@ export class OutgoingMetadata {
     return this.map === undefined;
   }
 
-  /** Copies the entries into an outgoing header object. */
-  copyTo(target: Record<string, unknown>): void {
-    if (this.map) for (const k in this.map) target[k] = this.map[k];
+  /** Copies the entries into an outgoing header object, their names prefixed with `prefix`. */
+  copyTo(target: Record<string, unknown>, prefix = ""): void {
+    if (this.map) for (const k in this.map) target[prefix + k] = this.map[k];
   }
 }

@@ -162,9 +162,13 @@ export class Http2Transport implements UnaryTransport {
         if (err) reject(err);
         else resolve(reply as HttpReply);
       };
+      let trailers: http2.IncomingHttpHeaders | undefined;
       stream.on("response", (h) => {
         status = Number(h[":status"]);
         resHeaders = h;
+      });
+      stream.on("trailers", (t) => {
+        trailers = t;
       });
       stream.on("data", (c: Buffer) => {
         size += c.length;
@@ -178,7 +182,7 @@ export class Http2Transport implements UnaryTransport {
       stream.on("end", () => {
         if (signal.aborted) return finish(signal.reason);
         if (status === 0) return finish(streamClosedError(provider, stream.rstCode));
-        finish(undefined, { status, headers: resHeaders, body: Buffer.concat(chunks, size) });
+        finish(undefined, { status, headers: resHeaders, body: Buffer.concat(chunks, size), trailers });
       });
       stream.on("error", (e) => finish(signal.aborted ? signal.reason : transportError(provider.address, e)));
       stream.on("close", () => {

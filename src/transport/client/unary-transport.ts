@@ -7,6 +7,8 @@ export interface HttpReply {
   status: number;
   headers: HeaderMap;
   body: Buffer;
+  /** HTTP/2 trailers, when the response had any. */
+  trailers?: HeaderMap;
 }
 
 /** One unary POST: where, what, and the limits of waiting and of reading. */
