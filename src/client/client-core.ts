@@ -120,6 +120,14 @@ export class ClientCore {
 
   constructor(private readonly options: ClientOptions) {
     const o = options;
+    if (typeof o !== "object" || o === null) throw new TypeError("createClient: options are required: { providers: [...] }");
+    const p = o.providers as unknown;
+    if (p === undefined || p === null || (typeof p !== "string" && !Array.isArray(p) && !isDirectory(p))) {
+      throw new TypeError(
+        `createClient: options.providers is ${p === undefined ? "missing" : `a ${typeof p}`}: give a list of URLs or ` +
+          `host:port ("127.0.0.1:50051"), a comma-separated string, or a Directory`,
+      );
+    }
     if (isDirectory(o.providers)) {
       this.directory = o.providers;
       this.ownsDirectory = false;

@@ -26,7 +26,21 @@ export class Provider {
   downUntil = 0;
 
   constructor(url: string, weight = 100) {
-    const u = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? url : `http://${url}`);
+    if (typeof url !== "string" || url.trim() === "") throw new TypeError(`provider ${JSON.stringify(url)}: expected a URL or host:port`);
+    const hasScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(url);
+    let u: URL;
+    try {
+      u = new URL(hasScheme ? url : `http://${url}`);
+    } catch {
+      throw new TypeError(`provider ${JSON.stringify(url)} is not a URL or host:port (e.g. 127.0.0.1:50051 or http://host:50051)`);
+    }
+    // A bare host would otherwise go to port 80, which is rarely where an RPC server listens.
+    if (!hasScheme && !u.port) {
+      throw new TypeError(
+        `provider "${url}" has no port: write host:port (e.g. ${u.hostname}:50051, where triple-rpc servers listen by default), ` +
+          `or a URL (http://${u.hostname} means port 80)`,
+      );
+    }
     if (u.protocol !== "http:" && u.protocol !== "https:") {
       throw new TypeError(`provider ${url}: only http:// and https:// providers are supported`);
     }

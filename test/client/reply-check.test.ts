@@ -127,3 +127,30 @@ describe("unary trailers travel as trailer- headers", () => {
     });
   }
 });
+
+describe("client errors say what to change", () => {
+  it("options without providers", () => {
+    assert.throws(() => createClient(GreetServiceImpl, {} as never), /createClient: options\.providers is missing: give a list of URLs or host:port/);
+  });
+
+  it("a provider without a port is refused, naming the default", () => {
+    assert.throws(() => createClient(GreetServiceImpl, { providers: "localhost" }), /provider "localhost" has no port: write host:port \(e\.g\. localhost:50051/);
+    assert.doesNotThrow(() => closeClient(createClient(GreetServiceImpl, { providers: "http://localhost" })), "a URL's default port is explicit");
+  });
+
+  it("a stream to an HTTP/1.1-only server says streaming needs HTTP/2", async () => {
+    const peer = await startHttp1({});
+    const client = createClient(GreetServiceImpl, { providers: peer.url, cluster: "failfast" });
+    try {
+      await assert.rejects(
+        (async () => {
+          for await (const _ of client.greetServerStream({ name: "x" })) void _;
+        })(),
+        /did not answer in HTTP\/2 \(it may speak HTTP\/1\.1 only\): gRPC and streaming calls need HTTP\/2/,
+      );
+    } finally {
+      closeClient(client);
+      await peer.close();
+    }
+  });
+});

@@ -34,9 +34,21 @@ export function isConnectErrorCode(e: unknown): boolean {
   return CONNECT_CODES.has((e as NodeJS.ErrnoException)?.code ?? "");
 }
 
-/** A connection or stream failed after it was established: `unavailable` with the cause. */
+/**
+ * A connection or stream failed after it was established: `unavailable` with the cause. A peer
+ * that answers h2c prior knowledge with HTTP/1.1 shows up as nghttp2's bare "Protocol error":
+ * say what it means.
+ */
 export function transportError(address: string, cause: unknown): RpcError {
   if (cause instanceof RpcError) return cause;
+  if ((cause as NodeJS.ErrnoException)?.code === "ERR_HTTP2_ERROR") {
+    return new RpcError(
+      Code.Unavailable,
+      `${address} did not answer in HTTP/2 (it may speak HTTP/1.1 only): gRPC and streaming calls need HTTP/2; ` +
+        `an HTTP/1.1-only server takes unary calls with httpVersion: "1.1"`,
+      { cause, legacyStatus: 35 },
+    );
+  }
   const text = cause instanceof Error ? cause.message : String(cause);
   return new RpcError(Code.Unavailable, `connection to ${address} failed: ${text}`, { cause, legacyStatus: 35 });
 }
