@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * triple-rpc: decorated TypeScript classes as RPC services over the Triple protocol
  * (HTTP/1.1 and HTTP/2 unary, gRPC streaming) on one port.
@@ -21,7 +22,8 @@ export {
   type MethodOptions,
   type ParamOptions,
 } from "./service/decorators.js";
-export { T, UploadedFile, type TypeDesc, type TypeSpec, type FieldDesc } from "./service/type-desc.js";
+export { T, UploadedFile, type TypeDesc, type TypeSpec, type FieldDesc, type FieldOptions } from "./service/type-desc.js";
+export { unimplemented } from "./contract.js";
 export type {
   AuthRequirement,
   MethodKind,

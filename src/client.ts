@@ -1,0 +1,27 @@
+/// <reference types="node" preserve="true" />
+/**
+ * `triple-rpc/client`: the client alone — typed clients from service classes or contracts, the
+ * cluster policies and balancers, errors. It loads no server code.
+ */
+import "reflect-metadata";
+
+export * from "./contract.js";
+export {
+  createClient,
+  closeClient,
+  clientProviders,
+  type Client,
+  type ClientMethod,
+  type ClientResult,
+  type ProtoClient,
+  type ProtoServiceRef,
+} from "./client/create-client.js";
+export { callOptions, type CallOptions } from "./client/call-options.js";
+export type { ClientOptions, ClientContentType, TokenSource } from "./client/options.js";
+export { Provider, type ProviderInit } from "./client/provider.js";
+export { StaticDirectory, type Directory } from "./client/cluster/directory.js";
+export type { ClusterPolicy, ClusterPolicyName, ClusterContext, Invocation, Attempt } from "./client/cluster/cluster.js";
+export { FailoverError } from "./client/cluster/failover-error.js";
+export type { LoadBalancer, LoadBalancerName } from "./client/loadbalance/load-balancer.js";
+export type { ClientCall, ClientInterceptor, ClientNext } from "./client/interceptor.js";
+export { TRI_PROTOCOL_VERSION } from "./protocol/headers.js";

@@ -1,0 +1,47 @@
+/// <reference types="node" preserve="true" />
+/**
+ * `triple-rpc/contract`: what a service contract needs and nothing else — the decorators, type
+ * specs, codes and errors. A contract class imports only this, so a client app (or a browser
+ * bundle) that shares it with the server pulls in no server code:
+ *
+ * ```ts
+ * import { Method, Param, Service, unimplemented } from "triple-rpc/contract";
+ *
+ * @Service("greet.GreetService")
+ * export class GreetContract {
+ *   @Method() greet(@Param("name") name: string): Promise<string> { return unimplemented(); }
+ * }
+ *
+ * // server: class GreetImpl extends GreetContract { override async greet(name: string) { … } }
+ * // client: createClient(GreetContract, { providers: "127.0.0.1:50051" })
+ * ```
+ */
+import "reflect-metadata";
+import { Code } from "./protocol/code.js";
+import { RpcError } from "./protocol/rpc-error.js";
+
+export { Code, codeFromName, codeName } from "./protocol/code.js";
+export { RpcError, type RpcErrorOptions, type ErrorDetail, type MetadataInit } from "./protocol/rpc-error.js";
+export {
+  Service,
+  Method,
+  Param,
+  Ctx,
+  Field,
+  ServerStream,
+  ClientStream,
+  BidiStream,
+  type ServiceOptions,
+  type MethodOptions,
+  type ParamOptions,
+} from "./service/decorators.js";
+export { T, UploadedFile, type TypeDesc, type TypeSpec, type FieldDesc, type FieldOptions } from "./service/type-desc.js";
+export type { MethodKind } from "./service/descriptors.js";
+
+/**
+ * The body of a contract method: implementations override it. Called anyway (the contract class
+ * registered as a service), it answers `unimplemented`.
+ */
+export function unimplemented(): never {
+  throw new RpcError(Code.Unimplemented, "not implemented: this is the contract's method; register a class that overrides it");
+}
