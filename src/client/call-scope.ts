@@ -1,6 +1,12 @@
 import { callerCancelled, clientSideTimeout } from "../protocol/errors.js";
 
 /**
+ * The signal of calls that nothing can end early (no timeout, no caller's signal): shared, never
+ * aborted, and never listened to (transports skip their abort listeners for it).
+ */
+export const NEVER_ABORTS: AbortSignal = new AbortController().signal;
+
+/**
  * The lifetime of one call across all its attempts: one AbortSignal that fires with a
  * `deadline_exceeded` RpcError when the timeout expires, or a `cancelled` one when the caller's
  * signal aborts. Every attempt and stream listens to this one signal.
@@ -8,24 +14,30 @@ import { callerCancelled, clientSideTimeout } from "../protocol/errors.js";
 export class CallScope {
   readonly signal: AbortSignal;
   /** Epoch ms at which the call times out, if it has a timeout. */
-  readonly deadline: number | undefined;
-  private readonly controller = new AbortController();
-  private timer: NodeJS.Timeout | undefined;
-  private readonly userSignal: AbortSignal | undefined;
-  private readonly onUserAbort = () => {
-    this.controller.abort(callerCancelled(this.userSignal?.reason));
-  };
+  readonly deadline: number | undefined = undefined;
+  private readonly controller: AbortController | undefined = undefined;
+  private timer: NodeJS.Timeout | undefined = undefined;
+  private readonly userSignal: AbortSignal | undefined = undefined;
+  private readonly onUserAbort: (() => void) | undefined = undefined;
 
   constructor(timeoutMs: number | undefined, userSignal: AbortSignal | undefined) {
-    this.signal = this.controller.signal;
+    const timed = timeoutMs !== undefined && timeoutMs > 0;
+    if (!timed && !userSignal) {
+      // Nothing can end this call early: share the signal that never aborts (no allocation).
+      this.signal = NEVER_ABORTS;
+      return;
+    }
+    const controller = (this.controller = new AbortController());
+    this.signal = controller.signal;
     this.userSignal = userSignal;
+    this.onUserAbort = () => controller.abort(callerCancelled(userSignal?.reason));
     if (userSignal) {
       if (userSignal.aborted) this.onUserAbort();
       else userSignal.addEventListener("abort", this.onUserAbort, { once: true });
     }
-    if (timeoutMs !== undefined && timeoutMs > 0 && !this.signal.aborted) {
+    if (timed && !this.signal.aborted) {
       this.deadline = Date.now() + timeoutMs;
-      this.timer = setTimeout(() => this.controller.abort(clientSideTimeout(timeoutMs)), timeoutMs);
+      this.timer = setTimeout(() => controller.abort(clientSideTimeout(timeoutMs)), timeoutMs);
     }
   }
 
@@ -43,6 +55,6 @@ export class CallScope {
   dispose(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    this.userSignal?.removeEventListener("abort", this.onUserAbort);
+    if (this.onUserAbort) this.userSignal?.removeEventListener("abort", this.onUserAbort);
   }
 }

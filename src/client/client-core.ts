@@ -39,6 +39,8 @@ export interface PreparedMethod {
   readonly grpc: boolean;
   /** Retries of this method: the client's per-method option, else `@Method({ retries })`, else the client's. */
   readonly retries: number;
+  /** The complete gRPC request headers of a call that adds none of its own. */
+  readonly grpcHeaders: OutgoingHttpHeaders;
   readonly headers: OutgoingHttpHeaders;
 }
 
@@ -183,7 +185,7 @@ export class ClientCore {
     }
     const own = this.options.methods?.[md.name] ?? this.options.methods?.[md.propertyKey];
     const retries = Math.floor(nonNegative(`methods.${md.name}.retries`, own?.retries ?? md.retries, this.ctx.retries));
-    return { md, codec, contentType, grpc, headers, retries };
+    return { md, codec, contentType, grpc, headers, retries, grpcHeaders: grpcHeaders(md.path, headers) };
   }
 
   private http1(): Http1Transport {
@@ -224,9 +226,15 @@ export class ClientCore {
     return { method: pm.md, args, signal: scope.signal, committed: false, streaming, retries: pm.retries };
   }
 
+  /** The request headers of one gRPC call: the method's prepared ones unless this call adds any. */
+  private grpcRequestHeaders(pm: PreparedMethod, headers: OutgoingHttpHeaders, scope: CallScope): OutgoingHttpHeaders {
+    if (headers === pm.headers && scope.deadline === undefined) return pm.grpcHeaders;
+    return grpcHeaders(pm.md.path, this.withTimeout(headers, scope, true));
+  }
+
   private openGrpc(p: Provider, pm: PreparedMethod, headers: OutgoingHttpHeaders, scope: CallScope, opts: CallOptions | undefined) {
     return this.http2()
-      .open(p, grpcHeaders(pm.md.path, this.withTimeout(headers, scope, true)), scope.signal)
+      .open(p, this.grpcRequestHeaders(pm, headers, scope), scope.signal)
       .then(
         (stream) =>
           new GrpcClientCall(stream, p, {

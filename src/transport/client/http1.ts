@@ -1,6 +1,7 @@
 import * as http from "node:http";
 import * as https from "node:https";
 import type { Socket } from "node:net";
+import { NEVER_ABORTS } from "../../client/call-scope.js";
 import type { Provider } from "../../client/provider.js";
 import { responseTooLarge } from "../../protocol/errors.js";
 import { connectFailure, isConnectErrorCode, transportError } from "./errors.js";
@@ -32,7 +33,7 @@ class Http1Post {
     private readonly reject: (err: unknown) => void,
   ) {
     this.req = (provider.secure ? https : http).request(options, (res) => this.onResponse(res));
-    signal.addEventListener("abort", this.onAbort, { once: true });
+    if (signal !== NEVER_ABORTS) signal.addEventListener("abort", this.onAbort, { once: true });
     this.req.on("socket", (s: Socket) => this.onSocket(s));
     this.req.on("error", (e) => this.onError(e));
   }

@@ -1,5 +1,6 @@
 import type { OutgoingHttpHeaders } from "node:http";
 import * as http2 from "node:http2";
+import { NEVER_ABORTS } from "../../client/call-scope.js";
 import type { Provider } from "../../client/provider.js";
 import { responseTooLarge } from "../../protocol/errors.js";
 import { RpcError } from "../../protocol/rpc-error.js";
@@ -138,11 +139,13 @@ export class Http2Transport implements UnaryTransport {
         throw transportError(provider.address, e);
       }
       stream.once("close", () => pooled.release());
-      const onAbort = () => {
-        if (!stream.destroyed) stream.close(http2.constants.NGHTTP2_CANCEL);
-      };
-      signal.addEventListener("abort", onAbort, { once: true });
-      stream.once("close", () => signal.removeEventListener("abort", onAbort));
+      if (signal !== NEVER_ABORTS) {
+        const onAbort = () => {
+          if (!stream.destroyed) stream.close(http2.constants.NGHTTP2_CANCEL);
+        };
+        signal.addEventListener("abort", onAbort, { once: true });
+        stream.once("close", () => signal.removeEventListener("abort", onAbort));
+      }
       return stream;
     }
   }
@@ -200,6 +203,7 @@ export class Http2Transport implements UnaryTransport {
 }
 
 function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal === NEVER_ABORTS) return p;
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
