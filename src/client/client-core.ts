@@ -10,7 +10,7 @@ import {
 } from "../protocol/compression.js";
 import { H, metadataOf, RESERVED_HEADERS, TRAILER_PREFIX, TRI_PROTOCOL_VERSION, trailersOf } from "../protocol/headers.js";
 import { type MetadataInit, RpcError } from "../protocol/rpc-error.js";
-import { GrpcClientCall, grpcHeaders } from "../protocol-grpc/client-call.js";
+import { GrpcClientCall, grpcHeaders, type ResponseMode } from "../protocol-grpc/client-call.js";
 import type { GrpcMessageFormat } from "../protocol-grpc/content-type.js";
 import { type MessageCodec, messageCodec } from "../protocol-grpc/message-codec.js";
 import { formatGrpcTimeout } from "../protocol-grpc/timeout.js";
@@ -232,18 +232,24 @@ export class ClientCore {
     return grpcHeaders(pm.md.path, this.withTimeout(headers, scope, true));
   }
 
-  private openGrpc(p: Provider, pm: PreparedMethod, headers: OutgoingHttpHeaders, scope: CallScope, opts: CallOptions | undefined) {
+  private openGrpc(
+    p: Provider,
+    pm: PreparedMethod,
+    headers: OutgoingHttpHeaders,
+    scope: CallScope,
+    opts: CallOptions | undefined,
+    mode: ResponseMode,
+  ) {
     return this.http2()
       .open(p, this.grpcRequestHeaders(pm, headers, scope), scope.signal)
       .then(
         (stream) =>
-          new GrpcClientCall(stream, p, {
-            codec: pm.codec,
-            maxBytes: this.maxBytes,
-            compression: this.grpcCompression,
-            signal: scope.signal,
-            options: opts,
-          }),
+          new GrpcClientCall(
+            stream,
+            p,
+            { codec: pm.codec, maxBytes: this.maxBytes, compression: this.grpcCompression, signal: scope.signal, options: opts },
+            mode,
+          ),
       );
   }
 
@@ -257,9 +263,9 @@ export class ClientCore {
       let attempt: Attempt<unknown>;
       if (pm.grpc) {
         attempt = async (p) => {
-          const call = await this.openGrpc(p, pm, headers, scope, opts);
+          const call = await this.openGrpc(p, pm, headers, scope, opts, "single");
           call.sendArgs(body);
-          return singleResponse(call);
+          return call.result();
         };
       } else {
         if (this.httpCompression && body.byteLength >= COMPRESS_MIN_BYTES) {
@@ -301,10 +307,10 @@ export class ClientCore {
       const started = await this.policy.invoke(
         inv,
         async (p) => {
-          const c = await this.openGrpc(p, pm, headers, scope, opts);
+          const c = await this.openGrpc(p, pm, headers, scope, opts, "stream");
           c.sendArgs(body);
           try {
-            return { c, first: await c.responses.next() };
+            return { c, first: await c.responses!.next() };
           } catch (e) {
             c.cancel();
             throw e;
@@ -316,7 +322,7 @@ export class ClientCore {
       call = started.c;
       if (started.first.done) return;
       yield started.first.value;
-      yield* call.responses;
+      yield* call.responses!;
     } finally {
       call?.cancel();
       scope.dispose();
@@ -324,13 +330,19 @@ export class ClientCore {
   }
 
   /** Opens a request-streaming call: the cluster may retry only until the stream is open. */
-  private async openStreaming(pm: PreparedMethod, input: unknown, scope: CallScope, opts: CallOptions | undefined): Promise<GrpcClientCall> {
+  private async openStreaming(
+    pm: PreparedMethod,
+    input: unknown,
+    scope: CallScope,
+    opts: CallOptions | undefined,
+    mode: ResponseMode,
+  ): Promise<GrpcClientCall> {
     if (!isIterable(input)) {
       throw new RpcError(Code.InvalidArgument, `${pm.md.path} streams its requests: pass an AsyncIterable or an Iterable`);
     }
     const headers = await this.callHeaders(pm, opts);
     const inv = this.invocation(pm, [], scope, true);
-    const call = await this.policy.invoke(inv, (p) => this.openGrpc(p, pm, headers, scope, opts), this.ctx);
+    const call = await this.policy.invoke(inv, (p) => this.openGrpc(p, pm, headers, scope, opts, mode), this.ctx);
     inv.committed = true;
     void pump(call, input);
     return call;
@@ -342,8 +354,8 @@ export class ClientCore {
     let call: GrpcClientCall | undefined;
     try {
       scope.throwIfAborted();
-      call = await this.openStreaming(pm, input, scope, opts);
-      return await singleResponse(call);
+      call = await this.openStreaming(pm, input, scope, opts, "single");
+      return await call.result();
     } finally {
       call?.cancel();
       scope.dispose();
@@ -356,8 +368,8 @@ export class ClientCore {
     let call: GrpcClientCall | undefined;
     try {
       scope.throwIfAborted();
-      call = await this.openStreaming(pm, input, scope, opts);
-      yield* call.responses;
+      call = await this.openStreaming(pm, input, scope, opts, "stream");
+      yield* call.responses!;
     } finally {
       call?.cancel();
       scope.dispose();
@@ -418,14 +430,3 @@ async function pump(call: GrpcClientCall, input: AsyncIterable<unknown> | Iterab
   }
 }
 
-/** Reads the single response message of a unary or client-streaming call. */
-async function singleResponse(call: GrpcClientCall): Promise<unknown> {
-  const first = await call.responses.next();
-  if (first.done) throw new RpcError(Code.Unimplemented, "protocol error: the response has no message");
-  const rest = await call.responses.next();
-  if (!rest.done) {
-    call.cancel();
-    throw new RpcError(Code.Unimplemented, "protocol error: more than one response message for a unary method");
-  }
-  return first.value;
-}

@@ -25,63 +25,117 @@ export interface GrpcCallSettings {
   readonly options: CallOptions | undefined;
 }
 
+/** The call on a stream, set once: the stream's listeners are shared by every call. */
+const kCall = Symbol("triple.grpcClientCall");
+type TaggedStream = http2.ClientHttp2Stream & { [kCall]: GrpcClientCall };
+
+function onResponse(this: TaggedStream, h: http2.IncomingHttpHeaders): void {
+  this[kCall].onHeaders(h);
+}
+function onTrailers(this: TaggedStream, t: http2.IncomingHttpHeaders): void {
+  this[kCall].trailers = t;
+}
+function onData(this: TaggedStream, chunk: Buffer): void {
+  this[kCall].reader.onBodyData(chunk);
+}
+function onError(this: TaggedStream, e: Error): void {
+  this[kCall].onStreamError(e);
+}
+function onClose(this: TaggedStream): void {
+  this[kCall].onClose();
+}
+
+/** How a call's responses reach the caller: one message (unary, client streaming) or a stream. */
+export type ResponseMode = "single" | "stream";
+
 /**
- * One gRPC call on the client, on an open HTTP/2 stream: length-prefixed request messages out,
- * response messages into a {@link MessageQueue} (bounded by messages and bytes, pausing the
- * stream while the caller lags), the outcome from `grpc-status` in the trailers or in a
- * trailers-only response.
+ * One gRPC call on the client, on an open HTTP/2 stream: length-prefixed request messages out;
+ * the response either as one message (`result()`: unary and client-streaming calls, no queue) or
+ * into a {@link MessageQueue} (`responses`: bounded by messages and bytes, pausing the stream
+ * while the caller lags); the outcome from `grpc-status` in the trailers or in a trailers-only
+ * response.
  */
 export class GrpcClientCall implements MessageSink {
-  /** The response messages, ending when the trailers say OK and failing otherwise. */
-  readonly responses: MessageQueue<unknown>;
-  private readonly reader: MessageReader;
-  private headers: HeaderMap | undefined;
-  private trailers: HeaderMap | undefined;
+  /** The response messages of a streaming call, ending when the trailers say OK and failing otherwise. */
+  readonly responses: MessageQueue<unknown> | undefined;
+  /** @internal */
+  readonly reader: MessageReader;
+  private headers: HeaderMap | undefined = undefined;
+  /** @internal */
+  trailers: HeaderMap | undefined = undefined;
+  private done = false;
+  private value: unknown = undefined;
+  private count = 0;
+  private resolveResult: ((v: unknown) => void) | undefined = undefined;
+  private rejectResult: ((e: unknown) => void) | undefined = undefined;
+  private readonly outcomeResult: Promise<unknown> | undefined;
 
   constructor(
     private readonly stream: http2.ClientHttp2Stream,
     private readonly provider: Provider,
     private readonly settings: GrpcCallSettings,
+    mode: ResponseMode,
   ) {
     this.reader = new MessageReader(settings.maxBytes, undefined, this);
-    this.responses = new MessageQueue<unknown>(
-      (pause) => (pause ? stream.pause() : stream.resume()),
-      CLIENT_QUEUE_BOUNDS,
-      () => this.cancel(),
-    );
-    stream.on("response", (h) => this.onHeaders(h));
-    stream.on("trailers", (t) => {
-      this.trailers = t;
-    });
-    stream.on("data", (chunk: Buffer) => this.reader.onBodyData(chunk));
-    stream.on("error", (e) => this.fail(settings.signal.aborted ? settings.signal.reason : transportError(provider.address, e)));
-    stream.on("close", () => this.onClose());
+    if (mode === "stream") {
+      this.responses = new MessageQueue<unknown>(
+        (pause) => (pause ? stream.pause() : stream.resume()),
+        CLIENT_QUEUE_BOUNDS,
+        () => this.cancel(),
+      );
+    } else {
+      this.outcomeResult = new Promise((resolve, reject) => {
+        this.resolveResult = resolve;
+        this.rejectResult = reject;
+      });
+      // Whoever awaits result() sees a failure; one that happens before is not "unhandled".
+      this.outcomeResult.catch(() => {});
+    }
+    (stream as TaggedStream)[kCall] = this;
+    stream.on("response", onResponse);
+    stream.on("trailers", onTrailers);
+    stream.on("data", onData);
+    stream.on("error", onError);
+    stream.on("close", onClose);
+  }
+
+  /** The one response of a unary or client-streaming call. */
+  result(): Promise<unknown> {
+    return this.outcomeResult as Promise<unknown>;
+  }
+
+  /** True once the call's outcome is known. */
+  get settled(): boolean {
+    return this.done;
   }
 
   private fail(err: unknown): void {
-    if (this.responses.settled) return;
-    this.responses.fail(err);
+    if (this.done) return;
+    this.done = true;
+    if (this.responses) this.responses.fail(err);
+    else this.rejectResult!(err);
     if (!this.stream.destroyed) this.stream.close(http2.constants.NGHTTP2_CANCEL);
   }
 
-  private onHeaders(h: http2.IncomingHttpHeaders): void {
+  /** @internal */
+  onStreamError(e: Error): void {
+    const signal = this.settings.signal;
+    this.fail(signal.aborted ? signal.reason : transportError(this.provider.address, e));
+  }
+
+  /** @internal */
+  onHeaders(h: http2.IncomingHttpHeaders): void {
     this.headers = h;
     if (h[H.grpcStatus] !== undefined) {
       this.trailers = h; // trailers-only: the outcome is in these headers
       return;
     }
     const err = checkResponseHeaders(h, this.provider);
-    if (err) {
-      this.fail(err);
-      return;
-    }
+    if (err) return this.fail(err);
     const enc = h[H.grpcEncoding];
     if (enc !== undefined && enc !== "identity") {
       const c = GRPC_COMPRESSIONS.get(String(enc));
-      if (!c) {
-        this.fail(new RpcError(Code.Internal, `the response uses unsupported grpc-encoding "${enc}"`));
-        return;
-      }
+      if (!c) return this.fail(new RpcError(Code.Internal, `the response uses unsupported grpc-encoding "${enc}"`));
       this.reader.compression = c;
     }
     this.settings.options?.onHeaders?.(metadataOf(h));
@@ -89,8 +143,17 @@ export class GrpcClientCall implements MessageSink {
 
   /** One response message (from the reader). */
   onMessage(payload: Buffer): void {
-    if (this.responses.settled) return;
-    this.responses.push(this.settings.codec.decodeResponse(payload), payload.length);
+    if (this.done) return;
+    const value = this.settings.codec.decodeResponse(payload);
+    if (this.responses) {
+      this.responses.push(value, payload.length);
+      return;
+    }
+    if (++this.count > 1) {
+      this.fail(new RpcError(Code.Unimplemented, "protocol error: more than one response message for a unary method"));
+      return;
+    }
+    this.value = value;
   }
 
   /** The reader ends on a malformed response; the outcome of a good one comes with 'close'. */
@@ -98,11 +161,15 @@ export class GrpcClientCall implements MessageSink {
     if (err) this.fail(err);
   }
 
-  private onClose(): void {
-    if (this.responses.settled) return;
+  /** @internal */
+  onClose(): void {
+    if (this.done) return;
     const err = this.outcome();
-    if (err) this.fail(err);
-    else this.responses.end();
+    if (err) return this.fail(err);
+    this.done = true;
+    if (this.responses) this.responses.end();
+    else if (this.count === 0) this.rejectResult!(new RpcError(Code.Unimplemented, "protocol error: the response has no message"));
+    else this.resolveResult!(this.value);
   }
 
   /** The error the closed stream ended with, or undefined for OK. */
@@ -121,7 +188,7 @@ export class GrpcClientCall implements MessageSink {
    * call is already over (its outcome arrives through `responses`).
    */
   send(value: unknown): Promise<boolean> {
-    if (this.stream.destroyed || this.stream.closed || this.responses.settled) return Promise.resolve(false);
+    if (this.stream.destroyed || this.stream.closed || this.done) return Promise.resolve(false);
     return this.write(this.frame(this.settings.codec.encodeRequest(value)));
   }
 
@@ -157,9 +224,9 @@ export class GrpcClientCall implements MessageSink {
     if (!this.stream.destroyed && !this.stream.writableEnded) this.stream.end();
   }
 
-  /** Cancels the call (RST_STREAM CANCEL); the responses fail with `cancelled`. */
+  /** Cancels the call (RST_STREAM CANCEL); its outcome is `cancelled` (or `reason`). */
   cancel(reason?: unknown): void {
-    if (!this.responses.settled) this.responses.fail(reason ?? callerCancelled());
+    this.fail(reason ?? callerCancelled());
     if (!this.stream.destroyed) this.stream.close(http2.constants.NGHTTP2_CANCEL);
   }
 }
