@@ -131,11 +131,17 @@ export class GrpcClientCall implements MessageSink {
       return;
     }
     const err = checkResponseHeaders(h, this.provider);
-    if (err) return this.fail(err);
+    if (err) {
+      this.fail(err);
+      return;
+    }
     const enc = h[H.grpcEncoding];
     if (enc !== undefined && enc !== "identity") {
       const c = GRPC_COMPRESSIONS.get(String(enc));
-      if (!c) return this.fail(new RpcError(Code.Internal, `the response uses unsupported grpc-encoding "${enc}"`));
+      if (!c) {
+        this.fail(new RpcError(Code.Internal, `the response uses unsupported grpc-encoding "${enc}"`));
+        return;
+      }
       this.reader.compression = c;
     }
     this.settings.options?.onHeaders?.(metadataOf(h));
@@ -165,7 +171,10 @@ export class GrpcClientCall implements MessageSink {
   onClose(): void {
     if (this.done) return;
     const err = this.outcome();
-    if (err) return this.fail(err);
+    if (err) {
+      this.fail(err);
+      return;
+    }
     this.done = true;
     if (this.responses) this.responses.end();
     else if (this.count === 0) this.rejectResult!(new RpcError(Code.Unimplemented, "protocol error: the response has no message"));
