@@ -20,7 +20,7 @@ import { Http1Transport } from "../transport/client/http1.js";
 import { Http2Transport } from "../transport/client/http2.js";
 import type { HttpReply, UnaryTransport } from "../transport/client/unary-transport.js";
 import type { CallOptions } from "./call-options.js";
-import { CallScope } from "./call-scope.js";
+import { CallScope, NEVER_ABORTS } from "./call-scope.js";
 import type { Attempt, ClusterContext, ClusterPolicy, Invocation } from "./cluster/cluster.js";
 import { type Directory, StaticDirectory } from "./cluster/directory.js";
 import { clusterPolicy } from "./cluster/policies.js";
@@ -41,6 +41,8 @@ export interface PreparedMethod {
   readonly retries: number;
   /** The complete gRPC request headers of a call that adds none of its own. */
   readonly grpcHeaders: OutgoingHttpHeaders;
+  /** The complete Triple HTTP/2 request headers (pseudo-headers included) of such a call. */
+  readonly h2Headers: OutgoingHttpHeaders;
   readonly headers: OutgoingHttpHeaders;
 }
 
@@ -185,7 +187,8 @@ export class ClientCore {
     }
     const own = this.options.methods?.[md.name] ?? this.options.methods?.[md.propertyKey];
     const retries = Math.floor(nonNegative(`methods.${md.name}.retries`, own?.retries ?? md.retries, this.ctx.retries));
-    return { md, codec, contentType, grpc, headers, retries, grpcHeaders: grpcHeaders(md.path, headers) };
+    const h2Headers = { ...headers, ":method": "POST", ":path": md.path };
+    return { md, codec, contentType, grpc, headers, retries, grpcHeaders: grpcHeaders(md.path, headers), h2Headers };
   }
 
   private http1(): Http1Transport {
@@ -226,6 +229,12 @@ export class ClientCore {
     return { method: pm.md, args, signal: scope.signal, committed: false, streaming, retries: pm.retries };
   }
 
+  /** The request headers of one Triple HTTP call: prepared ones (with HTTP/2's pseudo-headers) unless this call adds any. */
+  private tripleRequestHeaders(pm: PreparedMethod, headers: OutgoingHttpHeaders, scope: CallScope): OutgoingHttpHeaders {
+    if (headers === pm.headers && scope.deadline === undefined) return this.options.httpVersion === "1.1" ? pm.headers : pm.h2Headers;
+    return this.withTimeout(headers, scope, false);
+  }
+
   /** The request headers of one gRPC call: the method's prepared ones unless this call adds any. */
   private grpcRequestHeaders(pm: PreparedMethod, headers: OutgoingHttpHeaders, scope: CallScope): OutgoingHttpHeaders {
     if (headers === pm.headers && scope.deadline === undefined) return pm.grpcHeaders;
@@ -239,18 +248,14 @@ export class ClientCore {
     scope: CallScope,
     opts: CallOptions | undefined,
     mode: ResponseMode,
-  ) {
-    return this.http2()
-      .open(p, this.grpcRequestHeaders(pm, headers, scope), scope.signal)
-      .then(
-        (stream) =>
-          new GrpcClientCall(
-            stream,
-            p,
-            { codec: pm.codec, maxBytes: this.maxBytes, compression: this.grpcCompression, signal: scope.signal, options: opts },
-            mode,
-          ),
-      );
+  ): Promise<GrpcClientCall> {
+    const h2 = this.http2();
+    const requestHeaders = this.grpcRequestHeaders(pm, headers, scope);
+    const settings = { codec: pm.codec, maxBytes: this.maxBytes, compression: this.grpcCompression, signal: scope.signal, options: opts };
+    // A connected session takes the stream at once: no promise to wait for.
+    const now = scope.signal === NEVER_ABORTS ? h2.openNow(p, requestHeaders) : undefined;
+    if (now) return Promise.resolve(new GrpcClientCall(now, p, settings, mode));
+    return h2.open(p, requestHeaders, scope.signal).then((stream) => new GrpcClientCall(stream, p, settings, mode));
   }
 
   /** A unary call: Triple HTTP unary or gRPC, through the cluster policy. */
@@ -275,7 +280,7 @@ export class ClientCore {
         const transport = this.unaryTransport();
         attempt = (p) =>
           transport
-            .post(p, { path: pm.md.path, headers: this.withTimeout(headers, scope, false), body, signal: scope.signal, maxBytes: this.maxBytes })
+            .post(p, { path: pm.md.path, headers: this.tripleRequestHeaders(pm, headers, scope), body, signal: scope.signal, maxBytes: this.maxBytes })
             .then((reply) => this.tripleReply(pm, reply, opts));
       }
       return await this.policy.invoke(this.invocation(pm, args, scope, false), attempt, this.ctx);

@@ -150,50 +150,30 @@ export class Http2Transport implements UnaryTransport {
     }
   }
 
+  /**
+   * A stream on the provider's session when it is connected (no promise, no await: the common
+   * case), else undefined.
+   */
+  openNow(provider: Provider, headers: OutgoingHttpHeaders): http2.ClientHttp2Stream | undefined {
+    const pooled = this.sessions.get(provider.address);
+    if (!pooled || pooled.dead || !pooled.connected || pooled.session.closed || pooled.session.destroyed) return undefined;
+    let stream: http2.ClientHttp2Stream;
+    try {
+      stream = pooled.session.request(headers, REQUEST_OPTIONS);
+    } catch {
+      return undefined; // the slow path sorts out a session that just went away
+    }
+    pooled.hold();
+    (stream as PostStream)[kPooled] = pooled;
+    stream.once("close", releasePooled);
+    return stream;
+  }
+
   async post(provider: Provider, req: UnaryRequest): Promise<HttpReply> {
-    const { path, headers, body, signal, maxBytes } = req;
-    const stream = await this.open(provider, { ...headers, ":method": "POST", ":path": path }, signal);
-    return new Promise((resolve, reject) => {
-      let status = 0;
-      let resHeaders: http2.IncomingHttpHeaders = {};
-      const chunks: Buffer[] = [];
-      let size = 0;
-      let settled = false;
-      const finish = (err: unknown, reply?: HttpReply) => {
-        if (settled) return;
-        settled = true;
-        if (err) reject(err);
-        else resolve(reply as HttpReply);
-      };
-      let trailers: http2.IncomingHttpHeaders | undefined;
-      stream.on("response", (h) => {
-        status = Number(h[":status"]);
-        resHeaders = h;
-      });
-      stream.on("trailers", (t) => {
-        trailers = t;
-      });
-      stream.on("data", (c: Buffer) => {
-        size += c.length;
-        if (size > maxBytes) {
-          stream.close(http2.constants.NGHTTP2_CANCEL);
-          finish(responseTooLarge(maxBytes));
-          return;
-        }
-        chunks.push(c);
-      });
-      stream.on("end", () => {
-        if (signal.aborted) return finish(signal.reason);
-        if (status === 0) return finish(streamClosedError(provider, stream.rstCode));
-        finish(undefined, { status, headers: resHeaders, body: Buffer.concat(chunks, size), trailers });
-      });
-      stream.on("error", (e) => finish(signal.aborted ? signal.reason : transportError(provider.address, e)));
-      stream.on("close", () => {
-        if (signal.aborted) return finish(signal.reason);
-        finish(streamClosedError(provider, stream.rstCode));
-      });
-      stream.end(body);
-    });
+    const headers = req.headers[":path"] === undefined ? { ...req.headers, ":method": "POST", ":path": req.path } : req.headers;
+    const signal = req.signal;
+    const stream = (signal === NEVER_ABORTS && this.openNow(provider, headers)) || (await this.open(provider, headers, signal));
+    return new Promise((resolve, reject) => new H2Post(stream, provider, req, resolve, reject));
   }
 
   close(): void {
@@ -201,6 +181,111 @@ export class Http2Transport implements UnaryTransport {
     this.sessions.clear();
   }
 }
+
+const REQUEST_OPTIONS: http2.ClientSessionRequestOptions = Object.freeze({ endStream: false });
+
+/** The session of a stream opened by `openNow`, and the post reading it; set once per stream. */
+const kPooled = Symbol("triple.pooled");
+const kPost = Symbol("triple.h2post");
+type PostStream = http2.ClientHttp2Stream & { [kPooled]?: PooledSession; [kPost]?: H2Post };
+
+function releasePooled(this: PostStream): void {
+  this[kPooled]?.release();
+}
+
+// Listeners shared by every unary post (`this` is the stream): no closures per call.
+function postResponse(this: PostStream, h: http2.IncomingHttpHeaders): void {
+  const p = this[kPost]!;
+  p.status = Number(h[":status"]);
+  p.headers = h;
+}
+function postTrailers(this: PostStream, t: http2.IncomingHttpHeaders): void {
+  this[kPost]!.trailers = t;
+}
+function postData(this: PostStream, c: Buffer): void {
+  this[kPost]!.onData(c);
+}
+function postEnd(this: PostStream): void {
+  this[kPost]!.onEnd();
+}
+function postError(this: PostStream, e: Error): void {
+  this[kPost]!.onError(e);
+}
+function postClose(this: PostStream): void {
+  this[kPost]!.onClose();
+}
+
+/** One unary POST's response, collected up to `maxBytes`, settled once. */
+class H2Post {
+  status = 0;
+  headers: http2.IncomingHttpHeaders = {};
+  trailers: http2.IncomingHttpHeaders | undefined = undefined;
+  private first: Buffer | undefined = undefined;
+  private chunks: Buffer[] | undefined = undefined;
+  private size = 0;
+  private settled = false;
+
+  constructor(
+    private readonly stream: http2.ClientHttp2Stream,
+    private readonly provider: Provider,
+    private readonly req: UnaryRequest,
+    private readonly resolve: (reply: HttpReply) => void,
+    private readonly reject: (err: unknown) => void,
+  ) {
+    (stream as PostStream)[kPost] = this;
+    stream.on("response", postResponse);
+    stream.on("trailers", postTrailers);
+    stream.on("data", postData);
+    stream.on("end", postEnd);
+    stream.on("error", postError);
+    stream.on("close", postClose);
+    stream.end(req.body);
+  }
+
+  private finish(err: unknown, reply?: HttpReply): void {
+    if (this.settled) return;
+    this.settled = true;
+    if (err) this.reject(err);
+    else this.resolve(reply as HttpReply);
+  }
+
+  onData(c: Buffer): void {
+    this.size += c.length;
+    if (this.size > this.req.maxBytes) {
+      this.stream.close(http2.constants.NGHTTP2_CANCEL);
+      this.finish(responseTooLarge(this.req.maxBytes));
+      return;
+    }
+    if (this.first === undefined) this.first = c;
+    else (this.chunks ??= [this.first]).push(c);
+  }
+
+  onEnd(): void {
+    const signal = this.req.signal;
+    if (signal.aborted) {
+      this.finish(signal.reason);
+      return;
+    }
+    if (this.status === 0) {
+      this.finish(streamClosedError(this.provider, this.stream.rstCode));
+      return;
+    }
+    const body = this.chunks ? Buffer.concat(this.chunks, this.size) : (this.first ?? EMPTY);
+    this.finish(undefined, { status: this.status, headers: this.headers, body, trailers: this.trailers });
+  }
+
+  onError(e: Error): void {
+    const signal = this.req.signal;
+    this.finish(signal.aborted ? signal.reason : transportError(this.provider.address, e));
+  }
+
+  onClose(): void {
+    const signal = this.req.signal;
+    this.finish(signal.aborted ? signal.reason : streamClosedError(this.provider, this.stream.rstCode));
+  }
+}
+
+const EMPTY = Buffer.alloc(0);
 
 function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal === NEVER_ABORTS) return p;
