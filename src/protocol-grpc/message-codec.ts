@@ -5,7 +5,7 @@ import { decodeUtf8 } from "../codec/bytes.js";
 import { bindJsonValue, encodeJsonValue, protoFromJsonValue } from "../codec/json-codec.js";
 import { parseJson, stringifyJson } from "../codec/json.js";
 import { encodeProtoFrame, encodeProtoMessage } from "../codec/proto-codec.js";
-import { protojson } from "../codec/protojson-fast.js";
+import { fastFromJson, fastToJson, protojson } from "../codec/protojson-fast.js";
 import { Code } from "../protocol/code.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
@@ -108,19 +108,32 @@ function jsonArgs(md: MethodDescriptor): (args: readonly unknown[]) => unknown {
   return (args) => args;
 }
 
-/** Client half of JSON for IDL methods: ProtoJSON, validated through the binary form. */
+/**
+ * Client half of JSON for IDL methods: ProtoJSON. Simple messages (scalar fields only) go through
+ * the compiled field tables of `protojson-fast`; anything else is validated through the binary
+ * form and converted by protobufjs's protojson.
+ */
 function protoJsonClient(md: MethodDescriptor): Pick<MessageCodec, "encodeArgs" | "encodeRequest" | "decodeResponse"> {
   const req = md.requestType!;
   const res = md.responseType!;
   const toBytes = protoEncoder(req);
-  const encode = (value: unknown) => Buffer.from(JSON.stringify(protojson().toJson(req, req.decode(toBytes(value)))));
+  const slow = (value: unknown) => Buffer.from(JSON.stringify(protojson().toJson(req, req.decode(toBytes(value)))));
+  const encode = (value: unknown): Uint8Array => {
+    if (typeof value === "object" && value !== null && !(value instanceof req.ctor) && req.verify(value as Record<string, unknown>) === null) {
+      const fast = fastToJson(req, value);
+      if (fast) return Buffer.from(JSON.stringify(fast));
+    }
+    return slow(value);
+  };
   return {
     encodeArgs: (args) => encode(args[0]),
     encodeRequest: encode,
     decodeResponse(bytes) {
       try {
         const v = parseJson(decodeUtf8(bytes));
-        return res.toObject(protojson().fromJson(res, v, { ignoreUnknownFields: true }), TO_OBJECT);
+        const plain = typeof v === "object" && v !== null && !Array.isArray(v);
+        const msg = (plain && fastFromJson(res, v as Record<string, unknown>)) || protojson().fromJson(res, v, { ignoreUnknownFields: true });
+        return res.toObject(msg, TO_OBJECT);
       } catch (e) {
         throw badResponse(`${res.fullName.slice(1)} JSON`, e);
       }
