@@ -95,6 +95,9 @@ class Http1Post {
   }
 }
 
+/** HTTP/1.1 connections per provider: calls beyond it wait for a free one. */
+const SOCKETS_PER_PROVIDER = 128;
+
 /**
  * Triple HTTP unary over HTTP/1.1: one keep-alive agent per client, so consecutive calls to a
  * provider reuse its sockets instead of paying a TCP (and TLS) handshake each.
@@ -104,8 +107,15 @@ export class Http1Transport implements UnaryTransport {
   private readonly tlsAgent: https.Agent;
 
   constructor(private readonly settings: TransportSettings) {
-    this.agent = new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16 });
-    this.tlsAgent = new https.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16, ...settings.tls });
+    // As many idle sockets kept as may be busy: a smaller free pool would close sockets after
+    // every burst and open new ones for the next (connection churn under load).
+    this.agent = new http.Agent({ keepAlive: true, maxSockets: SOCKETS_PER_PROVIDER, maxFreeSockets: SOCKETS_PER_PROVIDER });
+    this.tlsAgent = new https.Agent({
+      keepAlive: true,
+      maxSockets: SOCKETS_PER_PROVIDER,
+      maxFreeSockets: SOCKETS_PER_PROVIDER,
+      ...settings.tls,
+    });
   }
 
   post(provider: Provider, req: UnaryRequest): Promise<HttpReply> {
