@@ -275,11 +275,13 @@ class H2Post {
   }
 
   onError(e: Error): void {
+    if (this.settled) return;
     const signal = this.req.signal;
     this.finish(signal.aborted ? signal.reason : transportError(this.provider.address, e));
   }
 
   onClose(): void {
+    if (this.settled) return; // the usual case: 'end' settled it; build no error
     const signal = this.req.signal;
     this.finish(signal.aborted ? signal.reason : streamClosedError(this.provider, this.stream.rstCode));
   }
