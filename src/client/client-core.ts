@@ -206,12 +206,17 @@ export class ClientCore {
   }
 
   /** The headers of one call (before the per-attempt timeout). */
-  private async callHeaders(pm: PreparedMethod, opts: CallOptions | undefined): Promise<OutgoingHttpHeaders> {
+  /** The headers of one call (before the per-attempt timeout); a promise only when a token function must run. */
+  private callHeaders(pm: PreparedMethod, opts: CallOptions | undefined): OutgoingHttpHeaders | Promise<OutgoingHttpHeaders> {
     if (!opts?.metadata && !this.tokenFn) return pm.headers;
     const h: OutgoingHttpHeaders = { ...pm.headers };
     addMetadata(h, opts?.metadata);
-    if (this.tokenFn) h[H.authorization] = `Bearer ${await this.tokenFn()}`;
-    return h;
+    const tokenFn = this.tokenFn;
+    if (!tokenFn) return h;
+    return Promise.resolve(tokenFn()).then((token) => {
+      h[H.authorization] = `Bearer ${token}`;
+      return h;
+    });
   }
 
   private withTimeout(headers: OutgoingHttpHeaders, scope: CallScope, grpc: boolean): OutgoingHttpHeaders {
@@ -264,7 +269,8 @@ export class ClientCore {
     try {
       scope.throwIfAborted();
       let body = pm.codec.encodeArgs(args);
-      let headers = await this.callHeaders(pm, opts);
+      const pending = this.callHeaders(pm, opts);
+      let headers = pending instanceof Promise ? await pending : pending;
       let attempt: Attempt<unknown>;
       if (pm.grpc) {
         attempt = async (p) => {
@@ -307,7 +313,8 @@ export class ClientCore {
     try {
       scope.throwIfAborted();
       const body = pm.codec.encodeArgs(args);
-      const headers = await this.callHeaders(pm, opts);
+      const pending = this.callHeaders(pm, opts);
+      const headers = pending instanceof Promise ? await pending : pending;
       const inv = this.invocation(pm, args, scope, true);
       const started = await this.policy.invoke(
         inv,
@@ -345,7 +352,8 @@ export class ClientCore {
     if (!isIterable(input)) {
       throw new RpcError(Code.InvalidArgument, `${pm.md.path} streams its requests: pass an AsyncIterable or an Iterable`);
     }
-    const headers = await this.callHeaders(pm, opts);
+    const pending = this.callHeaders(pm, opts);
+    const headers = pending instanceof Promise ? await pending : pending;
     const inv = this.invocation(pm, [], scope, true);
     const call = await this.policy.invoke(inv, (p) => this.openGrpc(p, pm, headers, scope, opts, mode), this.ctx);
     inv.committed = true;

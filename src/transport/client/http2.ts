@@ -169,11 +169,13 @@ export class Http2Transport implements UnaryTransport {
     return stream;
   }
 
-  async post(provider: Provider, req: UnaryRequest): Promise<HttpReply> {
+  post(provider: Provider, req: UnaryRequest): Promise<HttpReply> {
     const headers = req.headers[":path"] === undefined ? { ...req.headers, ":method": "POST", ":path": req.path } : req.headers;
     const signal = req.signal;
-    const stream = (signal === NEVER_ABORTS && this.openNow(provider, headers)) || (await this.open(provider, headers, signal));
-    return new Promise((resolve, reject) => new H2Post(stream, provider, req, resolve, reject));
+    const now = signal === NEVER_ABORTS ? this.openNow(provider, headers) : undefined;
+    const collect = (stream: http2.ClientHttp2Stream) =>
+      new Promise<HttpReply>((resolve, reject) => new H2Post(stream, provider, req, resolve, reject));
+    return now ? collect(now) : this.open(provider, headers, signal).then(collect);
   }
 
   close(): void {
