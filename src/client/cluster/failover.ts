@@ -9,16 +9,26 @@ import { failoverError } from "./failover-error.js";
  * response message arrived). When all attempts fail, the error carries Dubbo's failover sentence
  * and the last error's code, raw message and cause.
  */
+const NONE_TRIED: ReadonlySet<Provider> = new Set();
+
 export const failover: ClusterPolicy = {
   name: "failover",
   async invoke(inv, attempt, ctx) {
-    const tried = new Set<Provider>();
-    const order: Provider[] = [];
-    let last: RpcError | undefined;
-    let attempts = 0;
     // Without retries the caller gets the attempt's own error, not a "Tried 0 times" sentence.
-    if (inv.retries === 0) return runAttempt(selectProvider(inv, ctx, tried), attempt, ctx);
-    for (let i = 0; i <= inv.retries; i++) {
+    if (inv.retries === 0) return runAttempt(selectProvider(inv, ctx, NONE_TRIED), attempt, ctx);
+    // The first attempt allocates nothing: most calls succeed on it.
+    const firstProvider = selectProvider(inv, ctx, NONE_TRIED);
+    let last: RpcError;
+    try {
+      return await runAttempt(firstProvider, attempt, ctx);
+    } catch (e) {
+      last = RpcError.from(e);
+      if (!retryable(last, inv)) throw last;
+    }
+    const tried = new Set<Provider>([firstProvider]);
+    const order: Provider[] = [firstProvider];
+    let attempts = 1;
+    for (let i = 1; i <= inv.retries; i++) {
       if (inv.signal.aborted) throw inv.signal.reason;
       const p = selectProvider(inv, ctx, tried);
       if (!tried.has(p)) {
@@ -33,15 +43,7 @@ export const failover: ClusterPolicy = {
         if (!retryable(last, inv)) throw last;
       }
     }
-    throw failoverError(
-      inv.method.name,
-      inv.method.serviceName,
-      inv.retries,
-      order,
-      providersOf(inv, ctx).length,
-      ctx.directory.registry,
-      last as RpcError,
-      attempts,
-    );
+    const total = providersOf(inv, ctx).length;
+    throw failoverError(inv.method.name, inv.method.serviceName, inv.retries, order, total, ctx.directory.registry, last, attempts);
   },
 };

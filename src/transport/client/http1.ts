@@ -8,6 +8,29 @@ import { connectFailure, isConnectErrorCode, transportError } from "./errors.js"
 import type { HttpReply, TransportSettings, UnaryRequest, UnaryTransport } from "./unary-transport.js";
 import { H } from "../../protocol/headers.js";
 
+/** The post of a request and of its response, set once: their listeners are shared by every post. */
+const kPost = Symbol("triple.h1post");
+type Tagged<T> = T & { [kPost]: Http1Post };
+
+function onRequestSocket(this: Tagged<http.ClientRequest>, s: Socket): void {
+  this[kPost].onSocket(s);
+}
+function onRequestError(this: Tagged<http.ClientRequest>, e: Error): void {
+  this[kPost].onError(e);
+}
+function onRequestResponse(this: Tagged<http.ClientRequest>, res: http.IncomingMessage): void {
+  this[kPost].onResponse(res);
+}
+function onResponseData(this: Tagged<http.IncomingMessage>, c: Buffer): void {
+  this[kPost].onData(c);
+}
+function onResponseEnd(this: Tagged<http.IncomingMessage>): void {
+  this[kPost].onEnd();
+}
+function onResponseError(this: Tagged<http.IncomingMessage>, e: Error): void {
+  this[kPost].onResponseError(e);
+}
+
 /**
  * One POST over HTTP/1.1 and its settling: the response collected up to `maxBytes`, the caller's
  * signal, a connect timeout while the socket is still connecting, and errors classified as
@@ -17,11 +40,12 @@ class Http1Post {
   private connected = false;
   private settled = false;
   private connectTimer: NodeJS.Timeout | undefined = undefined;
+  private res: http.IncomingMessage | undefined = undefined;
+  private first: Buffer | undefined = undefined;
+  private chunks: Buffer[] | undefined = undefined;
+  private size = 0;
+  private onAbort: (() => void) | undefined = undefined;
   readonly req: http.ClientRequest;
-  private readonly onAbort = () => {
-    this.req.destroy();
-    this.finish(this.signal.reason);
-  };
 
   constructor(
     options: http.RequestOptions,
@@ -32,37 +56,59 @@ class Http1Post {
     private readonly resolve: (reply: HttpReply) => void,
     private readonly reject: (err: unknown) => void,
   ) {
-    this.req = (provider.secure ? https : http).request(options, (res) => this.onResponse(res));
-    if (signal !== NEVER_ABORTS) signal.addEventListener("abort", this.onAbort, { once: true });
-    this.req.on("socket", (s: Socket) => this.onSocket(s));
-    this.req.on("error", (e) => this.onError(e));
+    const req = (this.req = (provider.secure ? https : http).request(options));
+    (req as Tagged<http.ClientRequest>)[kPost] = this;
+    req.on("response", onRequestResponse);
+    req.on("socket", onRequestSocket);
+    req.on("error", onRequestError);
+    if (signal !== NEVER_ABORTS) {
+      this.onAbort = () => {
+        this.req.destroy();
+        this.finish(this.signal.reason);
+      };
+      signal.addEventListener("abort", this.onAbort, { once: true });
+    }
   }
 
   private finish(err: unknown, reply?: HttpReply): void {
     if (this.settled) return;
     this.settled = true;
     if (this.connectTimer) clearTimeout(this.connectTimer);
-    this.signal.removeEventListener("abort", this.onAbort);
+    if (this.onAbort) this.signal.removeEventListener("abort", this.onAbort);
     if (err) this.reject(err);
     else this.resolve(reply as HttpReply);
   }
 
-  private onResponse(res: http.IncomingMessage): void {
-    const chunks: Buffer[] = [];
-    let size = 0;
+  onResponse(res: http.IncomingMessage): void {
     if (Number(res.headers[H.contentLength]) > this.maxBytes) {
       this.tooLarge();
       return;
     }
-    res.on("data", (c: Buffer) => {
-      size += c.length;
-      if (size > this.maxBytes) return this.tooLarge();
-      chunks.push(c);
-    });
-    res.on("end", () =>
-      this.finish(undefined, { status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks, size) }),
-    );
-    res.on("error", (e) => this.finish(this.signal.aborted ? this.signal.reason : transportError(this.provider.address, e)));
+    this.res = res;
+    (res as Tagged<http.IncomingMessage>)[kPost] = this;
+    res.on("data", onResponseData);
+    res.on("end", onResponseEnd);
+    res.on("error", onResponseError);
+  }
+
+  onData(c: Buffer): void {
+    this.size += c.length;
+    if (this.size > this.maxBytes) {
+      this.tooLarge();
+      return;
+    }
+    if (this.first === undefined) this.first = c;
+    else (this.chunks ??= [this.first]).push(c);
+  }
+
+  onEnd(): void {
+    const res = this.res!;
+    const body = this.chunks ? Buffer.concat(this.chunks, this.size) : (this.first ?? EMPTY);
+    this.finish(undefined, { status: res.statusCode ?? 0, headers: res.headers, body });
+  }
+
+  onResponseError(e: Error): void {
+    this.finish(this.signal.aborted ? this.signal.reason : transportError(this.provider.address, e));
   }
 
   private tooLarge(): void {
@@ -70,7 +116,7 @@ class Http1Post {
     this.finish(responseTooLarge(this.maxBytes));
   }
 
-  private onSocket(s: Socket): void {
+  onSocket(s: Socket): void {
     if (!s.connecting) {
       this.connected = true;
       return;
@@ -85,7 +131,8 @@ class Http1Post {
     });
   }
 
-  private onError(e: Error): void {
+  onError(e: Error): void {
+    if (this.settled) return;
     if (this.signal.aborted) {
       this.finish(this.signal.reason);
       return;
@@ -94,6 +141,8 @@ class Http1Post {
     this.finish(!this.connected && isConnectErrorCode(e) ? connectFailure(address, e) : transportError(address, e));
   }
 }
+
+const EMPTY = Buffer.alloc(0);
 
 /** HTTP/1.1 connections per provider: calls beyond it wait for a free one. */
 const SOCKETS_PER_PROVIDER = 128;
