@@ -264,35 +264,56 @@ export class ClientCore {
   }
 
   /** A unary call: Triple HTTP unary or gRPC, through the cluster policy. */
-  async unary(pm: PreparedMethod, args: readonly unknown[], opts: CallOptions | undefined): Promise<unknown> {
+  unary(pm: PreparedMethod, args: readonly unknown[], opts: CallOptions | undefined): Promise<unknown> {
     const scope = this.scope(opts);
+    if (scope.signal !== NEVER_ABORTS || this.tokenFn || opts?.metadata) return this.scopedUnary(pm, args, opts, scope);
+    // Nothing can end this call early and nothing needs awaiting or disposing: one promise chain.
+    try {
+      return this.policy.invoke(this.invocation(pm, args, scope, false), this.unaryAttempt(pm, args, pm.headers, scope, opts), this.ctx);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  /** A unary call with a timeout, a caller's signal, per-call metadata or a token function. */
+  private async scopedUnary(pm: PreparedMethod, args: readonly unknown[], opts: CallOptions | undefined, scope: CallScope): Promise<unknown> {
     try {
       scope.throwIfAborted();
-      let body = pm.codec.encodeArgs(args);
       const pending = this.callHeaders(pm, opts);
-      let headers = pending instanceof Promise ? await pending : pending;
-      let attempt: Attempt<unknown>;
-      if (pm.grpc) {
-        attempt = async (p) => {
-          const call = await this.openGrpc(p, pm, headers, scope, opts, "single");
-          call.sendArgs(body);
-          return call.result();
-        };
-      } else {
-        if (this.httpCompression && body.byteLength >= COMPRESS_MIN_BYTES) {
-          body = this.httpCompression.compress(body);
-          headers = { ...headers, [H.contentEncoding]: this.httpCompression.name };
-        }
-        const transport = this.unaryTransport();
-        attempt = (p) =>
-          transport
-            .post(p, { path: pm.md.path, headers: this.tripleRequestHeaders(pm, headers, scope), body, signal: scope.signal, maxBytes: this.maxBytes })
-            .then((reply) => this.tripleReply(pm, reply, opts));
-      }
-      return await this.policy.invoke(this.invocation(pm, args, scope, false), attempt, this.ctx);
+      const headers = pending instanceof Promise ? await pending : pending;
+      return await this.policy.invoke(this.invocation(pm, args, scope, false), this.unaryAttempt(pm, args, headers, scope, opts), this.ctx);
     } finally {
       scope.dispose();
     }
+  }
+
+  /** One attempt of a unary call: Triple HTTP unary or gRPC, its body encoded once for all attempts. */
+  private unaryAttempt(
+    pm: PreparedMethod,
+    args: readonly unknown[],
+    callHeaders: OutgoingHttpHeaders,
+    scope: CallScope,
+    opts: CallOptions | undefined,
+  ): Attempt<unknown> {
+    let body = pm.codec.encodeArgs(args);
+    let headers = callHeaders;
+    if (pm.grpc) {
+      return (p) =>
+        this.openGrpc(p, pm, headers, scope, opts, "single").then((call) => {
+          call.sendArgs(body);
+          return call.result();
+        });
+    }
+    if (this.httpCompression && body.byteLength >= COMPRESS_MIN_BYTES) {
+      body = this.httpCompression.compress(body);
+      headers = { ...headers, [H.contentEncoding]: this.httpCompression.name };
+    }
+    const transport = this.unaryTransport();
+    const path = pm.md.path;
+    return (p) =>
+      transport
+        .post(p, { path, headers: this.tripleRequestHeaders(pm, headers, scope), body, signal: scope.signal, maxBytes: this.maxBytes })
+        .then((reply) => this.tripleReply(pm, reply, opts));
   }
 
   private tripleReply(pm: PreparedMethod, reply: HttpReply, opts: CallOptions | undefined): unknown {

@@ -55,24 +55,33 @@ export function selectProvider(inv: Invocation, ctx: ClusterContext, tried: Read
 }
 
 /** Runs one attempt with the bookkeeping the balancers and health checks read. */
-export async function runAttempt<T>(provider: Provider, attempt: Attempt<T>, ctx: ClusterContext): Promise<T> {
+export function runAttempt<T>(provider: Provider, attempt: Attempt<T>, ctx: ClusterContext): Promise<T> {
   provider.active++;
   const start = performance.now();
+  let pending: Promise<T>;
   try {
-    const v = await attempt(provider);
-    provider.markUp();
-    provider.recordLatency(performance.now() - start);
-    return v;
+    pending = attempt(provider);
   } catch (e) {
-    if (isConnectFailure(e)) provider.markDown(ctx.downBackoffMs);
-    else if (e instanceof RpcError && e.code !== Code.Cancelled && e.code !== Code.DeadlineExceeded) {
-      provider.markUp(); // it answered: reachable, whatever it said
-      provider.recordLatency(performance.now() - start);
-    }
-    throw e;
-  } finally {
-    provider.active--;
+    pending = Promise.reject(e);
   }
+  // One `then`, no async frame: this runs for every call.
+  return pending.then(
+    (v) => {
+      provider.active--;
+      provider.markUp();
+      provider.recordLatency(performance.now() - start);
+      return v;
+    },
+    (e: unknown) => {
+      provider.active--;
+      if (isConnectFailure(e)) provider.markDown(ctx.downBackoffMs);
+      else if (e instanceof RpcError && e.code !== Code.Cancelled && e.code !== Code.DeadlineExceeded) {
+        provider.markUp(); // it answered: reachable, whatever it said
+        provider.recordLatency(performance.now() - start);
+      }
+      throw e;
+    },
+  );
 }
 
 /**
