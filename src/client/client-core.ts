@@ -21,6 +21,9 @@ import { Http2Transport } from "../transport/client/http2.js";
 import type { HttpReply, UnaryTransport } from "../transport/client/unary-transport.js";
 import type { CallOptions } from "./call-options.js";
 import { CallScope, NEVER_ABORTS } from "./call-scope.js";
+
+/** The scope of every call without a timeout or a caller's signal. */
+const UNBOUNDED_SCOPE = new CallScope(undefined, undefined);
 import type { Attempt, ClusterContext, ClusterPolicy, Invocation } from "./cluster/cluster.js";
 import { type Directory, StaticDirectory } from "./cluster/directory.js";
 import { clusterPolicy } from "./cluster/policies.js";
@@ -227,7 +230,10 @@ export class ClientCore {
 
   private scope(opts: CallOptions | undefined): CallScope {
     const t = opts?.timeout ?? this.timeout;
-    return new CallScope(t !== undefined && t > 0 ? t : undefined, opts?.signal);
+    const timeout = t !== undefined && t > 0 ? t : undefined;
+    // A call nothing can end early shares one scope: it holds no timer and no listener.
+    if (timeout === undefined && !opts?.signal) return UNBOUNDED_SCOPE;
+    return new CallScope(timeout, opts?.signal);
   }
 
   private invocation(pm: PreparedMethod, args: readonly unknown[], scope: CallScope, streaming: boolean): Invocation {
