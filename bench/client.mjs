@@ -11,11 +11,11 @@
 // floor: what any client on node pays at least (for gRPC, a bare node:http2 client sending the
 // framed request and reading the trailers, since the server's cost differs from JSON's). Targets: each of our transports >= 0.85 x the
 // bare client of its HTTP version, and >= 1.5 x grpc-js on gRPC.
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import * as http from "node:http";
 import * as http2 from "node:http2";
-import { createServer as netServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
+import { freePort, pinned } from "./harness.mjs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -201,22 +201,10 @@ async function runClient(name, h2url, h1url) {
 // ---------------------------------------------------------------------------------------------
 // Harness.
 
-function freePort() {
-  return new Promise((ok, fail) => {
-    const s = netServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => ok(port));
-    });
-    s.on("error", fail);
-  });
-}
 
-function pinned(cpu, args) {
-  return spawnSync("taskset", ["-V"]).status === 0 ? ["taskset", ["-c", cpu, process.execPath, ...args]] : [process.execPath, args];
-}
 
 function run(cpu, args, onLine) {
-  const [cmd, argv] = pinned(cpu, args);
+  const [cmd, argv] = pinned(cpu, process.execPath, args);
   const child = spawn(cmd, argv, { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
   child.stdout.on("data", (d) => onLine?.(d.toString()));
   return child;

@@ -12,9 +12,9 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import * as http2 from "node:http2";
-import { createServer as netServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { freePort, pinned } from "./harness.mjs";
 import { fileURLToPath } from "node:url";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -75,20 +75,6 @@ function serveBare(port) {
 
 // ---------------------------------------------------------------------------------------------
 // Harness.
-
-function freePort() {
-  return new Promise((ok, fail) => {
-    const s = netServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => ok(port));
-    });
-    s.on("error", fail);
-  });
-}
-
-function pinned(cpu, cmd, args) {
-  return spawnSync("taskset", ["-V"]).status === 0 ? ["taskset", ["-c", cpu, cmd, ...args]] : [cmd, args];
-}
 
 async function startServer(kind, port) {
   const args =

@@ -12,10 +12,10 @@
 import { execFileSync, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as http2 from "node:http2";
-import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
+import { freePort } from "./harness.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "..");
@@ -40,16 +40,6 @@ const have = (cmd) => {
 };
 const pinned = (cpu, cmd, args) => (have("taskset") && os.cpus().length > 1 ? ["taskset", ["-c", String(cpu), cmd, ...args]] : [cmd, args]);
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** Starts a server process on CPU 0 and waits until it prints `marker`. */
 function startServer(args, env, marker) {
