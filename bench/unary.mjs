@@ -204,5 +204,5 @@ const ratio = (ours, base, name, target) => {
   const r = configs[ours].best.rps / configs[base].best.rps;
   console.log(`${name.padEnd(14)} ratio ${r.toFixed(2)} (target >= ${target}) ${r >= target ? "ok" : "BELOW TARGET"}`);
 };
-ratio(1, 0, "HTTP/1.1 JSON", 0.7);
-if (configs.length > 2) ratio(3, 2, "HTTP/2 JSON", 0.8);
+ratio(1, 0, "HTTP/1.1 JSON", 0.85);
+if (configs.length > 2) ratio(3, 2, "HTTP/2 JSON", 0.9);
