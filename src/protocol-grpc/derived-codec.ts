@@ -4,7 +4,7 @@ import { asBuffer } from "../codec/bytes.js";
 import { paramLabel } from "../codec/binder.js";
 import { Code } from "../protocol/code.js";
 import { RpcError } from "../protocol/rpc-error.js";
-import { fromProto, type FromProto, toProto, type ToProto } from "../schema/convert.js";
+import { fromProto, type FromProto, hasPresence, toProto, type ToProto } from "../schema/convert.js";
 import { type DerivedMethod, SchemaBuilder } from "../schema/derive.js";
 import { toProtobufRoot } from "../schema/protobufjs.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
@@ -43,7 +43,7 @@ function paramSlots(md: MethodDescriptor, dm: DerivedMethod): ParamSlot[] {
     field: dm.paramFields[i],
     label: paramLabel(p, i),
     optional: p.optional,
-    presence: p.type.kind === "class" || p.type.kind === "date" || p.type.kind === "any",
+    presence: hasPresence(p.type),
     from: fromProto(p.type),
     to: toProto(p.type),
   }));

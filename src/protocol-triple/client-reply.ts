@@ -23,7 +23,8 @@ const ANSWERS: Readonly<Record<string, readonly string[]>> = {
  * 200 reply in a content type the request cannot be answered with is an error naming it.
  */
 export function tripleReplyBody(reply: HttpReply, maxBytes: number, requestType: string): Buffer {
-  if (firstHeader(reply.trailers ?? {}, H.grpcStatus) !== undefined || firstHeader(reply.headers, H.grpcStatus) !== undefined) {
+  const inTrailers = reply.trailers !== undefined && firstHeader(reply.trailers, H.grpcStatus) !== undefined;
+  if (inTrailers || firstHeader(reply.headers, H.grpcStatus) !== undefined) {
     const err = errorFromGrpcTrailers({ ...reply.headers, ...reply.trailers });
     if (err) throw err;
   }

@@ -51,7 +51,6 @@ export class TripleUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
   private readonly route: RegisteredMethod;
   private readonly ctx: CallContext;
   private readonly respCodec: ResponseCodec;
-  private readonly timeoutMs: number | undefined;
   private readonly req: TripleRequest;
   private timer: NodeJS.Timeout | undefined = undefined;
   private finished = false;
@@ -67,7 +66,7 @@ export class TripleUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
     this.ctx = new CallContext(route.descriptor, h, "triple", ex.httpVersion, ex.peer, req.timeoutMs);
     core.track(this.ctx, ex);
     ex.onAbort(this);
-    const timeoutMs = (this.timeoutMs = req.timeoutMs);
+    const timeoutMs = req.timeoutMs;
     if (timeoutMs !== undefined) this.timer = setTimeout(() => this.onDeadline(timeoutMs), timeoutMs);
     const own = responseCodecFor(req.codec.responseMediaType ?? req.mediaType.type) ?? JSON_CODEC;
     this.respCodec = negotiateResponse(firstHeader(h, H.accept), own);
@@ -111,7 +110,7 @@ export class TripleUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
     if (this.finished) return;
     if (this.route.descriptor.kind === "server_streaming") {
       this.end();
-      new SseStream(this.ex, this.route, this.ctx, this.core, this.timeoutMs).start(args);
+      new SseStream(this.ex, this.route, this.ctx, this.core, this.req.timeoutMs).start(args);
       return;
     }
     invokeHandler(this.route, this.ctx, args, this);

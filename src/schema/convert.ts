@@ -12,6 +12,14 @@ export type FromProto = (value: unknown, where: string) => unknown;
 
 type Long = { toString(): string };
 
+/**
+ * True when the derived field of this type is a message (Timestamp, Value, a class), so an
+ * absent value can be told from a default one. Scalars, repeated and map fields cannot.
+ */
+export function hasPresence(t: TypeDesc): boolean {
+  return t.kind === "class" || t.kind === "date" || t.kind === "any";
+}
+
 function isLong(v: unknown): v is Long {
   return typeof v === "object" && v !== null && "low" in v && "high" in v;
 }
@@ -177,7 +185,7 @@ function classFromProto(t: Extract<TypeDesc, { kind: "class" }>): FromProto {
     fields ??= t.fields.map((f) => ({
       name: f.name,
       optional: f.optional,
-      presence: f.type.kind === "class" || f.type.kind === "date" || f.type.kind === "any",
+      presence: hasPresence(f.type),
       conv: fromProto(f.type),
     }));
     const o = v as Record<string, unknown>;
