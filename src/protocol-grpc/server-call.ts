@@ -7,14 +7,16 @@ import { type HandlerOutcome, invokeHandler, iteratorOf, type PumpTarget, Respon
 import type { RegisteredMethod } from "../server/router.js";
 import type { ServerCore } from "../server/server-core.js";
 import { requestStreams, responseStreams } from "../service/descriptors.js";
-import type { AbortSink, Exchange } from "../transport/server/exchange.js";
+import type { AbortSink, BodySink, Exchange } from "../transport/server/exchange.js";
 import type { MessageCodec } from "./message-codec.js";
 import { MessageQueue } from "./message-queue.js";
 import { MessageReader, type MessageSink } from "./message-reader.js";
-import type { GrpcResponder } from "./server-responder.js";
+import type { StreamResponder } from "./stream-responder.js";
 
 /**
- * One gRPC call on the server from first byte to trailers, for all four kinds. Unary and
+ * One enveloped call on the server from first byte to its ending, for all four kinds: gRPC, and
+ * gRPC-Web and Connect streams, whose messages are framed the same way (the
+ * {@link StreamResponder} writes each protocol's ending). Unary and
  * server-streaming requests are read with plain callbacks and the handler is called directly (no
  * async generators on that path); request streams go through a {@link MessageQueue} with
  * backpressure; response streams go through a {@link ResponsePump}. The call is its reader's
@@ -36,9 +38,11 @@ export class GrpcServerCall implements MessageSink, AbortSink, PumpTarget, Handl
     private readonly route: RegisteredMethod,
     private readonly ctx: CallContext,
     private codec: MessageCodec,
-    private readonly responder: GrpcResponder,
+    private readonly responder: StreamResponder,
     requestEncoding: Compression | undefined,
     timeoutMs: number | undefined,
+    /** Wraps the message reader where the body needs decoding first (gRPC-Web's base64 text). */
+    bodyFilter?: (reader: BodySink) => BodySink,
   ) {
     core.track(ctx, ex);
     ex.onAbort(this);
@@ -47,7 +51,7 @@ export class GrpcServerCall implements MessageSink, AbortSink, PumpTarget, Handl
     this.queue = requestStreams(kind) ? new MessageQueue((pause) => this.onPressure(pause)) : undefined;
     this.pump = responseStreams(kind) ? new ResponsePump(this) : undefined;
     this.reader = new MessageReader(core.limits.maxMessageBytes, requestEncoding, this);
-    ex.readBody(this.reader);
+    ex.readBody(bodyFilter ? bodyFilter(this.reader) : this.reader);
     if (this.queue) this.invoke([this.queue]);
   }
 

@@ -23,7 +23,7 @@ const acceptCache = new Map<string, Compression | undefined>();
  * The encoding of compressed response messages: the request's own, else the first of ours the
  * client lists in `grpc-accept-encoding` (cached: clients send the same few values).
  */
-function responseEncoding(requestEncoding: Compression | undefined, accept: string | undefined): Compression | undefined {
+export function responseEncoding(requestEncoding: Compression | undefined, accept: string | undefined): Compression | undefined {
   if (requestEncoding || !accept) return requestEncoding;
   if (acceptCache.has(accept)) return acceptCache.get(accept);
   const names = accept.split(",").map((s) => s.trim().toLowerCase());
@@ -33,7 +33,7 @@ function responseEncoding(requestEncoding: Compression | undefined, accept: stri
 }
 
 /** The request's `grpc-encoding`; undefined for identity, `unimplemented` for one we lack. */
-function requestEncodingOf(ex: Exchange): Compression | undefined {
+export function requestEncodingOf(ex: Exchange): Compression | undefined {
   const enc = firstHeader(ex.headers, H.grpcEncoding);
   if (enc === undefined || enc === "" || enc === "identity") return undefined;
   const c = GRPC_COMPRESSIONS.get(enc.trim().toLowerCase());

@@ -1,32 +1,22 @@
-import { type Compression, COMPRESS_MIN_BYTES, GRPC_ACCEPT_ENCODING } from "../protocol/compression.js";
+import { type Compression, GRPC_ACCEPT_ENCODING } from "../protocol/compression.js";
 import { H } from "../protocol/headers.js";
 import type { RpcError } from "../protocol/rpc-error.js";
-import { type CallContext, createContextKey } from "../server/context.js";
+import type { CallContext } from "../server/context.js";
 import type { Exchange, OutHeaders } from "../transport/server/exchange.js";
-import { encodeFrame } from "./framing.js";
 import type { MessageCodec } from "./message-codec.js";
 import { sendGrpcStatus } from "./status.js";
+import { frameMessage, type StreamResponder } from "./stream-responder.js";
+
+export { responseCompression } from "./stream-responder.js";
 
 /** The trailers of a successful call that set none of its own (never mutated). */
 const OK_TRAILERS: OutHeaders = Object.freeze({ [H.grpcStatus]: "0" }) as OutHeaders;
 
 /**
- * Per-message response compression, set by a handler on its context before returning or
- * yielding: `true` compresses the next messages with the negotiated encoding (the request's
- * `grpc-encoding`, else the best of the client's `grpc-accept-encoding`), `false` sends them
- * uncompressed. Unset: messages of at least 1 KiB are compressed when the request was.
- *
- * ```ts
- * ctx.set(responseCompression, true);
- * ```
- */
-export const responseCompression = createContextKey<boolean | undefined>(undefined, "gRPC response compression");
-
-/**
  * Writes one gRPC response: headers on the first message, length-prefixed messages, then
  * trailers with the status — or a trailers-only response when the call ends before any message.
  */
-export class GrpcResponder {
+export class GrpcResponder implements StreamResponder {
   private started = false;
   private done = false;
 
@@ -81,16 +71,7 @@ export class GrpcResponder {
 
   /** Encodes and frames one response message, compressed when negotiated and wanted. */
   frameOf(codec: MessageCodec, value: unknown): Buffer {
-    const enc = this.encoding;
-    if (enc) {
-      const want = this.ctx.get(responseCompression);
-      if (want === true || (want === undefined && this.compressByDefault)) {
-        const payload = codec.encodeResponse(value);
-        if (want === true || payload.length >= COMPRESS_MIN_BYTES) return encodeFrame(enc.compress(payload), true);
-        return encodeFrame(payload);
-      }
-    }
-    return codec.encodeResponseFrame ? codec.encodeResponseFrame(value) : encodeFrame(codec.encodeResponse(value));
+    return frameMessage(codec, value, this.ctx, this.encoding, this.compressByDefault);
   }
 
   /** Ends the call with OK (`err` undefined) or an error status. Later calls do nothing. */

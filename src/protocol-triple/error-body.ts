@@ -1,4 +1,5 @@
 import { codeName } from "../protocol/code.js";
+import { connectErrorObject } from "../protocol-connect/wire.js";
 import { COMPRESS_MIN_BYTES, HTTP_COMPRESSIONS, negotiateEncoding } from "../protocol/compression.js";
 import { firstHeader, H } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
@@ -8,10 +9,14 @@ import type { OutHeaders, Responder } from "../transport/server/exchange.js";
 /**
  * The JSON error body of Triple HTTP calls: `status` (the legacy Dubbo status: 25 undecodable,
  * 31 server timeout, 35 unavailable, 40 bad request, 60 not found, 70 service error, 80 server
- * error), `message` (the raw text) and our `code` (the gRPC code's snake_case name).
+ * error), `message` (the raw text), our `code` (the gRPC code's snake_case name), and when the
+ * error carries details, `details`: `[{"type": "<message full name>", "value": "<base64>"}]`,
+ * the form Connect and dubbo-js clients read.
  */
 export function errorBody(err: RpcError): string {
-  return JSON.stringify({ status: legacyStatusOf(err), message: err.message, code: codeName(err.code) });
+  const body: Record<string, unknown> = { status: legacyStatusOf(err), message: err.message, code: codeName(err.code) };
+  if (err.details.length > 0) body.details = connectErrorObject(err).details;
+  return JSON.stringify(body);
 }
 
 /**

@@ -28,6 +28,12 @@ export function createContextKey<T>(defaultValue: T, description = "context valu
 type RequestHeaders = Readonly<Record<string, string | string[] | undefined>>;
 
 /**
+ * The wire protocols a server speaks: Triple HTTP unary (and its Server-Sent Events), gRPC,
+ * gRPC-Web, and Connect (with dubbo-js's Triple variant of it).
+ */
+export type WireProtocol = "triple" | "grpc" | "grpc-web" | "connect";
+
+/**
  * What a handler knows about its call: request metadata, the deadline, the abort signal, the
  * peer, and response headers and trailers it may set. Inject it with `@Ctx()`.
  */
@@ -37,7 +43,8 @@ export class CallContext {
     "a CallContext parameter is injected, not bound from the request: decorate it with @Ctx() instead of @Param()";
 
   readonly method: MethodDescriptor;
-  readonly protocol: "triple" | "grpc";
+  /** The wire protocol of the call. */
+  readonly protocol: WireProtocol;
   readonly httpVersion: "1.1" | "2";
   /** The peer's address and port. */
   readonly peer: Peer;
@@ -66,7 +73,7 @@ export class CallContext {
   constructor(
     method: MethodDescriptor,
     headers: RequestHeaders,
-    protocol: "triple" | "grpc",
+    protocol: WireProtocol,
     httpVersion: "1.1" | "2",
     peer: Peer,
     timeoutMs: number | undefined,

@@ -17,7 +17,7 @@ export interface CorsOptions {
   credentials?: boolean;
 }
 
-/** Request headers a browser must be allowed to send to call Triple and gRPC-Web style endpoints. */
+/** Request headers a browser must be allowed to send to call Triple, Connect and gRPC-Web endpoints. */
 export const CORS_ALLOWED_HEADERS = [
   "content-type",
   "content-encoding",
@@ -33,6 +33,14 @@ export const CORS_ALLOWED_HEADERS = [
   "grpc-encoding",
   "grpc-accept-encoding",
   "x-user-agent",
+  "x-grpc-web",
+  "connect-protocol-version",
+  "connect-timeout-ms",
+  "connect-content-encoding",
+  "connect-accept-encoding",
+  "traceparent",
+  "tracestate",
+  "baggage",
 ] as const;
 
 /** Response headers a browser must be allowed to read. */
@@ -45,6 +53,8 @@ export const CORS_EXPOSED_HEADERS = [
   "tri-service-version",
   "tri-service-group",
   "tri-protocol-version",
+  "connect-content-encoding",
+  "connect-accept-encoding",
 ] as const;
 
 function originMatcher(origins: CorsOptions["origins"]): (origin: string) => boolean {
@@ -156,12 +166,12 @@ export class Cors {
         .map((s) => s.trim().toLowerCase())
         .filter(Boolean);
       const refused = requested.filter((h) => !this.allowHeaderSet.has(h) && !h.startsWith("tri-"));
-      if (method !== "POST" || refused.length > 0) {
+      if ((method !== "POST" && method !== "GET") || refused.length > 0) {
         sendHttpError(
           ex,
           new RpcError(
             Code.PermissionDenied,
-            method !== "POST" ? `method ${method} is not allowed: use POST` : `headers not allowed: ${refused.join(", ")}`,
+            method !== "POST" && method !== "GET" ? `method ${method} is not allowed: use POST (or GET for idempotent methods)` : `headers not allowed: ${refused.join(", ")}`,
             { httpStatus: 403 },
           ),
         );
@@ -170,7 +180,7 @@ export class Cors {
       const extraTri = requested.filter((h) => h.startsWith("tri-") && !this.allowHeaderSet.has(h));
       const headers: OutHeaders = {
         ...this.originHeaders(origin),
-        "access-control-allow-methods": "POST",
+        "access-control-allow-methods": "GET, POST",
         "access-control-allow-headers": extraTri.length ? `${this.allowHeaders}, ${extraTri.join(", ")}` : this.allowHeaders,
         "access-control-max-age": String(this.options.maxAgeSeconds ?? 7200),
         vary: "origin, access-control-request-method, access-control-request-headers",

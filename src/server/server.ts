@@ -8,6 +8,11 @@ import { GrpcHandler } from "../protocol-grpc/server-handler.js";
 import { sendGrpcStatus } from "../protocol-grpc/status.js";
 import { sendHttpError } from "../protocol-triple/error-body.js";
 import { TripleHttpHandler } from "../protocol-triple/server-handler.js";
+import { sendConnectError } from "../protocol-connect/error-writer.js";
+import { ConnectHandler } from "../protocol-connect/server-handler.js";
+import { CH, isConnectStreamType } from "../protocol-connect/wire.js";
+import { GrpcWebHandler } from "../protocol-grpc-web/server-handler.js";
+import { isGrpcWebContentType } from "../protocol-grpc-web/wire.js";
 import { describeService, pathsOf, type RegistrationOptions } from "../service/describe.js";
 import type { ServiceDescriptor } from "../service/descriptors.js";
 import type { Exchange, Responder } from "../transport/server/exchange.js";
@@ -91,6 +96,8 @@ export class TripleServer implements ServerCore {
   private readonly listener: OnePortListener;
   private readonly http: TripleHttpHandler;
   private readonly grpc: GrpcHandler;
+  private readonly grpcWeb: GrpcWebHandler;
+  private readonly connect: ConnectHandler;
   private readonly interceptors: readonly Interceptor[];
   private readonly cors: Cors | undefined;
   private readonly inflight = new InflightCalls();
@@ -110,6 +117,8 @@ export class TripleServer implements ServerCore {
     this.cors = options.cors ? new Cors(options.cors) : undefined;
     this.http = new TripleHttpHandler(this);
     this.grpc = new GrpcHandler(this);
+    this.grpcWeb = new GrpcWebHandler(this);
+    this.connect = new ConnectHandler(this);
     this.listener = new OnePortListener(
       { onExchange: (ex) => this.dispatch(ex), onRefusal: (r, refusal) => answerRefusal(r, refusal) },
       options,
@@ -175,14 +184,31 @@ export class TripleServer implements ServerCore {
         if (!next) return;
         ex = next;
       }
-      if (isGrpcContentType(ex.headers[H.contentType])) {
-        this.grpc.handle(ex);
-      } else {
-        this.http.handle(ex);
-      }
+      this.route(ex);
     } catch (e) {
       // A bug in a handler path must not take the process down: answer 500 and carry on.
       sendHttpError(ex, new RpcError(Code.Internal, `internal error: ${(e as Error).message}`, { cause: e }));
+    }
+  }
+
+  /**
+   * Picks the protocol: gRPC and gRPC-Web and Connect streams by Content-Type, Connect unary by
+   * its `connect-protocol-version` header, a GET by its Connect query; the rest is Triple HTTP.
+   */
+  private route(ex: Exchange): void {
+    const ct = ex.headers[H.contentType];
+    if (isGrpcContentType(ct)) {
+      if (isGrpcWebContentType(ct)) this.grpcWeb.handle(ex);
+      else this.grpc.handle(ex);
+    } else if (ex.method === "GET") {
+      if (this.connect.isGet(ex)) this.connect.handleGet(ex);
+      else this.http.handle(ex);
+    } else if (isConnectStreamType(ct)) {
+      this.connect.handleStream(ex);
+    } else if (ex.headers[CH.protocolVersion] !== undefined) {
+      this.connect.handleUnary(ex);
+    } else {
+      this.http.handle(ex);
     }
   }
 
@@ -259,8 +285,20 @@ export class TripleServer implements ServerCore {
 /** Ends a call the server gives up on, in its own protocol's terms. */
 function cancelExchange(ctx: CallContext, ex: Exchange, err: RpcError): void {
   // The context says the protocol: a gRPC exchange may have released its request headers.
-  if (ctx.protocol === "grpc") sendGrpcStatus(ex, err, { [H.contentType]: "application/grpc" });
-  else sendHttpError(ex, err);
+  switch (ctx.protocol) {
+    case "grpc":
+      sendGrpcStatus(ex, err, { [H.contentType]: "application/grpc" });
+      break;
+    case "grpc-web":
+    case "connect":
+      // A stream under way cannot take a second ending from here: reset it; else answer plainly.
+      if (ex.headersSent) ex.reset();
+      else if (ctx.protocol === "connect") sendConnectError(ex, err, "connect");
+      else sendGrpcStatus(ex, err, { [H.contentType]: "application/grpc-web+proto" });
+      break;
+    default:
+      sendHttpError(ex, err);
+  }
 }
 
 /** The error a listener refusal stands for. */

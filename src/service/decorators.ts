@@ -38,6 +38,13 @@ export interface MethodOptions {
    * calls that must not run twice (charging a card). Default: the client's `retries`.
    */
   retries?: number;
+  /**
+   * The method has no side effects (protobuf's `idempotency_level = NO_SIDE_EFFECTS`): a unary
+   * one may then be called with HTTP GET (Connect GET, and dubbo-js's `?triple=` GET), which
+   * browsers and CDNs can cache, and clients may retry it after a failure in mid-call, where a
+   * call with side effects is only retried when it never reached a handler.
+   */
+  idempotent?: boolean;
 }
 
 /** Options of `@Param`. */

@@ -134,6 +134,7 @@ function describeMethod(c: ClassInfo, rm: RawMethod): MethodDescriptor {
   if (retries !== undefined && !(Number.isInteger(retries) && retries >= 0)) {
     throw new TypeError(`${where}: @Method({ retries }) must be a whole number >= 0, got ${retries}`);
   }
+  const idempotent = idempotencyOf(rm.options.idempotent, pm, kind, where);
   return {
     serviceName: c.name,
     name: wireName,
@@ -144,6 +145,7 @@ function describeMethod(c: ClassInfo, rm: RawMethod): MethodDescriptor {
     arity,
     returns,
     retries,
+    idempotent,
     contextIndex,
     requestType: pm?.resolvedRequestType ?? undefined,
     responseType: pm?.resolvedResponseType ?? undefined,
@@ -211,6 +213,24 @@ export function pathsOf(m: MethodDescriptor): string[] {
   return out;
 }
 
+/** True when a .proto method declares `option idempotency_level = NO_SIDE_EFFECTS`. */
+function protoNoSideEffects(m: protobuf.Method | undefined): boolean {
+  const level = m?.options?.idempotency_level as unknown;
+  return level === "NO_SIDE_EFFECTS" || level === 1;
+}
+
+/** `@Method({ idempotent })`, else the .proto's idempotency level; only unary methods can be called with GET. */
+function idempotencyOf(option: boolean | undefined, pm: protobuf.Method | undefined, kind: MethodKind, where: string): boolean {
+  if (option !== undefined && typeof option !== "boolean") {
+    throw new TypeError(`${where}: @Method({ idempotent }) must be true or false, got ${JSON.stringify(option)}`);
+  }
+  const idempotent = option ?? protoNoSideEffects(pm);
+  if (idempotent && option === true && kind !== "unary") {
+    throw new TypeError(`${where} is ${kind.replace("_", "-")}: only unary methods can be marked idempotent (GET carries one request message)`);
+  }
+  return idempotent;
+}
+
 /**
  * Descriptors of a .proto service without a class (clients built from a .proto): every rpc,
  * one request-message parameter, JavaScript names lower-first.
@@ -228,6 +248,7 @@ export function describeProtoService(svc: protobuf.Service): ServiceDescriptor {
     arity: 1,
     returns: undefined,
     retries: undefined,
+    idempotent: protoNoSideEffects(m),
     contextIndex: -1,
     requestType: m.resolvedRequestType ?? undefined,
     responseType: m.resolvedResponseType ?? undefined,

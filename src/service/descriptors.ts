@@ -38,6 +38,11 @@ export interface MethodDescriptor {
   readonly arity: number;
   /** Retries a client may make (`@Method({ retries })`); undefined: the client's default. */
   readonly retries: number | undefined;
+  /**
+   * No side effects (`@Method({ idempotent: true })`, or `idempotency_level = NO_SIDE_EFFECTS` in
+   * the .proto): GET is allowed for a unary one, and clients retry it more freely.
+   */
+  readonly idempotent: boolean;
   /** The result type (`@Method({ returns })`; per message for streams); undefined: not declared. */
   readonly returns: TypeDesc | undefined;
   /** Index of the `@Ctx()` parameter, or -1. */

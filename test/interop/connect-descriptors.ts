@@ -8,7 +8,7 @@ import { INTEROP_PROTO_DIR } from "./grpc-js-clients.js";
 
 interface DescMessage {
   name: string;
-  field?: { typeName?: string }[];
+  field?: { typeName?: string; jsonName?: string }[];
   nestedType?: DescMessage[];
   enumType?: { name: string }[];
 }
@@ -50,7 +50,12 @@ export function interopServices(): { test: DescService; unimplemented: DescServi
   const qualify = (scope: string, msgs: DescMessage[] = []) => {
     for (const m of msgs) {
       const inner = `${scope}.${m.name}`;
-      for (const f of m.field ?? []) if (f.typeName) f.typeName = resolve(inner, f.typeName);
+      for (const f of m.field ?? []) {
+        if (f.typeName) f.typeName = resolve(inner, f.typeName);
+        // protobufjs writes json_name only where it differs from the name; @bufbuild/protobuf (like
+        // protoc's output) expects it on every field and would otherwise use "".
+        if (!f.jsonName) f.jsonName = (f as { name?: string }).name?.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+      }
       qualify(inner, m.nestedType);
     }
   };

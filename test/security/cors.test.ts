@@ -35,7 +35,7 @@ describe("CORS", () => {
     });
     assert.equal(r.status, 204);
     assert.equal(r.headers["access-control-allow-origin"], "http://app.example");
-    assert.equal(r.headers["access-control-allow-methods"], "POST");
+    assert.equal(r.headers["access-control-allow-methods"], "GET, POST");
     const allowed = String(r.headers["access-control-allow-headers"]).split(", ");
     for (const h of ["content-type", "tri-protocol-version", "tri-service-timeout", "tri-custom-thing", "grpc-timeout", "authorization"]) {
       assert.ok(allowed.includes(h), `${h} allowed`);

@@ -84,6 +84,8 @@ export interface Exchange extends Responder {
   readonly method: string;
   /** Path without the query string. */
   readonly path: string;
+  /** The query string after `?` (undefined without one), undecoded. */
+  readonly query: string | undefined;
   /** Number of request header fields (for the header-count limit). */
   readonly headerCount: number;
   /** The request body. */
@@ -125,6 +127,11 @@ export interface Exchange extends Responder {
 const LINGER_MS = 5_000;
 /** How much of an unwanted HTTP/1.1 request body is discarded before the connection is cut. */
 const LINGER_MAX_BYTES = 64 * 1024 * 1024;
+
+function queryOf(url: string | undefined): string | undefined {
+  const q = url ? url.indexOf("?") : -1;
+  return q < 0 ? undefined : (url as string).slice(q + 1);
+}
 
 function pathOf(url: string | undefined): string {
   if (!url) return "/";
@@ -179,6 +186,9 @@ export class Http1Exchange implements Exchange {
 
   get headerCount(): number {
     return this.req.rawHeaders.length >> 1;
+  }
+  get query(): string | undefined {
+    return queryOf(this.req.url);
   }
   get peer(): Peer {
     // One object per connection: keep-alive requests share it.
@@ -335,6 +345,7 @@ export class Http2Exchange implements Exchange {
   readonly httpVersion = "2" as const;
   readonly method: string;
   readonly path: string;
+  readonly query: string | undefined;
   readonly body: Readable;
   /** Trailers `end()` sends (read by the shared 'wantTrailers' listener). */
   pendingTrailers: OutHeaders | undefined = undefined;
@@ -349,7 +360,9 @@ export class Http2Exchange implements Exchange {
     private readonly rawHeaderCount: number,
   ) {
     this.method = headers[":method"] ?? "GET";
-    this.path = pathOf(headers[":path"]);
+    const p = headers[":path"];
+    this.path = pathOf(p);
+    this.query = queryOf(p);
     this.body = stream;
     (stream as TaggedStream)[kExchange] = this;
     // Every stream gets an 'error' listener, read or not: a reset with an error code makes node

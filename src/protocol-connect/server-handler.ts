@@ -1,0 +1,168 @@
+import { Code } from "../protocol/code.js";
+import { type Compression, HTTP_COMPRESSIONS, negotiateEncoding } from "../protocol/compression.js";
+import { parseMediaType } from "../protocol/content-type.js";
+import { serverShuttingDown, tooManyHeaders } from "../protocol/errors.js";
+import { firstHeader, H, type HeaderMap } from "../protocol/headers.js";
+import { RpcError } from "../protocol/rpc-error.js";
+import { messageCodec } from "../protocol-grpc/message-codec.js";
+import { GrpcServerCall } from "../protocol-grpc/server-call.js";
+import { parseTriTimeout } from "../protocol-triple/timeout.js";
+import { CallContext } from "../server/context.js";
+import type { RegisteredMethod } from "../server/router.js";
+import type { ServerCore } from "../server/server-core.js";
+import type { Exchange } from "../transport/server/exchange.js";
+import { type ConnectDialect, sendConnectError } from "./error-writer.js";
+import { connectGetRequest, isConnectGet } from "./get-request.js";
+import { ConnectStreamResponder } from "./stream-responder.js";
+import { ConnectUnaryCall } from "./unary-call.js";
+import { CH, type ConnectFormat, connectCompressionOf, parseConnectTimeout, streamFormatOf, unaryFormatOf } from "./wire.js";
+
+function unsupported(message: string): RpcError {
+  return new RpcError(Code.Unimplemented, message, { httpStatus: 415 });
+}
+
+/** The timeout of a call in its dialect: `connect-timeout-ms`, or `tri-service-timeout`. */
+function timeoutOf(h: HeaderMap, dialect: ConnectDialect): number | undefined {
+  if (dialect === "triple") return parseTriTimeout(H.triServiceTimeout, firstHeader(h, H.triServiceTimeout));
+  return parseConnectTimeout(firstHeader(h, CH.timeoutMs));
+}
+
+/** `connect-protocol-version` must say 1 when present (required only on GET's `connect=v1`). */
+function checkVersion(h: HeaderMap): void {
+  const v = firstHeader(h, CH.protocolVersion);
+  if (v !== undefined && v.trim() !== "1") {
+    throw new RpcError(Code.InvalidArgument, `unsupported connect-protocol-version "${v}": this server speaks 1`);
+  }
+}
+
+/**
+ * The Connect protocol on the same port as everything else, HTTP/1.1 and HTTP/2: unary POST
+ * (`application/json|proto` with `connect-protocol-version`), GET for idempotent methods, and
+ * streams (`application/connect+json|proto`); also dubbo-js's Triple variant of it (the same
+ * wire, `tri-*` headers, `?triple=v1.0.0` on GET).
+ */
+export class ConnectHandler {
+  constructor(private readonly core: ServerCore) {}
+
+  /** Common checks; returns the route. */
+  private route(ex: Exchange, method: "POST" | "GET"): RegisteredMethod {
+    if (ex.method !== method) {
+      throw new RpcError(Code.Unimplemented, `HTTP method ${ex.method} is not supported: use ${method}`, {
+        httpStatus: 405,
+        metadata: { allow: method },
+      });
+    }
+    const limits = this.core.limits;
+    if (ex.headerCount > limits.maxHeaderCount) throw tooManyHeaders(ex.headerCount, limits.maxHeaderCount);
+    const route = this.core.router.resolve(ex.path, ex.headers);
+    if (this.core.draining) throw serverShuttingDown();
+    return route;
+  }
+
+  /** A unary POST carrying `connect-protocol-version`. */
+  handleUnary(ex: Exchange): void {
+    try {
+      const route = this.route(ex, "POST");
+      checkVersion(ex.headers);
+      const mt = parseMediaType(firstHeader(ex.headers, H.contentType));
+      const format = mt && unaryFormatOf(mt.type);
+      if (!format || !mt) throw unsupported(`unsupported Content-Type "${firstHeader(ex.headers, H.contentType) ?? ""}" for a Connect unary call; use application/json or application/proto`);
+      this.checkUnaryKind(route, format);
+      const compression = connectCompressionOf(firstHeader(ex.headers, H.contentEncoding), "Content-Encoding");
+      const timeoutMs = timeoutOf(ex.headers, "connect");
+      const codec = messageCodec(route.descriptor, format);
+      new ConnectUnaryCall(this.core, ex, { route, codec, contentType: mt.type, dialect: "connect", timeoutMs, compression, message: undefined });
+    } catch (e) {
+      ex.discardBody((e as RpcError).httpStatus === 413);
+      sendConnectError(ex, e, "connect");
+    }
+  }
+
+  /** True when a GET is a Connect (or dubbo-js Triple) GET call; other GETs are not ours. */
+  isGet(ex: Exchange): boolean {
+    return isConnectGet(ex.query);
+  }
+
+  /** A Connect GET (`?connect=v1&encoding=json&message=…`) or dubbo-js's (`?triple=v1.0.0…`). */
+  handleGet(ex: Exchange): void {
+    const dialect: ConnectDialect = ex.query?.includes("triple=") ? "triple" : "connect";
+    try {
+      const route = this.route(ex, "GET");
+      if (!route.descriptor.idempotent) {
+        throw new RpcError(Code.Unimplemented, `${route.descriptor.path} has side effects: call it with POST (mark a side-effect-free unary method @Method({ idempotent: true }) to allow GET)`, {
+          httpStatus: 405,
+          metadata: { allow: "POST" },
+        });
+      }
+      const q = connectGetRequest(ex.query ?? "", this.core.limits.maxBodyBytes);
+      const codec = messageCodec(route.descriptor, q.format);
+      const timeoutMs = timeoutOf(ex.headers, dialect);
+      const contentType = q.format === "json" ? "application/json" : "application/proto";
+      new ConnectUnaryCall(this.core, ex, { route, codec, contentType, dialect, timeoutMs, compression: q.compression, message: q.message });
+    } catch (e) {
+      sendConnectError(ex, e, dialect);
+    }
+  }
+
+  /** Streams need the streaming content type; a unary method sent as a stream is 415, and the reverse too. */
+  private checkUnaryKind(route: RegisteredMethod, format: ConnectFormat): void {
+    const kind = route.descriptor.kind;
+    if (kind !== "unary") {
+      throw unsupported(`${route.descriptor.path} is ${kind.replace("_", "-")}: call it as a stream (Content-Type application/connect+${format})`);
+    }
+  }
+
+  /** A stream: `application/connect+json|proto`. */
+  handleStream(ex: Exchange): void {
+    const h = ex.headers;
+    const dialect: ConnectDialect = firstHeader(h, H.triProtocolVersion) !== undefined ? "triple" : "connect";
+    const mt = parseMediaType(firstHeader(h, H.contentType));
+    const format = mt && streamFormatOf(mt.type);
+    let route: RegisteredMethod;
+    try {
+      route = this.route(ex, "POST");
+      if (!format || !mt) throw unsupported(`unsupported Content-Type "${firstHeader(h, H.contentType)}"; Connect streams use application/connect+json or application/connect+proto`);
+      this.checkStreamKind(ex, route);
+    } catch (e) {
+      if ((e as RpcError).httpStatus === 505) ex.discardBody(true);
+      else ex.discardBody();
+      sendConnectError(ex, e, dialect);
+      return;
+    }
+    this.startStream(ex, route, mt.type, format, dialect);
+  }
+
+  private checkStreamKind(ex: Exchange, route: RegisteredMethod): void {
+    const md = route.descriptor;
+    if (md.kind === "unary") {
+      throw unsupported(`${md.path} is unary: call it with Content-Type application/json or application/proto, not a stream`);
+    }
+    if (md.kind === "bidi_streaming" && ex.httpVersion !== "2") {
+      throw new RpcError(Code.Unimplemented, `${md.path} is bidi-streaming, which needs HTTP/2; this request came over HTTP/1.1`, { httpStatus: 505 });
+    }
+  }
+
+  private startStream(ex: Exchange, route: RegisteredMethod, contentType: string, format: ConnectFormat, dialect: ConnectDialect): void {
+    const h = ex.headers;
+    const md = route.descriptor;
+    let timeoutMs: number | undefined;
+    let requestEncoding: Compression | undefined;
+    let failure: RpcError | undefined;
+    try {
+      timeoutMs = timeoutOf(h, dialect);
+      requestEncoding = connectCompressionOf(firstHeader(h, CH.contentEncoding), CH.contentEncoding);
+    } catch (e) {
+      failure = RpcError.from(e);
+    }
+    const encoding = requestEncoding ?? negotiateEncoding(firstHeader(h, CH.acceptEncoding), HTTP_COMPRESSIONS);
+    const ctx = new CallContext(md, h, "connect", ex.httpVersion, ex.peer, timeoutMs);
+    const responder = new ConnectStreamResponder(ex, ctx, contentType, encoding, requestEncoding !== undefined);
+    if (failure) {
+      // Once the protocol is known, a stream's errors travel in its end-stream message (HTTP 200).
+      ex.discardBody();
+      responder.finish(failure);
+      return;
+    }
+    new GrpcServerCall(this.core, ex, route, ctx, messageCodec(md, format), responder, requestEncoding, timeoutMs);
+  }
+}

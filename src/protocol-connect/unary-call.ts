@@ -1,0 +1,127 @@
+import { Code } from "../protocol/code.js";
+import { COMPRESS_MIN_BYTES, type Compression, HTTP_COMPRESSIONS, negotiateEncoding } from "../protocol/compression.js";
+import { clientCancelled, deadlineExceeded } from "../protocol/errors.js";
+import { firstHeader, H, TRAILER_PREFIX } from "../protocol/headers.js";
+import { RpcError } from "../protocol/rpc-error.js";
+import type { MessageCodec } from "../protocol-grpc/codec-types.js";
+import { BodyCollector, type BodyTarget } from "../protocol-triple/request-body.js";
+import { CallContext } from "../server/context.js";
+import { type HandlerOutcome, invokeHandler } from "../server/handler-result.js";
+import type { RegisteredMethod } from "../server/router.js";
+import type { ServerCore } from "../server/server-core.js";
+import type { AbortSink, Exchange, OutHeaders } from "../transport/server/exchange.js";
+import { type ConnectDialect, sendConnectError } from "./error-writer.js";
+
+/** What a unary Connect request says, once its headers (or GET query) passed every check. */
+export interface ConnectUnaryRequest {
+  readonly route: RegisteredMethod;
+  readonly codec: MessageCodec;
+  /** The response's Content-Type: the request's media type. */
+  readonly contentType: string;
+  readonly dialect: ConnectDialect;
+  readonly timeoutMs: number | undefined;
+  /** The body's Content-Encoding (or a GET's `compression`), undefined for identity. */
+  readonly compression: Compression | undefined;
+  /** A GET's message, already out of the query; undefined: read the POST body. */
+  readonly message: Buffer | undefined;
+}
+
+/**
+ * One unary Connect call (POST, or GET for idempotent methods): the body is one bare message in
+ * the method's codec, the answer one bare message with the request's Content-Type, trailers as
+ * `trailer-` headers, errors as Connect's error JSON with Connect's HTTP status.
+ */
+export class ConnectUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
+  private readonly ctx: CallContext;
+  private timer: NodeJS.Timeout | undefined = undefined;
+  private finished = false;
+
+  constructor(
+    private readonly core: ServerCore,
+    private readonly ex: Exchange,
+    private readonly req: ConnectUnaryRequest,
+  ) {
+    this.ctx = new CallContext(req.route.descriptor, ex.headers, "connect", ex.httpVersion, ex.peer, req.timeoutMs);
+    core.track(this.ctx, ex);
+    ex.onAbort(this);
+    const timeoutMs = req.timeoutMs;
+    if (timeoutMs !== undefined) this.timer = setTimeout(() => this.onDeadline(timeoutMs), timeoutMs);
+    if (req.message !== undefined) this.onBody(undefined, req.message);
+    else new BodyCollector(ex, core.limits.maxBodyBytes, this);
+  }
+
+  onBody(err: RpcError | undefined, raw: Buffer): void {
+    if (err) {
+      this.fail(err);
+      return;
+    }
+    if (this.finished) return;
+    let args: unknown[];
+    try {
+      const { compression } = this.req;
+      // An empty body is the empty message, compressed or not.
+      const data = compression && raw.length > 0 ? compression.decompress(raw, this.core.limits.maxBodyBytes) : raw;
+      args = this.req.codec.decodeRequest(data);
+    } catch (e) {
+      this.fail(e);
+      return;
+    }
+    invokeHandler(this.req.route, this.ctx, args, this);
+  }
+
+  handlerFailed(reason: unknown): void {
+    this.fail(reason);
+  }
+
+  handlerReturned(value: unknown): void {
+    if (this.finished) return;
+    let body: Buffer;
+    try {
+      body = this.req.codec.encodeResponse(value);
+    } catch (e) {
+      this.fail(e instanceof RpcError ? e : new RpcError(Code.Internal, `cannot encode the response: ${(e as Error).message}`, { cause: e }));
+      return;
+    }
+    this.end();
+    const headers: OutHeaders = { [H.contentType]: this.req.contentType };
+    this.ctx.copyResponseHeadersTo(headers);
+    this.ctx.copyResponseTrailersTo(headers, TRAILER_PREFIX);
+    this.ex.respond(200, headers, this.compress(body, headers));
+  }
+
+  private compress(body: Buffer, headers: OutHeaders): Buffer {
+    if (body.length < COMPRESS_MIN_BYTES) return body;
+    const c = negotiateEncoding(firstHeader(this.ex.headers, H.acceptEncoding), HTTP_COMPRESSIONS);
+    if (!c) return body;
+    headers[H.contentEncoding] = c.name;
+    return c.compress(body);
+  }
+
+  private end(): void {
+    this.finished = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.core.untrack(this.ctx);
+  }
+
+  private fail(e: unknown): void {
+    if (this.finished) return;
+    this.end();
+    const err = RpcError.from(e);
+    if (!this.ex.aborted) this.ex.discardBody(err.httpStatus === 413);
+    let extra: OutHeaders | undefined;
+    if (this.ctx.hasResponseTrailers) this.ctx.copyResponseTrailersTo((extra = {}), TRAILER_PREFIX);
+    sendConnectError(this.ex, err, this.req.dialect, extra);
+  }
+
+  onExchangeAbort(): void {
+    if (this.finished) return;
+    this.end();
+    this.ctx.abort(clientCancelled());
+  }
+
+  private onDeadline(timeoutMs: number): void {
+    const err = deadlineExceeded(timeoutMs);
+    this.ctx.abort(err);
+    this.fail(err);
+  }
+}

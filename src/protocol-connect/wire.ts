@@ -1,0 +1,196 @@
+import { Code, codeFromName, codeName } from "../protocol/code.js";
+import { type Compression, HTTP_COMPRESSIONS } from "../protocol/compression.js";
+import { type ErrorDetail, RpcError } from "../protocol/rpc-error.js";
+import type { MetadataValue } from "../protocol/headers.js";
+
+/**
+ * The rules of the Connect protocol (connectrpc.com/docs/protocol) that both sides share:
+ * header names, content types, code strings and HTTP statuses, the error JSON, the envelope
+ * flags and the end-stream message.
+ */
+export const CH = {
+  protocolVersion: "connect-protocol-version",
+  timeoutMs: "connect-timeout-ms",
+  contentEncoding: "connect-content-encoding",
+  acceptEncoding: "connect-accept-encoding",
+} as const;
+
+/** Envelope flag of a compressed message. */
+export const CONNECT_FLAG_COMPRESSED = 0x01;
+/** Envelope flag of the end-stream message (JSON, always the last frame of a response). */
+export const CONNECT_FLAG_END_STREAM = 0x02;
+
+/** How a Connect call's messages are encoded. */
+export type ConnectFormat = "json" | "proto";
+
+/** The format of a unary Content-Type (`application/json`, `application/proto`). */
+export function unaryFormatOf(mediaType: string): ConnectFormat | undefined {
+  if (mediaType === "application/json") return "json";
+  if (mediaType === "application/proto") return "proto";
+  return undefined;
+}
+
+/** True for `application/connect+…` (any case): the Content-Type of Connect streams. */
+export function isConnectStreamType(contentType: unknown): boolean {
+  return typeof contentType === "string" && contentType.length > 20 && contentType.slice(0, 20).toLowerCase() === "application/connect+";
+}
+
+/** The format of a streaming media type (`application/connect+json`, `+proto`). */
+export function streamFormatOf(mediaType: string): ConnectFormat | undefined {
+  if (mediaType === "application/connect+json") return "json";
+  if (mediaType === "application/connect+proto") return "proto";
+  return undefined;
+}
+
+/** Connect's code strings are gRPC's snake_case names, except `canceled` (one L). */
+export function connectCodeName(code: Code): string {
+  return code === Code.Cancelled ? "canceled" : codeName(code);
+}
+
+/** Code → HTTP status of a unary Connect error (streams always answer 200). */
+const CODE_TO_HTTP: readonly number[] = [
+  200, 499, 500, 400, 504, 404, 409, 403, 429, 400, 409, 400, 501, 500, 503, 500, 401,
+];
+
+/** HTTP statuses that say something about the request itself and keep their meaning in Connect. */
+const KEPT_HTTP = new Set([405, 415, 505]);
+
+/** The HTTP status of a unary Connect error response. */
+export function connectHttpStatus(err: RpcError): number {
+  if (err.httpStatus !== undefined && KEPT_HTTP.has(err.httpStatus)) return err.httpStatus;
+  return CODE_TO_HTTP[err.code] ?? 500;
+}
+
+/** The code a client infers from an HTTP status when a Connect error body is missing or unreadable. */
+export function codeFromConnectHttpStatus(status: number): Code {
+  switch (status) {
+    case 400:
+      return Code.Internal;
+    case 401:
+      return Code.Unauthenticated;
+    case 403:
+      return Code.PermissionDenied;
+    case 404:
+      return Code.Unimplemented;
+    case 429:
+    case 502:
+    case 503:
+    case 504:
+      return Code.Unavailable;
+    default:
+      return Code.Unknown;
+  }
+}
+
+/** Base64 without padding (what Connect writes; readers accept both). */
+function unpadded(b: Uint8Array): string {
+  return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("base64").replace(/=+$/, "");
+}
+
+/** A detail's type as Connect writes it: the message's full name, without a type URL prefix. */
+function detailTypeName(type: string): string {
+  return type.slice(type.lastIndexOf("/") + 1);
+}
+
+/** The error JSON object: `{"code", "message"?, "details"?: [{"type", "value"}]}`. */
+export function connectErrorObject(err: RpcError): Record<string, unknown> {
+  const o: Record<string, unknown> = { code: connectCodeName(err.code) };
+  if (err.message) o.message = err.message;
+  if (err.details.length > 0) o.details = err.details.map((d) => ({ type: detailTypeName(d.type), value: unpadded(d.value) }));
+  return o;
+}
+
+/** The end-stream message: `{"error"?, "metadata"?}` (metadata: the trailers, each a list of values). */
+export function endStreamJson(err: RpcError | undefined, trailers: Record<string, unknown> | undefined): string {
+  const o: Record<string, unknown> = {};
+  if (err) o.error = connectErrorObject(err);
+  let meta: Record<string, string[]> | undefined;
+  const add = (src: Record<string, unknown>) => {
+    for (const k in src) {
+      const v = src[k];
+      (meta ??= {})[k] = Array.isArray(v) ? v.map(String) : [String(v)];
+    }
+  };
+  if (trailers) add(trailers);
+  if (err) add(err.metadata);
+  if (meta) o.metadata = meta;
+  return JSON.stringify(o);
+}
+
+/** A whole end-stream frame. */
+export function endStreamFrame(err: RpcError | undefined, trailers: Record<string, unknown> | undefined): Buffer {
+  const json = Buffer.from(endStreamJson(err, trailers), "utf8");
+  const out = Buffer.allocUnsafe(5 + json.length);
+  out[0] = CONNECT_FLAG_END_STREAM;
+  out.writeUInt32BE(json.length, 1);
+  json.copy(out, 5);
+  return out;
+}
+
+function base64Bytes(s: unknown): Uint8Array | undefined {
+  if (typeof s !== "string" || !/^[A-Za-z0-9+/_-]*={0,2}$/.test(s)) return undefined;
+  return Buffer.from(s, "base64");
+}
+
+/**
+ * Reads an error JSON object (a unary error body, or the `error` of an end-stream message).
+ * Undefined when it is not one: no string `code` naming a known code, or malformed details.
+ */
+export function errorFromConnectJson(v: unknown, metadata: Record<string, string | string[]>): RpcError | undefined {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return undefined;
+  const o = v as Record<string, unknown>;
+  const code = typeof o.code === "string" ? codeFromName(o.code) : undefined;
+  if (code === undefined || code === Code.OK) return undefined;
+  if (o.message !== undefined && o.message !== null && typeof o.message !== "string") return undefined;
+  const details: ErrorDetail[] = [];
+  if (Array.isArray(o.details)) {
+    for (const d of o.details as Record<string, unknown>[]) {
+      const value = d && typeof d.type === "string" ? base64Bytes(d.value) : undefined;
+      if (!value) return undefined;
+      details.push({ type: d.type as string, value });
+    }
+  }
+  return new RpcError(code, (o.message as string | undefined) ?? "", { metadata, details });
+}
+
+/** Reads an end-stream message: its error (undefined on success) and its metadata (trailers). */
+export function parseEndStream(bytes: Uint8Array): { error: RpcError | undefined; trailers: Record<string, MetadataValue> } {
+  let v: unknown;
+  try {
+    v = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"));
+  } catch (e) {
+    throw new RpcError(Code.Internal, `protocol error: the end-stream message is not JSON: ${(e as Error).message}`);
+  }
+  if (typeof v !== "object" || v === null || Array.isArray(v)) {
+    throw new RpcError(Code.Internal, "protocol error: the end-stream message is not a JSON object");
+  }
+  const o = v as { error?: unknown; metadata?: unknown };
+  const trailers: Record<string, string[]> = {};
+  if (o.metadata && typeof o.metadata === "object") {
+    for (const [k, vals] of Object.entries(o.metadata as Record<string, unknown>)) {
+      if (Array.isArray(vals)) trailers[k.toLowerCase()] = vals.map(String);
+    }
+  }
+  if (o.error === undefined) return { error: undefined, trailers };
+  const error = errorFromConnectJson(o.error, trailers);
+  if (!error) throw new RpcError(Code.Internal, `protocol error: invalid error in the end-stream message: ${JSON.stringify(o.error).slice(0, 200)}`);
+  return { error, trailers };
+}
+
+/** `connect-timeout-ms`: at most 10 digits; a bad value is `invalid_argument`. */
+export function parseConnectTimeout(v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  if (!/^\d{1,10}$/.test(v)) {
+    throw new RpcError(Code.InvalidArgument, `protocol error: invalid connect-timeout-ms "${v}": expected 1 to 10 digits (milliseconds)`);
+  }
+  return Number(v);
+}
+
+/** A Content-Encoding (or `connect-content-encoding`, or GET `compression`); `unimplemented` naming ours for another. */
+export function connectCompressionOf(name: string | undefined, header: string): Compression | undefined {
+  if (name === undefined || name === "" || name.toLowerCase() === "identity") return undefined;
+  const c = HTTP_COMPRESSIONS.get(name.trim().toLowerCase());
+  if (c) return c;
+  throw new RpcError(Code.Unimplemented, `unsupported ${header} "${name}"; supported: gzip, br, deflate, identity`);
+}
+

@@ -1,0 +1,77 @@
+import { Code } from "../protocol/code.js";
+import type { Compression } from "../protocol/compression.js";
+import { parseMediaType } from "../protocol/content-type.js";
+import { serverShuttingDown, tooManyHeaders } from "../protocol/errors.js";
+import { firstHeader, H } from "../protocol/headers.js";
+import { RpcError } from "../protocol/rpc-error.js";
+import { messageCodec } from "../protocol-grpc/message-codec.js";
+import { GrpcServerCall } from "../protocol-grpc/server-call.js";
+import { requestEncodingOf, responseEncoding } from "../protocol-grpc/server-handler.js";
+import { sendGrpcStatus } from "../protocol-grpc/status.js";
+import { parseGrpcTimeout } from "../protocol-grpc/timeout.js";
+import { CallContext } from "../server/context.js";
+import type { RegisteredMethod } from "../server/router.js";
+import type { ServerCore } from "../server/server-core.js";
+import type { BodySink, Exchange } from "../transport/server/exchange.js";
+import { GrpcWebResponder } from "./responder.js";
+import { Base64BodySink, GRPC_WEB_MEDIA_TYPES, type GrpcWebFormat, grpcWebFormatOf } from "./wire.js";
+
+const base64Body = (reader: BodySink): BodySink => new Base64BodySink(reader);
+
+/**
+ * gRPC-Web on the same port, over HTTP/1.1 and HTTP/2: binary (`application/grpc-web`,
+ * `+proto`, `+json`) and base64 text (`application/grpc-web-text`). Every call kind runs; a
+ * browser can only stream responses, other clients (connect-node, envoy) may stream both ways.
+ */
+export class GrpcWebHandler {
+  constructor(private readonly core: ServerCore) {}
+
+  handle(ex: Exchange): void {
+    const ct = firstHeader(ex.headers, H.contentType);
+    const mt = parseMediaType(ct);
+    const wf = mt && grpcWebFormatOf(mt.type);
+    if (!wf || !mt) {
+      const message = `unsupported gRPC-Web content type "${ct ?? ""}"; supported: ${GRPC_WEB_MEDIA_TYPES.join(", ")}`;
+      ex.discardBody();
+      sendGrpcStatus(ex, new RpcError(Code.Internal, message), { [H.contentType]: "application/grpc-web+proto" }, undefined, 415);
+      return;
+    }
+    let route: RegisteredMethod;
+    let timeoutMs: number | undefined;
+    try {
+      route = this.check(ex);
+      timeoutMs = parseGrpcTimeout(firstHeader(ex.headers, H.grpcTimeout));
+    } catch (e) {
+      ex.discardBody();
+      sendGrpcStatus(ex, RpcError.from(e), { [H.contentType]: mt.type });
+      return;
+    }
+    this.start(ex, route, mt.type, wf, timeoutMs);
+  }
+
+  private check(ex: Exchange): RegisteredMethod {
+    if (ex.method !== "POST") throw new RpcError(Code.Unimplemented, `gRPC-Web calls use POST, not ${ex.method}`, { httpStatus: 405 });
+    const limits = this.core.limits;
+    if (ex.headerCount > limits.maxHeaderCount) throw tooManyHeaders(ex.headerCount, limits.maxHeaderCount);
+    const route = this.core.router.resolve(ex.path, ex.headers);
+    if (this.core.draining) throw serverShuttingDown();
+    return route;
+  }
+
+  private start(ex: Exchange, route: RegisteredMethod, contentType: string, wf: GrpcWebFormat, timeoutMs: number | undefined): void {
+    const md = route.descriptor;
+    const ctx = new CallContext(md, ex.headers, "grpc-web", ex.httpVersion, ex.peer, timeoutMs);
+    let requestEncoding: Compression | undefined;
+    try {
+      requestEncoding = requestEncodingOf(ex);
+    } catch (e) {
+      ex.discardBody();
+      sendGrpcStatus(ex, RpcError.from(e), { [H.contentType]: contentType });
+      return;
+    }
+    const encoding = responseEncoding(requestEncoding, firstHeader(ex.headers, H.grpcAcceptEncoding));
+    const responder = new GrpcWebResponder(ex, ctx, contentType, wf.text, encoding, requestEncoding !== undefined);
+    const codec = messageCodec(md, wf.format);
+    new GrpcServerCall(this.core, ex, route, ctx, codec, responder, requestEncoding, timeoutMs, wf.text ? base64Body : undefined);
+  }
+}
