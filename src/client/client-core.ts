@@ -15,6 +15,9 @@ import type { GrpcMessageFormat } from "../protocol-grpc/content-type.js";
 import { type MessageCodec, messageCodec } from "../protocol-grpc/message-codec.js";
 import { formatGrpcTimeout } from "../protocol-grpc/timeout.js";
 import { tripleReplyBody } from "../protocol-triple/client-reply.js";
+import { CH, CONNECT_ACCEPT_ENCODING } from "../protocol-connect/wire.js";
+import { grpcWebReplyMessage } from "../protocol-grpc-web/client-reply.js";
+import { encodeFrame } from "../protocol-grpc/framing.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import { Http1Transport } from "../transport/client/http1.js";
 import { Http2Transport } from "../transport/client/http2.js";
@@ -28,7 +31,7 @@ import type { Attempt, ClusterContext, ClusterPolicy, Invocation } from "./clust
 import { type Directory, StaticDirectory } from "./cluster/directory.js";
 import { clusterPolicy } from "./cluster/policies.js";
 import { loadBalancer } from "./loadbalance/balancers.js";
-import type { ClientContentType, ClientOptions } from "./options.js";
+import type { ClientContentType, ClientOptions, ClientProtocol } from "./options.js";
 import type { Provider } from "./provider.js";
 import { USER_AGENT } from "./version.js";
 
@@ -38,7 +41,9 @@ export interface PreparedMethod {
   readonly codec: MessageCodec;
   /** The Content-Type of its requests. */
   readonly contentType: string;
-  /** gRPC (HTTP/2 framing and trailers) rather than Triple HTTP unary. */
+  /** The protocol of this method's calls (a Triple client's streams are gRPC). */
+  readonly wire: ClientProtocol;
+  /** Its unary calls run on an HTTP/2 stream as gRPC, rather than as one HTTP exchange. */
   readonly grpc: boolean;
   /** Retries of this method: the client's per-method option, else `@Method({ retries })`, else the client's. */
   readonly retries: number;
@@ -69,10 +74,20 @@ function nonNegative(name: string, v: number | undefined, fallback: number): num
   return v;
 }
 
-/** The client's content type, checked against its protocol and HTTP version. */
-function checkedContentType(o: ClientOptions): ClientContentType {
-  if (o.protocol !== undefined && o.protocol !== "triple" && o.protocol !== "grpc") {
-    throw new TypeError(`createClient: protocol must be "triple" or "grpc", got "${o.protocol}"`);
+const PROTOCOLS: readonly ClientProtocol[] = ["triple", "grpc", "connect", "grpc-web"];
+
+/** The client's protocol and content type, checked against each other and the HTTP version. */
+function checkedWire(o: ClientOptions): { protocol: ClientProtocol; ct: ClientContentType } {
+  if (o.protocol !== undefined && !PROTOCOLS.includes(o.protocol)) {
+    throw new TypeError(`createClient: protocol must be "triple", "grpc", "connect" or "grpc-web", got "${o.protocol}"`);
+  }
+  if (o.httpVersion !== undefined && o.httpVersion !== "1.1" && o.httpVersion !== "2") {
+    throw new TypeError(`createClient: httpVersion must be "1.1" or "2", got "${o.httpVersion}"`);
+  }
+  if (o.protocol === "connect" || o.protocol === "grpc-web") {
+    const ct = o.contentType ?? (o.protocol === "connect" ? "json" : "proto");
+    if (ct !== "json" && ct !== "proto") throw new TypeError(`createClient: protocol ${o.protocol} takes contentType json or proto, got "${ct}"`);
+    return { protocol: o.protocol, ct };
   }
   const ct = o.contentType ?? (o.protocol === "grpc" ? "grpc+proto" : "json");
   if (!["json", "proto", "grpc+proto", "grpc+json"].includes(ct)) {
@@ -85,11 +100,8 @@ function checkedContentType(o: ClientOptions): ClientContentType {
   if (o.protocol === "triple" && grpc) {
     throw new TypeError(`createClient: contentType ${ct} is gRPC; use protocol "grpc" (or leave protocol out)`);
   }
-  if (o.httpVersion !== undefined && o.httpVersion !== "1.1" && o.httpVersion !== "2") {
-    throw new TypeError(`createClient: httpVersion must be "1.1" or "2", got "${o.httpVersion}"`);
-  }
   if (grpc && o.httpVersion === "1.1") throw new TypeError("createClient: gRPC needs HTTP/2, not HTTP/1.1");
-  return ct;
+  return { protocol: grpc ? "grpc" : "triple", ct };
 }
 
 /** The request compression for Triple HTTP and for gRPC; identity is none. */
@@ -114,7 +126,7 @@ export class ClientCore {
   private readonly policy: ClusterPolicy;
   private readonly ctx: ClusterContext;
   private readonly contentType: ClientContentType;
-  private readonly useGrpc: boolean;
+  private readonly protocol: ClientProtocol;
   private readonly timeout: number | undefined;
   private readonly maxBytes: number;
   private readonly httpCompression: Compression | undefined;
@@ -142,11 +154,10 @@ export class ClientCore {
       this.directory = new StaticDirectory(o.providers);
       this.ownsDirectory = true;
     }
-    this.contentType = checkedContentType(o);
-    this.useGrpc = this.contentType.startsWith("grpc");
+    ({ protocol: this.protocol, ct: this.contentType } = checkedWire(o));
     this.timeout = o.timeout === undefined ? undefined : nonNegative("timeout", o.timeout, 0) || undefined;
     this.maxBytes = nonNegative("maxResponseBytes", o.maxResponseBytes, 4 * 1024 * 1024);
-    [this.httpCompression, this.grpcCompression] = checkedCompression(o.compression, this.useGrpc);
+    [this.httpCompression, this.grpcCompression] = checkedCompression(o.compression, this.protocol === "grpc" || this.protocol === "grpc-web");
     this.policy = clusterPolicy(o.cluster);
     this.ctx = {
       directory: this.directory,
@@ -163,7 +174,8 @@ export class ClientCore {
       keepaliveTimeoutMs: nonNegative("keepaliveTimeoutMs", o.keepaliveTimeoutMs, 10_000) || 10_000,
     };
     const h = this.baseHeaders;
-    h[H.triProtocolVersion] = TRI_PROTOCOL_VERSION;
+    // Connect servers tell dubbo-js's Triple variant from Connect by this header: send it only for Triple and gRPC.
+    if (this.protocol === "triple" || this.protocol === "grpc") h[H.triProtocolVersion] = TRI_PROTOCOL_VERSION;
     h[H.userAgent] = USER_AGENT;
     if (o.token !== undefined) {
       if (typeof o.token === "function") this.tokenFn = o.token;
@@ -174,24 +186,39 @@ export class ClientCore {
 
   /** Prepares a method: its codec for this client's content type and its constant headers. */
   prepare(md: MethodDescriptor, version: string, group: string): PreparedMethod {
-    // Streams exist only in gRPC; a Triple-HTTP client streams with the matching gRPC content type.
-    const grpc = this.useGrpc || md.kind !== "unary";
-    const kind: ClientContentType = grpc && !this.useGrpc ? (this.contentType === "proto" ? "grpc+proto" : "grpc+json") : this.contentType;
-    const { format, contentType } = wireFormat(md, kind);
+    const streaming = md.kind !== "unary";
+    // Streams exist only in gRPC among Triple's forms; a Triple client streams as gRPC.
+    const wire: ClientProtocol = this.protocol === "triple" && streaming ? "grpc" : this.protocol;
+    const { format, contentType } = wireFormat(md, wire, this.contentType, streaming);
     const codec = messageCodec(md, format);
     const headers: OutgoingHttpHeaders = { ...this.baseHeaders, [H.contentType]: contentType };
     if (version) headers[H.triServiceVersion] = version;
     if (group) headers[H.triServiceGroup] = group;
-    if (grpc) {
-      headers[H.grpcAcceptEncoding] = GRPC_ACCEPT_ENCODING;
-      if (this.grpcCompression) headers[H.grpcEncoding] = this.grpcCompression.name;
-    } else {
-      headers[H.acceptEncoding] = HTTP_ACCEPT_ENCODING;
-    }
+    this.addProtocolHeaders(headers, wire, streaming);
     const own = this.options.methods?.[md.name] ?? this.options.methods?.[md.propertyKey];
     const retries = Math.floor(nonNegative(`methods.${md.name}.retries`, own?.retries ?? md.retries, this.ctx.retries));
     const h2Headers = { ...headers, ":method": "POST", ":path": md.path };
-    return { md, codec, contentType, grpc, headers, retries, grpcHeaders: grpcHeaders(md.path, headers), h2Headers };
+    const grpc = wire === "grpc";
+    return { md, codec, contentType, wire, grpc, headers, retries, grpcHeaders: grpcHeaders(md.path, headers), h2Headers };
+  }
+
+  /** The compression and protocol headers every call of a method repeats. */
+  private addProtocolHeaders(headers: OutgoingHttpHeaders, wire: ClientProtocol, streaming: boolean): void {
+    switch (wire) {
+      case "grpc":
+      case "grpc-web":
+        if (wire === "grpc-web") headers["x-grpc-web"] = "1";
+        headers[H.grpcAcceptEncoding] = GRPC_ACCEPT_ENCODING;
+        if (this.grpcCompression) headers[H.grpcEncoding] = this.grpcCompression.name;
+        return;
+      case "connect":
+        headers[CH.protocolVersion] = "1";
+        if (!streaming) break;
+        headers[CH.acceptEncoding] = CONNECT_ACCEPT_ENCODING;
+        if (this.httpCompression) headers[CH.contentEncoding] = this.httpCompression.name;
+        return;
+    }
+    headers[H.acceptEncoding] = HTTP_ACCEPT_ENCODING;
   }
 
   private http1(): Http1Transport {
@@ -222,10 +249,18 @@ export class ClientCore {
     });
   }
 
-  private withTimeout(headers: OutgoingHttpHeaders, scope: CallScope, grpc: boolean): OutgoingHttpHeaders {
+  private withTimeout(headers: OutgoingHttpHeaders, scope: CallScope, wire: ClientProtocol): OutgoingHttpHeaders {
     const ms = scope.remaining();
     if (ms === undefined) return headers;
-    return grpc ? { ...headers, [H.grpcTimeout]: formatGrpcTimeout(ms) } : { ...headers, [H.triServiceTimeout]: String(ms) };
+    switch (wire) {
+      case "grpc":
+      case "grpc-web":
+        return { ...headers, [H.grpcTimeout]: formatGrpcTimeout(ms) };
+      case "connect":
+        return { ...headers, [CH.timeoutMs]: String(ms) };
+      default:
+        return { ...headers, [H.triServiceTimeout]: String(ms) };
+    }
   }
 
   private scope(opts: CallOptions | undefined): CallScope {
@@ -243,13 +278,13 @@ export class ClientCore {
   /** The request headers of one Triple HTTP call: prepared ones (with HTTP/2's pseudo-headers) unless this call adds any. */
   private tripleRequestHeaders(pm: PreparedMethod, headers: OutgoingHttpHeaders, scope: CallScope): OutgoingHttpHeaders {
     if (headers === pm.headers && scope.deadline === undefined) return this.options.httpVersion === "1.1" ? pm.headers : pm.h2Headers;
-    return this.withTimeout(headers, scope, false);
+    return this.withTimeout(headers, scope, pm.wire);
   }
 
   /** The request headers of one gRPC call: the method's prepared ones unless this call adds any. */
   private grpcRequestHeaders(pm: PreparedMethod, headers: OutgoingHttpHeaders, scope: CallScope): OutgoingHttpHeaders {
     if (headers === pm.headers && scope.deadline === undefined) return pm.grpcHeaders;
-    return grpcHeaders(pm.md.path, this.withTimeout(headers, scope, true));
+    return grpcHeaders(pm.md.path, this.withTimeout(headers, scope, pm.wire));
   }
 
   private openGrpc(
@@ -262,7 +297,9 @@ export class ClientCore {
   ): Promise<GrpcClientCall> {
     const h2 = this.http2();
     const requestHeaders = this.grpcRequestHeaders(pm, headers, scope);
-    const settings = { codec: pm.codec, maxBytes: this.maxBytes, compression: this.grpcCompression, signal: scope.signal, options: opts };
+    const protocol = pm.wire === "triple" ? "grpc" : pm.wire;
+    const compression = protocol === "connect" ? this.httpCompression : this.grpcCompression;
+    const settings = { codec: pm.codec, maxBytes: this.maxBytes, compression, signal: scope.signal, options: opts, protocol };
     // A connected session takes the stream at once: no promise to wait for.
     const now = scope.signal === NEVER_ABORTS ? h2.openNow(p, requestHeaders) : undefined;
     if (now) return Promise.resolve(new GrpcClientCall(now, p, settings, mode));
@@ -310,16 +347,32 @@ export class ClientCore {
           return call.result();
         });
     }
+    const transport = this.unaryTransport();
+    const path = pm.md.path;
+    if (pm.wire === "grpc-web") {
+      const c = this.grpcCompression;
+      const compress = c !== undefined && body.byteLength >= COMPRESS_MIN_BYTES;
+      const frame = encodeFrame(compress ? c.compress(body) : body, compress);
+      return (p) =>
+        transport
+          .post(p, { path, headers: this.tripleRequestHeaders(pm, headers, scope), body: frame, signal: scope.signal, maxBytes: this.maxBytes })
+          .then((reply) => this.grpcWebReply(pm, reply, opts));
+    }
     if (this.httpCompression && body.byteLength >= COMPRESS_MIN_BYTES) {
       body = this.httpCompression.compress(body);
       headers = { ...headers, [H.contentEncoding]: this.httpCompression.name };
     }
-    const transport = this.unaryTransport();
-    const path = pm.md.path;
     return (p) =>
       transport
         .post(p, { path, headers: this.tripleRequestHeaders(pm, headers, scope), body, signal: scope.signal, maxBytes: this.maxBytes })
         .then((reply) => this.tripleReply(pm, reply, opts));
+  }
+
+  private grpcWebReply(pm: PreparedMethod, reply: HttpReply, opts: CallOptions | undefined): unknown {
+    opts?.onHeaders?.(metadataOf(reply.headers));
+    const { message, trailers } = grpcWebReplyMessage(reply, this.maxBytes);
+    opts?.onTrailers?.(trailersOf(trailers));
+    return pm.codec.decodeResponse(message);
   }
 
   private tripleReply(pm: PreparedMethod, reply: HttpReply, opts: CallOptions | undefined): unknown {
@@ -430,22 +483,23 @@ export class ClientCore {
 }
 
 /**
- * The message format and Content-Type of a client content type for one method. IDL methods use
- * their messages (ProtoJSON for the JSON types); IDL-less methods use JSON, wrapped in Dubbo's
- * TripleRequestWrapper under grpc+proto; `proto` on an IDL-less method falls back to JSON, the
- * only body such a method can take.
+ * The message format and Content-Type of one method's calls. Triple: IDL methods use their
+ * messages (ProtoJSON for JSON), IDL-less ones JSON (`proto` falls back to JSON, the only body
+ * such a method takes over Triple HTTP); gRPC: `+proto` carries the method's messages or the
+ * derived schema's; Connect and gRPC-Web: the client's `json` or `proto`, in their own types.
  */
-function wireFormat(md: MethodDescriptor, kind: ClientContentType): { format: GrpcMessageFormat; contentType: string } {
+function wireFormat(md: MethodDescriptor, wire: ClientProtocol, ct: ClientContentType, streaming: boolean): { format: GrpcMessageFormat; contentType: string } {
   const idl = md.requestType !== undefined && md.responseType !== undefined;
-  switch (kind) {
-    case "json":
-      return { format: "json", contentType: "application/json" };
-    case "grpc+json":
-      return { format: "json", contentType: "application/grpc+json" };
-    case "proto":
-      return idl ? { format: "proto", contentType: "application/proto" } : { format: "json", contentType: "application/json" };
-    case "grpc+proto":
-      return { format: "proto", contentType: "application/grpc+proto" };
+  const json = ct === "json" || ct === "grpc+json";
+  switch (wire) {
+    case "connect":
+      return { format: json ? "json" : "proto", contentType: `application/${streaming ? "connect+" : ""}${json ? "json" : "proto"}` };
+    case "grpc-web":
+      return { format: json ? "json" : "proto", contentType: `application/grpc-web+${json ? "json" : "proto"}` };
+    case "grpc":
+      return { format: json ? "json" : "proto", contentType: json ? "application/grpc+json" : "application/grpc+proto" };
+    default:
+      return json || !idl ? { format: "json", contentType: "application/json" } : { format: "proto", contentType: "application/proto" };
   }
 }
 

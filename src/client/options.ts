@@ -6,8 +6,18 @@ import type { ClientInterceptor } from "./interceptor.js";
 import type { LoadBalancer, LoadBalancerName } from "./loadbalance/load-balancer.js";
 import type { ProviderInit } from "./provider.js";
 
-/** Wire format of a client's calls. `json`/`proto` use Triple HTTP unary; `grpc+*` use gRPC on HTTP/2. */
+/**
+ * Wire format of a client's calls. With `triple`: `json`/`proto` bodies (Triple HTTP unary);
+ * `grpc+*` select gRPC. With `connect` and `grpc-web`: `json` or `proto` messages.
+ */
 export type ClientContentType = "json" | "proto" | "grpc+proto" | "grpc+json";
+
+/**
+ * The protocol a client speaks: `triple` (Triple HTTP unary; streams as gRPC), `grpc`, `connect`
+ * (Connect: unary POST over HTTP/1.1 or HTTP/2, streams enveloped over HTTP/2), `grpc-web`
+ * (unary over HTTP/1.1 or HTTP/2, streams over HTTP/2).
+ */
+export type ClientProtocol = "triple" | "grpc" | "connect" | "grpc-web";
 
 /** A bearer token, or a function that yields one per call (refreshing tokens). */
 export type TokenSource = string | (() => string | Promise<string>);
@@ -16,11 +26,14 @@ export type TokenSource = string | (() => string | Promise<string>);
 export interface ClientOptions {
   /** The providers: a list (or comma-separated string) of URLs / host:port, or a {@link Directory}. */
   providers: string | readonly ProviderInit[] | Directory;
-  /** `triple` (HTTP unary, default) or `grpc`. Streaming methods always use gRPC on HTTP/2. */
-  protocol?: "triple" | "grpc";
-  /** HTTP version of Triple unary calls: `2` (default) or `1.1`. gRPC always uses HTTP/2. */
+  /**
+   * `triple` (HTTP unary, default), `grpc`, `connect` or `grpc-web`. Streams use HTTP/2: gRPC for
+   * `triple` and `grpc` clients, the client's own protocol for `connect` and `grpc-web`.
+   */
+  protocol?: ClientProtocol;
+  /** HTTP version of unary calls (Triple, Connect, gRPC-Web): `2` (default) or `1.1`. gRPC always uses HTTP/2. */
   httpVersion?: "1.1" | "2";
-  /** Body format; default `json` for `triple`, `grpc+proto` for `grpc`. */
+  /** Body format; default `json` for `triple` and `connect`, `grpc+proto` for `grpc`, `proto` for `grpc-web`. */
   contentType?: ClientContentType;
   /** Default call timeout in ms (whole call, across retries). None by default. */
   timeout?: number;

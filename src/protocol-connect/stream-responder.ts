@@ -5,10 +5,7 @@ import type { MessageCodec } from "../protocol-grpc/codec-types.js";
 import { frameMessage, type StreamResponder } from "../protocol-grpc/stream-responder.js";
 import type { CallContext } from "../server/context.js";
 import type { Exchange, OutHeaders } from "../transport/server/exchange.js";
-import { CH, endStreamFrame } from "./wire.js";
-
-/** The encodings a Connect stream accepts, for `connect-accept-encoding`. */
-export const CONNECT_ACCEPT_ENCODING = "gzip,br,deflate";
+import { CH, CONNECT_ACCEPT_ENCODING, endStreamFrame } from "./wire.js";
 
 /**
  * Writes a Connect streaming response: always HTTP 200, headers on the first message (or with

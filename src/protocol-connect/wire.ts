@@ -15,6 +15,9 @@ export const CH = {
   acceptEncoding: "connect-accept-encoding",
 } as const;
 
+/** The encodings a Connect stream accepts, for `connect-accept-encoding`. */
+export const CONNECT_ACCEPT_ENCODING = "gzip,br,deflate";
+
 /** Envelope flag of a compressed message. */
 export const CONNECT_FLAG_COMPRESSED = 0x01;
 /** Envelope flag of the end-stream message (JSON, always the last frame of a response). */

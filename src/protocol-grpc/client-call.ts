@@ -4,7 +4,7 @@ import { streamClosedError, transportError } from "../transport/client/errors.js
 import type { CallOptions } from "../client/call-options.js";
 import type { Provider } from "../client/provider.js";
 import { Code } from "../protocol/code.js";
-import { type Compression, COMPRESS_MIN_BYTES, GRPC_COMPRESSIONS } from "../protocol/compression.js";
+import { type Compression, COMPRESS_MIN_BYTES, GRPC_COMPRESSIONS, HTTP_COMPRESSIONS } from "../protocol/compression.js";
 import { callerCancelled } from "../protocol/errors.js";
 import { H, type HeaderMap, metadataOf, trailersOf } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
@@ -14,6 +14,8 @@ import type { MessageCodec } from "./message-codec.js";
 import { CLIENT_QUEUE_BOUNDS, MessageQueue } from "./message-queue.js";
 import { MessageReader, type MessageSink } from "./message-reader.js";
 import { errorFromGrpcTrailers } from "./status.js";
+import { CH, CONNECT_FLAG_END_STREAM, codeFromConnectHttpStatus, parseEndStream } from "../protocol-connect/wire.js";
+import { GRPC_WEB_FLAG_TRAILERS, parseTrailerBlock } from "../protocol-grpc-web/wire.js";
 
 /** Settings of one gRPC call. */
 export interface GrpcCallSettings {
@@ -23,7 +25,17 @@ export interface GrpcCallSettings {
   readonly compression: Compression | undefined;
   readonly signal: AbortSignal;
   readonly options: CallOptions | undefined;
+  /**
+   * The protocol on the stream: gRPC (the status in HTTP/2 trailers), gRPC-Web (in a trailer
+   * frame flagged 0x80) or Connect (in an end-stream message flagged 0x02). Default gRPC.
+   */
+  readonly protocol?: EnvelopeProtocol;
 }
+
+/** The protocols whose calls are length-prefixed messages on an HTTP/2 stream. */
+export type EnvelopeProtocol = "grpc" | "grpc-web" | "connect";
+
+const END_FLAGS: Readonly<Record<EnvelopeProtocol, number>> = { grpc: 0, "grpc-web": GRPC_WEB_FLAG_TRAILERS, connect: CONNECT_FLAG_END_STREAM };
 
 /** The call on a stream, set once: the stream's listeners are shared by every call. */
 const kCall = Symbol("triple.grpcClientCall");
@@ -69,6 +81,10 @@ export class GrpcClientCall implements MessageSink {
   private resolveResult: ((v: unknown) => void) | undefined = undefined;
   private rejectResult: ((e: unknown) => void) | undefined = undefined;
   private readonly outcomeResult: Promise<unknown> | undefined;
+  private readonly protocol: EnvelopeProtocol;
+  /** The error of Connect's end-stream message (undefined: none yet, or success). */
+  private endError: RpcError | undefined = undefined;
+  private endSeen = false;
 
   constructor(
     private readonly stream: http2.ClientHttp2Stream,
@@ -76,7 +92,8 @@ export class GrpcClientCall implements MessageSink {
     private readonly settings: GrpcCallSettings,
     mode: ResponseMode,
   ) {
-    this.reader = new MessageReader(settings.maxBytes, undefined, this);
+    this.protocol = settings.protocol ?? "grpc";
+    this.reader = new MessageReader(settings.maxBytes, undefined, this, END_FLAGS[this.protocol]);
     if (mode === "stream") {
       this.responses = new MessageQueue<unknown>(
         (pause) => (pause ? stream.pause() : stream.resume()),
@@ -130,14 +147,15 @@ export class GrpcClientCall implements MessageSink {
       this.trailers = h; // trailers-only: the outcome is in these headers
       return;
     }
-    const err = checkResponseHeaders(h, this.provider);
+    const connect = this.protocol === "connect";
+    const err = connect ? checkConnectHeaders(h, this.provider) : checkResponseHeaders(h, this.provider);
     if (err) {
       this.fail(err);
       return;
     }
-    const enc = h[H.grpcEncoding];
+    const enc = h[connect ? CH.contentEncoding : H.grpcEncoding];
     if (enc !== undefined && enc !== "identity") {
-      const c = GRPC_COMPRESSIONS.get(String(enc));
+      const c = (connect ? HTTP_COMPRESSIONS : GRPC_COMPRESSIONS).get(String(enc));
       if (!c) {
         this.fail(new RpcError(Code.Internal, `the response uses unsupported grpc-encoding "${enc}"`));
         return;
@@ -160,6 +178,22 @@ export class GrpcClientCall implements MessageSink {
       return;
     }
     this.value = value;
+  }
+
+  /** The end frame: Connect's end-stream message, or gRPC-Web's trailers. */
+  onEndFrame(_flags: number, payload: Buffer): void {
+    if (this.protocol === "grpc-web") {
+      this.trailers = parseTrailerBlock(payload);
+      return;
+    }
+    this.endSeen = true;
+    try {
+      const end = parseEndStream(payload);
+      this.endError = end.error;
+      this.trailers = end.trailers as HeaderMap;
+    } catch (e) {
+      this.fail(e);
+    }
   }
 
   /** The reader ends on a malformed response; the outcome of a good one comes with 'close'. */
@@ -185,9 +219,12 @@ export class GrpcClientCall implements MessageSink {
   private outcome(): unknown {
     const t = this.trailers;
     if (this.settings.signal.aborted) return this.settings.signal.reason;
+    if (this.protocol === "connect" && !this.endSeen) {
+      return this.stream.rstCode ? streamClosedError(this.provider, this.stream.rstCode) : new RpcError(Code.Internal, "protocol error: the Connect stream ended without an end-stream message");
+    }
     if (!t) return streamClosedError(this.provider, this.stream.rstCode);
     if (t !== this.headers) this.settings.options?.onTrailers?.(trailersOf(t));
-    const err = errorFromGrpcTrailers(t);
+    const err = this.protocol === "connect" ? this.endError : errorFromGrpcTrailers(t);
     if (!err && this.reader.truncated) return new RpcError(Code.Internal, "the response ended in the middle of a message");
     return err;
   }
@@ -252,6 +289,22 @@ function checkResponseHeaders(h: http2.IncomingHttpHeaders, provider: Provider):
   const ct = String(h[H.contentType] ?? "");
   if (!ct.startsWith("application/grpc") && !ct.startsWith("application/triple")) {
     return new RpcError(Code.Unknown, `invalid content-type "${ct}" in a gRPC response`, { metadata: metadataOf(h) });
+  }
+  return undefined;
+}
+
+/** A Connect stream's response: HTTP 200 and `application/connect+…`. */
+function checkConnectHeaders(h: http2.IncomingHttpHeaders, provider: Provider): RpcError | undefined {
+  const status = Number(h[":status"]);
+  if (status !== 200) {
+    return new RpcError(codeFromConnectHttpStatus(status), `HTTP status ${status} from ${provider.address}`, {
+      metadata: metadataOf(h),
+      httpStatus: status,
+    });
+  }
+  const ct = String(h[H.contentType] ?? "");
+  if (!ct.startsWith("application/connect+")) {
+    return new RpcError(Code.Unknown, `invalid content-type "${ct}" in a Connect stream response`, { metadata: metadataOf(h) });
   }
   return undefined;
 }

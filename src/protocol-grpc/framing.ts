@@ -35,11 +35,15 @@ export class FrameDecoder {
   private need = -1; // payload length of the frame in progress; -1 while reading a header
   private flags = 0;
 
-  constructor(private readonly maxBytes: number) {}
+  constructor(
+    private readonly maxBytes: number,
+    /** Flag bits besides "compressed" a frame may carry (a response's end frame in Connect and gRPC-Web). */
+    private readonly extraFlags = 0,
+  ) {}
 
   /** Throws when a frame header is bad: unknown flag bits, or a length over the limit. */
-  static check(flags: number, length: number, maxBytes: number): void {
-    if ((flags & ~FLAG_COMPRESSED) !== 0) {
+  static check(flags: number, length: number, maxBytes: number, extraFlags = 0): void {
+    if ((flags & ~(FLAG_COMPRESSED | extraFlags)) !== 0) {
       throw new RpcError(Code.Internal, `invalid gRPC frame flags 0x${flags.toString(16)}`);
     }
     if (length > maxBytes) {
@@ -57,7 +61,7 @@ export class FrameDecoder {
         const head = this.take(5);
         this.flags = head[0];
         this.need = head.readUInt32BE(1);
-        FrameDecoder.check(this.flags, this.need, this.maxBytes);
+        FrameDecoder.check(this.flags, this.need, this.maxBytes, this.extraFlags);
       }
       if (this.buffered < this.need) break;
       const data = this.take(this.need);

@@ -9,6 +9,8 @@ export interface MessageSink {
   onMessage(payload: Buffer): void;
   /** Called once: the stream ended, with an error when it was malformed or reset. */
   onMessagesEnd(err: RpcError | undefined): void;
+  /** A response's end frame (Connect's end-stream message, gRPC-Web's trailers), as it arrived. */
+  onEndFrame?(flags: number, payload: Buffer): void;
 }
 
 /**
@@ -30,6 +32,8 @@ export class MessageReader {
     /** The stream's `grpc-encoding`; the client learns it from the response headers. */
     public compression: Compression | undefined,
     private readonly sink: MessageSink,
+    /** Flags that mark a response's end frame: 0x02 in Connect, 0x80 in gRPC-Web, none in gRPC. */
+    private readonly endFlags = 0,
   ) {}
 
   /** True once the stream ended, failed or was abandoned. */
@@ -73,13 +77,13 @@ export class MessageReader {
       while (n - off >= 5 && !this.done) {
         const flags = chunk[off];
         const len = chunk.readUInt32BE(off + 1);
-        FrameDecoder.check(flags, len, this.maxBytes);
+        FrameDecoder.check(flags, len, this.maxBytes, this.endFlags);
         if (n - off - 5 < len) break;
         this.frame(flags, chunk.subarray(off + 5, off + 5 + len));
         off += 5 + len;
       }
       if (off < n && !this.done) {
-        (this.decoder ??= new FrameDecoder(this.maxBytes)).push(off === 0 ? chunk : chunk.subarray(off), this);
+        (this.decoder ??= new FrameDecoder(this.maxBytes, this.endFlags)).push(off === 0 ? chunk : chunk.subarray(off), this);
       }
     } catch (e) {
       this.finish(RpcError.from(e, Code.Internal));
@@ -89,6 +93,11 @@ export class MessageReader {
   /** One complete frame (called by the decoder too). */
   frame(flags: number, data: Buffer): void {
     if (this.done) return;
+    if ((flags & this.endFlags) !== 0) {
+      // An end frame is never compressed in gRPC-Web and Connect's is JSON: hand it on as it is.
+      this.sink.onEndFrame?.(flags, data);
+      return;
+    }
     this.sink.onMessage((flags & FLAG_COMPRESSED) !== 0 ? this.inflate(data) : data);
   }
 

@@ -1,7 +1,7 @@
 import { Code, codeFromName, isCode } from "../protocol/code.js";
 import { HTTP_COMPRESSIONS } from "../protocol/compression.js";
 import { firstHeader, H, type HeaderMap, metadataOf } from "../protocol/headers.js";
-import { RpcError } from "../protocol/rpc-error.js";
+import { type ErrorDetail, RpcError } from "../protocol/rpc-error.js";
 import { codeFromHttpStatus, codeFromLegacyStatus } from "../protocol/status-table.js";
 import type { HttpReply } from "../transport/client/unary-transport.js";
 import { errorFromGrpcTrailers } from "../protocol-grpc/status.js";
@@ -97,14 +97,28 @@ export function errorFromHttpResponse(status: number, headers: HeaderMap, body: 
   let legacyStatus: number | undefined;
   const { parsed, text } = parseBody(body);
   let message = text;
+  let details: ErrorDetail[] = [];
   if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) {
     const b = parsed as Record<string, unknown>;
     if (typeof b.message === "string") message = b.message;
     if (typeof b.status === "number" && LEGACY_STATUSES.has(b.status)) legacyStatus = b.status;
     code = codeOfBody(b, code, legacyStatus);
+    details = detailsOf(b.details);
   } else if (typeof parsed === "string") {
     message = parsed;
   }
   if (!message) message = `HTTP status ${status}`;
-  return new RpcError(code, message, { metadata: metadataOf(headers), httpStatus: status, legacyStatus });
+  return new RpcError(code, message, { metadata: metadataOf(headers), httpStatus: status, legacyStatus, details });
+}
+
+/** Error details as Connect, dubbo-js and our Triple body write them: `[{type, value: base64}]`; malformed ones are dropped. */
+function detailsOf(v: unknown): ErrorDetail[] {
+  if (!Array.isArray(v)) return [];
+  const out: ErrorDetail[] = [];
+  for (const d of v as Record<string, unknown>[]) {
+    if (d && typeof d.type === "string" && typeof d.value === "string" && /^[A-Za-z0-9+/_-]*={0,2}$/.test(d.value)) {
+      out.push({ type: d.type, value: Buffer.from(d.value, "base64") });
+    }
+  }
+  return out;
 }

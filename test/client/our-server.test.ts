@@ -13,7 +13,14 @@ import {
 import { GREET_PROTO, GreetServiceImpl } from "../../samples/greet/greet-service.js";
 import { collect, EchoService, EchoV2, values } from "./services.js";
 
-const COMBOS: { httpVersion: "1.1" | "2"; contentType: ClientContentType }[] = [
+const COMBOS: { httpVersion: "1.1" | "2"; contentType: ClientContentType; protocol?: "connect" | "grpc-web" }[] = [
+  { httpVersion: "1.1", contentType: "json", protocol: "connect" },
+  { httpVersion: "1.1", contentType: "proto", protocol: "connect" },
+  { httpVersion: "2", contentType: "json", protocol: "connect" },
+  { httpVersion: "2", contentType: "proto", protocol: "connect" },
+  { httpVersion: "1.1", contentType: "proto", protocol: "grpc-web" },
+  { httpVersion: "2", contentType: "proto", protocol: "grpc-web" },
+  { httpVersion: "2", contentType: "json", protocol: "grpc-web" },
   { httpVersion: "1.1", contentType: "json" },
   { httpVersion: "1.1", contentType: "proto" },
   { httpVersion: "2", contentType: "json" },
@@ -42,13 +49,13 @@ describe("our client against our server", () => {
     await server.close();
   });
 
-  for (const { httpVersion, contentType } of COMBOS) {
-    describe(`HTTP/${httpVersion} ${contentType}`, () => {
+  for (const { httpVersion, contentType, protocol } of COMBOS) {
+    describe(`${protocol ? `${protocol} ` : ""}HTTP/${httpVersion} ${contentType}`, () => {
       let greet: Client<GreetServiceImpl>;
       let echo: Client<EchoService>;
       before(() => {
-        greet = track(createClient(GreetServiceImpl, { providers: [url], httpVersion, contentType, retries: 0 }));
-        echo = track(createClient(EchoService, { providers: [url], httpVersion, contentType, retries: 0 }));
+        greet = track(createClient(GreetServiceImpl, { providers: [url], httpVersion, contentType, protocol, retries: 0 }));
+        echo = track(createClient(EchoService, { providers: [url], httpVersion, contentType, protocol, retries: 0 }));
       });
 
       it("Greet with the accepted name returns the greeting", async () => {
@@ -131,7 +138,7 @@ describe("our client against our server", () => {
   });
 
   it("a client-side timeout is deadline_exceeded with legacy status 30, on both transports and gRPC", async () => {
-    for (const opts of [{ httpVersion: "1.1" as const }, { httpVersion: "2" as const }, { protocol: "grpc" as const }]) {
+    for (const opts of [{ httpVersion: "1.1" as const }, { httpVersion: "2" as const }, { protocol: "grpc" as const }, { protocol: "connect" as const, httpVersion: "1.1" as const }, { protocol: "connect" as const }, { protocol: "grpc-web" as const, httpVersion: "1.1" as const }]) {
       const echo = track(createClient(EchoService, { providers: [url], ...opts, retries: 2 }));
       const started = Date.now();
       // The server gets a longer timeout header than ours would allow it to use: we give up first.
@@ -144,7 +151,7 @@ describe("our client against our server", () => {
   });
 
   it("an AbortSignal cancels the call with cancelled", async () => {
-    for (const opts of [{ httpVersion: "1.1" as const }, { httpVersion: "2" as const }, { protocol: "grpc" as const }]) {
+    for (const opts of [{ httpVersion: "1.1" as const }, { httpVersion: "2" as const }, { protocol: "grpc" as const }, { protocol: "connect" as const, httpVersion: "1.1" as const }, { protocol: "connect" as const }, { protocol: "grpc-web" as const, httpVersion: "1.1" as const }]) {
       const echo = track(createClient(EchoService, { providers: [url], ...opts }));
       const ac = new AbortController();
       setTimeout(() => ac.abort(), 50);
@@ -180,7 +187,7 @@ describe("our client against our server", () => {
     );
     const err = (await c.Greet({ name: "x" }).catch((e: unknown) => e)) as RpcError;
     assert.equal(err.code, Code.Unimplemented);
-    for (const opts of [{ compression: "gzip" as const }, { compression: "br" as const, httpVersion: "1.1" as const }, { compression: "gzip" as const, protocol: "grpc" as const }]) {
+    for (const opts of [{ compression: "gzip" as const }, { compression: "br" as const, httpVersion: "1.1" as const }, { compression: "gzip" as const, protocol: "grpc" as const }, { compression: "br" as const, protocol: "connect" as const }, { compression: "gzip" as const, protocol: "grpc-web" as const, httpVersion: "1.1" as const }]) {
       const echo = track(createClient(EchoService, { providers: [url], ...opts }));
       const big = Array.from({ length: 2000 }, (_, i) => `part${i}`);
       assert.equal((await echo.concat(big, ",")).length, big.join(",").length);
