@@ -30,6 +30,12 @@ class Probe {
     throw new Error("name is not right: x");
   }
 
+  @Method({ idempotent: true })
+  lookup(@Param("code") code: number): string {
+    reached.lookup = (reached.lookup ?? 0) + 1;
+    throw new RpcError(code as Code, `busy: ${Code[code]}`);
+  }
+
   @Method({ retries: 0 })
   charge(): string {
     reached.charge = (reached.charge ?? 0) + 1;
@@ -66,7 +72,7 @@ describe("the client retries only what is safe", () => {
     await Promise.all(servers.map((s) => s.close()));
   });
 
-  for (const protocol of ["triple", "grpc"] as const) {
+  for (const protocol of ["triple", "grpc", "connect", "grpc-web"] as const) {
     describe(protocol, () => {
       for (const code of NEVER_RETRIED) {
         it(`${Code[code]} is not retried, and the caller gets the server's error as it is`, async () => {
@@ -101,6 +107,22 @@ describe("the client retries only what is safe", () => {
             return true;
           });
           assert.equal(reached.crash, 3);
+        } finally {
+          closeClient(client);
+        }
+      });
+
+      it("an idempotent method is also retried after resource_exhausted and aborted, not after invalid_argument", async () => {
+        const client = createClient(Probe, { providers, protocol });
+        try {
+          for (const code of [Code.ResourceExhausted, Code.Aborted]) {
+            reached.lookup = 0;
+            await assert.rejects(client.lookup(code), (e: FailoverError) => e instanceof FailoverError && e.code === code);
+            assert.equal(reached.lookup, 3, `${Code[code]}: three attempts`);
+          }
+          reached.lookup = 0;
+          await assert.rejects(client.lookup(Code.InvalidArgument), (e: RpcError) => !(e instanceof FailoverError));
+          assert.equal(reached.lookup, 1);
         } finally {
           closeClient(client);
         }

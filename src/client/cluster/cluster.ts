@@ -94,8 +94,16 @@ export function runAttempt<T>(provider: Provider, attempt: Attempt<T>, ctx: Clus
  */
 const RETRYABLE_CODES: ReadonlySet<Code> = new Set([Code.Unavailable, Code.Unknown]);
 
+/**
+ * Codes another attempt may also follow for a side-effect-free method (`@Method({ idempotent:
+ * true })`, `idempotency_level = NO_SIDE_EFFECTS`): an overloaded provider (`resource_exhausted`)
+ * or a transaction conflict (`aborted`) may well answer on another try, and repeating the call
+ * changes nothing.
+ */
+const IDEMPOTENT_RETRYABLE_CODES: ReadonlySet<Code> = new Set([Code.ResourceExhausted, Code.Aborted]);
+
 /** True when another attempt may follow this error: never once a response message arrived. */
 export function retryable(err: RpcError, inv: Invocation): boolean {
   if (inv.committed || inv.signal.aborted) return false;
-  return RETRYABLE_CODES.has(err.code);
+  return RETRYABLE_CODES.has(err.code) || (inv.method.idempotent && IDEMPOTENT_RETRYABLE_CODES.has(err.code));
 }
