@@ -9,13 +9,13 @@
 //
 // Prints req/s, p50 and p99 latency per server and round, the best round of each, and the
 // ratio sample / bare.
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as http2 from "node:http2";
 import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
-import { freePort } from "./harness.mjs";
+import { freePort, startServer, stop } from "./harness.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "..");
@@ -40,28 +40,6 @@ const have = (cmd) => {
 };
 const pinned = (cpu, cmd, args) => (have("taskset") && os.cpus().length > 1 ? ["taskset", ["-c", String(cpu), cmd, ...args]] : [cmd, args]);
 
-
-/** Starts a server process on CPU 0 and waits until it prints `marker`. */
-function startServer(args, env, marker) {
-  const [cmd, argv] = pinned(0, process.execPath, args);
-  const child = spawn(cmd, argv, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
-  return new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout.on("data", (d) => {
-      out += d;
-      if (out.includes(marker)) resolve(child);
-    });
-    child.once("exit", (code) => reject(new Error(`server exited ${code}: ${out}`)));
-  });
-}
-
-function stop(child) {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once("exit", resolve);
-    child.kill("SIGTERM");
-  });
-}
 
 function run(cmd, args) {
   const [c, a] = pinned(1, cmd, args);
