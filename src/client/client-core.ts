@@ -493,9 +493,9 @@ function wireFormat(md: MethodDescriptor, wire: ClientProtocol, ct: ClientConten
   const json = ct === "json" || ct === "grpc+json";
   switch (wire) {
     case "connect":
-      return { format: json ? "json" : "proto", contentType: `application/${streaming ? "connect+" : ""}${json ? "json" : "proto"}` };
+      return { format: json ? "protojson" : "proto", contentType: `application/${streaming ? "connect+" : ""}${json ? "json" : "proto"}` };
     case "grpc-web":
-      return { format: json ? "json" : "proto", contentType: `application/grpc-web+${json ? "json" : "proto"}` };
+      return { format: json ? "protojson" : "proto", contentType: `application/grpc-web+${json ? "json" : "proto"}` };
     case "grpc":
       return { format: json ? "json" : "proto", contentType: json ? "application/grpc+json" : "application/grpc+proto" };
     default:

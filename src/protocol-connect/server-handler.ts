@@ -70,7 +70,7 @@ export class ConnectHandler {
       this.checkUnaryKind(route, format);
       const compression = connectCompressionOf(firstHeader(ex.headers, H.contentEncoding), "Content-Encoding");
       const timeoutMs = timeoutOf(ex.headers, "connect");
-      const codec = messageCodec(route.descriptor, format);
+      const codec = messageCodec(route.descriptor, format === "json" ? "protojson" : "proto");
       new ConnectUnaryCall(this.core, ex, { route, codec, contentType: mt.type, dialect: "connect", timeoutMs, compression, message: undefined });
     } catch (e) {
       ex.discardBody((e as RpcError).httpStatus === 413);
@@ -95,7 +95,7 @@ export class ConnectHandler {
         });
       }
       const q = connectGetRequest(ex.query ?? "", this.core.limits.maxBodyBytes);
-      const codec = messageCodec(route.descriptor, q.format);
+      const codec = messageCodec(route.descriptor, q.format === "json" ? "protojson" : "proto");
       const timeoutMs = timeoutOf(ex.headers, dialect);
       const contentType = q.format === "json" ? "application/json" : "application/proto";
       new ConnectUnaryCall(this.core, ex, { route, codec, contentType, dialect, timeoutMs, compression: q.compression, message: q.message });
@@ -163,6 +163,6 @@ export class ConnectHandler {
       responder.finish(failure);
       return;
     }
-    new GrpcServerCall(this.core, ex, route, ctx, messageCodec(md, format), responder, requestEncoding, timeoutMs);
+    new GrpcServerCall(this.core, ex, route, ctx, messageCodec(md, format === "json" ? "protojson" : "proto"), responder, requestEncoding, timeoutMs);
   }
 }

@@ -71,7 +71,7 @@ export class GrpcWebHandler {
     }
     const encoding = responseEncoding(requestEncoding, firstHeader(ex.headers, H.grpcAcceptEncoding));
     const responder = new GrpcWebResponder(ex, ctx, contentType, wf.text, encoding, requestEncoding !== undefined);
-    const codec = messageCodec(md, wf.format);
+    const codec = messageCodec(md, wf.format === "json" ? "protojson" : "proto");
     new GrpcServerCall(this.core, ex, route, ctx, codec, responder, requestEncoding, timeoutMs, wf.text ? base64Body : undefined);
   }
 }

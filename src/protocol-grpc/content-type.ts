@@ -1,5 +1,10 @@
-/** How the messages of a gRPC call are encoded, chosen by the request's content type. */
-export type GrpcMessageFormat = "proto" | "json" | "wrapper";
+/**
+ * How the messages of a call are encoded, chosen by the request's content type. `json` is the
+ * Dubbo form for IDL-less methods (a JSON array of the arguments, the result as plain JSON);
+ * `protojson` is ProtoJSON of the derived messages, what Connect and gRPC-Web JSON clients speak.
+ * Both are ProtoJSON for .proto methods.
+ */
+export type GrpcMessageFormat = "proto" | "json" | "protojson" | "wrapper";
 
 /**
  * gRPC content types and their message format. `application/grpc` and `+proto` carry protobuf

@@ -1,6 +1,7 @@
 import type * as protobuf from "protobufjs";
 import { bindError } from "../codec/bind-error.js";
 import { asBuffer } from "../codec/bytes.js";
+import { protojson } from "../codec/protojson-fast.js";
 import { paramLabel } from "../codec/binder.js";
 import { Code } from "../protocol/code.js";
 import { RpcError } from "../protocol/rpc-error.js";
@@ -189,4 +190,51 @@ export function isDubboWrapper(bytes: Uint8Array, n: number, least: number): boo
     pos = len[1] + len[0];
   }
   return !first && args >= least && args <= n && types <= n;
+}
+
+function parseJsonBytes(bytes: Uint8Array, what: string): unknown {
+  try {
+    return JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"));
+  } catch (e) {
+    throw new RpcError(Code.InvalidArgument, `invalid ${what} JSON: ${(e as Error).message}`, { cause: e });
+  }
+}
+
+/** A JSON value → the binary form of `type`, by the ProtoJSON mapping. */
+function jsonToBinary(type: protobuf.Type, v: unknown, what: string): Uint8Array {
+  try {
+    return type.encode(protojson().fromJson(type, v, { ignoreUnknownFields: true })).finish();
+  } catch (e) {
+    throw new RpcError(Code.InvalidArgument, `invalid ${what}: ${(e as Error).message}`, { cause: e });
+  }
+}
+
+/** The binary form of `type` → its ProtoJSON text. */
+function binaryToJson(type: protobuf.Type, bytes: Uint8Array): Buffer {
+  return Buffer.from(JSON.stringify(protojson().toJson(type, type.decode(bytes))), "utf8");
+}
+
+/**
+ * ProtoJSON of the derived messages for an IDL-less method: what Connect and gRPC-Web clients
+ * built from the exported schema send and expect in JSON (`{"a": 2, "b": 3}` in,
+ * `{"value": 5}` out). Requests in Triple HTTP's form (a JSON array of the arguments) are read
+ * too. Values pass through the binary form, so the type rules are the derived codec's.
+ */
+export function derivedJsonCodec(md: MethodDescriptor, arrays: (value: unknown) => unknown[]): MessageCodec {
+  const bin = derivedCodec(md);
+  const { dm, root } = deriveMethod(md);
+  const req = root.lookupType(dm.request);
+  const res = root.lookupType(dm.response);
+  return {
+    decodeRequest(bytes) {
+      if (bytes.length === 0) return bin.decodeRequest(bytes);
+      const v = parseJsonBytes(bytes, dm.request);
+      if (Array.isArray(v) && dm.requestShape === "params") return arrays(v);
+      return bin.decodeRequest(jsonToBinary(req, v, dm.request));
+    },
+    encodeResponse: (value) => binaryToJson(res, bin.encodeResponse(value)),
+    encodeArgs: (args) => binaryToJson(req, bin.encodeArgs(args)),
+    encodeRequest: (value) => binaryToJson(req, bin.encodeRequest(value)),
+    decodeResponse: (bytes) => bin.decodeResponse(bytes.length === 0 ? bytes : jsonToBinary(res, parseJsonBytes(bytes, dm.response), dm.response)),
+  };
 }

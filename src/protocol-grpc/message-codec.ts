@@ -13,7 +13,7 @@ import type { GrpcMessageFormat } from "./content-type.js";
 
 export type { MessageCodec } from "./codec-types.js";
 import type { MessageCodec } from "./codec-types.js";
-import { derivedCodec, isDubboWrapper } from "./derived-codec.js";
+import { derivedCodec, derivedJsonCodec, isDubboWrapper } from "./derived-codec.js";
 import { javaTypeName } from "./java-types.js";
 import { decodeRequestWrapper, decodeResponseWrapper, encodeRequestWrapper, encodeResponseWrapper } from "./wrapper.js";
 
@@ -287,16 +287,20 @@ export function messageCodec(md: MethodDescriptor, format: GrpcMessageFormat): M
   let byFormat = cache.get(md);
   if (!byFormat) cache.set(md, (byFormat = {}));
   let c = byFormat[format];
-  if (!c) {
-    c =
-      format === "json"
-        ? jsonCodec(md)
-        : format === "wrapper"
-          ? wrapperCodec(md)
-          : md.requestType && md.responseType
-            ? protoCodec(md)
-            : idlLessProtoCodec(md);
-    byFormat[format] = c;
-  }
+  if (!c) byFormat[format] = c = buildCodec(md, format);
   return c;
+}
+
+function buildCodec(md: MethodDescriptor, format: GrpcMessageFormat): MessageCodec {
+  const idl = md.requestType !== undefined && md.responseType !== undefined;
+  switch (format) {
+    case "json":
+      return jsonCodec(md);
+    case "protojson":
+      return idl ? jsonCodec(md) : derivedJsonCodec(md, (v) => bindJsonValue(md, v));
+    case "wrapper":
+      return wrapperCodec(md);
+    default:
+      return idl ? protoCodec(md) : idlLessProtoCodec(md);
+  }
 }

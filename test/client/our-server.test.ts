@@ -130,6 +130,22 @@ describe("our client against our server", () => {
     assert.equal(seen.protocolVersion, "1.0.0");
   });
 
+  it("Connect and gRPC-Web JSON carry ProtoJSON of the derived messages for IDL-less methods (Triple's arrays are read too)", async () => {
+    const post = async (body: string) => {
+      const r = await fetch(`${url}/test.Echo/add`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "connect-protocol-version": "1" },
+        body,
+      });
+      return { status: r.status, text: await r.text() };
+    };
+    assert.deepEqual(await post('{"arg1":2,"arg2":3}'), { status: 200, text: '{"value":5}' });
+    assert.deepEqual(await post("[2,3]"), { status: 200, text: '{"value":5}' });
+    const bad = await post('{"arg1":"two"}');
+    assert.equal(bad.status, 400);
+    assert.equal(JSON.parse(bad.text).code, "invalid_argument");
+  });
+
   it("version and group select the implementation", async () => {
     const v1 = track(createClient(EchoService, { providers: [url] }));
     const v2 = track(createClient(EchoService, { providers: [url], version: "2.0.0", group: "blue" }));
