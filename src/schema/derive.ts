@@ -133,7 +133,7 @@ export class SchemaBuilder {
       requestField: req.field,
       paramFields: md.params.map((p, i) => fieldName(p.name ?? `arg${i + 1}`)),
     });
-    return { name: md.name, input: req.name, output: res.name, clientStreaming: streamsIn, serverStreaming: streamsOut };
+    return { name: md.name, input: req.name, output: res.name, clientStreaming: streamsIn, serverStreaming: streamsOut, idempotent: md.idempotent };
   }
 
   private paramsRequest(file: FileBuilder, prefix: string, md: MethodDescriptor) {

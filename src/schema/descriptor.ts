@@ -116,7 +116,9 @@ function serviceProto(s: protobuf.Service, refs: Set<string>): Record<string, un
     const output = m.resolvedResponseType!.fullName;
     refs.add(stripDot(input));
     refs.add(stripDot(output));
-    return { name: m.name, inputType: input, outputType: output, clientStreaming: !!m.requestStream, serverStreaming: !!m.responseStream };
+    const noSideEffects = m.options?.idempotency_level === "NO_SIDE_EFFECTS";
+    const options = noSideEffects ? { idempotencyLevel: "NO_SIDE_EFFECTS" } : undefined;
+    return { name: m.name, inputType: input, outputType: output, clientStreaming: !!m.requestStream, serverStreaming: !!m.responseStream, options };
   });
   return { name: s.name, method };
 }

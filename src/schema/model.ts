@@ -38,6 +38,8 @@ export interface SchemaMethod {
   readonly output: string;
   readonly clientStreaming: boolean;
   readonly serverStreaming: boolean;
+  /** `option idempotency_level = NO_SIDE_EFFECTS` (`@Method({ idempotent: true })`). */
+  readonly idempotent: boolean;
 }
 
 /** A service. */

@@ -26,7 +26,8 @@ export function renderProto(file: SchemaFile): string {
     const rpcs = s.methods.map((m) => {
       const input = `${m.clientStreaming ? "stream " : ""}.${m.input}`;
       const output = `${m.serverStreaming ? "stream " : ""}.${m.output}`;
-      return `  rpc ${m.name} (${input}) returns (${output});`;
+      const head = `  rpc ${m.name} (${input}) returns (${output})`;
+      return m.idempotent ? `${head} {\n    option idempotency_level = NO_SIDE_EFFECTS;\n  }` : `${head};`;
     });
     parts.push(`service ${simpleName(s.fullName)} {\n${rpcs.join("\n")}\n}`);
   }

@@ -53,6 +53,7 @@ export function toProtobufRoot(files: readonly SchemaFile[]): protobuf.Root {
           responseType: `.${m.output}`,
           requestStream: m.clientStreaming || undefined,
           responseStream: m.serverStreaming || undefined,
+          options: m.idempotent ? { idempotency_level: "NO_SIDE_EFFECTS" } : undefined,
         };
       }
       (namespaceFor(json, file.package).nested ??= {})[simpleName(s.fullName)] = { methods };

@@ -33,7 +33,7 @@ export class InventoryService {
     return { sku: item.sku, hasNote: item.note !== undefined };
   }
 
-  @Method({ returns: Report })
+  @Method({ returns: Report, idempotent: true })
   async report(@Param("sku") sku: string): Promise<Report> {
     const r = new Report();
     r.at = new Date(Date.UTC(2026, 10, 24, 12, 0, 0, 5));

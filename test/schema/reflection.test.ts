@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { create, createFileRegistry, fromBinary, toBinary } from "@bufbuild/protobuf";
-import { FileDescriptorProtoSchema, FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
+import { FileDescriptorProtoSchema, FileDescriptorSetSchema, MethodOptions_IdempotencyLevel } from "@bufbuild/protobuf/wkt";
 import * as grpc from "@grpc/grpc-js";
 import * as loader from "@grpc/proto-loader";
 import * as protobuf from "protobufjs";
@@ -180,6 +180,9 @@ describe("gRPC server reflection", () => {
     assert.ok(report, "inventory.Report resolves in a strict registry");
     assert.equal(report.field.counts.fieldKind, "map");
     assert.equal(registry.getMessage("inventory.AdjustStockRequest")?.field.reason.proto.proto3Optional, true);
+    const methods = registry.getService("inventory.InventoryService")?.methods ?? [];
+    assert.equal(methods.find((m) => m.name === "report")?.idempotency, MethodOptions_IdempotencyLevel.NO_SIDE_EFFECTS);
+    assert.equal(methods.find((m) => m.name === "adjustStock")?.idempotency, MethodOptions_IdempotencyLevel.IDEMPOTENCY_UNKNOWN);
 
     // A client from nothing but the reflected descriptors.
     const root = (protobuf.Root as unknown as { fromDescriptor(set: Uint8Array): protobuf.Root }).fromDescriptor(
