@@ -42,7 +42,7 @@ describe(".proto export of an IDL-less service", () => {
     assert.match(text, /rpc adjustStock \(\.inventory\.AdjustStockRequest\) returns \(\.inventory\.AdjustStockResponse\);/);
     assert.match(text, /message AdjustStockRequest \{\n {2}string sku = 1;\n {2}double delta = 2;\n {2}optional string reason = 3;\n\}/);
     // A side-effect-free method says so, as connect-web's useHttpGet reads it.
-    assert.match(text, /rpc report \(\.inventory\.ReportRequest\) returns \(\.inventory\.Report\) \{\n    option idempotency_level = NO_SIDE_EFFECTS;\n  \}/);
+    assert.match(text, /rpc report \(\.inventory\.ReportRequest\) returns \(\.inventory\.Report\) \{\n {4}option idempotency_level = NO_SIDE_EFFECTS;\n {2}\}/);
     assert.match(
       text,
       /message Report \{\n {2}\.google\.protobuf\.Timestamp at = 1;\n {2}bytes raw = 2;\n {2}int64 total = 3;\n {2}map<string, double> counts = 4;\n {2}\.inventory\.Item item = 5;\n\}/,
