@@ -29,6 +29,9 @@ function variantKey(version: string, group: string): string {
 }
 
 
+/** A path nothing is registered under is HTTP 404 in every protocol that uses HTTP statuses. */
+const NO_ROUTE = { httpStatus: 404 } as const;
+
 /**
  * Maps `/<interface>/<method>` plus `tri-service-version` / `tri-service-group` to one
  * registered method. Lookups are one Map get in the common case (no version or group).
@@ -75,12 +78,13 @@ export class Router {
     const service = path.slice(1, Math.max(1, slash));
     const method = path.slice(slash + 1);
     if (slash <= 0 || !this.services.has(service)) {
-      throw new RpcError(Code.Unimplemented, `service not found: ${service || path}`);
+      throw new RpcError(Code.Unimplemented, `service not found: ${service || path}`, NO_ROUTE);
     }
-    if (!r) throw new RpcError(Code.Unimplemented, `method not found: ${method} in service ${service}`);
+    if (!r) throw new RpcError(Code.Unimplemented, `method not found: ${method} in service ${service}`, NO_ROUTE);
     throw new RpcError(
       Code.Unimplemented,
       `no implementation of service ${service} with version "${version}" and group "${group}"`,
+      NO_ROUTE,
     );
   }
 }
