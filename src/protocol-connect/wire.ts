@@ -35,8 +35,11 @@ export function unaryFormatOf(mediaType: string): ConnectFormat | undefined {
 
 /** True for `application/connect+…` (any case): the Content-Type of Connect streams. */
 export function isConnectStreamType(contentType: unknown): boolean {
-  return typeof contentType === "string" && contentType.length > 20 && contentType.slice(0, 20).toLowerCase() === "application/connect+";
+  // Runs on every request that is not gRPC: a regular expression test allocates nothing.
+  return typeof contentType === "string" && CONNECT_STREAM_PREFIX.test(contentType);
 }
+
+const CONNECT_STREAM_PREFIX = /^application\/connect\+/i;
 
 /** The format of a streaming media type (`application/connect+json`, `+proto`). */
 export function streamFormatOf(mediaType: string): ConnectFormat | undefined {
