@@ -45,6 +45,14 @@ export class ProbeService {
     }
   }
 
+  /** Yields one message, then fails with a plain Error. */
+  @ServerStream()
+  async *breaks(): AsyncGenerator<number> {
+    yield 1;
+    await sleep(1);
+    throw new RangeError("the stream broke");
+  }
+
   @ClientStream()
   async sum(@Param() nums: AsyncIterable<number>): Promise<number> {
     let total = 0;
