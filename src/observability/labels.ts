@@ -12,6 +12,8 @@ export class MethodLabels {
   readonly name: string;
   /** `rpc.system.name` and `rpc.method`. */
   readonly base: Attributes;
+  /** Calls of this method in progress (server side, while metrics are on). */
+  active = 0;
   private readonly byStatus: (Attributes | undefined)[] = [];
 
   constructor(
@@ -44,6 +46,12 @@ export class MethodLabels {
 /** The labels of each method and system, made on first use. */
 export class LabelCache {
   private readonly methods = new WeakMap<MethodDescriptor, Map<string, MethodLabels>>();
+  private readonly all: MethodLabels[] = [];
+
+  /** Every label set made so far. */
+  forEach(fn: (l: MethodLabels) => void): void {
+    for (const l of this.all) fn(l);
+  }
 
   of(md: MethodDescriptor, system: string): MethodLabels {
     let bySystem = this.methods.get(md);
@@ -55,6 +63,7 @@ export class LabelCache {
     if (l === undefined) {
       l = new MethodLabels(md, system);
       bySystem.set(system, l);
+      this.all.push(l);
     }
     return l;
   }

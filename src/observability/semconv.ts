@@ -23,6 +23,28 @@ export const ATTR_SERVER_PORT = "server.port";
 export const ATTR_NETWORK_PEER_ADDRESS = "network.peer.address";
 export const ATTR_NETWORK_PEER_PORT = "network.peer.port";
 
+/**
+ * The attributes a server span starts with (the method, system and addresses, set at start so
+ * samplers see them). One object literal with the names above spelled out: this runs per call.
+ */
+export function serverSpanAttributes(
+  system: string,
+  method: string,
+  serverAddress: string | undefined,
+  serverPort: number | undefined,
+  peerAddress: string,
+  peerPort: number,
+): Record<string, string | number | undefined> {
+  return {
+    "rpc.system.name": system,
+    "rpc.method": method,
+    "server.address": serverAddress,
+    "server.port": serverPort,
+    "network.peer.address": peerAddress,
+    "network.peer.port": peerPort,
+  };
+}
+
 /** `rpc.system.name` values. */
 export const RPC_SYSTEM_GRPC = "grpc";
 export const RPC_SYSTEM_DUBBO = "dubbo";

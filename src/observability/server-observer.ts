@@ -1,5 +1,4 @@
 import {
-  type Attributes,
   type Context,
   context,
   defaultTextMapGetter,
@@ -10,7 +9,6 @@ import {
   SpanKind,
   SpanStatusCode,
   trace,
-  type UpDownCounter,
 } from "@opentelemetry/api";
 import { Code } from "../protocol/code.js";
 import { RpcError } from "../protocol/rpc-error.js";
@@ -20,11 +18,7 @@ import type { Exchange } from "../transport/server/exchange.js";
 import { LabelCache, type MethodLabels } from "./labels.js";
 import {
   ATTR_ERROR_TYPE,
-  ATTR_NETWORK_PEER_ADDRESS,
-  ATTR_NETWORK_PEER_PORT,
   ATTR_RPC_STATUS_CODE,
-  ATTR_SERVER_ADDRESS,
-  ATTR_SERVER_PORT,
   DURATION_BUCKETS,
   isServerError,
   METRIC_SERVER_ACTIVE_CALLS,
@@ -32,6 +26,7 @@ import {
   METRIC_SERVER_REQUEST_SIZE,
   METRIC_SERVER_RESPONSE_SIZE,
   rpcSystemOf,
+  serverSpanAttributes,
 } from "./semconv.js";
 import { type TelemetryOptions, TelemetrySwitch } from "./telemetry.js";
 
@@ -43,6 +38,11 @@ export interface ServerTelemetryOptions extends TelemetryOptions {
    * caller's span, for servers that face untrusted callers.
    */
   trustRemoteParent?: boolean;
+  /**
+   * Record the per-message size histograms (`rpc.server.request.size` / `response.size`, outside
+   * the current conventions). Default true; false saves two histogram points per unary call.
+   */
+  messageSizes?: boolean;
 }
 
 /** Where the server listens, for `server.address` / `server.port`. */
@@ -53,10 +53,12 @@ export class ServerTelemetry extends TelemetrySwitch {
   duration: Histogram | undefined = undefined;
   requestSize: Histogram | undefined = undefined;
   responseSize: Histogram | undefined = undefined;
-  activeCalls: UpDownCounter | undefined = undefined;
+  /** Metrics are on: calls count themselves in their labels' `active` for the active-calls gauge. */
+  metered = false;
   private readonly labels = new LabelCache();
   private readonly trustRemote: boolean;
-  private serverAttrs: Attributes | undefined = undefined;
+  private readonly messageSizes: boolean;
+  private listening: { address: string; port: number } | undefined = undefined;
 
   constructor(
     options: ServerTelemetryOptions | undefined,
@@ -64,6 +66,7 @@ export class ServerTelemetry extends TelemetrySwitch {
   ) {
     super(options);
     this.trustRemote = options?.trustRemoteParent ?? true;
+    this.messageSizes = options?.messageSizes ?? true;
   }
 
   protected createInstruments(meter: Meter): void {
@@ -72,6 +75,18 @@ export class ServerTelemetry extends TelemetrySwitch {
       unit: "s",
       advice: { explicitBucketBoundaries: [...DURATION_BUCKETS] },
     });
+    // Counted in the labels and observed at collection: no SDK work per call.
+    const active = meter.createObservableUpDownCounter(METRIC_SERVER_ACTIVE_CALLS, {
+      description: "Server calls in progress.",
+      unit: "{call}",
+    });
+    active.addCallback((result) => {
+      this.labels.forEach((l) => {
+        result.observe(l.active, l.base);
+      });
+    });
+    this.metered = true;
+    if (!this.messageSizes) return;
     this.requestSize = meter.createHistogram(METRIC_SERVER_REQUEST_SIZE, {
       description: "Size of each request message (a unary body as it arrived), bytes.",
       unit: "By",
@@ -79,10 +94,6 @@ export class ServerTelemetry extends TelemetrySwitch {
     this.responseSize = meter.createHistogram(METRIC_SERVER_RESPONSE_SIZE, {
       description: "Size of each response message (a unary body as sent), bytes.",
       unit: "By",
-    });
-    this.activeCalls = meter.createUpDownCounter(METRIC_SERVER_ACTIVE_CALLS, {
-      description: "Server calls in progress.",
-      unit: "{call}",
     });
   }
 
@@ -93,12 +104,9 @@ export class ServerTelemetry extends TelemetrySwitch {
     if (tracer === undefined) return new ServerCallObserver(this, labels, undefined, undefined);
     const active = context.active();
     const remote = this.propagation.extract(active, ex.headers, defaultTextMapGetter);
-    const attributes: Attributes = {
-      ...labels.base,
-      ...this.serverAttributes(),
-      [ATTR_NETWORK_PEER_ADDRESS]: ctx.peer.address,
-      [ATTR_NETWORK_PEER_PORT]: ctx.peer.port,
-    };
+    const server = (this.listening ??= this.address());
+    const peer = ctx.peer;
+    const attributes = serverSpanAttributes(labels.system, labels.name, server?.address, server?.port, peer.address, peer.port);
     const options = { kind: SpanKind.SERVER, attributes };
     let parent = remote;
     if (!this.trustRemote) {
@@ -111,13 +119,6 @@ export class ServerTelemetry extends TelemetrySwitch {
     return new ServerCallObserver(this, labels, span, trace.setSpan(parent, span));
   }
 
-  private serverAttributes(): Attributes {
-    if (this.serverAttrs) return this.serverAttrs;
-    const a = this.address();
-    if (!a) return {};
-    this.serverAttrs = { [ATTR_SERVER_ADDRESS]: a.address, [ATTR_SERVER_PORT]: a.port };
-    return this.serverAttrs;
-  }
 }
 
 /** One server call's span and metrics (see {@link CallObserver}). */
@@ -130,7 +131,7 @@ export class ServerCallObserver implements CallObserver {
     private readonly span: Span | undefined,
     private readonly context: Context | undefined,
   ) {
-    tel.activeCalls?.add(1, labels.base);
+    if (tel.metered) labels.active++;
   }
 
   within<A extends unknown[]>(fn: (...args: A) => void, ...args: A): void {
@@ -163,6 +164,6 @@ export class ServerCallObserver implements CallObserver {
     }
     const tel = this.tel;
     tel.duration?.record((performance.now() - this.start) / 1000, this.labels.withStatus(code, failed));
-    tel.activeCalls?.add(-1, this.labels.base);
+    if (tel.metered) this.labels.active--;
   }
 }
