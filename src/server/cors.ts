@@ -33,6 +33,10 @@ export const CORS_ALLOWED_HEADERS = [
   "grpc-encoding",
   "grpc-accept-encoding",
   "x-user-agent",
+  // W3C trace context and baggage, for browser tracing (OpenTelemetry's fetch instrumentation).
+  "traceparent",
+  "tracestate",
+  "baggage",
 ] as const;
 
 /** Response headers a browser must be allowed to read. */
