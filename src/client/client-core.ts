@@ -278,11 +278,15 @@ export class ClientCore {
     return h2.open(p, requestHeaders, scope.signal).then((stream) => new GrpcClientCall(stream, p, settings, mode));
   }
 
-  /** The headers of one call, awaited, with the trace context of an observed call. */
-  private async observedHeaders(pm: PreparedMethod, opts: CallOptions | undefined, obs: ClientCallObserver | undefined): Promise<OutgoingHttpHeaders> {
+  /** The headers of one call with the trace context of an observed call; a promise only when a token function must run. */
+  private observedHeaders(
+    pm: PreparedMethod,
+    opts: CallOptions | undefined,
+    obs: ClientCallObserver | undefined,
+  ): OutgoingHttpHeaders | Promise<OutgoingHttpHeaders> {
     const pending = this.callHeaders(pm, opts);
-    const headers = pending instanceof Promise ? await pending : pending;
-    return obs === undefined ? headers : obs.inject(headers);
+    if (obs === undefined) return pending;
+    return pending instanceof Promise ? pending.then((h) => obs.inject(h)) : obs.inject(pending);
   }
 
   /** A unary call: Triple HTTP unary or gRPC, through the cluster policy. */
@@ -308,7 +312,8 @@ export class ClientCore {
   ): Promise<unknown> {
     try {
       scope.throwIfAborted();
-      const headers = await this.observedHeaders(pm, opts, obs);
+      const pending = this.observedHeaders(pm, opts, obs);
+      const headers = pending instanceof Promise ? await pending : pending;
       let attempt = this.unaryAttempt(pm, args, headers, scope, opts);
       if (obs) attempt = obs.attempts(attempt);
       const result = await this.policy.invoke(this.invocation(pm, args, scope, false), attempt, this.ctx);
@@ -371,7 +376,8 @@ export class ClientCore {
     try {
       scope.throwIfAborted();
       const body = pm.codec.encodeArgs(args);
-      const headers = await this.observedHeaders(pm, opts, obs);
+      const pending = this.observedHeaders(pm, opts, obs);
+      const headers = pending instanceof Promise ? await pending : pending;
       const inv = this.invocation(pm, args, scope, true);
       const open: Attempt<{ c: GrpcClientCall; first: IteratorResult<unknown> }> = async (p) => {
         const c = await this.openGrpc(p, pm, headers, scope, opts, "stream");
@@ -418,7 +424,8 @@ export class ClientCore {
     if (!isIterable(input)) {
       throw new RpcError(Code.InvalidArgument, `${pm.md.path} streams its requests: pass an AsyncIterable or an Iterable`);
     }
-    const headers = await this.observedHeaders(pm, opts, obs);
+    const pending = this.observedHeaders(pm, opts, obs);
+    const headers = pending instanceof Promise ? await pending : pending;
     const inv = this.invocation(pm, [], scope, true);
     const open: Attempt<GrpcClientCall> = (p) => this.openGrpc(p, pm, headers, scope, opts, mode);
     const call = await this.policy.invoke(inv, obs ? obs.attempts(open) : open, this.ctx);

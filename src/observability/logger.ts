@@ -22,6 +22,13 @@ function causeOf(level: Level, obj: object, msg: string): string {
   return `${level}\0${kind}\0${msg}`;
 }
 
+/** The fields as the console shows them: without `stack` when `err` prints its own. */
+function printable(obj: object, suppressed: number): object {
+  const { stack, ...rest } = obj as { stack?: unknown };
+  const fields = stack !== undefined && (obj as { err?: unknown }).err instanceof Error ? rest : obj;
+  return suppressed > 0 ? { ...fields, suppressed } : fields;
+}
+
 /**
  * The default logger: `console.warn` / `console.error` (info lines are dropped), at most one line
  * per cause (level, error class and message) per minute. The first occurrence is printed at once;
@@ -58,8 +65,7 @@ export class ConsoleLogger implements Logger {
     if (!seen && this.causes.size >= MAX_CAUSES) this.causes.clear();
     const suppressed = seen?.suppressed ?? 0;
     this.causes.set(key, { until: now + this.windowMs, suppressed: 0 });
-    const fields = suppressed > 0 ? { ...obj, suppressed } : obj;
-    this.sink[level](`[triple-rpc] ${msg}`, fields);
+    this.sink[level](`[triple-rpc] ${msg}`, printable(obj, suppressed));
   }
 }
 

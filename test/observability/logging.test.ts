@@ -158,7 +158,10 @@ describe("the default console logger", () => {
     }
     assert.equal(printed.length, 1);
     assert.match(String(printed[0][0]), /otel\.Probe\/boom failed: TypeError: kaboom: loop/);
-    assert.match(String((printed[0][1] as { stack: string }).stack), /at ProbeService\.boom/);
+    const fields = printed[0][1] as { err: Error; stack?: string; service: string };
+    assert.match(String(fields.err.stack), /at ProbeService\.boom/);
+    assert.equal(fields.stack, undefined, "the console shows the stack once, with err");
+    assert.equal(fields.service, "otel.Probe");
   });
 
   it("a logger without the three methods is refused", () => {
