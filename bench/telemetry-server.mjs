@@ -6,7 +6,9 @@
 //         exports to a no-op exporter every 60 s, W3C trace context + baggage, AsyncLocalStorage.
 //   sdk+<flag>+…: the same with changes: `traces` (no meter provider), `metrics` (no tracer
 //         provider), `nosizes` (telemetry: { messageSizes: false }), `sample10` (10 % of traces
-//         sampled, parent-based).
+//         sampled, parent-based), `off` (telemetry: { enabled: false }: the SDK's own cost, the
+//         AsyncLocalStorage context manager above all, without our instrumentation), `noctx` (no
+//         context manager: what AsyncLocalStorage costs; handlers' spans would not nest).
 import * as path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -27,7 +29,7 @@ async function registerSdk() {
     forceFlush: async () => {},
     selectAggregationTemporality: () => AggregationTemporality.CUMULATIVE,
   };
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  if (!flags.has("noctx")) context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }));
   if (!flags.has("metrics")) {
     const sampler = flags.has("sample10") ? new tb.ParentBasedSampler({ root: new tb.TraceIdRatioBasedSampler(0.1) }) : undefined;
@@ -41,13 +43,13 @@ async function registerSdk() {
 
 if (mode.startsWith("sdk")) await registerSdk();
 else if (mode !== "none") {
-  console.error("usage: telemetry-server.mjs <none|sdk[+traces|+metrics|+nosizes|+sample10]> <port> [dist]");
+  console.error("usage: telemetry-server.mjs <none|sdk[+traces|+metrics|+nosizes|+sample10|+off|+noctx]> <port> [dist]");
   process.exit(2);
 }
 
 const { createServer } = await import(pathToFileURL(path.join(root, "src", "index.js")).href);
 const { GreetServiceImpl } = await import(pathToFileURL(path.join(root, "samples", "greet", "greet-service.js")).href);
-const telemetry = flags.has("nosizes") ? { messageSizes: false } : undefined;
+const telemetry = flags.has("nosizes") ? { messageSizes: false } : flags.has("off") ? { enabled: false } : undefined;
 const server = createServer({ services: [new GreetServiceImpl("triple")], telemetry });
 await server.listen({ port: Number(port), host: "127.0.0.1" });
 console.log("ready");

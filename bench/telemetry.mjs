@@ -14,6 +14,7 @@
 // build before (or, without one, the same ratio to bare node as bench/unary.mjs's 0.85 / 0.9);
 // SDK + no-op exporter within 15 % of no SDK.
 import { execFileSync, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -31,7 +32,9 @@ const CONNECTIONS = Number(process.env.CONNECTIONS ?? 32);
 const H2_CONNECTIONS = Number(process.env.H2_CONNECTIONS ?? 4);
 const H2_STREAMS = Number(process.env.H2_STREAMS ?? 16);
 const KINDS = (process.env.KINDS ?? "h1,h2").split(",");
-// PARTS=1: also tracing alone, metrics alone, without the size histograms, and 10 % sampling.
+// PARTS=1: also tracing alone, metrics alone, without the size histograms, 10 % sampling, and the
+// SDK registered with our telemetry turned off, and the SDK without a context manager (what
+// AsyncLocalStorage costs).
 const PARTS = process.env.PARTS === "1";
 const PATH = "/greet.GreetService/Greet";
 const REQUEST = '{"name":"triple"}';
@@ -113,6 +116,22 @@ async function check(port) {
   if (r.status !== 200 || text !== EXPECTED) throw new Error(`unexpected answer ${r.status} ${text}`);
 }
 
+/** CPU seconds (user + system) a process used so far. */
+function cpuSeconds(pid) {
+  const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(f[11]) + Number(f[12])) / 100;
+}
+
+/** One load run; with the server's CPU per request, which interference moves less than req/s. */
+function measure(c, seconds) {
+  const cpu0 = c.child ? cpuSeconds(c.child.pid) : 0;
+  const rps = (c.kind === "h1" ? autocannon : h2load)(c.port, seconds);
+  const cpuUs = c.child ? ((cpuSeconds(c.child.pid) - cpu0) * 1e6) / Math.max(1, rps * seconds) : Number.NaN;
+  return { rps, cpuUs };
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
 const server = (mode, dist) => (port) => startServer([path.join(here, "telemetry-server.mjs"), mode, String(port), dist]);
 const bare = (kind) => (port) => startServer([path.join(here, "bare-server.mjs"), kind, String(port)]);
 
@@ -133,6 +152,8 @@ for (const kind of kinds) {
     configs.push({ kind, label: `${kind} SDK metrics only`, start: server("sdk+metrics", DIST) });
     configs.push({ kind, label: `${kind} SDK, no size metrics`, start: server("sdk+nosizes", DIST) });
     configs.push({ kind, label: `${kind} SDK, 10 % sampled`, start: server("sdk+sample10", DIST) });
+    configs.push({ kind, label: `${kind} SDK, telemetry off`, start: server("sdk+off", DIST) });
+    configs.push({ kind, label: `${kind} SDK, no context manager`, start: server("sdk+noctx", DIST) });
   }
 }
 
@@ -145,23 +166,28 @@ const children = [];
 try {
   for (const c of configs) {
     c.port = await freePort();
-    children.push(await c.start(c.port));
+    c.child = await c.start(c.port);
+    children.push(c.child);
     if (!c.label.startsWith("bare")) await check(c.port);
     (c.kind === "h1" ? autocannon : h2load)(c.port, WARMUP);
   }
   for (let round = 1; round <= ROUNDS; round++) {
     for (const c of configs) {
-      const rps = (c.kind === "h1" ? autocannon : h2load)(c.port, DURATION);
+      const { rps, cpuUs } = measure(c, DURATION);
       c.best = Math.max(c.best ?? 0, rps);
-      console.log(`round ${round}: ${c.label.padEnd(30)} ${rps.toFixed(0).padStart(9)} req/s`);
+      (c.cpu ??= []).push(cpuUs);
+      console.log(`round ${round}: ${c.label.padEnd(30)} ${rps.toFixed(0).padStart(9)} req/s  ${cpuUs.toFixed(1).padStart(6)} µs CPU/req`);
     }
   }
 } finally {
   await Promise.all(children.map(stop));
 }
 
-console.log(`\nbest of ${ROUNDS} rounds:`);
+console.log(`\nbest req/s of ${ROUNDS} rounds; median server CPU per request:`);
+for (const c of configs) console.log(`${c.label.padEnd(30)} ${c.best.toFixed(0).padStart(9)} req/s  ${median(c.cpu).toFixed(1).padStart(6)} µs CPU/req`);
+console.log("");
 const best = (label) => configs.find((c) => c.label === label)?.best;
+const cpu = (label) => median(configs.find((c) => c.label === label)?.cpu ?? [Number.NaN]);
 for (const kind of kinds) {
   const bareRps = best(`bare node:${kind === "h1" ? "http" : "http2"}`);
   const none = best(`${kind} no SDK`);
@@ -170,7 +196,9 @@ for (const kind of kinds) {
   console.log(`${kind}: bare ${bareRps.toFixed(0)}, no SDK ${none.toFixed(0)} (${(none / bareRps).toFixed(2)}x bare), SDK ${sdk.toFixed(0)}`);
   if (before) console.log(`${kind}: no SDK / before telemetry = ${(none / before).toFixed(3)} (target >= 0.98)`);
   console.log(`${kind}: SDK + no-op exporter / no SDK = ${(sdk / none).toFixed(3)} (target >= 0.85)`);
-  for (const c of configs.filter((x) => x.kind === kind && /only|no size|sampled/.test(x.label))) {
-    console.log(`${kind}: ${c.label.slice(3)} / no SDK = ${(c.best / none).toFixed(3)}`);
+  const noneCpu = cpu(`${kind} no SDK`);
+  console.log(`${kind}: CPU/req, SDK + no-op exporter vs no SDK: +${(cpu(`${kind} SDK, no-op exporter`) - noneCpu).toFixed(1)} µs on ${noneCpu.toFixed(1)}`);
+  for (const c of configs.filter((x) => x.kind === kind && /only|no size|sampled|off|no context/.test(x.label))) {
+    console.log(`${kind}: ${c.label.slice(3)} / no SDK = ${(c.best / none).toFixed(3)}, CPU/req +${(median(c.cpu) - noneCpu).toFixed(1)} µs`);
   }
 }
