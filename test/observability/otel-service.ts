@@ -37,6 +37,13 @@ export class ProbeService {
     });
   }
 
+  /** Waits `ms` (or until the call is aborted). */
+  @Method()
+  async slow(@Param() ms: number): Promise<string> {
+    await sleep(ms);
+    return "done";
+  }
+
   @ServerStream()
   async *count(@Param() n: number): AsyncGenerator<number> {
     for (let i = 1; i <= n; i++) {
