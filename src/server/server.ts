@@ -205,7 +205,8 @@ export class TripleServer implements ServerCore {
         this.http.handle(ex);
       }
     } catch (e) {
-      // A bug in a handler path must not take the process down: answer 500 and carry on.
+      // A bug in a handler path must not take the process down: log it, answer 500 and carry on.
+      this.logger.error({ err: e, path: ex.path, peer: `${ex.peer.address}:${ex.peer.port}` }, `internal error serving ${ex.path}: ${(e as Error).message}`);
       sendHttpError(ex, new RpcError(Code.Internal, `internal error: ${(e as Error).message}`, { cause: e }));
     }
   }
