@@ -24,4 +24,6 @@ export type { ClusterPolicy, ClusterPolicyName, ClusterContext, Invocation, Atte
 export { FailoverError } from "./client/cluster/failover-error.js";
 export type { LoadBalancer, LoadBalancerName } from "./client/loadbalance/load-balancer.js";
 export type { ClientCall, ClientInterceptor, ClientNext } from "./client/interceptor.js";
+export { ConsoleLogger, type Logger } from "./observability/logger.js";
+export type { TelemetryOptions } from "./observability/telemetry.js";
 export { TRI_PROTOCOL_VERSION } from "./protocol/headers.js";

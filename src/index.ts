@@ -30,6 +30,7 @@ export {
   type ListenOptions,
 } from "./server/server.js";
 export type { TransportOptions } from "./transport/server/listener.js";
+export type { ServerTelemetryOptions } from "./observability/server-observer.js";
 
 // Built-ins: auth, CORS, gRPC extras, health
 export type { AuthOptions, TokenVerifier } from "./server/auth.js";

@@ -8,6 +8,7 @@ import {
   HTTP_ACCEPT_ENCODING,
   HTTP_COMPRESSIONS,
 } from "../protocol/compression.js";
+import { callerCancelled } from "../protocol/errors.js";
 import { H, metadataOf, RESERVED_HEADERS, TRAILER_PREFIX, TRI_PROTOCOL_VERSION, trailersOf } from "../protocol/headers.js";
 import { type MetadataInit, RpcError } from "../protocol/rpc-error.js";
 import { GrpcClientCall, grpcHeaders, type ResponseMode } from "../protocol-grpc/client-call.js";
@@ -18,6 +19,8 @@ import { tripleReplyBody } from "../protocol-triple/client-reply.js";
 import { CH, CONNECT_ACCEPT_ENCODING } from "../protocol-connect/wire.js";
 import { grpcWebReplyMessage } from "../protocol-grpc-web/client-reply.js";
 import { encodeFrame } from "../protocol-grpc/framing.js";
+import { type ClientCallObserver, ClientTelemetry } from "../observability/client-observer.js";
+import { checkedLogger } from "../observability/logger.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import { Http1Transport } from "../transport/client/http1.js";
 import { Http2Transport } from "../transport/client/http2.js";
@@ -25,8 +28,6 @@ import type { HttpReply, UnaryTransport } from "../transport/client/unary-transp
 import type { CallOptions } from "./call-options.js";
 import { CallScope, NEVER_ABORTS } from "./call-scope.js";
 
-/** The scope of every call without a timeout or a caller's signal. */
-const UNBOUNDED_SCOPE = new CallScope(undefined, undefined);
 import type { Attempt, ClusterContext, ClusterPolicy, Invocation } from "./cluster/cluster.js";
 import { type Directory, StaticDirectory } from "./cluster/directory.js";
 import { clusterPolicy } from "./cluster/policies.js";
@@ -34,6 +35,12 @@ import { loadBalancer } from "./loadbalance/balancers.js";
 import type { ClientContentType, ClientOptions, ClientProtocol } from "./options.js";
 import type { Provider } from "./provider.js";
 import { USER_AGENT } from "./version.js";
+
+/** The scope of every call without a timeout or a caller's signal. */
+const UNBOUNDED_SCOPE = new CallScope(undefined, undefined);
+
+/** A stream's outcome while its caller may still stop reading it (which cancels the call). */
+const STOPPED_READING: unique symbol = Symbol("stopped reading");
 
 /** A method prepared once per client: codec, protocol and the headers every call repeats. */
 export interface PreparedMethod {
@@ -134,6 +141,7 @@ export class ClientCore {
   private readonly tokenFn: (() => string | Promise<string>) | undefined;
   private readonly baseHeaders: OutgoingHttpHeaders = {};
   private readonly settings;
+  private readonly telemetry: ClientTelemetry;
   private h1: Http1Transport | undefined;
   private h2: Http2Transport | undefined;
 
@@ -159,7 +167,9 @@ export class ClientCore {
     this.maxBytes = nonNegative("maxResponseBytes", o.maxResponseBytes, 4 * 1024 * 1024);
     [this.httpCompression, this.grpcCompression] = checkedCompression(o.compression, this.protocol === "grpc" || this.protocol === "grpc-web");
     this.policy = clusterPolicy(o.cluster);
+    this.telemetry = new ClientTelemetry(o.telemetry);
     this.ctx = {
+      logger: checkedLogger(o.logger, "createClient"),
       directory: this.directory,
       balancer: loadBalancer(o.loadBalance),
       retries: Math.floor(nonNegative("retries", o.retries, 2)),
@@ -235,7 +245,6 @@ export class ClientCore {
     return this.options.httpVersion === "1.1" ? this.http1() : this.http2();
   }
 
-  /** The headers of one call (before the per-attempt timeout). */
   /** The headers of one call (before the per-attempt timeout); a promise only when a token function must run. */
   private callHeaders(pm: PreparedMethod, opts: CallOptions | undefined): OutgoingHttpHeaders | Promise<OutgoingHttpHeaders> {
     if (!opts?.metadata && !this.tokenFn) return pm.headers;
@@ -306,10 +315,22 @@ export class ClientCore {
     return h2.open(p, requestHeaders, scope.signal).then((stream) => new GrpcClientCall(stream, p, settings, mode));
   }
 
+  /** The headers of one call with the trace context of an observed call; a promise only when a token function must run. */
+  private observedHeaders(
+    pm: PreparedMethod,
+    opts: CallOptions | undefined,
+    obs: ClientCallObserver | undefined,
+  ): OutgoingHttpHeaders | Promise<OutgoingHttpHeaders> {
+    const pending = this.callHeaders(pm, opts);
+    if (obs === undefined) return pending;
+    return pending instanceof Promise ? pending.then((h) => obs.inject(h)) : obs.inject(pending);
+  }
+
   /** A unary call: Triple HTTP unary or gRPC, through the cluster policy. */
   unary(pm: PreparedMethod, args: readonly unknown[], opts: CallOptions | undefined): Promise<unknown> {
     const scope = this.scope(opts);
-    if (scope.signal !== NEVER_ABORTS || this.tokenFn || opts?.metadata) return this.scopedUnary(pm, args, opts, scope);
+    if (this.telemetry.on()) return this.scopedUnary(pm, args, opts, scope, this.telemetry.start(pm.md, pm.grpc));
+    if (scope.signal !== NEVER_ABORTS || this.tokenFn || opts?.metadata) return this.scopedUnary(pm, args, opts, scope, undefined);
     // Nothing can end this call early and nothing needs awaiting or disposing: one promise chain.
     try {
       return this.policy.invoke(this.invocation(pm, args, scope, false), this.unaryAttempt(pm, args, pm.headers, scope, opts), this.ctx);
@@ -318,13 +339,26 @@ export class ClientCore {
     }
   }
 
-  /** A unary call with a timeout, a caller's signal, per-call metadata or a token function. */
-  private async scopedUnary(pm: PreparedMethod, args: readonly unknown[], opts: CallOptions | undefined, scope: CallScope): Promise<unknown> {
+  /** A unary call with a timeout, a caller's signal, per-call metadata, a token function or telemetry. */
+  private async scopedUnary(
+    pm: PreparedMethod,
+    args: readonly unknown[],
+    opts: CallOptions | undefined,
+    scope: CallScope,
+    obs: ClientCallObserver | undefined,
+  ): Promise<unknown> {
     try {
       scope.throwIfAborted();
-      const pending = this.callHeaders(pm, opts);
+      const pending = this.observedHeaders(pm, opts, obs);
       const headers = pending instanceof Promise ? await pending : pending;
-      return await this.policy.invoke(this.invocation(pm, args, scope, false), this.unaryAttempt(pm, args, headers, scope, opts), this.ctx);
+      let attempt = this.unaryAttempt(pm, args, headers, scope, opts);
+      if (obs) attempt = obs.attempts(attempt);
+      const result = await this.policy.invoke(this.invocation(pm, args, scope, false), attempt, this.ctx);
+      obs?.end(undefined);
+      return result;
+    } catch (e) {
+      obs?.end(e);
+      throw e;
     } finally {
       scope.dispose();
     }
@@ -389,36 +423,46 @@ export class ClientCore {
    */
   async *serverStream(pm: PreparedMethod, args: readonly unknown[], opts: CallOptions | undefined): AsyncGenerator<unknown> {
     const scope = this.scope(opts);
+    const obs = this.observe(pm);
     let call: GrpcClientCall | undefined;
+    let outcome: unknown = STOPPED_READING;
     try {
       scope.throwIfAborted();
       const body = pm.codec.encodeArgs(args);
-      const pending = this.callHeaders(pm, opts);
+      const pending = this.observedHeaders(pm, opts, obs);
       const headers = pending instanceof Promise ? await pending : pending;
       const inv = this.invocation(pm, args, scope, true);
-      const started = await this.policy.invoke(
-        inv,
-        async (p) => {
-          const c = await this.openGrpc(p, pm, headers, scope, opts, "stream");
-          c.sendArgs(body);
-          try {
-            return { c, first: await c.responses!.next() };
-          } catch (e) {
-            c.cancel();
-            throw e;
-          }
-        },
-        this.ctx,
-      );
+      const open: Attempt<{ c: GrpcClientCall; first: IteratorResult<unknown> }> = async (p) => {
+        const c = await this.openGrpc(p, pm, headers, scope, opts, "stream");
+        c.sendArgs(body);
+        try {
+          return { c, first: await c.responses!.next() };
+        } catch (e) {
+          c.cancel();
+          throw e;
+        }
+      };
+      const started = await this.policy.invoke(inv, obs ? obs.attempts(open) : open, this.ctx);
       inv.committed = true;
       call = started.c;
-      if (started.first.done) return;
-      yield started.first.value;
-      yield* call.responses!;
+      if (!started.first.done) {
+        yield started.first.value;
+        yield* call.responses!;
+      }
+      outcome = undefined;
+    } catch (e) {
+      outcome = e;
+      throw e;
     } finally {
       call?.cancel();
       scope.dispose();
+      obs?.end(outcome === STOPPED_READING ? callerCancelled() : outcome);
     }
+  }
+
+  /** A call's observer when telemetry is on. */
+  private observe(pm: PreparedMethod): ClientCallObserver | undefined {
+    return this.telemetry.on() ? this.telemetry.start(pm.md, true) : undefined;
   }
 
   /** Opens a request-streaming call: the cluster may retry only until the stream is open. */
@@ -428,14 +472,16 @@ export class ClientCore {
     scope: CallScope,
     opts: CallOptions | undefined,
     mode: ResponseMode,
+    obs: ClientCallObserver | undefined,
   ): Promise<GrpcClientCall> {
     if (!isIterable(input)) {
       throw new RpcError(Code.InvalidArgument, `${pm.md.path} streams its requests: pass an AsyncIterable or an Iterable`);
     }
-    const pending = this.callHeaders(pm, opts);
+    const pending = this.observedHeaders(pm, opts, obs);
     const headers = pending instanceof Promise ? await pending : pending;
     const inv = this.invocation(pm, [], scope, true);
-    const call = await this.policy.invoke(inv, (p) => this.openGrpc(p, pm, headers, scope, opts, mode), this.ctx);
+    const open: Attempt<GrpcClientCall> = (p) => this.openGrpc(p, pm, headers, scope, opts, mode);
+    const call = await this.policy.invoke(inv, obs ? obs.attempts(open) : open, this.ctx);
     inv.committed = true;
     void pump(call, input);
     return call;
@@ -444,11 +490,17 @@ export class ClientCore {
   /** A client-streaming call: sends every message of `input`, resolves with the one response. */
   async clientStream(pm: PreparedMethod, input: unknown, opts: CallOptions | undefined): Promise<unknown> {
     const scope = this.scope(opts);
+    const obs = this.observe(pm);
     let call: GrpcClientCall | undefined;
     try {
       scope.throwIfAborted();
-      call = await this.openStreaming(pm, input, scope, opts, "single");
-      return await call.result();
+      call = await this.openStreaming(pm, input, scope, opts, "single", obs);
+      const result = await call.result();
+      obs?.end(undefined);
+      return result;
+    } catch (e) {
+      obs?.end(e);
+      throw e;
     } finally {
       call?.cancel();
       scope.dispose();
@@ -458,14 +510,21 @@ export class ClientCore {
   /** A bidi call: sends `input` while yielding the responses as they come. */
   async *bidiStream(pm: PreparedMethod, input: unknown, opts: CallOptions | undefined): AsyncGenerator<unknown> {
     const scope = this.scope(opts);
+    const obs = this.observe(pm);
     let call: GrpcClientCall | undefined;
+    let outcome: unknown = STOPPED_READING;
     try {
       scope.throwIfAborted();
-      call = await this.openStreaming(pm, input, scope, opts, "stream");
+      call = await this.openStreaming(pm, input, scope, opts, "stream", obs);
       yield* call.responses!;
+      outcome = undefined;
+    } catch (e) {
+      outcome = e;
+      throw e;
     } finally {
       call?.cancel();
       scope.dispose();
+      obs?.end(outcome === STOPPED_READING ? callerCancelled() : outcome);
     }
   }
 

@@ -1,4 +1,6 @@
 import type * as tls from "node:tls";
+import type { Logger } from "../observability/logger.js";
+import type { TelemetryOptions } from "../observability/telemetry.js";
 import type { MetadataInit } from "../protocol/rpc-error.js";
 import type { ClusterPolicy, ClusterPolicyName } from "./cluster/cluster.js";
 import type { Directory } from "./cluster/directory.js";
@@ -81,4 +83,8 @@ export interface ClientOptions {
   tls?: tls.ConnectionOptions;
   /** Client interceptors, outermost first. */
   interceptors?: readonly ClientInterceptor[];
+  /** Where the client logs (pino's or console's shape); default the console, one line per cause per minute. */
+  logger?: Logger;
+  /** OpenTelemetry: providers and propagator. Default: the global ones (no cost without an SDK). */
+  telemetry?: TelemetryOptions;
 }

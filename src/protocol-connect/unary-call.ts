@@ -60,6 +60,7 @@ export class ConnectUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
     try {
       const { compression } = this.req;
       // An empty body is the empty message, compressed or not.
+      this.ctx.observer?.received(raw.length);
       const data = compression && raw.length > 0 ? compression.decompress(raw, this.core.limits.maxBodyBytes) : raw;
       args = this.req.codec.decodeRequest(data);
     } catch (e) {
@@ -82,7 +83,8 @@ export class ConnectUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
       this.fail(e instanceof RpcError ? e : new RpcError(Code.Internal, `cannot encode the response: ${(e as Error).message}`, { cause: e }));
       return;
     }
-    this.end();
+    this.ctx.observer?.sent(body.length);
+    this.end(undefined);
     const headers: OutHeaders = { [H.contentType]: this.req.contentType };
     this.ctx.copyResponseHeadersTo(headers);
     this.ctx.copyResponseTrailersTo(headers, TRAILER_PREFIX);
@@ -97,16 +99,17 @@ export class ConnectUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
     return c.compress(body);
   }
 
-  private end(): void {
+  /** Marks the call over with its outcome (undefined: OK). */
+  private end(err: RpcError | undefined): void {
     this.finished = true;
     if (this.timer) clearTimeout(this.timer);
-    this.core.untrack(this.ctx);
+    this.core.untrack(this.ctx, err);
   }
 
   private fail(e: unknown): void {
     if (this.finished) return;
-    this.end();
     const err = RpcError.from(e);
+    this.end(err);
     if (!this.ex.aborted) this.ex.discardBody(err.httpStatus === 413);
     let extra: OutHeaders | undefined;
     if (this.ctx.hasResponseTrailers) this.ctx.copyResponseTrailersTo((extra = {}), TRAILER_PREFIX);
@@ -115,8 +118,9 @@ export class ConnectUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
 
   onExchangeAbort(): void {
     if (this.finished) return;
-    this.end();
-    this.ctx.abort(clientCancelled());
+    const err = clientCancelled();
+    this.end(err);
+    this.ctx.abort(err);
   }
 
   private onDeadline(timeoutMs: number): void {

@@ -49,7 +49,7 @@ export class GrpcServerCall implements MessageSink, AbortSink, PumpTarget, Handl
     if (timeoutMs !== undefined) this.timer = setTimeout(() => this.onDeadline(timeoutMs), timeoutMs);
     const kind = route.descriptor.kind;
     this.queue = requestStreams(kind) ? new MessageQueue((pause) => this.onPressure(pause)) : undefined;
-    this.pump = responseStreams(kind) ? new ResponsePump(this) : undefined;
+    this.pump = responseStreams(kind) ? new ResponsePump(this, route, ctx) : undefined;
     this.reader = new MessageReader(core.limits.maxMessageBytes, requestEncoding, this);
     ex.readBody(bodyFilter ? bodyFilter(this.reader) : this.reader);
     if (this.queue) this.invoke([this.queue]);
@@ -62,6 +62,7 @@ export class GrpcServerCall implements MessageSink, AbortSink, PumpTarget, Handl
   }
 
   onMessage(p: Buffer): void {
+    this.ctx.observer?.received(p.length);
     if (this.messages === 0 && this.codec.forRequest) this.codec = this.codec.forRequest(p);
     if (this.queue) {
       this.messages++;
@@ -136,6 +137,7 @@ export class GrpcServerCall implements MessageSink, AbortSink, PumpTarget, Handl
       this.fail(e);
       return;
     }
+    this.ctx.observer?.sent(frame.length - 5);
     this.responder.reply(frame);
     this.finish(undefined);
   }
@@ -152,7 +154,9 @@ export class GrpcServerCall implements MessageSink, AbortSink, PumpTarget, Handl
   }
 
   sendMessage(value: unknown): boolean {
-    return this.responder.send(this.encode(value));
+    const frame = this.encode(value);
+    this.ctx.observer?.sent(frame.length - 5);
+    return this.responder.send(frame);
   }
 
   onDrain(fn: () => void): void {
@@ -175,7 +179,7 @@ export class GrpcServerCall implements MessageSink, AbortSink, PumpTarget, Handl
     this.finished = true;
     if (this.timer) clearTimeout(this.timer);
     this.responder.finish(err);
-    this.core.untrack(this.ctx);
+    this.core.untrack(this.ctx, err);
     if (err) {
       this.ctx.abort(err);
       this.queue?.abort(err);
@@ -199,7 +203,7 @@ export class GrpcServerCall implements MessageSink, AbortSink, PumpTarget, Handl
     if (this.finished) return;
     this.finished = true;
     if (this.timer) clearTimeout(this.timer);
-    this.core.untrack(this.ctx);
+    this.core.untrack(this.ctx, err);
     this.queue?.abort(err);
     this.reader.abandon();
     this.ex.body.resume();

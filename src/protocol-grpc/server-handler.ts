@@ -17,6 +17,8 @@ import { GrpcResponder } from "./server-responder.js";
 import { encodeGrpcMessage, sendGrpcStatus } from "./status.js";
 import { parseGrpcTimeout } from "./timeout.js";
 
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
 const acceptCache = new Map<string, Compression | undefined>();
 
 /**
@@ -98,11 +100,12 @@ export class GrpcHandler {
     const md = route.descriptor;
     const encoding = responseEncoding(requestEncoding, firstHeader(ex.headers, H.grpcAcceptEncoding));
     // Nobody outside the server can read the headers of a call whose context stays internal:
-    // let them go now rather than keep them alive until the stream closes (ex.headers is then empty).
-    if (!route.seesContext) ex.releaseHeaders();
-    const ctx = new CallContext(md, ex.headers, "grpc", "2", ex.peer, timeoutMs);
+    // let them go once the call is tracked (telemetry reads its trace context there) rather than
+    // keep them alive until the stream closes (ex.headers is then empty).
+    const ctx = new CallContext(md, route.seesContext ? ex.headers : NO_HEADERS, "grpc", "2", ex.peer, timeoutMs);
     const responder = new GrpcResponder(ex, ctx, contentType, encoding, requestEncoding !== undefined);
     new GrpcServerCall(this.core, ex, route, ctx, messageCodec(md, format), responder, requestEncoding, timeoutMs);
+    if (!route.seesContext) ex.releaseHeaders();
   }
 
   /** gRPC says 415 for content types it does not speak; the grpc-status helps gRPC clients. */

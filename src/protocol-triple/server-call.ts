@@ -93,6 +93,7 @@ export class TripleUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
       this.fail(err);
       return;
     }
+    this.ctx.observer?.received(raw.length);
     const { codec, mediaType, compression } = this.req;
     const limits = this.core.limits;
     let args: unknown[];
@@ -130,7 +131,8 @@ export class TripleUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
       return;
     }
     this.end();
-    this.core.untrack(this.ctx);
+    this.ctx.observer?.sent(typeof body === "string" ? Buffer.byteLength(body) : body.byteLength);
+    this.core.untrack(this.ctx, undefined);
     const headers: OutHeaders = { [H.contentType]: this.respCodec.mediaType };
     this.ctx.copyResponseHeadersTo(headers);
     // Unary trailers travel as `trailer-` headers, as Connect and dubbo-js send and read them.
@@ -157,16 +159,18 @@ export class TripleUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
   private fail(e: unknown): void {
     if (this.finished) return;
     this.end();
-    this.core.untrack(this.ctx);
-    if (!this.ex.aborted) this.ex.discardBody((e as RpcError).httpStatus === 413);
-    sendHttpError(this.ex, e);
+    const err = RpcError.from(e);
+    this.core.untrack(this.ctx, err);
+    if (!this.ex.aborted) this.ex.discardBody(err.httpStatus === 413);
+    sendHttpError(this.ex, err);
   }
 
   onExchangeAbort(): void {
     if (this.finished) return;
     this.end();
-    this.core.untrack(this.ctx);
-    this.ctx.abort(clientCancelled());
+    const err = clientCancelled();
+    this.core.untrack(this.ctx, err);
+    this.ctx.abort(err);
   }
 
   private onDeadline(timeoutMs: number): void {

@@ -29,7 +29,7 @@ export class SseStream implements PumpTarget, AbortSink, HandlerOutcome {
   finished = false;
   private started = false;
   private timer: NodeJS.Timeout | undefined = undefined;
-  private readonly pump = new ResponsePump(this);
+  private readonly pump: ResponsePump;
 
   constructor(
     private readonly ex: Exchange,
@@ -38,6 +38,7 @@ export class SseStream implements PumpTarget, AbortSink, HandlerOutcome {
     private readonly core: ServerCore,
     timeoutMs: number | undefined,
   ) {
+    this.pump = new ResponsePump(this, route, ctx);
     ex.onAbort(this);
     // The unary path's timer is cleared before it hands over; the deadline itself still holds.
     const remaining = ctx.timeRemaining();
@@ -71,7 +72,9 @@ export class SseStream implements PumpTarget, AbortSink, HandlerOutcome {
   }
 
   sendMessage(value: unknown): boolean {
-    return this.ex.write(`data: ${encodeJsonValue(this.route.descriptor, value)}\n\n`);
+    const event = `data: ${encodeJsonValue(this.route.descriptor, value)}\n\n`;
+    this.ctx.observer?.sent(Buffer.byteLength(event));
+    return this.ex.write(event);
   }
 
   onDrain(fn: () => void): void {
@@ -86,7 +89,7 @@ export class SseStream implements PumpTarget, AbortSink, HandlerOutcome {
     if (this.finished) return;
     this.finished = true;
     if (this.timer) clearTimeout(this.timer);
-    this.core.untrack(this.ctx);
+    this.core.untrack(this.ctx, err);
     if (!err) {
       this.pump.release();
       this.ex.end();
@@ -103,11 +106,12 @@ export class SseStream implements PumpTarget, AbortSink, HandlerOutcome {
   }
 
   onExchangeAbort(): void {
-    this.ctx.abort(clientCancelled());
+    const err = clientCancelled();
+    this.ctx.abort(err);
     if (this.finished) return;
     this.finished = true;
     if (this.timer) clearTimeout(this.timer);
-    this.core.untrack(this.ctx);
+    this.core.untrack(this.ctx, err);
     this.pump.stop();
   }
 }

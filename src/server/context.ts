@@ -3,6 +3,7 @@ import { RpcError } from "../protocol/rpc-error.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import { NOT_BINDABLE } from "../service/type-desc.js";
 import type { Exchange, Peer } from "../transport/server/exchange.js";
+import type { CallObserver } from "./call-observer.js";
 import { Metadata, OutgoingMetadata } from "./metadata.js";
 
 /** The verified caller, as returned by the server's bearer-token verifier. */
@@ -68,6 +69,8 @@ export class CallContext {
   inflightNext: CallContext | undefined = undefined;
   /** @internal */
   inflightExchange: Exchange | undefined = undefined;
+  /** @internal The call's telemetry (span, metrics) while an OpenTelemetry SDK is registered. */
+  observer: CallObserver | undefined = undefined;
 
   /** @internal Built by the server for each call; `headers` are the request's, `peer` its connection's. */
   constructor(

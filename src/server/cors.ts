@@ -38,6 +38,7 @@ export const CORS_ALLOWED_HEADERS = [
   "connect-timeout-ms",
   "connect-content-encoding",
   "connect-accept-encoding",
+  // W3C trace context and baggage, for browser tracing (OpenTelemetry's fetch instrumentation).
   "traceparent",
   "tracestate",
   "baggage",

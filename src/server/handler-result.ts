@@ -23,17 +23,26 @@ export interface HandlerOutcome {
 
 /**
  * Calls a handler through its invoker and hands the outcome to `to`: synchronously for a plain
- * value or a throw, after one `.then` for a promise. Every protocol's call uses it.
+ * value or a throw, after one `.then` for a promise. Every protocol's call uses it. What the
+ * handler throws reaches `to` as an RpcError (`route.errors`: unexpected errors are logged, and
+ * masked if the server says so). With telemetry on (`ctx.observer`), the handler runs inside the
+ * call's span context, and so do the outcome and a stream's pump.
  */
 export function invokeHandler(route: RegisteredMethod, ctx: CallContext, input: unknown[], to: HandlerOutcome): void {
+  const obs = ctx.observer;
+  if (obs === undefined) callHandler(route, ctx, input, to);
+  else obs.within(callHandler, route, ctx, input, to);
+}
+
+function callHandler(route: RegisteredMethod, ctx: CallContext, input: unknown[], to: HandlerOutcome): void {
   let result: unknown;
   try {
     result = route.invoke(ctx, input);
   } catch (e) {
-    to.handlerFailed(e);
+    to.handlerFailed(route.errors.toRpcError(e, ctx));
     return;
   }
-  if (isThenable(result)) result.then((v) => to.handlerReturned(v), (e) => to.handlerFailed(e));
+  if (isThenable(result)) result.then((v) => to.handlerReturned(v), (e) => to.handlerFailed(route.errors.toRpcError(e, ctx)));
   else to.handlerReturned(result);
 }
 
@@ -45,20 +54,25 @@ export interface PumpTarget {
   sendMessage(value: unknown): boolean;
   /** Calls `fn` once the transport can take more. */
   onDrain(fn: () => void): void;
-  /** The stream ended (`err` undefined) or failed with what the iterator threw. */
+  /** The stream ended (`err` undefined) or failed: what the iterator threw, as an RpcError. */
   streamDone(err: unknown): void;
 }
 
 /**
  * Pulls a streaming handler's messages and writes them, waiting for 'drain' when the peer is
  * slow; shared by gRPC's response streams and Triple HTTP's Server-Sent Events. `stop()` ends the
- * handler's iterator when the call ends first (cancellation, deadline, an error).
+ * handler's iterator when the call ends first (cancellation, deadline, an error). What the
+ * iterator throws goes through the route's `errors` (logged when unexpected), like a handler's throw.
  */
 export class ResponsePump {
   private iterator: AsyncIterator<unknown> | Iterator<unknown> | undefined = undefined;
   private drainWaiter: (() => void) | undefined = undefined;
 
-  constructor(private readonly target: PumpTarget) {}
+  constructor(
+    private readonly target: PumpTarget,
+    private readonly route: RegisteredMethod,
+    private readonly ctx: CallContext,
+  ) {}
 
   /** Starts pumping `it`; if the call is already over, stops the iterator instead. */
   start(it: AsyncIterator<unknown> | Iterator<unknown>): void {
@@ -90,7 +104,7 @@ export class ResponsePump {
       t.streamDone(undefined);
     } catch (e) {
       this.iterator = undefined;
-      t.streamDone(e);
+      t.streamDone(this.route.errors.toRpcError(e, this.ctx));
     }
   }
 

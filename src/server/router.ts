@@ -2,6 +2,7 @@ import { Code } from "../protocol/code.js";
 import { firstHeader, H } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import type { MethodDescriptor, ServiceDescriptor } from "../service/descriptors.js";
+import type { HandlerErrors } from "../observability/handler-errors.js";
 import type { CallContext } from "./context.js";
 
 /** A method ready to call: its descriptor and the precomputed invoker (interceptors included). */
@@ -15,6 +16,8 @@ export interface RegisteredMethod {
    * interceptors or bearer auth run. When false, the request headers need not outlive dispatch.
    */
   readonly seesContext: boolean;
+  /** Turns what the handler threw into the caller's RpcError, logging unexpected errors. */
+  readonly errors: HandlerErrors;
 }
 
 interface Route {

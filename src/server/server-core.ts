@@ -1,3 +1,4 @@
+import type { RpcError } from "../protocol/rpc-error.js";
 import type { Exchange } from "../transport/server/exchange.js";
 import type { CallContext } from "./context.js";
 import type { Limits } from "./limits.js";
@@ -9,10 +10,18 @@ export interface ServerCore {
   readonly limits: Limits;
   /** Reject HTTP unary requests without `tri-protocol-version`. */
   readonly requireProtocolVersion: boolean;
-  /** Registers an in-flight call for graceful shutdown. */
+  /**
+   * Registers an in-flight call for graceful shutdown, and starts its telemetry (server span,
+   * metrics) when an OpenTelemetry SDK is registered: `ctx.observer`. Every protocol calls it once
+   * per call, before the handler runs, while `ex.headers` still holds the request headers.
+   */
   track(ctx: CallContext, ex: Exchange): void;
-  /** Ends the registration of a call (more calls for the same context do nothing). */
-  untrack(ctx: CallContext): void;
+  /**
+   * Ends a call: its registration and its telemetry, with its final status (`error` undefined for
+   * OK). Every protocol calls it once when the call is over, whatever ended it; later calls for the
+   * same context do nothing.
+   */
+  untrack(ctx: CallContext, error: RpcError | undefined): void;
   /** True once `close()` began: new calls are refused with `unavailable`. */
   readonly draining: boolean;
 }

@@ -3,6 +3,9 @@ import { Code } from "../protocol/code.js";
 import { headersTooLarge, serverShutDown } from "../protocol/errors.js";
 import { H } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
+import { HandlerErrors } from "../observability/handler-errors.js";
+import { checkedLogger, type Logger } from "../observability/logger.js";
+import { ServerTelemetry, type ServerTelemetryOptions } from "../observability/server-observer.js";
 import { isGrpcContentType } from "../protocol-grpc/content-type.js";
 import { GrpcHandler } from "../protocol-grpc/server-handler.js";
 import { sendGrpcStatus } from "../protocol-grpc/status.js";
@@ -57,6 +60,20 @@ export interface ServerOptions extends TransportOptions {
    * schema. Default true.
    */
   reflection?: boolean;
+  /**
+   * Where the server logs (pino's or console's shape). Default: the console, at most one line per
+   * cause per minute. Handlers' unexpected errors (anything but an RpcError) are logged with their
+   * stack, service, method and peer.
+   */
+  logger?: Logger;
+  /**
+   * Hide the text of unexpected handler errors (anything thrown that is not an RpcError) from
+   * callers: they get `unknown` with `internal error (id <id>)`, and the log line carries the same
+   * id. Default false: the handler's message reaches the caller as it is.
+   */
+  maskUnexpectedErrors?: boolean;
+  /** OpenTelemetry: providers, propagator, trust in callers' trace context. Default: the global ones. */
+  telemetry?: ServerTelemetryOptions;
 }
 
 /** Where to listen. */
@@ -101,6 +118,10 @@ export class TripleServer implements ServerCore {
   private readonly interceptors: readonly Interceptor[];
   private readonly cors: Cors | undefined;
   private readonly inflight = new InflightCalls();
+  private readonly telemetry: ServerTelemetry;
+  private readonly errors: HandlerErrors;
+  /** Where the server logs. */
+  readonly logger: Logger;
   private readonly services: ServiceDescriptor[] = [];
   /** The implementation of each service name, version and group. */
   private readonly claimed = new Map<string, object>();
@@ -115,6 +136,9 @@ export class TripleServer implements ServerCore {
     this.requireProtocolVersion = options.requireProtocolVersion ?? false;
     this.interceptors = options.interceptors ?? [];
     this.cors = options.cors ? new Cors(options.cors) : undefined;
+    this.logger = checkedLogger(options.logger, "createServer");
+    this.errors = new HandlerErrors(this.logger, options.maskUnexpectedErrors ?? false);
+    this.telemetry = new ServerTelemetry(options.telemetry, () => this.listener.address() ?? undefined);
     this.http = new TripleHttpHandler(this);
     this.grpc = new GrpcHandler(this);
     this.grpcWeb = new GrpcWebHandler(this);
@@ -148,7 +172,7 @@ export class TripleServer implements ServerCore {
     for (const md of service.methods) {
       const invoke = buildInvoker(implementation, md, this.interceptors, this.options.auth);
       const seesContext = invokerSeesContext(md, this.interceptors, this.options.auth);
-      for (const path of pathsOf(md)) this.router.add(path, { descriptor: md, service, invoke, seesContext });
+      for (const path of pathsOf(md)) this.router.add(path, { descriptor: md, service, invoke, seesContext, errors: this.errors });
     }
     this.services.push(service);
     return this;
@@ -186,7 +210,8 @@ export class TripleServer implements ServerCore {
       }
       this.route(ex);
     } catch (e) {
-      // A bug in a handler path must not take the process down: answer 500 and carry on.
+      // A bug in a handler path must not take the process down: log it, answer 500 and carry on.
+      this.logger.error({ err: e, path: ex.path, peer: `${ex.peer.address}:${ex.peer.port}` }, `internal error serving ${ex.path}: ${(e as Error).message}`);
       sendHttpError(ex, new RpcError(Code.Internal, `internal error: ${(e as Error).message}`, { cause: e }));
     }
   }
@@ -214,9 +239,15 @@ export class TripleServer implements ServerCore {
 
   track(ctx: CallContext, ex: Exchange): void {
     this.inflight.add(ctx, ex);
+    if (this.telemetry.on() && ctx.observer === undefined) ctx.observer = this.telemetry.observe(ctx, ex);
   }
 
-  untrack(ctx: CallContext): void {
+  untrack(ctx: CallContext, error: RpcError | undefined): void {
+    const obs = ctx.observer;
+    if (obs !== undefined) {
+      ctx.observer = undefined;
+      obs.end(error);
+    }
     if (this.inflight.remove(ctx) && this.draining && this.inflight.size === 0) {
       for (const w of this.drainWaiters.splice(0)) w();
     }

@@ -1,6 +1,7 @@
 import { Code } from "../../protocol/code.js";
 import { RpcError } from "../../protocol/rpc-error.js";
 import { isConnectFailure } from "../../transport/client/errors.js";
+import type { Logger } from "../../observability/logger.js";
 import type { LoadBalancer } from "../loadbalance/load-balancer.js";
 import type { Provider } from "../provider.js";
 import type { Directory } from "./directory.js";
@@ -19,6 +20,8 @@ export interface ClusterContext {
   readonly forks: number;
   readonly downBackoffMs: number;
   readonly failbackIntervalMs: number;
+  /** Where the client logs (a provider marked down, …). */
+  readonly logger?: Logger;
 }
 
 /** A cluster policy: how a call uses the providers (one, several, retrying). */
@@ -74,7 +77,7 @@ export function runAttempt<T>(provider: Provider, attempt: Attempt<T>, ctx: Clus
     },
     (e: unknown) => {
       provider.active--;
-      if (isConnectFailure(e)) provider.markDown(ctx.downBackoffMs);
+      if (isConnectFailure(e)) markDown(provider, ctx, e);
       else if (e instanceof RpcError && e.code !== Code.Cancelled && e.code !== Code.DeadlineExceeded) {
         provider.markUp(); // it answered: reachable, whatever it said
         provider.recordLatency(performance.now() - start);
@@ -82,6 +85,13 @@ export function runAttempt<T>(provider: Provider, attempt: Attempt<T>, ctx: Clus
       throw e;
     },
   );
+}
+
+/** A provider that refused a connection is skipped for a while; the log says so (once per cause). */
+function markDown(provider: Provider, ctx: ClusterContext, err: unknown): void {
+  provider.markDown(ctx.downBackoffMs);
+  const skipMs = provider.downUntil - Date.now();
+  ctx.logger?.warn({ provider: provider.address, skipMs, err }, `provider ${provider.address} is unreachable: ${(err as Error).message}`);
 }
 
 /**

@@ -1,0 +1,43 @@
+import { randomBytes } from "node:crypto";
+import { Code } from "../protocol/code.js";
+import { RpcError } from "../protocol/rpc-error.js";
+import type { CallContext } from "../server/context.js";
+import type { Logger } from "./logger.js";
+
+/**
+ * Turns what a handler (or an interceptor) threw into the RpcError its caller gets, for every
+ * protocol: `invokeHandler` and `ResponsePump` call it. An RpcError is the handler's answer and
+ * passes as it is. Anything else is a bug: it is logged with its stack and the call's service,
+ * method and peer, and becomes `unknown` with the error's message, or, with
+ * `maskUnexpectedErrors`, with `internal error (id <id>)`, the id being in the log line too.
+ */
+export class HandlerErrors {
+  constructor(
+    private readonly logger: Logger,
+    private readonly mask: boolean,
+  ) {}
+
+  toRpcError(reason: unknown, ctx: CallContext): RpcError {
+    if (reason instanceof RpcError) return reason;
+    const converted = RpcError.from(reason);
+    // An AbortError (cancelled) is how a handler passes its signal's abort on, not a bug.
+    if (converted.code !== Code.Unknown) return converted;
+    const md = ctx.method;
+    const errorId = randomBytes(4).toString("hex");
+    const err = reason instanceof Error ? reason : new Error(String(reason));
+    this.logger.error(
+      {
+        err,
+        stack: err.stack,
+        service: md.serviceName,
+        method: md.name,
+        peer: `${ctx.peer.address}:${ctx.peer.port}`,
+        protocol: ctx.protocol,
+        errorId,
+      },
+      `${md.serviceName}/${md.name} failed: ${err.name}: ${err.message}`,
+    );
+    if (!this.mask) return converted;
+    return new RpcError(Code.Unknown, `internal error (id ${errorId})`, { cause: reason });
+  }
+}
