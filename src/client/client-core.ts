@@ -329,7 +329,7 @@ export class ClientCore {
   /** A unary call: Triple HTTP unary or gRPC, through the cluster policy. */
   unary(pm: PreparedMethod, args: readonly unknown[], opts: CallOptions | undefined): Promise<unknown> {
     const scope = this.scope(opts);
-    if (this.telemetry.on()) return this.scopedUnary(pm, args, opts, scope, this.telemetry.start(pm.md, pm.grpc));
+    if (this.telemetry.on()) return this.scopedUnary(pm, args, opts, scope, this.telemetry.start(pm.md, pm.wire));
     if (scope.signal !== NEVER_ABORTS || this.tokenFn || opts?.metadata) return this.scopedUnary(pm, args, opts, scope, undefined);
     // Nothing can end this call early and nothing needs awaiting or disposing: one promise chain.
     try {
@@ -462,7 +462,7 @@ export class ClientCore {
 
   /** A call's observer when telemetry is on. */
   private observe(pm: PreparedMethod): ClientCallObserver | undefined {
-    return this.telemetry.on() ? this.telemetry.start(pm.md, true) : undefined;
+    return this.telemetry.on() ? this.telemetry.start(pm.md, pm.wire) : undefined;
   }
 
   /** Opens a request-streaming call: the cluster may retry only until the stream is open. */

@@ -23,8 +23,7 @@ import {
   ATTR_SERVER_PORT,
   DURATION_BUCKETS,
   METRIC_CLIENT_CALL_DURATION,
-  RPC_SYSTEM_DUBBO,
-  RPC_SYSTEM_GRPC,
+  rpcSystemOf,
 } from "./semconv.js";
 import { TelemetrySwitch } from "./telemetry.js";
 
@@ -41,9 +40,9 @@ export class ClientTelemetry extends TelemetrySwitch {
     });
   }
 
-  /** Starts observing a call of `md`: gRPC, or Triple HTTP unary. */
-  start(md: MethodDescriptor, grpc: boolean): ClientCallObserver {
-    return new ClientCallObserver(this, this.labels.of(md, grpc ? RPC_SYSTEM_GRPC : RPC_SYSTEM_DUBBO));
+  /** Starts observing a call of `md` in `protocol` (the client's wire protocol for the method). */
+  start(md: MethodDescriptor, protocol: string): ClientCallObserver {
+    return new ClientCallObserver(this, this.labels.of(md, rpcSystemOf(protocol)));
   }
 }
 

@@ -84,6 +84,30 @@ describe("OpenTelemetry spans (SDK registered globally)", () => {
     });
   }
 
+  for (const [protocol, system] of [
+    ["connect", "connectrpc"],
+    ["grpc-web", "grpc"],
+  ] as const) {
+    for (const httpVersion of ["1.1", "2"] as const) {
+      it(`${protocol} HTTP/${httpVersion} unary: rpc.system.name ${system}, parent and child across the call`, async () => {
+        const c = client({ providers: [server.url], protocol, httpVersion });
+        assert.equal(await c.hello("cy"), "hello cy");
+        const { client: cs, server: ss } = await pair();
+        assert.equal(ss.name, "otel.Probe/hello");
+        assert.equal(ss.attributes["rpc.system.name"], system);
+        assert.equal(cs.attributes["rpc.system.name"], system);
+      });
+    }
+    it(`${protocol} server stream over HTTP/2: one span pair that lasts until the stream ends`, async () => {
+      const c = client({ providers: [server.url], protocol });
+      assert.deepEqual(await collect(c.count(2)), [1, 2]);
+      const { server: ss } = await pair();
+      assert.equal(ss.name, "otel.Probe/count");
+      // Connect's status names are its lower-case code strings; gRPC's are upper case.
+      assert.equal(ss.attributes["rpc.status_code"], protocol === "connect" ? "ok" : "OK");
+    });
+  }
+
   it("gRPC server stream: the spans last until the stream ends", async () => {
     const c = client({ providers: [server.url], protocol: "grpc" });
     const t0 = Date.now();
