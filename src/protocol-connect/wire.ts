@@ -52,8 +52,11 @@ const CODE_TO_HTTP: readonly number[] = [
   200, 499, 500, 400, 504, 404, 409, 403, 429, 400, 409, 400, 501, 500, 503, 500, 401,
 ];
 
-/** HTTP statuses that say something about the request itself and keep their meaning in Connect. */
-const KEPT_HTTP = new Set([405, 415, 505]);
+/**
+ * HTTP statuses that say something about the request itself and keep their meaning in Connect
+ * (404: an unknown route, `unimplemented`, as Connect servers answer it).
+ */
+const KEPT_HTTP = new Set([404, 405, 415, 505]);
 
 /** The HTTP status of a unary Connect error response. */
 export function connectHttpStatus(err: RpcError): number {

@@ -4,6 +4,13 @@ import { RpcError } from "../protocol/rpc-error.js";
 import type { MethodDescriptor, ServiceDescriptor } from "../service/descriptors.js";
 import type { CallContext } from "./context.js";
 
+/**
+ * An unknown path is HTTP 404 on every protocol that has HTTP statuses: Triple's table says so
+ * for unimplemented anyway, and Connect answers an unknown route 404 (a handler's own
+ * unimplemented stays 501 there).
+ */
+const NOT_FOUND = { httpStatus: 404 } as const;
+
 /** A method ready to call: its descriptor and the precomputed invoker (interceptors included). */
 export interface RegisteredMethod {
   readonly descriptor: MethodDescriptor;
@@ -75,12 +82,13 @@ export class Router {
     const service = path.slice(1, Math.max(1, slash));
     const method = path.slice(slash + 1);
     if (slash <= 0 || !this.services.has(service)) {
-      throw new RpcError(Code.Unimplemented, `service not found: ${service || path}`);
+      throw new RpcError(Code.Unimplemented, `service not found: ${service || path}`, NOT_FOUND);
     }
-    if (!r) throw new RpcError(Code.Unimplemented, `method not found: ${method} in service ${service}`);
+    if (!r) throw new RpcError(Code.Unimplemented, `method not found: ${method} in service ${service}`, NOT_FOUND);
     throw new RpcError(
       Code.Unimplemented,
       `no implementation of service ${service} with version "${version}" and group "${group}"`,
+      NOT_FOUND,
     );
   }
 }
