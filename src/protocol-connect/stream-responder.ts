@@ -5,7 +5,7 @@ import type { MessageCodec } from "../protocol-grpc/codec-types.js";
 import { frameMessage, type StreamResponder } from "../protocol-grpc/stream-responder.js";
 import type { CallContext } from "../server/context.js";
 import type { Exchange, OutHeaders } from "../transport/server/exchange.js";
-import { CH, endStreamFrame } from "./wire.js";
+import { CH, type ConnectDialect, endStreamFrame } from "./wire.js";
 
 /** The encodings a Connect stream accepts, for `connect-accept-encoding`. */
 export const CONNECT_ACCEPT_ENCODING = "gzip,br,deflate";
@@ -25,6 +25,7 @@ export class ConnectStreamResponder implements StreamResponder {
     private readonly contentType: string,
     private readonly encoding: Compression | undefined,
     private readonly compressByDefault: boolean,
+    private readonly dialect: ConnectDialect = "connect",
   ) {}
 
   get headersSent(): boolean {
@@ -66,6 +67,6 @@ export class ConnectStreamResponder implements StreamResponder {
   private endFrame(err: RpcError | undefined): Buffer {
     let trailers: Record<string, unknown> | undefined;
     if (this.ctx.hasResponseTrailers) this.ctx.copyResponseTrailersTo((trailers = {}));
-    return endStreamFrame(err, trailers);
+    return endStreamFrame(err, trailers, this.dialect);
   }
 }
