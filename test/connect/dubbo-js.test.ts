@@ -1,13 +1,14 @@
 import * as assert from "node:assert/strict";
 import { execFile, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import * as http from "node:http";
+import type * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
 import { GREET_CACHE_CONTROL, GreetServiceImpl } from "../../samples/greet/greet-service.js";
 import { Code, createServer, type TripleServer } from "../../src/index.js";
+import { recordingProxy, type Seen } from "./raw.js";
 
 /** The fixture package: dubbo-js on @bufbuild/protobuf 1.x, with its own package.json and lock. */
 const FIXTURE = path.resolve(__dirname, "../../../test/fixtures/dubbo-js");
@@ -18,21 +19,6 @@ function ensureInstalled(): void {
   const npm = process.platform === "win32" ? "npm.cmd" : "npm";
   const r = spawnSync(npm, ["ci", "--no-audit", "--no-fund", "--prefix", FIXTURE], { stdio: "inherit", timeout: 180_000 });
   assert.equal(r.status, 0, "npm ci of test/fixtures/dubbo-js failed");
-}
-
-/** A pass-through HTTP/1.1 proxy that records each request's method and URL. */
-function recordingProxy(target: string, seen: string[]): Promise<http.Server> {
-  const t = new URL(target);
-  const s = http.createServer((req, res) => {
-    seen.push(`${req.method} ${req.url}`);
-    const up = http.request({ host: t.hostname, port: t.port, method: req.method, path: req.url, headers: req.headers }, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.headers);
-      r.pipe(res);
-    });
-    up.on("error", () => res.destroy());
-    req.pipe(up);
-  });
-  return new Promise((resolve) => s.listen(0, "127.0.0.1", () => resolve(s)));
 }
 
 type Result = { value?: unknown; error?: { code: number; message: string; details: unknown[] }; thrown?: string; cacheControl?: string | null };
@@ -47,7 +33,7 @@ type Result = { value?: unknown; error?: { code: number; message: string; detail
 describe("dubbo-js Triple transport against the greet sample", () => {
   let server: TripleServer;
   let proxy: http.Server;
-  const seen: string[] = [];
+  const seen: Seen[] = [];
   let out: Record<string, Record<string, Result>>;
 
   before(async () => {
@@ -99,8 +85,8 @@ describe("dubbo-js Triple transport against the greet sample", () => {
     for (const f of ["json", "proto"]) {
       assert.deepEqual(out[`GET ${f}`], { value: "hello, ann", cacheControl: GREET_CACHE_CONTROL });
     }
-    const gets = seen.filter((s) => s.startsWith("GET /greet.GreetService/GreetCached?"));
-    assert.equal(gets.length, 2, seen.join("\n"));
+    const gets = seen.map((s) => `${s.method} ${s.url}`).filter((s) => s.startsWith("GET /greet.GreetService/GreetCached?"));
+    assert.equal(gets.length, 2, gets.join("\n"));
     for (const g of gets) assert.match(g, /[?&]triple=v1\.0\.0(&|$)/);
     assert.ok(gets.some((g) => /encoding=json/.test(g)) && gets.some((g) => /encoding=proto/.test(g) && /base64=1/.test(g)), gets.join("\n"));
   });

@@ -81,7 +81,7 @@ export function request1(url: string, path: string, init: { method?: string; hea
 }
 
 /** Like {@link request1} over HTTP/2 (h2c prior knowledge), on a session of its own. */
-export function request2(url: string, path: string, init: { method?: string; headers?: Record<string, string>; body?: Buffer | string; open?: boolean }): Promise<Reply & { chunks: Buffer[] }> {
+export function request2(url: string, path: string, init: { method?: string; headers?: Record<string, string>; body?: Buffer | string | (Buffer | string)[]; open?: boolean }): Promise<Reply & { chunks: Buffer[] }> {
   const session = http2.connect(url);
   session.on("error", () => {});
   return new Promise((resolve, reject) => {
@@ -103,7 +103,34 @@ export function request2(url: string, path: string, init: { method?: string; hea
       session.close();
       reject(e);
     });
-    if (init.body !== undefined) stream.write(init.body);
+    for (const piece of Array.isArray(init.body) ? init.body : init.body === undefined ? [] : [init.body]) stream.write(piece);
     if (!init.open) stream.end();
   });
+}
+
+/** What a {@link recordingProxy} saw of one exchange. */
+export interface Seen {
+  method: string;
+  url: string;
+  requestHeaders: http.IncomingHttpHeaders;
+  status?: number;
+  responseHeaders?: http.IncomingHttpHeaders;
+}
+
+/** A pass-through HTTP/1.1 proxy in front of `target` that records every exchange. */
+export function recordingProxy(target: string, seen: Seen[]): Promise<http.Server> {
+  const t = new URL(target);
+  const s = http.createServer((req, res) => {
+    const row: Seen = { method: req.method ?? "", url: req.url ?? "", requestHeaders: req.headers };
+    seen.push(row);
+    const up = http.request({ host: t.hostname, port: t.port, method: req.method, path: req.url, headers: req.headers }, (r) => {
+      row.status = r.statusCode;
+      row.responseHeaders = r.headers;
+      res.writeHead(r.statusCode ?? 502, r.headers);
+      r.pipe(res);
+    });
+    up.on("error", () => res.destroy());
+    req.pipe(up);
+  });
+  return new Promise((resolve) => s.listen(0, "127.0.0.1", () => resolve(s)));
 }
