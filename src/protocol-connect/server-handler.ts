@@ -156,7 +156,7 @@ export class ConnectHandler {
     }
     const encoding = requestEncoding ?? negotiateEncoding(firstHeader(h, CH.acceptEncoding), HTTP_COMPRESSIONS);
     const ctx = new CallContext(md, h, "connect", ex.httpVersion, ex.peer, timeoutMs);
-    const responder = new ConnectStreamResponder(ex, ctx, contentType, encoding, requestEncoding !== undefined);
+    const responder = new ConnectStreamResponder(ex, ctx, contentType, encoding, requestEncoding !== undefined, dialect);
     if (failure) {
       // Once the protocol is known, a stream's errors travel in its end-stream message (HTTP 200).
       ex.discardBody();

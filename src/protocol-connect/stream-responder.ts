@@ -5,7 +5,7 @@ import type { MessageCodec } from "../protocol-grpc/codec-types.js";
 import { frameMessage, type StreamResponder } from "../protocol-grpc/stream-responder.js";
 import type { CallContext } from "../server/context.js";
 import type { Exchange, OutHeaders } from "../transport/server/exchange.js";
-import { CH, CONNECT_ACCEPT_ENCODING, endStreamFrame } from "./wire.js";
+import { CH, CONNECT_ACCEPT_ENCODING, type ConnectDialect, endStreamFrame } from "./wire.js";
 
 /**
  * Writes a Connect streaming response: always HTTP 200, headers on the first message (or with
@@ -22,6 +22,7 @@ export class ConnectStreamResponder implements StreamResponder {
     private readonly contentType: string,
     private readonly encoding: Compression | undefined,
     private readonly compressByDefault: boolean,
+    private readonly dialect: ConnectDialect = "connect",
   ) {}
 
   get headersSent(): boolean {
@@ -63,6 +64,6 @@ export class ConnectStreamResponder implements StreamResponder {
   private endFrame(err: RpcError | undefined): Buffer {
     let trailers: Record<string, unknown> | undefined;
     if (this.ctx.hasResponseTrailers) this.ctx.copyResponseTrailersTo((trailers = {}));
-    return endStreamFrame(err, trailers);
+    return endStreamFrame(err, trailers, this.dialect);
   }
 }

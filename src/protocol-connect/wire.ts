@@ -109,10 +109,27 @@ export function connectErrorObject(err: RpcError): Record<string, unknown> {
   return o;
 }
 
+/**
+ * Who is calling: a Connect client (`connect-protocol-version`, `connect=v1`) or dubbo-js's
+ * Triple variant of the protocol (`tri-protocol-version`, `triple=v1.0.0`). Errors are answered
+ * in the caller's own terms.
+ */
+export type ConnectDialect = "connect" | "triple";
+
+/**
+ * The error object in the caller's dialect: Connect's `{"code": "<name>", "message", "details"}`,
+ * or dubbo-js's, whose reader takes only a numeric `status` (the gRPC code) and fails on anything
+ * else: `{"status": <gRPC code>, "message", "code": "<name>", "details"}`.
+ */
+export function dialectErrorObject(err: RpcError, dialect: ConnectDialect): Record<string, unknown> {
+  const o = connectErrorObject(err);
+  return dialect === "connect" ? o : { status: err.code, ...o, code: codeName(err.code) };
+}
+
 /** The end-stream message: `{"error"?, "metadata"?}` (metadata: the trailers, each a list of values). */
-export function endStreamJson(err: RpcError | undefined, trailers: Record<string, unknown> | undefined): string {
+export function endStreamJson(err: RpcError | undefined, trailers: Record<string, unknown> | undefined, dialect: ConnectDialect = "connect"): string {
   const o: Record<string, unknown> = {};
-  if (err) o.error = connectErrorObject(err);
+  if (err) o.error = dialectErrorObject(err, dialect);
   let meta: Record<string, string[]> | undefined;
   const add = (src: Record<string, unknown>) => {
     for (const k in src) {
@@ -127,8 +144,8 @@ export function endStreamJson(err: RpcError | undefined, trailers: Record<string
 }
 
 /** A whole end-stream frame. */
-export function endStreamFrame(err: RpcError | undefined, trailers: Record<string, unknown> | undefined): Buffer {
-  const json = Buffer.from(endStreamJson(err, trailers), "utf8");
+export function endStreamFrame(err: RpcError | undefined, trailers: Record<string, unknown> | undefined, dialect: ConnectDialect = "connect"): Buffer {
+  const json = Buffer.from(endStreamJson(err, trailers, dialect), "utf8");
   const out = Buffer.allocUnsafe(5 + json.length);
   out[0] = CONNECT_FLAG_END_STREAM;
   out.writeUInt32BE(json.length, 1);

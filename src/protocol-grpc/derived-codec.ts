@@ -225,11 +225,17 @@ export function derivedJsonCodec(md: MethodDescriptor, arrays: (value: unknown) 
   const { dm, root } = deriveMethod(md);
   const req = root.lookupType(dm.request);
   const res = root.lookupType(dm.response);
+  // A request in Triple HTTP's form (an array of the arguments, a bare value, a bare object
+  // naming none of the message's fields) goes through the Triple binder.
+  const fieldNames = new Set(req.fieldsArray.flatMap((f) => [f.name, f.jsonName ?? f.name]));
+  const tripleForm = (v: unknown): boolean =>
+    dm.requestShape === "params" &&
+    (typeof v !== "object" || v === null || Array.isArray(v) || (Object.keys(v).length > 0 && !Object.keys(v).some((k) => fieldNames.has(k))));
   return {
     decodeRequest(bytes) {
       if (bytes.length === 0) return bin.decodeRequest(bytes);
       const v = parseJsonBytes(bytes, dm.request);
-      if (Array.isArray(v) && dm.requestShape === "params") return arrays(v);
+      if (tripleForm(v)) return arrays(v);
       return bin.decodeRequest(jsonToBinary(req, v, dm.request));
     },
     encodeResponse: (value) => binaryToJson(res, bin.encodeResponse(value)),

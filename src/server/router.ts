@@ -5,6 +5,7 @@ import type { MethodDescriptor, ServiceDescriptor } from "../service/descriptors
 import type { HandlerErrors } from "../observability/handler-errors.js";
 import type { CallContext } from "./context.js";
 
+
 /** A method ready to call: its descriptor and the precomputed invoker (interceptors included). */
 export interface RegisteredMethod {
   readonly descriptor: MethodDescriptor;

@@ -20,16 +20,15 @@ interface DescFile {
 }
 
 /**
- * test.proto's services for `@bufbuild/protobuf` v2 (what connect-es clients take), made
+ * A protobufjs Root as FileDescriptorSet bytes that `@bufbuild/protobuf` v2 accepts, made
  * without protoc: protobufjs turns the parsed .proto into a FileDescriptorSet, whose type
  * references are then made fully qualified (protobufjs leaves them relative, which the
- * @bufbuild registry rejects) before the registry reads it.
+ * @bufbuild registry rejects) and whose fields all get a json_name. Method options (such as
+ * `idempotency_level`) survive.
  */
-export function interopServices(): { test: DescService; unimplemented: DescService } {
-  const root = new protobuf.Root();
-  root.resolvePath = (_origin, target) => path.join(INTEROP_PROTO_DIR, path.basename(target));
-  root.loadSync("test.proto", { keepCase: true });
-  const set = (root as any).toDescriptor("proto3") as { file: DescFile[] };
+export function descriptorSetBytes(root: protobuf.Root, fileName?: string): Uint8Array {
+  const set = (root as any).toDescriptor("proto3") as { file: (DescFile & { name?: string })[] };
+  if (fileName) for (const f of set.file) f.name = fileName;
 
   // Protobuf scoping: a name resolves in the innermost enclosing scope that defines it.
   const known = new Set<string>();
@@ -70,8 +69,15 @@ export function interopServices(): { test: DescService; unimplemented: DescServi
       }
     }
   }
-  const bytes = (descriptorExt as any).FileDescriptorSet.encode(set).finish() as Uint8Array;
-  const registry = createFileRegistry(fromBinary(FileDescriptorSetSchema, bytes));
+  return (descriptorExt as any).FileDescriptorSet.encode(set).finish() as Uint8Array;
+}
+
+/** test.proto's services for `@bufbuild/protobuf` v2 (what connect-es clients take). */
+export function interopServices(): { test: DescService; unimplemented: DescService } {
+  const root = new protobuf.Root();
+  root.resolvePath = (_origin, target) => path.join(INTEROP_PROTO_DIR, path.basename(target));
+  root.loadSync("test.proto", { keepCase: true });
+  const registry = createFileRegistry(fromBinary(FileDescriptorSetSchema, descriptorSetBytes(root)));
   const get = (name: string) => {
     const s = registry.getService(name);
     if (!s) throw new Error(`${name} missing from the descriptor set`);
