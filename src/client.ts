@@ -25,3 +25,14 @@ export { FailoverError } from "./client/cluster/failover-error.js";
 export type { LoadBalancer, LoadBalancerName } from "./client/loadbalance/load-balancer.js";
 export type { ClientCall, ClientInterceptor, ClientNext } from "./client/interceptor.js";
 export { TRI_PROTOCOL_VERSION } from "./protocol/headers.js";
+export type { Registry, RegistryLogger, ProvidersListener } from "./registry/registry.js";
+export { ZookeeperRegistry, type ZookeeperRegistryOptions } from "./registry/zookeeper.js";
+export {
+  type DubboUrl,
+  type ServiceKey,
+  toFullString,
+  parseUrl,
+  encodeComponent,
+  decodeComponent,
+  matchesService,
+} from "./registry/url.js";
