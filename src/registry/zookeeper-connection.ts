@@ -13,7 +13,7 @@ interface ZkClient extends EventEmitter {
   mkdirp(path: string, cb: (e: ZkError | null, path?: string) => void): void;
   getChildren(path: string, watcher: (event: unknown) => void, cb: (e: ZkError | null, children?: string[]) => void): void;
   exists(path: string, cb: (e: ZkError | null, stat?: { ephemeralOwner: Buffer }) => void): void;
-  connectionManager?: { socket?: Socket };
+  connectionManager?: { socket?: Socket; findNextServer?: (cb: (server: unknown) => void) => void };
 }
 
 interface ZkError extends Error {
@@ -35,6 +35,23 @@ export const ZK_NODE_EXISTS = -110;
 /** The ZooKeeper error code of an error, or undefined when it is not a ZooKeeper error. */
 export function zkCode(e: unknown): number | undefined {
   return typeof (e as ZkError)?.getCode === "function" ? (e as ZkError).getCode() : undefined;
+}
+
+/**
+ * Makes every socket the client opens (it opens one per connection attempt) leave the process
+ * free to exit: a registry connection alone must not keep a process alive. The client's only
+ * hook for it is the method that picks the next server and then connects.
+ */
+function unrefSockets(client: ZkClient): void {
+  const cm = client.connectionManager;
+  const pick = cm?.findNextServer;
+  if (!cm || typeof pick !== "function") return;
+  cm.findNextServer = function (this: typeof cm, cb) {
+    pick.call(this, (server) => {
+      cb(server);
+      this.socket?.unref();
+    });
+  };
 }
 
 /** Settings of a {@link ZookeeperConnection}. */
@@ -74,7 +91,7 @@ export class ZookeeperConnection {
     if (this.closed || this.client) return;
     const client = zk().createClient(this.o.servers, { sessionTimeout: this.o.sessionTimeoutMs, spinDelay: 500, retries: 0 });
     this.client = client;
-    client.on("state", () => this.unrefSocket(client));
+    unrefSockets(client);
     client.on("connected", () => this.onConnected(client));
     client.on("disconnected", () => this.onDisconnected(client));
     client.on("expired", () => {
@@ -85,13 +102,8 @@ export class ZookeeperConnection {
     client.connect();
   }
 
-  private unrefSocket(client: ZkClient): void {
-    client.connectionManager?.socket?.unref();
-  }
-
   private onConnected(client: ZkClient): void {
     if (client !== this.client) return;
-    this.unrefSocket(client);
     clearTimeout(this.watchdog);
     this.watchdog = undefined;
     const id = client.getSessionId().toString("hex");

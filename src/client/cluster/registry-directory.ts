@@ -38,6 +38,7 @@ export class RegistryDirectory implements Directory {
   private readonly unsubscribe: () => void;
   private firstList: Promise<void> | undefined;
   private resolveFirst: (() => void) | undefined;
+  private firstTimer: NodeJS.Timeout | undefined;
   private protecting = false;
   private closed = false;
 
@@ -46,8 +47,8 @@ export class RegistryDirectory implements Directory {
     this.firstList = new Promise<void>((r) => {
       this.resolveFirst = r;
     });
-    const timer = setTimeout(() => this.settleFirst(), o.firstListWaitMs);
-    timer.unref();
+    // Not unref'd: a call waiting for the first list must keep the process alive until it comes.
+    this.firstTimer = setTimeout(() => this.settleFirst(), o.firstListWaitMs);
     this.unsubscribe = o.registry.subscribe(o.key, (urls) => this.update(urls));
     if (o.consumer) void o.registry.register(o.consumer).catch(() => {});
   }
@@ -62,6 +63,7 @@ export class RegistryDirectory implements Directory {
   }
 
   private settleFirst(): void {
+    clearTimeout(this.firstTimer);
     this.resolveFirst?.();
     this.resolveFirst = undefined;
     this.firstList = undefined;
