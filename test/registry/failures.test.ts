@@ -1,7 +1,7 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { clientProviders, closeClient, createClient, createServer, type TripleServer } from "../../src/index.js";
-import { kazooDelete, kazooMissing, kazooRead, ZooKeeperServer, zookeeperMissing } from "../helpers/zookeeper.js";
+import { freePort, kazooDelete, kazooMissing, kazooRead, ZooKeeperServer, zookeeperMissing } from "../helpers/zookeeper.js";
 import { ProviderProcess } from "./children.js";
 import { ECHO_SERVICE, EchoService, loadLoop, waitFor } from "./services.js";
 
@@ -118,5 +118,27 @@ describe("registry: providers and ZooKeeper failing under load", { skip }, () =>
     await closeClient(c);
     clients.splice(clients.indexOf(c), 1);
     await registry.close();
+  });
+
+  it("ZooKeeper down when a server and a client start: listen() still resolves, both catch up once it is up", async () => {
+    const port = await freePort();
+    const address = `zookeeper://127.0.0.1:${port}?session=${SESSION}`;
+    const a = createServer({ services: [new EchoService("late")], registry: address });
+    servers.push(a);
+    const t = Date.now();
+    await a.listen({ port: 0 });
+    assert.ok(Date.now() - t < 5000, "listen() does not wait for ZooKeeper for long");
+    const c = createClient(EchoService, { registry: address });
+    clients.push(c);
+    const late = await ZooKeeperServer.start({ port });
+    try {
+      assert.equal(await c.whoami(), "late");
+      assert.equal(kazooRead(late.hostPort, PROVIDERS_DIR).children.length, 1);
+      await a.close();
+      await closeClient(c);
+      clients.splice(clients.indexOf(c), 1);
+    } finally {
+      await late.destroy();
+    }
   });
 });
