@@ -185,7 +185,7 @@ export class GrpcClientCall implements MessageSink {
   private outcome(): unknown {
     const t = this.trailers;
     if (this.settings.signal.aborted) return this.settings.signal.reason;
-    if (!t) return streamClosedError(this.provider, this.stream.rstCode);
+    if (!t) return streamClosedError(this.provider, this.stream);
     if (t !== this.headers) this.settings.options?.onTrailers?.(trailersOf(t));
     const err = errorFromGrpcTrailers(t);
     if (!err && this.reader.truncated) return new RpcError(Code.Internal, "the response ended in the middle of a message");

@@ -13,7 +13,7 @@ interface ZkClient extends EventEmitter {
   mkdirp(path: string, cb: (e: ZkError | null, path?: string) => void): void;
   getChildren(path: string, watcher: (event: unknown) => void, cb: (e: ZkError | null, children?: string[]) => void): void;
   exists(path: string, cb: (e: ZkError | null, stat?: { ephemeralOwner: Buffer }) => void): void;
-  connectionManager?: { socket?: Socket; findNextServer?: (cb: (server: unknown) => void) => void };
+  connectionManager?: { socket?: Socket };
 }
 
 interface ZkError extends Error {
@@ -37,20 +37,66 @@ export function zkCode(e: unknown): number | undefined {
   return typeof (e as ZkError)?.getCode === "function" ? (e as ZkError).getCode() : undefined;
 }
 
+/** The connection manager's fields the replacement of `findNextServer` uses. */
+interface ZkConnectionManager {
+  socket?: Socket;
+  servers?: unknown[];
+  nextServerIndex: number;
+  serverAttempts: number;
+  spinDelay: number;
+  findNextServer?: (cb: (server: unknown) => void) => void;
+  /** Set when the client is thrown away: no further connection attempt. */
+  discarded?: boolean;
+  onSocketData?: (buffer: Buffer) => void;
+}
+
 /**
- * Makes every socket the client opens (it opens one per connection attempt) leave the process
- * free to exit: a registry connection alone must not keep a process alive. The client's only
- * hook for it is the method that picks the next server and then connects.
+ * A reply the client cannot parse throws inside its socket's 'data' listener, which would take
+ * the whole process down: drop that connection instead (the client reconnects, or the session
+ * is renewed).
+ */
+function containParseErrors(cm: ZkConnectionManager): void {
+  const onData = cm.onSocketData;
+  if (typeof onData !== "function") return;
+  cm.onSocketData = function (this: ZkConnectionManager, buffer: Buffer) {
+    try {
+      onData.call(this, buffer);
+    } catch {
+      this.socket?.destroy();
+    }
+  };
+}
+
+/**
+ * Leaves the process free to exit while only a registry connection is open, connecting or not:
+ * the client opens a socket per connection attempt, and after trying every server it waits a
+ * random part of `spinDelay` before the next round. Its method that picks the next server (and
+ * then connects) is replaced by the same logic with an unref'd wait, and every socket it opens is
+ * unref'd. The replacement also stops a discarded client from connecting again.
  */
 function unrefSockets(client: ZkClient): void {
-  const cm = client.connectionManager;
-  const pick = cm?.findNextServer;
-  if (!cm || typeof pick !== "function") return;
-  cm.findNextServer = function (this: typeof cm, cb) {
-    pick.call(this, (server) => {
+  const cm = client.connectionManager as ZkConnectionManager | undefined;
+  if (!cm || typeof cm.findNextServer !== "function" || !Array.isArray(cm.servers)) return;
+  const servers = cm.servers;
+  containParseErrors(cm);
+  cm.findNextServer = (cb) => {
+    cm.nextServerIndex %= servers.length;
+    const pick = () => {
+      // A client closed while it waited to reconnect must not connect again: in its closing
+      // state it would read the server's connect response as a reply and throw.
+      if (cm.discarded) return;
+      const server = servers[cm.nextServerIndex];
+      cm.nextServerIndex += 1;
       cb(server);
-      this.socket?.unref();
-    });
+      cm.socket?.unref();
+    };
+    if (cm.serverAttempts === servers.length) {
+      cm.serverAttempts = 0; // every server tried: wait a little before the next round
+      setTimeout(pick, Math.random() * cm.spinDelay).unref();
+    } else {
+      cm.serverAttempts += 1;
+      process.nextTick(pick);
+    }
   };
 }
 
@@ -100,6 +146,21 @@ export class ZookeeperConnection {
       this.renew();
     });
     client.connect();
+    this.armWatchdog();
+  }
+
+  /**
+   * While no session is up, a client that has not connected within the session timeout is
+   * replaced: it may be stuck on a server that lost its data (it is refused forever) or on a
+   * connection that never answers.
+   */
+  private armWatchdog(): void {
+    clearTimeout(this.watchdog);
+    this.watchdog = setTimeout(() => {
+      this.watchdog = undefined;
+      if (!this.connected && !this.closed) this.renew();
+    }, this.o.sessionTimeoutMs);
+    this.watchdog.unref();
   }
 
   private onConnected(client: ZkClient): void {
@@ -127,11 +188,7 @@ export class ZookeeperConnection {
       );
     }
     // A session cannot outlive its timeout: past it, reconnecting to the same one is pointless.
-    this.watchdog ??= setTimeout(() => {
-      this.watchdog = undefined;
-      if (!this.connected && !this.closed) this.renew();
-    }, this.o.sessionTimeoutMs);
-    this.watchdog.unref();
+    if (!this.watchdog) this.armWatchdog();
   }
 
   /** Drops the current client and starts a new session. */
@@ -148,6 +205,8 @@ export class ZookeeperConnection {
     if (!old) return;
     old.removeAllListeners();
     old.on("error", () => {});
+    const cm = old.connectionManager as ZkConnectionManager | undefined;
+    if (cm) cm.discarded = true;
     try {
       old.close();
     } catch {

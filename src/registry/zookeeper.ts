@@ -47,7 +47,6 @@ export class ZookeeperRegistry implements Registry {
   private readonly pending = new Set<() => Promise<void>>();
   private closed = false;
   private failing = false;
-  private sessions = 0;
 
   constructor(address: string, options: ZookeeperRegistryOptions = {}) {
     const url = parseUrl(address);
@@ -158,8 +157,8 @@ export class ZookeeperRegistry implements Registry {
    */
   private recover(fresh: boolean): void {
     if (this.closed) return;
-    // The first session runs what was queued before it; later ones replay everything.
-    if (this.sessions++ === 0) return;
+    // Operations queued on a client that was replaced are lost, so a new session replays
+    // everything, the first one included (a node this session already wrote is left alone).
     if (fresh) for (const path of this.registered.keys()) void this.attempt(() => this.writeNode(path));
     for (const sub of this.subscriptions) {
       void this.attempt(async () => {

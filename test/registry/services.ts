@@ -27,8 +27,26 @@ export class EchoService {
   }
 }
 
+const running = new Set<{ stop(): Promise<void> }>();
+
+/** Stops every load loop still running (a test that failed half-way leaves its loop on). */
+export async function stopAllLoads(): Promise<void> {
+  await Promise.all([...running].map((l) => l.stop()));
+}
+
 /** Runs `call` back to back on `concurrency` lanes until `stop()`; counts successes per answer and collects failures. */
 export function loadLoop(call: () => Promise<string>, concurrency = 4) {
+  const loop = loadLanes(call, concurrency);
+  running.add(loop);
+  const stop = loop.stop;
+  loop.stop = async () => {
+    running.delete(loop);
+    await stop();
+  };
+  return loop;
+}
+
+function loadLanes(call: () => Promise<string>, concurrency: number) {
   const counts = new Map<string, number>();
   const failures: unknown[] = [];
   let running = true;

@@ -4,7 +4,7 @@ import { after, before, describe, it } from "node:test";
 import { clientProviders, closeClient, createClient, createServer, FailoverError, type TripleServer } from "../../src/index.js";
 import { VERSION as VERSION_FOR_TESTS } from "../../src/client/version.js";
 import { kazooMissing, kazooRead, ZooKeeperServer, zookeeperMissing } from "../helpers/zookeeper.js";
-import { ECHO_SERVICE, EchoService, loadLoop, waitFor } from "./services.js";
+import { ECHO_SERVICE, EchoService, loadLoop, stopAllLoads, waitFor } from "./services.js";
 
 const skip = zookeeperMissing() ?? kazooMissing();
 const PROVIDERS_DIR = `/dubbo/${ECHO_SERVICE}/providers`;
@@ -32,6 +32,7 @@ describe("registry: ZooKeeper in Dubbo's interface-level layout", { skip }, () =
     zk = await ZooKeeperServer.start();
   });
   after(async () => {
+    await stopAllLoads();
     await Promise.all(clients.map((c) => closeClient(c)));
     await Promise.all(servers.map((s) => s.close()));
     await zk.destroy();

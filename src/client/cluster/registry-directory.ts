@@ -57,7 +57,7 @@ export class RegistryDirectory implements Directory {
     return this.providers;
   }
 
-  /** Resolves once the first provider list arrived (or the wait for it ended). */
+  /** Resolves once the first provider is known (or the wait for it ended). */
   ready(): Promise<void> {
     return this.firstList ?? Promise.resolve();
   }
@@ -101,7 +101,8 @@ export class RegistryDirectory implements Directory {
     if (this.protecting && next.length > 0) registryLog(this.o.registry.logger, "info", `${this.registry} lists providers of ${this.o.key.interface} again`);
     this.protecting = false;
     this.providers = next;
-    this.settleFirst();
+    // Calls made before any provider was known wait for the first one (or the end of the wait).
+    if (next.length > 0) this.settleFirst();
   }
 
   /** Stops following the registry and removes the consumer's node (closing the registry if it is this client's). */
