@@ -100,7 +100,7 @@ class MemoryRegistry implements Registry {
 }
 
 describe("registry: the Registry interface and the client's options", () => {
-  it("a custom Registry object serves a server and a client; neither closes it", async () => {
+  it("a custom Registry object serves a server and clients; neither closes it; emptyProtection: false lets the list empty", async () => {
     const registry = new MemoryRegistry();
     const s = createServer({ services: [new EchoService("mem")], registry, application: "mem-app" });
     await s.listen({ port: 0 });
@@ -109,11 +109,16 @@ describe("registry: the Registry interface and the client's options", () => {
     assert.equal(tri[0].path, ECHO_SERVICE);
     assert.equal(tri[0].params.application, "mem-app");
     const c = createClient(EchoService, { registry, retries: 1 });
+    const strict = createClient(EchoService, { registry, emptyProtection: false, registerConsumer: false });
     assert.equal(await c.whoami(), "mem");
+    assert.equal(await strict.whoami(), "mem");
     assert.ok([...registry.urls].some((u) => u.protocol === "consumer" && u.params.category === "consumers"));
     await assert.rejects(c.fail(), (e: unknown) => e instanceof FailoverError && / from the registry memory:\/\/test on the consumer /.test(e.message));
     await s.close();
-    await waitFor(() => clientProviders(c).length === 1, 1000, "the list to stay (empty protection)");
+    await waitFor(() => clientProviders(strict).length === 0, 1000, "the list without empty protection to empty");
+    assert.equal(clientProviders(c).length, 1, "the list with empty protection stays");
+    await assert.rejects(strict.whoami(), /no provider available for the service org\.example\.registry\.EchoService in the registry memory:\/\/test/);
+    await closeClient(strict);
     await closeClient(c);
     assert.equal(registry.urls.size, 0, "the server and the client removed their nodes");
     assert.equal(registry.closed, false);

@@ -38,7 +38,7 @@ describe("registry: ZooKeeper in Dubbo's interface-level layout", { skip }, () =
     await zk.destroy();
   });
 
-  it("a provider's node appears with Dubbo's URL, read back by kazoo, and goes on close()", async () => {
+  it("a provider's node appears with Dubbo's URL, read back by kazoo; its weight reaches the consumer; the node goes on close()", async () => {
     const s = await provider("p1", { registryWeight: 150 });
     const read = kazooRead(zk.hostPort, PROVIDERS_DIR, ["/dubbo", `/dubbo/${ECHO_SERVICE}`, PROVIDERS_DIR]);
     assert.deepEqual(read.dirs, { "/dubbo": 0, [`/dubbo/${ECHO_SERVICE}`]: 0, [PROVIDERS_DIR]: 0 }, "persistent parents");
@@ -67,6 +67,10 @@ describe("registry: ZooKeeper in Dubbo's interface-level layout", { skip }, () =
     const keys = node.url.split("?")[1].split("&").map((kv) => kv.split("=")[0]);
     assert.deepEqual(keys, [...keys].sort());
     assert.ok(node.name.startsWith("tri%3A%2F%2F127.0.0.1%3A"), node.name);
+    // The weight reaches the consumer's balancers.
+    const c = consumer();
+    assert.equal(await c.sayHello("ann"), "hello ann from p1");
+    assert.deepEqual(clientProviders(c).map((p) => [p.port, p.weight]), [[port, 150]]);
     await s.close();
     assert.deepEqual(kazooRead(zk.hostPort, PROVIDERS_DIR).children, []);
   });
