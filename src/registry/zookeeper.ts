@@ -41,7 +41,8 @@ export class ZookeeperRegistry implements Registry {
   readonly logger: RegistryLogger | undefined;
   private readonly retryMs: number;
   private readonly conn: ZookeeperConnection;
-  private readonly registered = new Map<string, string>();
+  /** Paths of the nodes this registry keeps written. */
+  private readonly registered = new Set<string>();
   private readonly subscriptions = new Set<Subscription>();
   private retryTimer: NodeJS.Timeout | undefined;
   private readonly pending = new Set<() => Promise<void>>();
@@ -78,7 +79,7 @@ export class ZookeeperRegistry implements Registry {
 
   async register(url: DubboUrl): Promise<void> {
     const path = this.nodePath(url);
-    this.registered.set(path, path.slice(0, path.lastIndexOf("/")));
+    this.registered.add(path);
     // While ZooKeeper is unreachable the write waits in the client's queue: do not wait for it forever.
     await within(this.attempt(() => this.writeNode(path)), FIRST_TRY_MS);
   }
