@@ -40,7 +40,12 @@ async function main(): Promise<void> {
   setTimeout(() => providers[0].kill("SIGTERM"), 3000);
   const answers = await consumer;
   for (const [reply, n] of answers) console.log(`${n} × ${reply}`);
-  for (const p of providers) p.kill("SIGTERM");
+  // Stop the providers (each removes its node and drains) before ZooKeeper goes.
+  await Promise.all(
+    providers.map((p) =>
+      p.exitCode !== null || p.signalCode !== null ? undefined : new Promise((r) => p.once("exit", r).kill("SIGTERM")),
+    ),
+  );
   await server?.destroy();
 }
 
