@@ -33,7 +33,7 @@ import { type Directory, StaticDirectory } from "./cluster/directory.js";
 import { clusterPolicy } from "./cluster/policies.js";
 import { loadBalancer } from "./loadbalance/balancers.js";
 import type { ClientContentType, ClientOptions, ClientProtocol } from "./options.js";
-import type { Provider } from "./provider.js";
+import type { Provider, ProviderInit } from "./provider.js";
 import { USER_AGENT } from "./version.js";
 
 /** The scope of every call without a timeout or a caller's signal. */
@@ -122,6 +122,36 @@ function checkedCompression(name: string | undefined, grpc: boolean): [Compressi
   return [http, forGrpc];
 }
 
+/** The directory of `providers` (a list, or a Directory the caller owns), refusing a missing or doubled source. */
+function staticDirectory(o: ClientOptions): [Directory, boolean] {
+  const p = o.providers as unknown;
+  if (p !== undefined && o.registry !== undefined) {
+    throw new TypeError("createClient: give either options.providers or options.registry, not both");
+  }
+  if (p === undefined || p === null || (typeof p !== "string" && !Array.isArray(p) && !isDirectory(p))) {
+    throw new TypeError(
+      `createClient: options.providers is ${p === undefined ? "missing" : `a ${typeof p}`}: give a list of URLs or ` +
+        `host:port ("127.0.0.1:50051"), a comma-separated string, or a Directory; or options.registry ("zookeeper://127.0.0.1:2181")`,
+    );
+  }
+  return isDirectory(p) ? [p, false] : [new StaticDirectory(p as string | readonly ProviderInit[]), true];
+}
+
+/**
+ * A directory filled asynchronously: a call that finds no provider yet waits for the first list
+ * (static directories never get this wrapper, so their calls pay nothing for it).
+ */
+function awaitingFirstList(policy: ClusterPolicy, directory: Directory): ClusterPolicy {
+  const ready = directory.ready!.bind(directory);
+  return {
+    name: policy.name,
+    invoke(inv, attempt, ctx) {
+      if (directory.list(inv.method.serviceName).length > 0) return policy.invoke(inv, attempt, ctx);
+      return ready().then(() => policy.invoke(inv, attempt, ctx));
+    },
+  };
+}
+
 /**
  * Everything behind one client proxy: the directory, the cluster policy and balancer, the
  * transports, and the four call shapes. Per-call work is the encode, the headers that vary
@@ -145,28 +175,20 @@ export class ClientCore {
   private h1: Http1Transport | undefined;
   private h2: Http2Transport | undefined;
 
-  constructor(private readonly options: ClientOptions) {
+  /** `registryDirectory`: the directory createClient built from `options.registry` (owned by the client). */
+  constructor(
+    private readonly options: ClientOptions,
+    registryDirectory?: Directory,
+  ) {
     const o = options;
     if (typeof o !== "object" || o === null) throw new TypeError("createClient: options are required: { providers: [...] }");
-    const p = o.providers as unknown;
-    if (p === undefined || p === null || (typeof p !== "string" && !Array.isArray(p) && !isDirectory(p))) {
-      throw new TypeError(
-        `createClient: options.providers is ${p === undefined ? "missing" : `a ${typeof p}`}: give a list of URLs or ` +
-          `host:port ("127.0.0.1:50051"), a comma-separated string, or a Directory`,
-      );
-    }
-    if (isDirectory(o.providers)) {
-      this.directory = o.providers;
-      this.ownsDirectory = false;
-    } else {
-      this.directory = new StaticDirectory(o.providers);
-      this.ownsDirectory = true;
-    }
+    [this.directory, this.ownsDirectory] = registryDirectory ? [registryDirectory, true] : staticDirectory(o);
     ({ protocol: this.protocol, ct: this.contentType } = checkedWire(o));
     this.timeout = o.timeout === undefined ? undefined : nonNegative("timeout", o.timeout, 0) || undefined;
     this.maxBytes = nonNegative("maxResponseBytes", o.maxResponseBytes, 4 * 1024 * 1024);
     [this.httpCompression, this.grpcCompression] = checkedCompression(o.compression, this.protocol === "grpc" || this.protocol === "grpc-web");
-    this.policy = clusterPolicy(o.cluster);
+    const policy = clusterPolicy(o.cluster);
+    this.policy = this.directory.ready ? awaitingFirstList(policy, this.directory) : policy;
     this.telemetry = new ClientTelemetry(o.telemetry);
     this.ctx = {
       logger: checkedLogger(o.logger, "createClient"),
@@ -534,10 +556,10 @@ export class ClientCore {
   }
 
   /** Closes connections (calls in flight finish) and the directory if the client made it. */
-  close(): void {
+  async close(): Promise<void> {
     this.h1?.close();
     this.h2?.close();
-    if (this.ownsDirectory) this.directory.close?.();
+    if (this.ownsDirectory) await this.directory.close?.();
   }
 }
 

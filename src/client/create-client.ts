@@ -8,6 +8,8 @@ import { type ClientInterceptor, type ClientNext, clientCall, effectiveOptions, 
 import { type CallOptions, splitArgs } from "./call-options.js";
 import type { ClientOptions } from "./options.js";
 import type { Provider } from "./provider.js";
+import { registryDirectory } from "./cluster/registry-directory.js";
+import type { ServiceKey } from "../registry/url.js";
 
 type IsContext<P> = 0 extends 1 & P ? false : [P] extends [CallContext] ? true : false;
 
@@ -137,10 +139,10 @@ export function createClient<C = ProtoClient>(service: protobuf.Service | ProtoS
 export function createClient(service: ServiceClass | protobuf.Service | ProtoServiceRef, options: ClientOptions): unknown {
   if (!options || typeof options !== "object") throw new TypeError("createClient: options with providers are required");
   const desc = describeSource(service);
-  const core = new ClientCore(options);
   const serviceName = options.serviceName ?? desc.name;
   const version = options.version ?? desc.version;
   const group = options.group ?? desc.group;
+  const core = clientCore(options, desc.methods, { interface: serviceName, version, group });
   const client: Record<string, unknown> = {};
   for (const m of desc.methods) {
     const md = serviceName === m.serviceName ? m : renamed(m, serviceName);
@@ -154,15 +156,40 @@ export function createClient(service: ServiceClass | protobuf.Service | ProtoSer
   return client;
 }
 
+/** The client's core, with a registry directory when `options.registry` is given. */
+function clientCore(options: ClientOptions, methods: readonly MethodDescriptor[], key: ServiceKey): ClientCore {
+  if (options.registry === undefined) return new ClientCore(options);
+  if (options.providers !== undefined) throw new TypeError("createClient: give either options.providers or options.registry, not both");
+  const directory = registryDirectory({
+    registry: options.registry,
+    key,
+    methods,
+    application: options.application,
+    emptyProtection: options.emptyProtection,
+    registerConsumer: options.registerConsumer,
+    secure: options.tls !== undefined,
+    firstListWaitMs: options.connectTimeoutMs ?? 10_000,
+  });
+  try {
+    return new ClientCore(options, directory);
+  } catch (e) {
+    void directory.close();
+    throw e;
+  }
+}
+
 function coreOf(client: object): ClientCore {
   const core = cores.get(client);
   if (!core) throw new TypeError("not a client made by createClient");
   return core;
 }
 
-/** Closes a client's connections; calls in flight finish first. */
-export function closeClient(client: object): void {
-  coreOf(client).close();
+/**
+ * Closes a client's connections; calls in flight finish first. A client following a registry
+ * stops watching it and removes its consumer node; the promise resolves once that is done.
+ */
+export function closeClient(client: object): Promise<void> {
+  return coreOf(client).close();
 }
 
 /** A client's providers with their live state (calls in flight, health), for monitoring and tests. */

@@ -7,6 +7,7 @@ import type { Directory } from "./cluster/directory.js";
 import type { ClientInterceptor } from "./interceptor.js";
 import type { LoadBalancer, LoadBalancerName } from "./loadbalance/load-balancer.js";
 import type { ProviderInit } from "./provider.js";
+import type { Registry } from "../registry/registry.js";
 
 /**
  * Wire format of a client's calls. With `triple`: `json`/`proto` bodies (Triple HTTP unary);
@@ -26,8 +27,26 @@ export type TokenSource = string | (() => string | Promise<string>);
 
 /** Options of `createClient`. */
 export interface ClientOptions {
-  /** The providers: a list (or comma-separated string) of URLs / host:port, or a {@link Directory}. */
-  providers: string | readonly ProviderInit[] | Directory;
+  /**
+   * The providers: a list (or comma-separated string) of URLs / host:port, or a {@link Directory}.
+   * Give this or `registry`, not both.
+   */
+  providers?: string | readonly ProviderInit[] | Directory;
+  /**
+   * Find the providers in a registry and follow them live: `"zookeeper://host:2181"` (Dubbo's
+   * layout, `/dubbo/<interface>/providers`), or a {@link Registry} object (shared, not closed with
+   * the client). Only `tri://` providers of the client's version and group are used.
+   */
+  registry?: string | Registry;
+  /** The application name in the consumer's registry node (`application=`); default `triple-rpc`. */
+  application?: string;
+  /**
+   * With a registry: keep the last known providers when the registry suddenly lists none
+   * (Dubbo's empty protection), logging it once. Default true.
+   */
+  emptyProtection?: boolean;
+  /** With a registry: register the consumer under `/dubbo/<interface>/consumers`, as Dubbo does. Default true. */
+  registerConsumer?: boolean;
   /**
    * `triple` (HTTP unary, default), `grpc`, `connect` or `grpc-web`. Streams use HTTP/2: gRPC for
    * `triple` and `grpc` clients, the client's own protocol for `connect` and `grpc-web`.

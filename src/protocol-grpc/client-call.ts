@@ -220,9 +220,9 @@ export class GrpcClientCall implements MessageSink {
     const t = this.trailers;
     if (this.settings.signal.aborted) return this.settings.signal.reason;
     if (this.protocol === "connect" && !this.endSeen) {
-      return this.stream.rstCode ? streamClosedError(this.provider, this.stream.rstCode) : new RpcError(Code.Internal, "protocol error: the Connect stream ended without an end-stream message");
+      return this.stream.rstCode ? streamClosedError(this.provider, this.stream) : new RpcError(Code.Internal, "protocol error: the Connect stream ended without an end-stream message");
     }
-    if (!t) return streamClosedError(this.provider, this.stream.rstCode);
+    if (!t) return streamClosedError(this.provider, this.stream);
     if (t !== this.headers) this.settings.options?.onTrailers?.(trailersOf(t));
     const err = this.protocol === "connect" ? this.endError : errorFromGrpcTrailers(t);
     if (!err && this.reader.truncated) return new RpcError(Code.Internal, "the response ended in the middle of a message");

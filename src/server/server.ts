@@ -25,7 +25,9 @@ import type { CallContext } from "./context.js";
 import { Cors, type CorsOptions } from "./cors.js";
 import { HEALTH_SERVICE_NAME, HealthService } from "./health.js";
 import { InflightCalls } from "./inflight.js";
-import { REFLECTION_V1, ServerReflectionV1, ServerReflectionV1Alpha } from "./reflection.js";
+import { REFLECTION_V1, REFLECTION_V1ALPHA, ServerReflectionV1, ServerReflectionV1Alpha } from "./reflection.js";
+import { ProviderRegistration } from "./registration.js";
+import type { Registry } from "../registry/registry.js";
 import { buildInvoker, type Interceptor, invokerSeesContext } from "./interceptor.js";
 import { DEFAULT_LIMITS, type Limits } from "./limits.js";
 import { Router } from "./router.js";
@@ -74,7 +76,33 @@ export interface ServerOptions extends TransportOptions {
   maskUnexpectedErrors?: boolean;
   /** OpenTelemetry: providers, propagator, trust in callers' trace context. Default: the global ones. */
   telemetry?: ServerTelemetryOptions;
+  /**
+   * Announce the services in a registry once the server listens: `"zookeeper://host:2181"`
+   * (Dubbo's layout: an ephemeral `/dubbo/<interface>/providers/<tri:// URL>` node per service),
+   * or a {@link Registry} object (shared, not closed with the server). The built-in health and
+   * reflection services are not announced. The nodes are removed first thing on `close()`.
+   */
+  registry?: string | Registry;
+  /** `application=` in the registry's provider URLs. Default `triple-rpc`. */
+  application?: string;
+  /**
+   * The host announced in the registry. Default: the bound host, or, when listening on
+   * 0.0.0.0 / ::, the first non-internal IPv4 address of this machine.
+   */
+  registryHost?: string;
+  /** `weight=` in the registry's provider URLs (consumers' balancers read it). Default 100. */
+  registryWeight?: number;
+  /**
+   * With a registry: how long `close()` waits between removing the nodes and starting to drain,
+   * ms, so consumers that batch registry notifications (Dubbo Java: up to 5 s) stop sending
+   * first. Default 0: triple-rpc consumers follow within milliseconds, and calls that still
+   * arrive while draining are refused with `unavailable`, which consumers retry elsewhere.
+   */
+  unregisterDelayMs?: number;
 }
+
+/** Services the server runs for itself, never announced in a registry (Dubbo does not register its built-in services either). */
+const BUILT_IN_SERVICES: ReadonlySet<string> = new Set([HEALTH_SERVICE_NAME, REFLECTION_V1, REFLECTION_V1ALPHA]);
 
 /** Where to listen. */
 export interface ListenOptions {
@@ -130,6 +158,8 @@ export class TripleServer implements ServerCore {
   draining = false;
   /** The built-in health service, unless disabled or the application registered its own. */
   readonly health: HealthService | undefined;
+  /** The server's registry nodes, when `registry` is set. */
+  private readonly registration: ProviderRegistration | undefined;
 
   constructor(readonly options: ServerOptions = {}) {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
@@ -158,6 +188,15 @@ export class TripleServer implements ServerCore {
     if (options.reflection !== false && !this.router.hasService(REFLECTION_V1)) {
       this.register(new ServerReflectionV1(this));
       this.register(new ServerReflectionV1Alpha(this));
+    }
+    if (options.registry !== undefined) {
+      this.registration = new ProviderRegistration({
+        registry: options.registry,
+        application: options.application,
+        host: options.registryHost,
+        weight: options.registryWeight,
+        unregisterDelayMs: options.unregisterDelayMs ?? 0,
+      });
     }
   }
 
@@ -258,10 +297,24 @@ export class TripleServer implements ServerCore {
     return this.inflight.size;
   }
 
-  /** Starts listening; resolves with the bound address. */
+  /**
+   * Starts listening; resolves with the bound address. With a registry, resolves once the
+   * services are registered (or the registry's first attempt failed; it keeps retrying).
+   */
   async listen(opts: ListenOptions = {}): Promise<AddressInfo> {
     await this.listener.listen(opts.port ?? 50051, opts.host ?? "127.0.0.1");
+    if (this.registration) {
+      await this.registration.register(
+        this.services.filter((s) => !BUILT_IN_SERVICES.has(s.name)),
+        this.address,
+      );
+    }
     return this.address;
+  }
+
+  /** The registry the server announces itself in, if any. */
+  get registry(): Registry | undefined {
+    return this.registration?.registry;
   }
 
   /** The bound address; throws before `listen()` resolved. */
@@ -285,9 +338,16 @@ export class TripleServer implements ServerCore {
    */
   close(): Promise<void> {
     if (this.closing) return this.closing;
+    const reg = this.registration;
+    // Registry nodes go first, so consumers stop choosing this server before it refuses calls.
+    this.closing = reg ? reg.unregister().then(() => this.drain()).finally(() => reg.close()) : this.drain();
+    return this.closing;
+  }
+
+  private drain(): Promise<void> {
     this.draining = true;
     this.health?.shutdown();
-    this.closing = (async () => {
+    return (async () => {
       const stopped = this.listener.stopAccepting();
       if (this.inflight.size > 0) {
         let timer: NodeJS.Timeout | undefined;
@@ -309,7 +369,6 @@ export class TripleServer implements ServerCore {
       this.listener.destroyAll();
       await stopped;
     })();
-    return this.closing;
   }
 }
 

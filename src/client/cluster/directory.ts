@@ -2,7 +2,8 @@ import { Provider, type ProviderInit } from "../provider.js";
 
 /**
  * Where a client finds the providers of a service. The static list is built in; a registry
- * (ZooKeeper, Nacos, Kubernetes …) implements the same interface and keeps `list` current.
+ * directory (`registry: "zookeeper://…"`) implements the same interface and replaces the list
+ * `list` returns whenever the registry reports a change.
  */
 export interface Directory {
   /** Named in failover messages ("from the registry <registry>"). */
@@ -10,7 +11,12 @@ export interface Directory {
   /** The providers of `service` now. Return the same Provider objects across calls: they carry health and load. */
   list(service: string): readonly Provider[];
   /** Stops watching the registry, if any. */
-  close?(): void;
+  close?(): void | Promise<void>;
+  /**
+   * A directory filled asynchronously (from a registry): resolves once its first list is known.
+   * A call that finds the list empty waits for it; static directories leave it out.
+   */
+  ready?(): Promise<void>;
 }
 
 /** Parses `"h1:p1, h2:p2"` or a list of URLs / host:port / `{ url, weight }` into providers. */

@@ -53,10 +53,21 @@ export function transportError(address: string, cause: unknown): RpcError {
   return new RpcError(Code.Unavailable, `connection to ${address} failed: ${text}`, { cause, legacyStatus: 35 });
 }
 
-/** The error of an HTTP/2 stream that closed without a complete response. */
-export function streamClosedError(provider: Provider, rstCode: number | undefined): RpcError {
+/**
+ * The error of an HTTP/2 stream that closed without a complete response. node closes every
+ * stream of a connection that broke (the provider crashed or was killed) with CANCEL and detaches
+ * it from its session: that is `unavailable` (a broken connection, retried elsewhere), not the
+ * peer cancelling the stream, which leaves the session alive.
+ */
+export function streamClosedError(provider: Provider, stream: http2.ClientHttp2Stream): RpcError {
+  const rstCode = stream.rstCode;
   if (rstCode === http2.constants.NGHTTP2_REFUSED_STREAM) {
     return new RpcError(Code.Unavailable, `${provider.address} refused the stream (REFUSED_STREAM)`);
+  }
+  if (rstCode === http2.constants.NGHTTP2_CANCEL && (!stream.session || stream.session.destroyed)) {
+    return new RpcError(Code.Unavailable, `the connection to ${provider.address} closed before the response was complete`, {
+      legacyStatus: 35,
+    });
   }
   if (rstCode === http2.constants.NGHTTP2_CANCEL) {
     return new RpcError(Code.Cancelled, `${provider.address} cancelled the stream`);

@@ -269,7 +269,7 @@ class H2Post {
       return;
     }
     if (this.status === 0) {
-      this.finish(streamClosedError(this.provider, this.stream.rstCode));
+      this.finish(streamClosedError(this.provider, this.stream));
       return;
     }
     const body = this.chunks ? Buffer.concat(this.chunks, this.size) : (this.first ?? EMPTY);
@@ -285,7 +285,7 @@ class H2Post {
   onClose(): void {
     if (this.settled) return; // the usual case: 'end' settled it; build no error
     const signal = this.req.signal;
-    this.finish(signal.aborted ? signal.reason : streamClosedError(this.provider, this.stream.rstCode));
+    this.finish(signal.aborted ? signal.reason : streamClosedError(this.provider, this.stream));
   }
 }
 

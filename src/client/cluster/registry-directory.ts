@@ -1,0 +1,144 @@
+import { resolveRegistry } from "../../registry/create.js";
+import type { Registry } from "../../registry/registry.js";
+import { registryLog } from "../../registry/registry.js";
+import { consumerUrl } from "../../registry/service-url.js";
+import { type DubboUrl, hostPort, type ServiceKey } from "../../registry/url.js";
+import type { MethodDescriptor } from "../../service/descriptors.js";
+import { Provider } from "../provider.js";
+import type { Directory } from "./directory.js";
+
+/** Settings of a {@link RegistryDirectory}. */
+export interface RegistryDirectoryOptions {
+  readonly registry: Registry;
+  /** Close the registry with the directory (it was made for this client). */
+  readonly owned: boolean;
+  readonly key: ServiceKey;
+  /** The consumer's own node, registered under `…/consumers` while the directory lives. */
+  readonly consumer: DubboUrl | undefined;
+  /** Providers are `https://` (the client has TLS options). */
+  readonly secure: boolean;
+  /** Keep the last providers when the registry suddenly lists none. Default true. */
+  readonly emptyProtection: boolean;
+  /** How long a call made before the first list waits for it, ms. */
+  readonly firstListWaitMs: number;
+}
+
+/** The protocols of provider URLs this client can call. */
+const CALLABLE_PROTOCOLS: ReadonlySet<string> = new Set(["tri"]);
+
+/**
+ * A directory a registry keeps current: the providers of one service, replaced as a whole on
+ * every notification (calls read the current array; no lock, no copy per call). A provider that
+ * stays keeps its `Provider` object, so its health and load survive updates; one that leaves
+ * gets no new calls, while calls already on it finish.
+ */
+export class RegistryDirectory implements Directory {
+  readonly registry: string;
+  private providers: readonly Provider[] = [];
+  private readonly unsubscribe: () => void;
+  private firstList: Promise<void> | undefined;
+  private resolveFirst: (() => void) | undefined;
+  private firstTimer: NodeJS.Timeout | undefined;
+  private protecting = false;
+  private closed = false;
+
+  constructor(private readonly o: RegistryDirectoryOptions) {
+    this.registry = o.registry.address;
+    this.firstList = new Promise<void>((r) => {
+      this.resolveFirst = r;
+    });
+    // Not unref'd: a call waiting for the first list must keep the process alive until it comes.
+    this.firstTimer = setTimeout(() => this.settleFirst(), o.firstListWaitMs);
+    this.unsubscribe = o.registry.subscribe(o.key, (urls) => this.update(urls));
+    if (o.consumer) void o.registry.register(o.consumer).catch(() => {});
+  }
+
+  list(): readonly Provider[] {
+    return this.providers;
+  }
+
+  /** Resolves once the first provider is known (or the wait for it ended). */
+  ready(): Promise<void> {
+    return this.firstList ?? Promise.resolve();
+  }
+
+  private settleFirst(): void {
+    clearTimeout(this.firstTimer);
+    this.resolveFirst?.();
+    this.resolveFirst = undefined;
+    this.firstList = undefined;
+  }
+
+  /** A notification: every matching provider now. */
+  update(urls: readonly DubboUrl[]): void {
+    if (this.closed) return;
+    const current = new Map(this.providers.map((p) => [p.address, p]));
+    const next: Provider[] = [];
+    const seen = new Set<string>();
+    for (const url of urls) {
+      if (!CALLABLE_PROTOCOLS.has(url.protocol) || !url.port) continue;
+      const address = hostPort(url.host, url.port);
+      if (seen.has(address)) continue;
+      seen.add(address);
+      const w = Number(url.params.weight);
+      const weight = url.params.weight !== undefined && Number.isFinite(w) && w >= 0 ? w : 100;
+      const old = current.get(address);
+      next.push(old && old.weight === weight ? old : new Provider(`${this.o.secure ? "https" : "http"}://${address}`, weight));
+    }
+    if (next.length === 0 && this.providers.length > 0 && this.o.emptyProtection) {
+      if (!this.protecting) {
+        this.protecting = true;
+        registryLog(
+          this.o.registry.logger,
+          "warn",
+          `${this.registry} lists no provider of ${this.o.key.interface} any more; keeping the last known ` +
+            `${this.providers.length} (${this.providers.map((p) => p.address).join(", ")}) until providers come back (empty protection)`,
+        );
+      }
+      this.settleFirst();
+      return;
+    }
+    if (this.protecting && next.length > 0) registryLog(this.o.registry.logger, "info", `${this.registry} lists providers of ${this.o.key.interface} again`);
+    this.protecting = false;
+    this.providers = next;
+    // Calls made before any provider was known wait for the first one (or the end of the wait).
+    if (next.length > 0) this.settleFirst();
+  }
+
+  /** Stops following the registry and removes the consumer's node (closing the registry if it is this client's). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.settleFirst();
+    this.unsubscribe();
+    const { registry, consumer, owned } = this.o;
+    if (consumer) await registry.unregister(consumer).catch(() => {});
+    if (owned) await registry.close().catch(() => {});
+  }
+}
+
+/** What {@link registryDirectory} needs besides the client's options. */
+export interface RegistryClientInit {
+  readonly registry: string | Registry;
+  readonly key: ServiceKey;
+  readonly methods: readonly MethodDescriptor[];
+  readonly application: string | undefined;
+  readonly emptyProtection: boolean | undefined;
+  readonly registerConsumer: boolean | undefined;
+  readonly secure: boolean;
+  readonly firstListWaitMs: number;
+}
+
+/** The directory of a client created with `registry`: subscribed, and registered as a consumer. */
+export function registryDirectory(init: RegistryClientInit): RegistryDirectory {
+  const { registry, owned } = resolveRegistry(init.registry, "createClient");
+  return new RegistryDirectory({
+    registry,
+    owned,
+    key: init.key,
+    consumer: init.registerConsumer === false ? undefined : consumerUrl(init.key, init.application ?? "triple-rpc", init.methods),
+    secure: init.secure,
+    emptyProtection: init.emptyProtection ?? true,
+    firstListWaitMs: init.firstListWaitMs,
+  });
+}

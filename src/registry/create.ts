@@ -1,0 +1,18 @@
+import { isRegistry, type Registry, type RegistryLogger } from "./registry.js";
+import { ZookeeperRegistry } from "./zookeeper.js";
+
+/** A registry given by address (`zookeeper://host:port?…`) or as an object. */
+export type RegistrySpec = string | Registry;
+
+/**
+ * The registry a server or client uses, and whether it owns it (one built from an address is
+ * closed with its owner; an object is shared and left open). `who` names the caller in errors.
+ */
+export function resolveRegistry(spec: RegistrySpec, who: string, logger?: RegistryLogger): { registry: Registry; owned: boolean } {
+  if (isRegistry(spec)) return { registry: spec, owned: false };
+  if (typeof spec !== "string") {
+    throw new TypeError(`${who}: registry must be an address ("zookeeper://127.0.0.1:2181") or a Registry object`);
+  }
+  if (/^zookeeper:\/\//i.test(spec)) return { registry: new ZookeeperRegistry(spec, { logger }), owned: true };
+  throw new TypeError(`${who}: unsupported registry "${spec}": only zookeeper://host:port is built in; pass a Registry object for others`);
+}

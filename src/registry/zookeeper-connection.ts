@@ -1,0 +1,282 @@
+import type { EventEmitter } from "node:events";
+import type { Socket } from "node:net";
+import { lazyModule } from "../codec/lazy-module.js";
+import { type RegistryLogger, registryLog } from "./registry.js";
+
+/** The part of node-zookeeper-client's `Client` this module uses. */
+interface ZkClient extends EventEmitter {
+  connect(): void;
+  close(): void;
+  getSessionId(): Buffer;
+  create(path: string, data: Buffer, mode: number, cb: (e: ZkError | null, path?: string) => void): void;
+  remove(path: string, version: number, cb: (e: ZkError | null) => void): void;
+  mkdirp(path: string, cb: (e: ZkError | null, path?: string) => void): void;
+  getChildren(path: string, watcher: (event: unknown) => void, cb: (e: ZkError | null, children?: string[]) => void): void;
+  exists(path: string, cb: (e: ZkError | null, stat?: { ephemeralOwner: Buffer }) => void): void;
+  connectionManager?: { socket?: Socket };
+}
+
+interface ZkError extends Error {
+  getCode(): number;
+}
+
+interface ZkModule {
+  createClient(connectionString: string, options: { sessionTimeout: number; spinDelay: number; retries: number }): ZkClient;
+  CreateMode: { EPHEMERAL: number; PERSISTENT: number };
+}
+
+/** node-zookeeper-client, loaded on first use: a process without a registry never loads it. */
+const zk = lazyModule(() => require("node-zookeeper-client") as ZkModule);
+
+/** ZooKeeper error codes this module reacts to. */
+export const ZK_NO_NODE = -101;
+export const ZK_NODE_EXISTS = -110;
+
+/** The ZooKeeper error code of an error, or undefined when it is not a ZooKeeper error. */
+export function zkCode(e: unknown): number | undefined {
+  return typeof (e as ZkError)?.getCode === "function" ? (e as ZkError).getCode() : undefined;
+}
+
+/** The connection manager's fields the replacement of `findNextServer` uses. */
+interface ZkConnectionManager {
+  socket?: Socket;
+  servers?: unknown[];
+  nextServerIndex: number;
+  serverAttempts: number;
+  spinDelay: number;
+  findNextServer?: (cb: (server: unknown) => void) => void;
+  /** Set when the client is thrown away: no further connection attempt. */
+  discarded?: boolean;
+  onSocketData?: (buffer: Buffer) => void;
+}
+
+/**
+ * A reply the client cannot parse throws inside its socket's 'data' listener, which would take
+ * the whole process down: drop that connection instead (the client reconnects, or the session
+ * is renewed).
+ */
+function containParseErrors(cm: ZkConnectionManager): void {
+  const onData = cm.onSocketData;
+  if (typeof onData !== "function") return;
+  cm.onSocketData = function (this: ZkConnectionManager, buffer: Buffer) {
+    try {
+      onData.call(this, buffer);
+    } catch {
+      this.socket?.destroy();
+    }
+  };
+}
+
+/**
+ * Leaves the process free to exit while only a registry connection is open, connecting or not:
+ * the client opens a socket per connection attempt, and after trying every server it waits a
+ * random part of `spinDelay` before the next round. Its method that picks the next server (and
+ * then connects) is replaced by the same logic with an unref'd wait, and every socket it opens is
+ * unref'd. The replacement also stops a discarded client from connecting again.
+ */
+function unrefSockets(client: ZkClient): void {
+  const cm = client.connectionManager as ZkConnectionManager | undefined;
+  if (!cm || typeof cm.findNextServer !== "function" || !Array.isArray(cm.servers)) return;
+  const servers = cm.servers;
+  containParseErrors(cm);
+  cm.findNextServer = (cb) => {
+    cm.nextServerIndex %= servers.length;
+    const pick = () => {
+      // A client closed while it waited to reconnect must not connect again: in its closing
+      // state it would read the server's connect response as a reply and throw.
+      if (cm.discarded) return;
+      const server = servers[cm.nextServerIndex];
+      cm.nextServerIndex += 1;
+      cb(server);
+      cm.socket?.unref();
+    };
+    if (cm.serverAttempts === servers.length) {
+      cm.serverAttempts = 0; // every server tried: wait a little before the next round
+      setTimeout(pick, Math.random() * cm.spinDelay).unref();
+    } else {
+      cm.serverAttempts += 1;
+      process.nextTick(pick);
+    }
+  };
+}
+
+/** Settings of a {@link ZookeeperConnection}. */
+export interface ZookeeperConnectionOptions {
+  /** `host:port[,host:port…]`. */
+  readonly servers: string;
+  /** How failover messages and logs name the registry. */
+  readonly address: string;
+  /** The session timeout asked of the server, ms (the server bounds it by its tickTime). */
+  readonly sessionTimeoutMs: number;
+  readonly logger: RegistryLogger | undefined;
+  /** Called on every (re)connection; `fresh` when the session is new (ephemeral nodes and watches are gone). */
+  readonly onConnected: (fresh: boolean) => void;
+}
+
+/**
+ * One ZooKeeper session that keeps itself alive. node-zookeeper-client reconnects within a
+ * session by itself, but it never starts a new session: after an expiry it stays closed, and
+ * against a server that lost its data it retries forever without reporting the expiry. So: on
+ * `expired`, or when disconnected for longer than the session timeout, the client is thrown away
+ * and a new one connects; `onConnected(true)` then tells the owner to re-create its ephemeral
+ * nodes and watches. Its sockets do not keep the process alive.
+ */
+export class ZookeeperConnection {
+  private client: ZkClient | undefined;
+  private sessionId: string | undefined;
+  private watchdog: NodeJS.Timeout | undefined;
+  private lostLogged = false;
+  private closed = false;
+  /** True while a session is connected. */
+  connected = false;
+
+  constructor(private readonly o: ZookeeperConnectionOptions) {}
+
+  /** Connects (in the background; operations queue until the session is up). */
+  start(): void {
+    if (this.closed || this.client) return;
+    const client = zk().createClient(this.o.servers, { sessionTimeout: this.o.sessionTimeoutMs, spinDelay: 500, retries: 0 });
+    this.client = client;
+    unrefSockets(client);
+    client.on("connected", () => this.onConnected(client));
+    client.on("disconnected", () => this.onDisconnected(client));
+    client.on("expired", () => {
+      if (client !== this.client) return;
+      registryLog(this.o.logger, "warn", `the ZooKeeper session with ${this.o.address} expired; starting a new one`);
+      this.renew();
+    });
+    client.connect();
+    this.armWatchdog();
+  }
+
+  /**
+   * While no session is up, a client that has not connected within the session timeout is
+   * replaced: it may be stuck on a server that lost its data (it is refused forever) or on a
+   * connection that never answers.
+   */
+  private armWatchdog(): void {
+    clearTimeout(this.watchdog);
+    this.watchdog = setTimeout(() => {
+      this.watchdog = undefined;
+      if (!this.connected && !this.closed) this.renew();
+    }, this.o.sessionTimeoutMs);
+    this.watchdog.unref();
+  }
+
+  private onConnected(client: ZkClient): void {
+    if (client !== this.client) return;
+    clearTimeout(this.watchdog);
+    this.watchdog = undefined;
+    const id = client.getSessionId().toString("hex");
+    const fresh = id !== this.sessionId;
+    this.sessionId = id;
+    this.connected = true;
+    if (this.lostLogged) registryLog(this.o.logger, "info", `connected to ${this.o.address} again${fresh ? " (new session)" : ""}`);
+    this.lostLogged = false;
+    this.o.onConnected(fresh);
+  }
+
+  private onDisconnected(client: ZkClient): void {
+    if (client !== this.client || this.closed) return;
+    this.connected = false;
+    if (!this.lostLogged) {
+      this.lostLogged = true;
+      registryLog(
+        this.o.logger,
+        "warn",
+        `lost the connection to ${this.o.address}; keeping the registrations and the last known providers, reconnecting`,
+      );
+    }
+    // A session cannot outlive its timeout: past it, reconnecting to the same one is pointless.
+    if (!this.watchdog) this.armWatchdog();
+  }
+
+  /** Drops the current client and starts a new session. */
+  private renew(): void {
+    this.discard();
+    this.sessionId = undefined;
+    if (!this.closed) this.start();
+  }
+
+  private discard(): void {
+    const old = this.client;
+    this.client = undefined;
+    this.connected = false;
+    if (!old) return;
+    old.removeAllListeners();
+    old.on("error", () => {});
+    const cm = old.connectionManager as ZkConnectionManager | undefined;
+    if (cm) cm.discarded = true;
+    try {
+      old.close();
+    } catch {
+      // closing a dead client may throw; it is gone either way
+    }
+    old.connectionManager?.socket?.destroy();
+  }
+
+  /** Closes the session: its ephemeral nodes disappear at once. Waits at most `waitMs` for the goodbye. */
+  async close(waitMs = 1000): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.watchdog);
+    const client = this.client;
+    if (client && this.connected) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, waitMs);
+        client.once("disconnected", () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        client.close();
+      });
+    }
+    this.discard();
+  }
+
+  private current(): ZkClient {
+    if (!this.client) throw Object.assign(new Error(`the registry ${this.o.address} is closed`), { getCode: () => -4 });
+    return this.client;
+  }
+
+  /** Creates `path` and its missing parents as persistent nodes. */
+  mkdirp(path: string): Promise<void> {
+    return new Promise((resolve, reject) => this.current().mkdirp(path, (e) => (e ? reject(e) : resolve())));
+  }
+
+  /** Creates an ephemeral node (its parent must exist); rejects with NODE_EXISTS if it is there. */
+  createEphemeral(path: string, data: Buffer): Promise<void> {
+    return new Promise((resolve, reject) =>
+      this.current().create(path, data, zk().CreateMode.EPHEMERAL, (e) => (e ? reject(e) : resolve())),
+    );
+  }
+
+  /** The session id owning an ephemeral node (hex), "" for a persistent one, undefined when there is none. */
+  owner(path: string): Promise<string | undefined> {
+    return new Promise((resolve, reject) =>
+      this.current().exists(path, (e, stat) => {
+        if (e) reject(e);
+        else resolve(stat ? stat.ephemeralOwner.toString("hex").replace(/^0+$/, "") : undefined);
+      }),
+    );
+  }
+
+  /** The current session's id (hex), once connected. */
+  get session(): string | undefined {
+    return this.connected ? this.sessionId : undefined;
+  }
+
+  /** Deletes a node; a node already gone is fine. */
+  remove(path: string): Promise<void> {
+    return new Promise((resolve, reject) =>
+      this.current().remove(path, -1, (e) => (e && zkCode(e) !== ZK_NO_NODE ? reject(e) : resolve())),
+    );
+  }
+
+  /** The children of `path`, arming a one-shot child watch (the same watcher function is armed once). */
+  children(path: string, watcher: (event: unknown) => void): Promise<string[]> {
+    return new Promise((resolve, reject) =>
+      this.current().getChildren(path, watcher, (e, children) => (e ? reject(e) : resolve(children ?? []))),
+    );
+  }
+}

@@ -1,0 +1,232 @@
+import * as os from "node:os";
+import type { ProvidersListener, Registry, RegistryLogger } from "./registry.js";
+import { registryLog } from "./registry.js";
+import { type DubboUrl, encodeComponent, matchesService, parseNodeName, parseUrl, type ServiceKey, toFullString } from "./url.js";
+import { ZK_NODE_EXISTS, ZookeeperConnection, zkCode } from "./zookeeper-connection.js";
+
+/** Options of {@link ZookeeperRegistry} beyond its address. */
+export interface ZookeeperRegistryOptions {
+  /** Session timeout asked of ZooKeeper, ms; default the address's `session` parameter, else 60 000 (Dubbo's). */
+  sessionTimeoutMs?: number;
+  /** Root node; default the address's `group` parameter, else `dubbo`. */
+  root?: string;
+  /** Where log lines go; default `console`. */
+  logger?: RegistryLogger;
+  /** Interval of retries of failed registrations and subscriptions, ms; default 5000 (Dubbo's failback). */
+  retryIntervalMs?: number;
+}
+
+interface Subscription {
+  readonly key: ServiceKey;
+  readonly dir: string;
+  readonly listener: ProvidersListener;
+  /** The child watch: one function per subscription, so re-listing never stacks watches. */
+  readonly watch: () => void;
+  active: boolean;
+}
+
+/**
+ * Dubbo's interface-level layout on ZooKeeper, as Dubbo 3.3 (Java and Go) reads and writes it:
+ * `/<root>/<interface>/<providers|consumers>/<URL-encoded full URL>`, the leaf ephemeral, every
+ * parent persistent. Providers are listed with a child watch re-armed on every event.
+ *
+ * The address is `zookeeper://host:port[?backup=host2:port2,host3:port3&session=ms&group=root]`.
+ * Registrations survive reconnects; after a session expiry (or a server that lost its data)
+ * a new session re-creates them (deleting a stale node of the old session first) and re-lists
+ * every subscription. While ZooKeeper is unreachable subscribers keep their last list.
+ */
+export class ZookeeperRegistry implements Registry {
+  readonly address: string;
+  private readonly root: string;
+  readonly logger: RegistryLogger | undefined;
+  private readonly retryMs: number;
+  private readonly conn: ZookeeperConnection;
+  /** Paths of the nodes this registry keeps written. */
+  private readonly registered = new Set<string>();
+  private readonly subscriptions = new Set<Subscription>();
+  private retryTimer: NodeJS.Timeout | undefined;
+  private readonly pending = new Set<() => Promise<void>>();
+  private closed = false;
+  private failing = false;
+
+  constructor(address: string, options: ZookeeperRegistryOptions = {}) {
+    const url = parseUrl(address);
+    if (url.protocol !== "zookeeper") throw new TypeError(`registry ${address}: expected zookeeper://host:port`);
+    if (!url.host) throw new TypeError(`registry ${address}: no host`);
+    const first = `${url.host.includes(":") ? `[${url.host}]` : url.host}:${url.port || 2181}`;
+    const backups = (url.params.backup ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+    this.address = `zookeeper://${first}`;
+    this.root = `/${(options.root ?? url.params.group ?? "dubbo").replace(/^\/+|\/+$/g, "")}`;
+    this.logger = options.logger;
+    this.retryMs = options.retryIntervalMs ?? 5000;
+    const session = options.sessionTimeoutMs ?? (Number(url.params.session) || 60_000);
+    this.conn = new ZookeeperConnection({
+      servers: [first, ...backups].join(","),
+      address: this.address,
+      sessionTimeoutMs: session,
+      logger: this.logger,
+      onConnected: (fresh) => this.recover(fresh),
+    });
+    this.conn.start();
+  }
+
+  /** The node path of a URL: `/<root>/<interface>/<category>/<encoded URL>`. */
+  nodePath(url: DubboUrl): string {
+    const category = url.params.category ?? (url.params.side === "consumer" ? "consumers" : "providers");
+    const iface = url.params.interface ?? url.path;
+    return `${this.root}/${encodeComponent(iface)}/${category}/${encodeComponent(toFullString(url))}`;
+  }
+
+  async register(url: DubboUrl): Promise<void> {
+    const path = this.nodePath(url);
+    this.registered.add(path);
+    // While ZooKeeper is unreachable the write waits in the client's queue: do not wait for it forever.
+    await within(this.attempt(() => this.writeNode(path)), FIRST_TRY_MS);
+  }
+
+  async unregister(url: DubboUrl): Promise<void> {
+    const path = this.nodePath(url);
+    if (!this.registered.delete(path)) return;
+    if (this.conn.connected) await within(this.conn.remove(path).catch(() => {}), FIRST_TRY_MS);
+  }
+
+  subscribe(key: ServiceKey, listener: ProvidersListener): () => void {
+    const sub: Subscription = {
+      key,
+      dir: `${this.root}/${encodeComponent(key.interface)}/providers`,
+      listener,
+      active: true,
+      watch: () => {
+        if (sub.active) void this.attempt(() => this.list(sub));
+      },
+    };
+    this.subscriptions.add(sub);
+    void this.attempt(async () => {
+      await this.conn.mkdirp(sub.dir);
+      await this.list(sub);
+    });
+    return () => {
+      sub.active = false;
+      this.subscriptions.delete(sub);
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.retryTimer);
+    for (const s of this.subscriptions) s.active = false;
+    this.subscriptions.clear();
+    if (this.conn.connected) {
+      const removals = [...this.registered.keys()].map((p) => this.conn.remove(p).catch(() => {}));
+      await within(Promise.all(removals), FIRST_TRY_MS);
+    }
+    this.registered.clear();
+    await this.conn.close();
+  }
+
+  /** Writes one ephemeral node; a node left by an earlier session is deleted and written again (Dubbo does the same). */
+  private async writeNode(path: string): Promise<void> {
+    if (!this.registered.has(path)) return;
+    await this.conn.mkdirp(path.slice(0, path.lastIndexOf("/")));
+    const data = Buffer.from(localAddress());
+    try {
+      await this.conn.createEphemeral(path, data);
+    } catch (e) {
+      if (zkCode(e) !== ZK_NODE_EXISTS) throw e;
+      if ((await this.conn.owner(path)) === this.conn.session) return; // ours already
+      await this.conn.remove(path);
+      await this.conn.createEphemeral(path, data);
+    }
+  }
+
+  /** Lists a subscription's providers (arming its watch) and tells its listener. */
+  private async list(sub: Subscription): Promise<void> {
+    const children = await this.conn.children(sub.dir, sub.watch);
+    if (!sub.active) return;
+    const urls: DubboUrl[] = [];
+    for (const name of children) {
+      const url = parseNodeName(name);
+      if (url && matchesService(sub.key, url)) urls.push(url);
+    }
+    sub.listener(urls);
+  }
+
+  /**
+   * After a (re)connection: a new session lost every ephemeral node and watch, so write the
+   * nodes again; either way list every subscription again (changes may have been missed).
+   */
+  private recover(fresh: boolean): void {
+    if (this.closed) return;
+    // Operations queued on a client that was replaced are lost, so a new session replays
+    // everything, the first one included (a node this session already wrote is left alone).
+    if (fresh) for (const path of this.registered.keys()) void this.attempt(() => this.writeNode(path));
+    for (const sub of this.subscriptions) {
+      void this.attempt(async () => {
+        if (fresh) await this.conn.mkdirp(sub.dir);
+        await this.list(sub);
+      });
+    }
+  }
+
+  /**
+   * Runs a ZooKeeper operation; one that fails is retried every `retryIntervalMs` until it
+   * succeeds, the registry closes, or a new session replays everything anyway. Resolves after
+   * the first try, whatever its outcome (a registry outage must not stop a server or a client).
+   */
+  private async attempt(op: () => Promise<void>): Promise<void> {
+    if (this.closed) return;
+    try {
+      await op();
+      this.failing = false;
+    } catch (e) {
+      if (this.closed) return;
+      if (!this.failing) {
+        this.failing = true;
+        registryLog(this.logger, "warn", `${this.address}: ${(e as Error).message}; retrying every ${this.retryMs} ms`);
+      }
+      this.pending.add(op);
+      this.scheduleRetry();
+    }
+  }
+
+  private scheduleRetry(): void {
+    if (this.retryTimer || this.closed) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      const ops = [...this.pending];
+      this.pending.clear();
+      for (const op of ops) void this.attempt(op);
+    }, this.retryMs);
+    this.retryTimer.unref();
+  }
+}
+
+/** How long `register()` waits for its first write before resolving anyway, ms. */
+const FIRST_TRY_MS = 3000;
+
+/** `promise`, or undefined once `ms` passed. */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([promise, new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+let local: string | undefined;
+
+/** The first non-internal IPv4 address of this host (what Dubbo announces), else 127.0.0.1. */
+export function localAddress(): string {
+  if (local !== undefined) return local;
+  local = "127.0.0.1";
+  for (const list of Object.values(os.networkInterfaces())) {
+    const found = list?.find((a) => a.family === "IPv4" && !a.internal);
+    if (found) {
+      local = found.address;
+      break;
+    }
+  }
+  return local;
+}
