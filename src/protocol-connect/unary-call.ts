@@ -76,14 +76,16 @@ export class ConnectUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
 
   handlerReturned(value: unknown): void {
     if (this.finished) return;
-    let body: Buffer;
+    let body: Buffer | string;
+    const codec = this.req.codec;
     try {
-      body = this.req.codec.encodeResponse(value);
+      // JSON goes out as the string it was built as: no copy into a Buffer first.
+      body = codec.encodeResponseText ? codec.encodeResponseText(value) : codec.encodeResponse(value);
     } catch (e) {
       this.fail(e instanceof RpcError ? e : new RpcError(Code.Internal, `cannot encode the response: ${(e as Error).message}`, { cause: e }));
       return;
     }
-    this.ctx.observer?.sent(body.length);
+    this.ctx.observer?.sent(typeof body === "string" ? Buffer.byteLength(body) : body.length);
     this.end(undefined);
     const headers: OutHeaders = { [H.contentType]: this.req.contentType };
     this.ctx.copyResponseHeadersTo(headers);
@@ -91,12 +93,12 @@ export class ConnectUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
     this.ex.respond(200, headers, this.compress(body, headers));
   }
 
-  private compress(body: Buffer, headers: OutHeaders): Buffer {
+  private compress(body: Buffer | string, headers: OutHeaders): Buffer | string {
     if (body.length < COMPRESS_MIN_BYTES) return body;
     const c = negotiateEncoding(firstHeader(this.ex.headers, H.acceptEncoding), HTTP_COMPRESSIONS);
     if (!c) return body;
     headers[H.contentEncoding] = c.name;
-    return c.compress(body);
+    return c.compress(typeof body === "string" ? Buffer.from(body) : body);
   }
 
   /** Marks the call over with its outcome (undefined: OK). */

@@ -10,6 +10,8 @@ export interface MessageCodec {
   decodeRequest(bytes: Uint8Array): unknown[];
   /** Server: one response message. */
   encodeResponse(value: unknown): Buffer;
+  /** Server: one response message as text, where the format is text (JSON) and a bare body can take a string. */
+  encodeResponseText?(value: unknown): string;
   /** Server: one response message as a whole uncompressed frame, where that saves a copy. */
   encodeResponseFrame?(value: unknown): Buffer;
   /** Client: the arguments of a unary or server-streaming call as one request message. */

@@ -177,6 +177,7 @@ function jsonCodec(md: MethodDescriptor): MessageCodec {
       return bindJsonValue(md, parseJsonMessage(bytes, "JSON"));
     },
     encodeResponse: (value) => Buffer.from(encodeJsonValue(md, value), "utf8"),
+    encodeResponseText: (value) => encodeJsonValue(md, value),
     ...client,
   };
 }
