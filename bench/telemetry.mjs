@@ -13,13 +13,15 @@
 // more server, for a like-for-like "no SDK vs before" figure. Targets: no SDK within 2 % of the
 // build before (or, without one, the same ratio to bare node as bench/unary.mjs's 0.85 / 0.9);
 // SDK + no-op exporter within 15 % of no SDK.
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
-import { freePort, pinned } from "./harness.mjs";
+import { freePort, pinned, startServer as startPinned, stop } from "./harness.mjs";
+
+const startServer = (args, marker = "ready") => startPinned(args, {}, marker);
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "..");
@@ -48,27 +50,6 @@ function spawnOk(cmd, args) {
   } catch {
     return false;
   }
-}
-
-function startServer(args, marker = "ready") {
-  const [cmd, argv] = pinned("0", process.execPath, args);
-  const child = spawn(cmd, argv, { stdio: ["ignore", "pipe", "inherit"] });
-  return new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout.on("data", (d) => {
-      out += d;
-      if (out.includes(marker)) resolve(child);
-    });
-    child.once("exit", (code) => reject(new Error(`server exited ${code}: ${out}`)));
-  });
-}
-
-function stop(child) {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once("exit", resolve);
-    child.kill("SIGTERM");
-  });
 }
 
 function run(cmd, args) {

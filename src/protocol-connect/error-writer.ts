@@ -1,5 +1,5 @@
 import { RpcError } from "../protocol/rpc-error.js";
-import { H } from "../protocol/headers.js";
+import { errorHeaders } from "../protocol-triple/error-body.js";
 import { httpStatusOf } from "../protocol/status-table.js";
 import type { OutHeaders, Responder } from "../transport/server/exchange.js";
 import { type ConnectDialect, connectHttpStatus, dialectErrorObject } from "./wire.js";
@@ -18,9 +18,7 @@ export function sendConnectError(ex: Responder, reason: unknown, dialect: Connec
     return;
   }
   const err = RpcError.from(reason);
-  const headers: OutHeaders = { [H.contentType]: "application/json" };
-  for (const k in err.metadata) headers[k] = err.metadata[k];
-  if (extra) Object.assign(headers, extra);
+  const headers = errorHeaders(err, extra);
   const status = dialect === "triple" ? httpStatusOf(err) : connectHttpStatus(err);
   ex.respond(status, headers, JSON.stringify(dialectErrorObject(err, dialect)));
 }

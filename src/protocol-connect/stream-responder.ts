@@ -1,8 +1,7 @@
 import type { Compression } from "../protocol/compression.js";
 import { H } from "../protocol/headers.js";
 import type { RpcError } from "../protocol/rpc-error.js";
-import type { MessageCodec } from "../protocol-grpc/codec-types.js";
-import { frameMessage, type StreamResponder } from "../protocol-grpc/stream-responder.js";
+import { EnvelopeResponder } from "../protocol-grpc/stream-responder.js";
 import type { CallContext } from "../server/context.js";
 import type { Exchange, OutHeaders } from "../transport/server/exchange.js";
 import { CH, CONNECT_ACCEPT_ENCODING, type ConnectDialect, endStreamFrame } from "./wire.js";
@@ -12,21 +11,16 @@ import { CH, CONNECT_ACCEPT_ENCODING, type ConnectDialect, endStreamFrame } from
  * the end), enveloped messages, then the end-stream message (flag 0x02) carrying the error, if
  * any, and the trailers as its `metadata`. Works on HTTP/1.1 (chunked) and HTTP/2 alike.
  */
-export class ConnectStreamResponder implements StreamResponder {
-  private started = false;
-  private done = false;
-
+export class ConnectStreamResponder extends EnvelopeResponder {
   constructor(
-    private readonly ex: Exchange,
-    private readonly ctx: CallContext,
-    private readonly contentType: string,
-    private readonly encoding: Compression | undefined,
-    private readonly compressByDefault: boolean,
+    ex: Exchange,
+    ctx: CallContext,
+    contentType: string,
+    encoding: Compression | undefined,
+    compressByDefault: boolean,
     private readonly dialect: ConnectDialect = "connect",
-  ) {}
-
-  get headersSent(): boolean {
-    return this.started;
+  ) {
+    super(ex, ctx, contentType, encoding, compressByDefault);
   }
 
   private begin(): void {
@@ -50,9 +44,6 @@ export class ConnectStreamResponder implements StreamResponder {
     this.ex.end(undefined, Buffer.concat([frame, this.endFrame(undefined)]));
   }
 
-  frameOf(codec: MessageCodec, value: unknown): Buffer {
-    return frameMessage(codec, value, this.ctx, this.encoding, this.compressByDefault);
-  }
 
   finish(err: RpcError | undefined): void {
     if (this.done) return;

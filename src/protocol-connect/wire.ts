@@ -1,5 +1,6 @@
 import { Code, codeFromName, codeName } from "../protocol/code.js";
 import { type Compression, HTTP_COMPRESSIONS } from "../protocol/compression.js";
+import { codeFromGrpcHttpStatus } from "../protocol/status-table.js";
 import { type ErrorDetail, RpcError } from "../protocol/rpc-error.js";
 import type { MetadataValue } from "../protocol/headers.js";
 
@@ -35,8 +36,14 @@ export function unaryFormatOf(mediaType: string): ConnectFormat | undefined {
 
 /** True for `application/connect+…` (any case): the Content-Type of Connect streams. */
 export function isConnectStreamType(contentType: unknown): boolean {
-  // Runs on every request that is not gRPC: a regular expression test allocates nothing.
-  return typeof contentType === "string" && CONNECT_STREAM_PREFIX.test(contentType);
+  // Runs on every request that is not gRPC: one character ("c" of "connect", any case) turns
+  // away application/json and the like before the regular expression runs.
+  return (
+    typeof contentType === "string" &&
+    contentType.length > 20 &&
+    (contentType.charCodeAt(12) | 0x20) === 0x63 &&
+    CONNECT_STREAM_PREFIX.test(contentType)
+  );
 }
 
 const CONNECT_STREAM_PREFIX = /^application\/connect\+/i;
@@ -70,26 +77,12 @@ export function connectHttpStatus(err: RpcError): number {
   return CODE_TO_HTTP[err.code] ?? 500;
 }
 
-/** The code a client infers from an HTTP status when a Connect error body is missing or unreadable. */
-export function codeFromConnectHttpStatus(status: number): Code {
-  switch (status) {
-    case 400:
-      return Code.Internal;
-    case 401:
-      return Code.Unauthenticated;
-    case 403:
-      return Code.PermissionDenied;
-    case 404:
-      return Code.Unimplemented;
-    case 429:
-    case 502:
-    case 503:
-    case 504:
-      return Code.Unavailable;
-    default:
-      return Code.Unknown;
-  }
-}
+/**
+ * The code a client infers from an HTTP status when a Connect error body is missing or
+ * unreadable: Connect uses gRPC's HTTP-to-code mapping (400 internal, 401 unauthenticated, 403
+ * permission_denied, 404 unimplemented, 429/502/503/504 unavailable, else unknown).
+ */
+export const codeFromConnectHttpStatus = codeFromGrpcHttpStatus;
 
 /** Base64 without padding (what Connect writes; readers accept both). */
 function unpadded(b: Uint8Array): string {

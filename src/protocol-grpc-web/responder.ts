@@ -1,9 +1,8 @@
 import { type Compression, GRPC_ACCEPT_ENCODING } from "../protocol/compression.js";
 import { H } from "../protocol/headers.js";
 import type { RpcError } from "../protocol/rpc-error.js";
-import type { MessageCodec } from "../protocol-grpc/codec-types.js";
 import { sendGrpcStatus } from "../protocol-grpc/status.js";
-import { frameMessage, type StreamResponder } from "../protocol-grpc/stream-responder.js";
+import { EnvelopeResponder } from "../protocol-grpc/stream-responder.js";
 import type { CallContext } from "../server/context.js";
 import type { Exchange, OutHeaders } from "../transport/server/exchange.js";
 import { trailerFrame } from "./wire.js";
@@ -14,21 +13,17 @@ import { trailerFrame } from "./wire.js";
  * trailers-only (the status in the headers, no body). In text mode every write is base64 on its
  * own, padding included, which is how gRPC-Web clients read a text stream.
  */
-export class GrpcWebResponder implements StreamResponder {
-  private started = false;
-  private done = false;
-
+export class GrpcWebResponder extends EnvelopeResponder {
   constructor(
-    private readonly ex: Exchange,
-    private readonly ctx: CallContext,
-    private readonly contentType: string,
+    ex: Exchange,
+    ctx: CallContext,
+    contentType: string,
+    encoding: Compression | undefined,
+    compressByDefault: boolean,
+    /** Base64 text mode (`application/grpc-web-text`). */
     private readonly text: boolean,
-    private readonly encoding: Compression | undefined,
-    private readonly compressByDefault: boolean,
-  ) {}
-
-  get headersSent(): boolean {
-    return this.started;
+  ) {
+    super(ex, ctx, contentType, encoding, compressByDefault);
   }
 
   private headers(): OutHeaders {
@@ -59,9 +54,6 @@ export class GrpcWebResponder implements StreamResponder {
     this.ex.respond(200, this.headers(), this.out(body));
   }
 
-  frameOf(codec: MessageCodec, value: unknown): Buffer {
-    return frameMessage(codec, value, this.ctx, this.encoding, this.compressByDefault);
-  }
 
   finish(err: RpcError | undefined): void {
     if (this.done) return;

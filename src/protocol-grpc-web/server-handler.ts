@@ -70,7 +70,7 @@ export class GrpcWebHandler {
       return;
     }
     const encoding = responseEncoding(requestEncoding, firstHeader(ex.headers, H.grpcAcceptEncoding));
-    const responder = new GrpcWebResponder(ex, ctx, contentType, wf.text, encoding, requestEncoding !== undefined);
+    const responder = new GrpcWebResponder(ex, ctx, contentType, encoding, requestEncoding !== undefined, wf.text);
     const codec = messageCodec(md, wf.format === "json" ? "protojson" : "proto");
     new GrpcServerCall(this.core, ex, route, ctx, codec, responder, requestEncoding, timeoutMs, wf.text ? base64Body : undefined);
   }

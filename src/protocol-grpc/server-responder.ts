@@ -1,11 +1,9 @@
-import { type Compression, GRPC_ACCEPT_ENCODING } from "../protocol/compression.js";
+import { GRPC_ACCEPT_ENCODING } from "../protocol/compression.js";
 import { H } from "../protocol/headers.js";
 import type { RpcError } from "../protocol/rpc-error.js";
-import type { CallContext } from "../server/context.js";
-import type { Exchange, OutHeaders } from "../transport/server/exchange.js";
-import type { MessageCodec } from "./message-codec.js";
+import type { OutHeaders } from "../transport/server/exchange.js";
 import { sendGrpcStatus } from "./status.js";
-import { frameMessage, type StreamResponder } from "./stream-responder.js";
+import { EnvelopeResponder } from "./stream-responder.js";
 
 export { responseCompression } from "./stream-responder.js";
 
@@ -16,25 +14,7 @@ const OK_TRAILERS: OutHeaders = Object.freeze({ [H.grpcStatus]: "0" }) as OutHea
  * Writes one gRPC response: headers on the first message, length-prefixed messages, then
  * trailers with the status — or a trailers-only response when the call ends before any message.
  */
-export class GrpcResponder implements StreamResponder {
-  private started = false;
-  private done = false;
-
-  constructor(
-    private readonly ex: Exchange,
-    private readonly ctx: CallContext,
-    private readonly contentType: string,
-    /** The encoding compressed messages use; undefined: the client accepts none of ours. */
-    private readonly encoding: Compression | undefined,
-    /** Compress messages of 1 KiB and more unless the handler says otherwise. */
-    private readonly compressByDefault: boolean,
-  ) {}
-
-  /** True once headers went out. */
-  get headersSent(): boolean {
-    return this.started;
-  }
-
+export class GrpcResponder extends EnvelopeResponder {
   private headers(): OutHeaders {
     const h: OutHeaders = { [H.contentType]: this.contentType, [H.grpcAcceptEncoding]: GRPC_ACCEPT_ENCODING };
     if (this.encoding) h[H.grpcEncoding] = this.encoding.name;
@@ -69,10 +49,6 @@ export class GrpcResponder implements StreamResponder {
     this.ex.end(t, frame);
   }
 
-  /** Encodes and frames one response message, compressed when negotiated and wanted. */
-  frameOf(codec: MessageCodec, value: unknown): Buffer {
-    return frameMessage(codec, value, this.ctx, this.encoding, this.compressByDefault);
-  }
 
   /** Ends the call with OK (`err` undefined) or an error status. Later calls do nothing. */
   finish(err: RpcError | undefined): void {

@@ -1,5 +1,6 @@
 import { COMPRESS_MIN_BYTES, type Compression } from "../protocol/compression.js";
 import type { RpcError } from "../protocol/rpc-error.js";
+import type { Exchange } from "../transport/server/exchange.js";
 import { type CallContext, createContextKey } from "../server/context.js";
 import type { MessageCodec } from "./codec-types.js";
 import { encodeFrame } from "./framing.js";
@@ -55,4 +56,36 @@ export function frameMessage(
     }
   }
   return codec.encodeResponseFrame ? codec.encodeResponseFrame(value) : encodeFrame(codec.encodeResponse(value));
+}
+
+/**
+ * What the three responders share: the exchange and call they answer, the response's content
+ * type and message encoding, whether headers went out and whether the call ended.
+ */
+export abstract class EnvelopeResponder implements StreamResponder {
+  protected started = false;
+  protected done = false;
+
+  constructor(
+    protected readonly ex: Exchange,
+    protected readonly ctx: CallContext,
+    protected readonly contentType: string,
+    /** The encoding compressed messages use; undefined: the client accepts none of ours. */
+    protected readonly encoding: Compression | undefined,
+    /** Compress messages of 1 KiB and more unless the handler says otherwise. */
+    protected readonly compressByDefault: boolean,
+  ) {}
+
+  /** True once headers went out. */
+  get headersSent(): boolean {
+    return this.started;
+  }
+
+  frameOf(codec: MessageCodec, value: unknown): Buffer {
+    return frameMessage(codec, value, this.ctx, this.encoding, this.compressByDefault);
+  }
+
+  abstract send(frame: Buffer): boolean;
+  abstract reply(frame: Buffer): void;
+  abstract finish(err: RpcError | undefined): void;
 }

@@ -19,6 +19,14 @@ export function errorBody(err: RpcError): string {
   return JSON.stringify(body);
 }
 
+/** The headers of a JSON error response: its content type, the error's metadata, then `extra`. */
+export function errorHeaders(err: RpcError, extra: OutHeaders | undefined): OutHeaders {
+  const headers: OutHeaders = { [H.contentType]: "application/json" };
+  for (const k in err.metadata) headers[k] = err.metadata[k];
+  if (extra) Object.assign(headers, extra);
+  return headers;
+}
+
 /**
  * The one writer of Triple HTTP error responses, for every path that answers a plain HTTP
  * caller with an error (handler errors, refusals, CORS, shutdown, the listener's refusals): the
@@ -31,9 +39,7 @@ export function sendHttpError(ex: Responder, reason: unknown, extra?: OutHeaders
     return;
   }
   const err = RpcError.from(reason);
-  const headers: OutHeaders = { [H.contentType]: "application/json" };
-  for (const k in err.metadata) headers[k] = err.metadata[k];
-  if (extra) Object.assign(headers, extra);
+  const headers = errorHeaders(err, extra);
   let body: Buffer | string = errorBody(err);
   if (body.length >= COMPRESS_MIN_BYTES) {
     const c = negotiateEncoding(firstHeader(ex.headers, H.acceptEncoding), HTTP_COMPRESSIONS);
