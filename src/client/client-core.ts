@@ -1,5 +1,6 @@
 import type { OutgoingHttpHeaders } from "node:http";
 import { Code } from "../protocol/code.js";
+import { codeFromGrpcHttpStatus } from "../protocol/status-table.js";
 import {
   COMPRESS_MIN_BYTES,
   type Compression,
@@ -432,7 +433,8 @@ export class ClientCore {
   }
 
   private tripleReply(pm: PreparedMethod, reply: HttpReply, opts: CallOptions | undefined): unknown {
-    const body = tripleReplyBody(reply, this.maxBytes, pm.contentType);
+    // A Connect reply without a usable error body: Connect infers the code as gRPC does.
+    const body = tripleReplyBody(reply, this.maxBytes, pm.contentType, pm.wire === "connect" ? codeFromGrpcHttpStatus : undefined);
     opts?.onHeaders?.(metadataOf(reply.headers));
     // Unary trailers: `trailer-` headers (Connect, dubbo-js, us), or real HTTP/2 trailers.
     opts?.onTrailers?.({ ...trailersOf(reply.headers, TRAILER_PREFIX), ...trailersOf(reply.trailers) });

@@ -1,6 +1,5 @@
 import { Code, codeFromName, codeName } from "../protocol/code.js";
 import { type Compression, HTTP_COMPRESSIONS } from "../protocol/compression.js";
-import { codeFromGrpcHttpStatus } from "../protocol/status-table.js";
 import { type ErrorDetail, RpcError } from "../protocol/rpc-error.js";
 import type { MetadataValue } from "../protocol/headers.js";
 
@@ -77,12 +76,6 @@ export function connectHttpStatus(err: RpcError): number {
   return CODE_TO_HTTP[err.code] ?? 500;
 }
 
-/**
- * The code a client infers from an HTTP status when a Connect error body is missing or
- * unreadable: Connect uses gRPC's HTTP-to-code mapping (400 internal, 401 unauthenticated, 403
- * permission_denied, 404 unimplemented, 429/502/503/504 unavailable, else unknown).
- */
-export const codeFromConnectHttpStatus = codeFromGrpcHttpStatus;
 
 /** Base64 without padding (what Connect writes; readers accept both). */
 function unpadded(b: Uint8Array): string {

@@ -14,7 +14,7 @@ import type { MessageCodec } from "./message-codec.js";
 import { CLIENT_QUEUE_BOUNDS, MessageQueue } from "./message-queue.js";
 import { MessageReader, type MessageSink } from "./message-reader.js";
 import { errorFromGrpcTrailers } from "./status.js";
-import { CH, CONNECT_FLAG_END_STREAM, codeFromConnectHttpStatus, parseEndStream } from "../protocol-connect/wire.js";
+import { CH, CONNECT_FLAG_END_STREAM, parseEndStream } from "../protocol-connect/wire.js";
 import { GRPC_WEB_FLAG_TRAILERS, parseTrailerBlock } from "../protocol-grpc-web/wire.js";
 
 /** Settings of one gRPC call. */
@@ -148,7 +148,7 @@ export class GrpcClientCall implements MessageSink {
       return;
     }
     const connect = this.protocol === "connect";
-    const err = connect ? checkConnectHeaders(h, this.provider) : checkResponseHeaders(h, this.provider);
+    const err = checkResponseHeaders(h, this.provider, connect);
     if (err) {
       this.fail(err);
       return;
@@ -277,8 +277,12 @@ export class GrpcClientCall implements MessageSink {
   }
 }
 
-/** A response that is not gRPC at all: a non-200 status or another content type. */
-function checkResponseHeaders(h: http2.IncomingHttpHeaders, provider: Provider): RpcError | undefined {
+/**
+ * A response that is not of the call's protocol at all: a non-200 status, or a content type
+ * other than gRPC's (gRPC, gRPC-Web, Dubbo's wrapper) or, for Connect, `application/connect+…`.
+ * Connect infers codes from HTTP statuses as gRPC does.
+ */
+function checkResponseHeaders(h: http2.IncomingHttpHeaders, provider: Provider, connect: boolean): RpcError | undefined {
   const status = Number(h[":status"]);
   if (status !== 200) {
     return new RpcError(codeFromGrpcHttpStatus(status), `HTTP status ${status} from ${provider.address}`, {
@@ -287,24 +291,9 @@ function checkResponseHeaders(h: http2.IncomingHttpHeaders, provider: Provider):
     });
   }
   const ct = String(h[H.contentType] ?? "");
-  if (!ct.startsWith("application/grpc") && !ct.startsWith("application/triple")) {
-    return new RpcError(Code.Unknown, `invalid content-type "${ct}" in a gRPC response`, { metadata: metadataOf(h) });
-  }
-  return undefined;
-}
-
-/** A Connect stream's response: HTTP 200 and `application/connect+…`. */
-function checkConnectHeaders(h: http2.IncomingHttpHeaders, provider: Provider): RpcError | undefined {
-  const status = Number(h[":status"]);
-  if (status !== 200) {
-    return new RpcError(codeFromConnectHttpStatus(status), `HTTP status ${status} from ${provider.address}`, {
-      metadata: metadataOf(h),
-      httpStatus: status,
-    });
-  }
-  const ct = String(h[H.contentType] ?? "");
-  if (!ct.startsWith("application/connect+")) {
-    return new RpcError(Code.Unknown, `invalid content-type "${ct}" in a Connect stream response`, { metadata: metadataOf(h) });
+  const ok = connect ? ct.startsWith("application/connect+") : ct.startsWith("application/grpc") || ct.startsWith("application/triple");
+  if (!ok) {
+    return new RpcError(Code.Unknown, `invalid content-type "${ct}" in a ${connect ? "Connect stream" : "gRPC"} response`, { metadata: metadataOf(h) });
   }
   return undefined;
 }

@@ -22,14 +22,14 @@ const ANSWERS: Readonly<Record<string, readonly string[]>> = {
  * `200` with `grpc-status: 2`); a non-200 reply is thrown as the RpcError its body describes; a
  * 200 reply in a content type the request cannot be answered with is an error naming it.
  */
-export function tripleReplyBody(reply: HttpReply, maxBytes: number, requestType: string): Buffer {
+export function tripleReplyBody(reply: HttpReply, maxBytes: number, requestType: string, fromHttp: (status: number) => Code = codeFromHttpStatus): Buffer {
   const inTrailers = reply.trailers !== undefined && firstHeader(reply.trailers, H.grpcStatus) !== undefined;
   if (inTrailers || firstHeader(reply.headers, H.grpcStatus) !== undefined) {
     const err = errorFromGrpcTrailers({ ...reply.headers, ...reply.trailers });
     if (err) throw err;
   }
   const body = decompressed(reply, maxBytes);
-  if (reply.status !== 200) throw errorFromHttpResponse(reply.status, reply.headers, body);
+  if (reply.status !== 200) throw errorFromHttpResponse(reply.status, reply.headers, body, fromHttp);
   const ct = firstHeader(reply.headers, H.contentType);
   const type = parseMediaType(ct)?.type;
   const expected = ANSWERS[requestType] ?? [requestType];
@@ -92,8 +92,14 @@ function codeOfBody(b: Record<string, unknown>, fromHttp: Code, legacyStatus: nu
  * failed_precondition, 413/431 resource_exhausted, 415 internal, 429/502/503/504 unavailable,
  * anything else unknown).
  */
-export function errorFromHttpResponse(status: number, headers: HeaderMap, body: Buffer): RpcError {
-  let code = codeFromHttpStatus(status);
+export function errorFromHttpResponse(
+  status: number,
+  headers: HeaderMap,
+  body: Buffer,
+  /** The code of a status without a usable body: Triple's table, or gRPC's for Connect replies. */
+  fromHttp: (status: number) => Code = codeFromHttpStatus,
+): RpcError {
+  let code = fromHttp(status);
   let legacyStatus: number | undefined;
   const { parsed, text } = parseBody(body);
   let message = text;

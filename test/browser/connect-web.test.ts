@@ -5,22 +5,13 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
+import { CHROMIUM, CHROMIUM_ARGS } from "../helpers/chromium.js";
 import * as esbuild from "esbuild";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { GREET_CACHE_CONTROL, GREET_ERROR_DOMAIN, GreetServiceImpl } from "../../samples/greet/greet-service.js";
 import { Code, createServer, type TripleServer } from "../../src/index.js";
 import { greetDescriptors } from "../connect/greet-descriptors.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const CHROMIUM_ARGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 
 /** The page's entry (plain JavaScript next to the sources; the compiled test lives under dist/). */
 const PAGE_ENTRY = path.resolve(__dirname, "../../../test/browser/page/connect-web-page.mjs");

@@ -5,22 +5,13 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
+import { CHROMIUM, CHROMIUM_ARGS } from "../helpers/chromium.js";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { GreetServiceImpl } from "../../samples/greet/greet-service.js";
 import { createServer, type TripleServer } from "../../src/index.js";
 import { post1 } from "../helpers/http.js";
 import { UserService } from "../robustness/fixture-services.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const CHROMIUM_ARGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 
 /** Serves one empty HTML page, so the browser has an origin to call the RPC server from. */
 function startPageServer(): Promise<http.Server> {
