@@ -27,6 +27,19 @@ export interface ConnectUnaryRequest {
 }
 
 /**
+ * The request message's arguments. A message that does not decode is the caller's mistake:
+ * Connect says `invalid_argument` (HTTP 400) where gRPC's codecs say `internal`.
+ */
+function decodeArgs(codec: MessageCodec, data: Buffer): unknown[] {
+  try {
+    return codec.decodeRequest(data);
+  } catch (e) {
+    if (e instanceof RpcError && e.code === Code.Internal) throw new RpcError(Code.InvalidArgument, e.message, { cause: e });
+    throw e;
+  }
+}
+
+/**
  * One unary Connect call (POST, or GET for idempotent methods): the body is one bare message in
  * the method's codec, the answer one bare message with the request's Content-Type, trailers as
  * `trailer-` headers, errors as Connect's error JSON with Connect's HTTP status.
@@ -62,7 +75,7 @@ export class ConnectUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
       // An empty body is the empty message, compressed or not.
       this.ctx.observer?.received(raw.length);
       const data = compression && raw.length > 0 ? compression.decompress(raw, this.core.limits.maxBodyBytes) : raw;
-      args = this.req.codec.decodeRequest(data);
+      args = decodeArgs(this.req.codec, data);
     } catch (e) {
       this.fail(e);
       return;

@@ -137,6 +137,18 @@ describe("Connect protocol rules, raw HTTP", () => {
       }
     });
 
+    it("a body that does not decode is 400 invalid_argument, in binary and in JSON", async () => {
+      const bin = await post1(url, "/greet.GreetService/Greet", {
+        headers: { "content-type": "application/proto", "connect-protocol-version": "1" },
+        body: Buffer.from([0x0a, 0x7f, 0x61]),
+      });
+      assert.equal(bin.status, 400);
+      assert.equal(bin.json().code, "invalid_argument");
+      const json = await post1(url, "/greet.GreetService/Greet", { headers: CONNECT_JSON, body: '{"name":' });
+      assert.equal(json.status, 400);
+      assert.equal(json.json().code, "invalid_argument");
+    });
+
     it("an unknown method or service is 404 unimplemented", async () => {
       for (const path of ["/greet.GreetService/Nope", "/nope.Service/Greet"]) {
         const r = await post1(url, path, { headers: CONNECT_JSON, body: "{}" });
