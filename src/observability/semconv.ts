@@ -17,6 +17,10 @@ export const ATTR_RPC_SYSTEM_NAME = "rpc.system.name";
 export const ATTR_RPC_METHOD = "rpc.method";
 /** The status code as a string (`OK`, `NOT_FOUND`). */
 export const ATTR_RPC_STATUS_CODE = "rpc.status_code";
+/** The method as the request named it, when `rpc.method` is `_OTHER` (a method the server does not know). */
+export const ATTR_RPC_METHOD_ORIGINAL = "rpc.method_original";
+/** `rpc.method` of a call to a method the server does not know. */
+export const RPC_METHOD_OTHER = "_OTHER";
 export const ATTR_ERROR_TYPE = "error.type";
 export const ATTR_SERVER_ADDRESS = "server.address";
 export const ATTR_SERVER_PORT = "server.port";

@@ -18,7 +18,10 @@ import type { Exchange } from "../transport/server/exchange.js";
 import { LabelCache, type MethodLabels } from "./labels.js";
 import {
   ATTR_ERROR_TYPE,
+  ATTR_RPC_METHOD_ORIGINAL,
   ATTR_RPC_STATUS_CODE,
+  RPC_METHOD_OTHER,
+  statusCodeName,
   DURATION_BUCKETS,
   isServerError,
   METRIC_SERVER_ACTIVE_CALLS,
@@ -117,6 +120,32 @@ export class ServerTelemetry extends TelemetrySwitch {
     }
     const span = tracer.startSpan(labels.name, options, parent);
     return new ServerCallObserver(this, labels, span, trace.setSpan(parent, span));
+  }
+
+  /**
+   * A call refused before it reached a method (an unknown service or method, a bad header, a
+   * content type no protocol speaks): one SERVER span, ended at once with the error. Its
+   * `rpc.method` is the method's name when the server knows it, else `_OTHER` with
+   * `rpc.method_original` holding what the request named; the span is named after the method, or
+   * after the RPC system for `_OTHER`, as the conventions say.
+   */
+  refused(ex: Exchange, protocol: string, err: RpcError, known: boolean): void {
+    const tracer = this.tracer;
+    if (tracer === undefined) return;
+    const system = rpcSystemOf(protocol);
+    const original = ex.path.slice(1);
+    const server = (this.listening ??= this.address());
+    const attributes = serverSpanAttributes(system, known ? original : RPC_METHOD_OTHER, server?.address, server?.port, ex.peer.address, ex.peer.port);
+    if (!known) (attributes as Record<string, string>)[ATTR_RPC_METHOD_ORIGINAL] = original;
+    const parent = this.trustRemote ? this.propagation.extract(context.active(), ex.headers, defaultTextMapGetter) : context.active();
+    const span = tracer.startSpan(known ? original : system, { kind: SpanKind.SERVER, attributes }, parent);
+    const status = statusCodeName(system, err.code);
+    span.setAttribute(ATTR_RPC_STATUS_CODE, status);
+    if (isServerError(err.code)) {
+      span.setAttribute(ATTR_ERROR_TYPE, status);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: err.message });
+    }
+    span.end();
   }
 
 }

@@ -73,6 +73,7 @@ export class ConnectHandler {
       const codec = messageCodec(route.descriptor, format === "json" ? "protojson" : "proto");
       new ConnectUnaryCall(this.core, ex, { route, codec, contentType: mt.type, dialect: "connect", timeoutMs, compression, message: undefined });
     } catch (e) {
+      this.core.refused(ex, "connect", e);
       ex.discardBody((e as RpcError).httpStatus === 413);
       sendConnectError(ex, e, "connect");
     }
@@ -100,6 +101,7 @@ export class ConnectHandler {
       const contentType = q.format === "json" ? "application/json" : "application/proto";
       new ConnectUnaryCall(this.core, ex, { route, codec, contentType, dialect, timeoutMs, compression: q.compression, message: q.message });
     } catch (e) {
+      this.core.refused(ex, "connect", e);
       sendConnectError(ex, e, dialect);
     }
   }
@@ -124,6 +126,7 @@ export class ConnectHandler {
       if (!format || !mt) throw unsupported(`unsupported Content-Type "${firstHeader(h, H.contentType)}"; Connect streams use application/connect+json or application/connect+proto`);
       this.checkStreamKind(ex, route);
     } catch (e) {
+      this.core.refused(ex, "connect", e);
       if ((e as RpcError).httpStatus === 505) ex.discardBody(true);
       else ex.discardBody();
       sendConnectError(ex, e, dialect);
@@ -159,6 +162,7 @@ export class ConnectHandler {
     const responder = new ConnectStreamResponder(ex, ctx, contentType, encoding, requestEncoding !== undefined, dialect);
     if (failure) {
       // Once the protocol is known, a stream's errors travel in its end-stream message (HTTP 200).
+      this.core.refused(ex, "connect", failure);
       ex.discardBody();
       responder.finish(failure);
       return;

@@ -42,6 +42,7 @@ export class GrpcWebHandler {
       route = this.check(ex);
       timeoutMs = parseGrpcTimeout(firstHeader(ex.headers, H.grpcTimeout));
     } catch (e) {
+      this.core.refused(ex, "grpc-web", e);
       ex.discardBody();
       sendGrpcStatus(ex, RpcError.from(e), { [H.contentType]: mt.type });
       return;

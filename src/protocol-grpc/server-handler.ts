@@ -75,6 +75,7 @@ export class GrpcHandler {
     try {
       req = this.check(ex);
     } catch (e) {
+      this.core.refused(ex, "grpc", e);
       sendGrpcStatus(ex, RpcError.from(e), { [H.contentType]: mt.type });
       ex.discardBody();
       return;

@@ -72,6 +72,7 @@ export class TripleHttpHandler {
     try {
       req = this.check(ex);
     } catch (e) {
+      this.core.refused(ex, "triple", e);
       ex.discardBody((e as RpcError).httpStatus === 413);
       sendHttpError(ex, e);
       return;

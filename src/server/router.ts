@@ -64,6 +64,11 @@ export class Router {
     this.services.add(m.service.name);
   }
 
+  /** True when a method is registered under `path` (in some version and group). */
+  hasPath(path: string): boolean {
+    return this.routes.has(path);
+  }
+
   hasService(name: string): boolean {
     return this.services.has(name);
   }

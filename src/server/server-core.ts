@@ -1,6 +1,6 @@
 import type { RpcError } from "../protocol/rpc-error.js";
 import type { Exchange } from "../transport/server/exchange.js";
-import type { CallContext } from "./context.js";
+import type { CallContext, WireProtocol } from "./context.js";
 import type { Limits } from "./limits.js";
 import type { Router } from "./router.js";
 
@@ -22,6 +22,11 @@ export interface ServerCore {
    * same context do nothing.
    */
   untrack(ctx: CallContext, error: RpcError | undefined): void;
+  /**
+   * A call refused before it reached a handler (unknown method, bad headers): reported to
+   * telemetry as a span of its own when an SDK is registered; nothing otherwise.
+   */
+  refused(ex: Exchange, protocol: WireProtocol, err: unknown): void;
   /** True once `close()` began: new calls are refused with `unavailable`. */
   readonly draining: boolean;
 }

@@ -21,7 +21,7 @@ import type { ServiceDescriptor } from "../service/descriptors.js";
 import type { Exchange, Responder } from "../transport/server/exchange.js";
 import { OnePortListener, type Refusal, type TransportOptions } from "../transport/server/listener.js";
 import type { AuthOptions } from "./auth.js";
-import type { CallContext } from "./context.js";
+import type { CallContext, WireProtocol } from "./context.js";
 import { Cors, type CorsOptions } from "./cors.js";
 import { HEALTH_SERVICE_NAME, HealthService } from "./health.js";
 import { InflightCalls } from "./inflight.js";
@@ -279,6 +279,10 @@ export class TripleServer implements ServerCore {
   track(ctx: CallContext, ex: Exchange): void {
     this.inflight.add(ctx, ex);
     if (this.telemetry.on() && ctx.observer === undefined) ctx.observer = this.telemetry.observe(ctx, ex);
+  }
+
+  refused(ex: Exchange, protocol: WireProtocol, err: unknown): void {
+    if (this.telemetry.on()) this.telemetry.refused(ex, protocol, RpcError.from(err), this.router.hasPath(ex.path));
   }
 
   untrack(ctx: CallContext, error: RpcError | undefined): void {

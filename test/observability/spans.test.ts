@@ -108,6 +108,34 @@ describe("OpenTelemetry spans (SDK registered globally)", () => {
     });
   }
 
+  it("a call to a method the server does not know: one SERVER span, rpc.method _OTHER with rpc.method_original", async () => {
+    const cases: { headers: Record<string, string>; system: string; status: string }[] = [
+      { headers: { "content-type": "application/json" }, system: "dubbo", status: "UNIMPLEMENTED" },
+      { headers: { "content-type": "application/json", "connect-protocol-version": "1" }, system: "connectrpc", status: "unimplemented" },
+    ];
+    for (const c of cases) {
+      sdk.spans.reset();
+      const r = await post1(server.url, "/otel.Probe/nope", { headers: c.headers, body: "{}" });
+      assert.equal(r.status, 404);
+      const [span] = await waitForSpans(sdk, 1, server_);
+      assert.equal(span.name, c.system);
+      assert.equal(span.attributes["rpc.system.name"], c.system);
+      assert.equal(span.attributes["rpc.method"], "_OTHER");
+      assert.equal(span.attributes["rpc.method_original"], "otel.Probe/nope");
+      assert.equal(span.attributes["rpc.status_code"], c.status);
+      assert.equal(span.status.code, SpanStatusCode.ERROR, "unimplemented is a server error");
+    }
+    // A known method refused before its handler (a bad timeout header) keeps its name.
+    sdk.spans.reset();
+    const bad = await post1(server.url, "/otel.Probe/hello", { headers: { "content-type": "application/json", "tri-service-timeout": "soon" }, body: '["x"]' });
+    assert.equal(bad.status, 400);
+    const [span] = await waitForSpans(sdk, 1, server_);
+    assert.equal(span.name, "otel.Probe/hello");
+    assert.equal(span.attributes["rpc.method"], "otel.Probe/hello");
+    assert.equal(span.attributes["rpc.status_code"], "INVALID_ARGUMENT");
+    assert.equal(span.status.code, SpanStatusCode.UNSET);
+  });
+
   it("gRPC server stream: the spans last until the stream ends", async () => {
     const c = client({ providers: [server.url], protocol: "grpc" });
     const t0 = Date.now();
