@@ -5,6 +5,7 @@ import { serverShuttingDown, tooManyHeaders } from "../protocol/errors.js";
 import { firstHeader, H } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import { messageCodec } from "../protocol-grpc/message-codec.js";
+import type { MessageReader } from "../protocol-grpc/message-reader.js";
 import { GrpcServerCall } from "../protocol-grpc/server-call.js";
 import { requestEncodingOf, responseEncoding } from "../protocol-grpc/server-handler.js";
 import { sendGrpcStatus } from "../protocol-grpc/status.js";
@@ -16,7 +17,7 @@ import type { BodySink, Exchange } from "../transport/server/exchange.js";
 import { GrpcWebResponder } from "./responder.js";
 import { Base64BodySink, GRPC_WEB_MEDIA_TYPES, type GrpcWebFormat, grpcWebFormatOf } from "./wire.js";
 
-const base64Body = (reader: BodySink): BodySink => new Base64BodySink(reader);
+const base64Body = (reader: MessageReader): BodySink => new Base64BodySink(reader);
 
 /**
  * gRPC-Web on the same port, over HTTP/1.1 and HTTP/2: binary (`application/grpc-web`,

@@ -1,5 +1,6 @@
 import { statusHeaders } from "../protocol-grpc/status.js";
-import type { RpcError } from "../protocol/rpc-error.js";
+import { Code } from "../protocol/code.js";
+import { RpcError } from "../protocol/rpc-error.js";
 import type { BodySink } from "../transport/server/exchange.js";
 
 /**
@@ -86,23 +87,33 @@ export function decodeBase64Chunks(s: string): Buffer {
   return parts.length === 1 ? parts[0] : Buffer.concat(parts);
 }
 
+const NOT_BASE64 = /[^A-Za-z0-9+/=_-]/;
+
 /**
  * A body sink that base64-decodes gRPC-Web text before handing the bytes on: whole 4-character
  * groups as they arrive, the rest with the next chunk.
  */
 export class Base64BodySink implements BodySink {
   private rest = "";
+  private failed = false;
 
-  constructor(private readonly next: BodySink) {}
+  constructor(private readonly next: BodySink & { fail(err: RpcError): void }) {}
 
   onBodyData(chunk: Buffer): void {
+    if (this.failed) return;
     const s = this.rest + chunk.toString("latin1").replace(/[\r\n\t ]/g, "");
+    if (NOT_BASE64.test(s)) {
+      this.failed = true;
+      this.next.fail(new RpcError(Code.Internal, "the gRPC-Web text body is not base64 (application/grpc-web-text bodies are base64-encoded frames)"));
+      return;
+    }
     const whole = s.length - (s.length % 4);
     this.rest = s.slice(whole);
     if (whole > 0) this.next.onBodyData(decodeBase64Chunks(s.slice(0, whole)));
   }
 
   onBodyEnd(): void {
+    if (this.failed) return;
     if (this.rest) this.next.onBodyData(Buffer.from(this.rest, "base64"));
     this.rest = "";
     this.next.onBodyEnd();

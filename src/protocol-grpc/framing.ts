@@ -44,7 +44,8 @@ export class FrameDecoder {
   /** Throws when a frame header is bad: unknown flag bits, or a length over the limit. */
   static check(flags: number, length: number, maxBytes: number, extraFlags = 0): void {
     if ((flags & ~(FLAG_COMPRESSED | extraFlags)) !== 0) {
-      throw new RpcError(Code.Internal, `invalid gRPC frame flags 0x${flags.toString(16)}`);
+      const allowed = extraFlags ? `0x01 and 0x${extraFlags.toString(16)}` : "0x01 (compressed)";
+      throw new RpcError(Code.Internal, `invalid message frame flags 0x${flags.toString(16)}: only ${allowed} may be set`);
     }
     if (length > maxBytes) {
       throw messageTooLarge(length, maxBytes);

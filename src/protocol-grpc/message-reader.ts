@@ -46,6 +46,11 @@ export class MessageReader {
     return this.decoder?.pending ?? false;
   }
 
+  /** Ends the stream with `err` (a body that cannot be framed at all, say), once. */
+  fail(err: RpcError): void {
+    this.finish(err);
+  }
+
   /** Stops delivering messages. */
   abandon(): void {
     this.done = true;

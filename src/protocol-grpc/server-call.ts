@@ -42,7 +42,7 @@ export class GrpcServerCall implements MessageSink, AbortSink, PumpTarget, Handl
     requestEncoding: Compression | undefined,
     timeoutMs: number | undefined,
     /** Wraps the message reader where the body needs decoding first (gRPC-Web's base64 text). */
-    bodyFilter?: (reader: BodySink) => BodySink,
+    bodyFilter?: (reader: MessageReader) => BodySink,
   ) {
     core.track(ctx, ex);
     ex.onAbort(this);

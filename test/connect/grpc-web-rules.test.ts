@@ -109,6 +109,16 @@ describe("gRPC-Web rules, raw HTTP", () => {
     assert.equal(greetingOfProto(frames[0].data), "p, q");
   });
 
+  it("a text body that is not base64 fails with a message that says so", async () => {
+    const r = await request1(url, "/greet.GreetService/Greet", {
+      headers: { "content-type": "application/grpc-web-text", "x-grpc-web": "1" },
+      body: "!!!!@@@@",
+    });
+    assert.equal(r.status, 200);
+    assert.equal(r.headers["grpc-status"], String(Code.Internal));
+    assert.match(decodeURIComponent(String(r.headers["grpc-message"])), /not base64/);
+  });
+
   it("an error before any message is trailers-only: grpc-status and grpc-message in the headers, no body", async () => {
     for (const send of [request1, request2]) {
       const r = await send(url, "/greet.GreetService/Greet", { headers: { "content-type": "application/grpc-web+proto", "x-grpc-web": "1" }, body: envelope(0, greetRequestProto("nobody")) });
