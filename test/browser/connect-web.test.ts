@@ -127,4 +127,26 @@ describe("connect-web from headless Chromium", { skip: !existsSync(CHROMIUM) && 
     // 3 transports × 5 calls, and 2 GETs.
     assert.equal(calls.length, 17, JSON.stringify(calls));
   });
+
+  /**
+   * Google's `grpc-web` client (XHR), in text mode (its default: application/grpc-web-text, the
+   * response's base64 decoded as it streams in) and in binary mode, from the same page.
+   */
+  describe("Google grpc-web (text and binary)", () => {
+    let web: Record<string, Record<string, Outcome>>;
+    before(async () => {
+      web = await page.evaluate((url) => (globalThis as any).runGrpcWebJs(url), server.url);
+    });
+
+    for (const format of ["text", "binary"]) {
+      it(`${format}: unary, the wrong name's code and text, server streaming, a deadline`, () => {
+        const r = web[format];
+        assert.deepEqual(r.unary, { value: "triple" });
+        assert.deepEqual(r.wrongName, { error: { code: Code.Unknown, message: "name is not right: nobody" } });
+        assert.deepEqual(r.serverStream, { value: ["hello, web (1/3)", "hello, web (2/3)", "hello, web (3/3)"] });
+        assert.equal(r.deadline.error?.code, Code.DeadlineExceeded, JSON.stringify(r.deadline));
+        assert.ok((r.deadline.ms ?? 0) < 3000, `took ${r.deadline.ms} ms`);
+      });
+    }
+  });
 });

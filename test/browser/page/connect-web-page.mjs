@@ -5,6 +5,10 @@ import { createFileRegistry, fromBinary } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import { ConnectError, createClient } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-web";
+import { runGrpcWebJs } from "./grpc-web-page.mjs";
+
+// A named import: the package's `sideEffects` list would let esbuild drop a bare `import "…"`.
+window.runGrpcWebJs = runGrpcWebJs;
 
 function registryOf(setBase64) {
   const bytes = Uint8Array.from(atob(setBase64), (c) => c.charCodeAt(0));
