@@ -12,14 +12,14 @@ import {
 import { callerCancelled } from "../protocol/errors.js";
 import { H, metadataOf, RESERVED_HEADERS, TRAILER_PREFIX, TRI_PROTOCOL_VERSION, trailersOf } from "../protocol/headers.js";
 import { type MetadataInit, RpcError } from "../protocol/rpc-error.js";
-import { GrpcClientCall, grpcHeaders, type ResponseMode } from "../protocol-grpc/client-call.js";
+import { type EnvelopeProtocol, GrpcClientCall, grpcHeaders, type ResponseMode } from "../protocol-grpc/client-call.js";
 import type { GrpcMessageFormat } from "../protocol-grpc/content-type.js";
 import { type MessageCodec, messageCodec } from "../protocol-grpc/message-codec.js";
 import { formatGrpcTimeout } from "../protocol-grpc/timeout.js";
 import { tripleReplyBody } from "../protocol-triple/client-reply.js";
 import { CH, CONNECT_ACCEPT_ENCODING } from "../protocol-connect/wire.js";
 import { grpcWebReplyMessage } from "../protocol-grpc-web/client-reply.js";
-import { encodeFrame } from "../protocol-grpc/framing.js";
+import { requestFrame } from "../protocol-grpc/framing.js";
 import { type ClientCallObserver, ClientTelemetry } from "../observability/client-observer.js";
 import { checkedLogger } from "../observability/logger.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
@@ -51,8 +51,9 @@ export interface PreparedMethod {
   readonly contentType: string;
   /** The protocol of this method's calls (a Triple client's streams are gRPC). */
   readonly wire: ClientProtocol;
-  /** Its unary calls run on an HTTP/2 stream as gRPC, rather than as one HTTP exchange. */
-  readonly grpc: boolean;
+  /** The protocol and message compression of its calls on an HTTP/2 stream (gRPC unary, and streams). */
+  readonly envelope: EnvelopeProtocol;
+  readonly messageCompression: Compression | undefined;
   /** Retries of this method: the client's per-method option, else `@Method({ retries })`, else the client's. */
   readonly retries: number;
   /** The complete gRPC request headers of a call that adds none of its own. */
@@ -231,8 +232,10 @@ export class ClientCore {
     const own = this.options.methods?.[md.name] ?? this.options.methods?.[md.propertyKey];
     const retries = Math.floor(nonNegative(`methods.${md.name}.retries`, own?.retries ?? md.retries, this.ctx.retries));
     const h2Headers = { ...headers, ":method": "POST", ":path": md.path };
-    const grpc = wire === "grpc";
-    return { md, codec, contentType, wire, grpc, headers, retries, grpcHeaders: grpcHeaders(md.path, headers), h2Headers };
+    // A Triple client's unary calls never open a stream: its streams (and gRPC clients) are gRPC.
+    const envelope: EnvelopeProtocol = wire === "triple" ? "grpc" : wire;
+    const messageCompression = envelope === "connect" ? this.httpCompression : this.grpcCompression;
+    return { md, codec, contentType, wire, envelope, messageCompression, headers, retries, grpcHeaders: grpcHeaders(md.path, headers), h2Headers };
   }
 
   /** The compression and protocol headers every call of a method repeats. */
@@ -329,9 +332,7 @@ export class ClientCore {
   ): Promise<GrpcClientCall> {
     const h2 = this.http2();
     const requestHeaders = this.grpcRequestHeaders(pm, headers, scope);
-    const protocol = pm.wire === "triple" ? "grpc" : pm.wire;
-    const compression = protocol === "connect" ? this.httpCompression : this.grpcCompression;
-    const settings = { codec: pm.codec, maxBytes: this.maxBytes, compression, signal: scope.signal, options: opts, protocol };
+    const settings = { codec: pm.codec, maxBytes: this.maxBytes, compression: pm.messageCompression, signal: scope.signal, options: opts, protocol: pm.envelope };
     // A connected session takes the stream at once: no promise to wait for.
     const now = scope.signal === NEVER_ABORTS ? h2.openNow(p, requestHeaders) : undefined;
     if (now) return Promise.resolve(new GrpcClientCall(now, p, settings, mode));
@@ -397,7 +398,7 @@ export class ClientCore {
   ): Attempt<unknown> {
     let body = pm.codec.encodeArgs(args);
     let headers = callHeaders;
-    if (pm.grpc) {
+    if (pm.wire === "grpc") {
       return (p) =>
         this.openGrpc(p, pm, headers, scope, opts, "single").then((call) => {
           call.sendArgs(body);
@@ -407,9 +408,7 @@ export class ClientCore {
     const transport = this.unaryTransport();
     const path = pm.md.path;
     if (pm.wire === "grpc-web") {
-      const c = this.grpcCompression;
-      const compress = c !== undefined && body.byteLength >= COMPRESS_MIN_BYTES;
-      const frame = encodeFrame(compress ? c.compress(body) : body, compress);
+      const frame = requestFrame(body, pm.messageCompression);
       return (p) =>
         transport
           .post(p, { path, headers: this.tripleRequestHeaders(pm, headers, scope), body: frame, signal: scope.signal, maxBytes: this.maxBytes })

@@ -1,5 +1,5 @@
 import { Code } from "../protocol/code.js";
-import { COMPRESS_MIN_BYTES, type Compression, HTTP_COMPRESSIONS, negotiateEncoding } from "../protocol/compression.js";
+import { type Compression, compressResponseBody } from "../protocol/compression.js";
 import { clientCancelled, deadlineExceeded } from "../protocol/errors.js";
 import { firstHeader, H, TRAILER_PREFIX } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
@@ -103,16 +103,9 @@ export class ConnectUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
     const headers: OutHeaders = { [H.contentType]: this.req.contentType };
     this.ctx.copyResponseHeadersTo(headers);
     this.ctx.copyResponseTrailersTo(headers, TRAILER_PREFIX);
-    this.ex.respond(200, headers, this.compress(body, headers));
+    this.ex.respond(200, headers, compressResponseBody(body, firstHeader(this.ex.headers, H.acceptEncoding), headers));
   }
 
-  private compress(body: Buffer | string, headers: OutHeaders): Buffer | string {
-    if (body.length < COMPRESS_MIN_BYTES) return body;
-    const c = negotiateEncoding(firstHeader(this.ex.headers, H.acceptEncoding), HTTP_COMPRESSIONS);
-    if (!c) return body;
-    headers[H.contentEncoding] = c.name;
-    return c.compress(typeof body === "string" ? Buffer.from(body) : body);
-  }
 
   /** Marks the call over with its outcome (undefined: OK). */
   private end(err: RpcError | undefined): void {

@@ -4,12 +4,12 @@ import { streamClosedError, transportError } from "../transport/client/errors.js
 import type { CallOptions } from "../client/call-options.js";
 import type { Provider } from "../client/provider.js";
 import { Code } from "../protocol/code.js";
-import { type Compression, COMPRESS_MIN_BYTES, GRPC_COMPRESSIONS, HTTP_COMPRESSIONS } from "../protocol/compression.js";
+import { type Compression, GRPC_COMPRESSIONS, HTTP_COMPRESSIONS } from "../protocol/compression.js";
 import { callerCancelled } from "../protocol/errors.js";
 import { H, type HeaderMap, metadataOf, trailersOf } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import { codeFromGrpcHttpStatus } from "../protocol/status-table.js";
-import { encodeFrame } from "./framing.js";
+import { requestFrame } from "./framing.js";
 import type { MessageCodec } from "./message-codec.js";
 import { CLIENT_QUEUE_BOUNDS, MessageQueue } from "./message-queue.js";
 import { MessageReader, type MessageSink } from "./message-reader.js";
@@ -245,9 +245,7 @@ export class GrpcClientCall implements MessageSink {
 
   /** Frames one request message, compressed when the client compresses and it is worth it. */
   private frame(payload: Uint8Array): Buffer {
-    const c = this.settings.compression;
-    const compress = c !== undefined && payload.byteLength >= COMPRESS_MIN_BYTES;
-    return encodeFrame(compress ? c.compress(payload) : payload, compress);
+    return requestFrame(payload, this.settings.compression);
   }
 
   private write(frame: Buffer): Promise<boolean> {

@@ -1,4 +1,5 @@
 import { Code } from "../protocol/code.js";
+import { COMPRESS_MIN_BYTES, type Compression } from "../protocol/compression.js";
 import { messageTooLarge } from "../protocol/errors.js";
 import { RpcError } from "../protocol/rpc-error.js";
 
@@ -17,6 +18,12 @@ export function encodeFrame(payload: Uint8Array, compressed = false): Buffer {
   out.writeUInt32BE(payload.length, 1);
   out.set(payload, 5);
   return out;
+}
+
+/** One request message as a frame, compressed with `compression` when it is at least 1 KiB. */
+export function requestFrame(payload: Uint8Array, compression: Compression | undefined): Buffer {
+  const compress = compression !== undefined && payload.byteLength >= COMPRESS_MIN_BYTES;
+  return encodeFrame(compress ? compression.compress(payload) : payload, compress);
 }
 
 /** Receives the frames a {@link FrameDecoder} completes. */

@@ -1,6 +1,6 @@
 import { codeName } from "../protocol/code.js";
 import { connectErrorObject } from "../protocol-connect/wire.js";
-import { COMPRESS_MIN_BYTES, HTTP_COMPRESSIONS, negotiateEncoding } from "../protocol/compression.js";
+import { compressResponseBody } from "../protocol/compression.js";
 import { firstHeader, H } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import { httpStatusOf, legacyStatusOf } from "../protocol/status-table.js";
@@ -40,13 +40,6 @@ export function sendHttpError(ex: Responder, reason: unknown, extra?: OutHeaders
   }
   const err = RpcError.from(reason);
   const headers = errorHeaders(err, extra);
-  let body: Buffer | string = errorBody(err);
-  if (body.length >= COMPRESS_MIN_BYTES) {
-    const c = negotiateEncoding(firstHeader(ex.headers, H.acceptEncoding), HTTP_COMPRESSIONS);
-    if (c) {
-      body = c.compress(Buffer.from(body));
-      headers[H.contentEncoding] = c.name;
-    }
-  }
+  const body = compressResponseBody(errorBody(err), firstHeader(ex.headers, H.acceptEncoding), headers);
   ex.respond(httpStatusOf(err), headers, body);
 }

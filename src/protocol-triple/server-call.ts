@@ -3,7 +3,7 @@ import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import type { RequestCodec, ResponseCodec } from "../codec/codec.js";
 import { responseCodecFor } from "../codec/registry.js";
 import { Code } from "../protocol/code.js";
-import { COMPRESS_MIN_BYTES, type Compression, HTTP_COMPRESSIONS, negotiateEncoding } from "../protocol/compression.js";
+import { type Compression, compressResponseBody } from "../protocol/compression.js";
 import type { MediaType } from "../protocol/content-type.js";
 import { clientCancelled, deadlineExceeded } from "../protocol/errors.js";
 import { firstHeader, H, TRAILER_PREFIX } from "../protocol/headers.js";
@@ -137,17 +137,7 @@ export class TripleUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
     this.ctx.copyResponseHeadersTo(headers);
     // Unary trailers travel as `trailer-` headers, as Connect and dubbo-js send and read them.
     this.ctx.copyResponseTrailersTo(headers, TRAILER_PREFIX);
-    this.ex.respond(200, headers, this.compress(body, headers));
-  }
-
-  /** The response body, compressed when it is large enough and the client accepts an encoding. */
-  private compress(body: Buffer | string, headers: OutHeaders): Buffer | string {
-    const len = typeof body === "string" ? body.length : body.byteLength;
-    if (len < COMPRESS_MIN_BYTES) return body;
-    const c = negotiateEncoding(firstHeader(this.ex.headers, H.acceptEncoding), HTTP_COMPRESSIONS);
-    if (!c) return body;
-    headers[H.contentEncoding] = c.name;
-    return c.compress(typeof body === "string" ? Buffer.from(body) : body);
+    this.ex.respond(200, headers, compressResponseBody(body, firstHeader(this.ex.headers, H.acceptEncoding), headers));
   }
 
   /** Marks the call over and stops its timer; the context stays tracked for an SSE hand-over. */

@@ -106,3 +106,20 @@ export function negotiateEncoding(
   }
   return best;
 }
+
+/**
+ * A whole HTTP response body, compressed with the best encoding `acceptEncoding` allows when it
+ * is worth it (at least {@link COMPRESS_MIN_BYTES}), `Content-Encoding` set in `headers`; as it
+ * is otherwise. Triple HTTP and Connect unary replies and the HTTP error bodies use it.
+ */
+export function compressResponseBody(
+  body: Buffer | string,
+  acceptEncoding: string | undefined,
+  headers: Record<string, string | number | string[]>,
+): Buffer | string {
+  if (body.length < COMPRESS_MIN_BYTES) return body;
+  const c = negotiateEncoding(acceptEncoding, HTTP_COMPRESSIONS);
+  if (!c) return body;
+  headers["content-encoding"] = c.name;
+  return c.compress(typeof body === "string" ? Buffer.from(body) : body);
+}
