@@ -1,7 +1,7 @@
 import { Code } from "../protocol/code.js";
 import { type Compression, compressResponseBody } from "../protocol/compression.js";
 import { clientCancelled, deadlineExceeded } from "../protocol/errors.js";
-import { firstHeader, H, TRAILER_PREFIX } from "../protocol/headers.js";
+import { H, TRAILER_PREFIX } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import type { MessageCodec } from "../protocol-grpc/codec-types.js";
 import { BodyCollector, type BodyTarget } from "../protocol-triple/request-body.js";
@@ -103,7 +103,7 @@ export class ConnectUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
     const headers: OutHeaders = { [H.contentType]: this.req.contentType };
     this.ctx.copyResponseHeadersTo(headers);
     this.ctx.copyResponseTrailersTo(headers, TRAILER_PREFIX);
-    this.ex.respond(200, headers, compressResponseBody(body, firstHeader(this.ex.headers, H.acceptEncoding), headers));
+    this.ex.respond(200, headers, compressResponseBody(body, this.ex.headers, headers));
   }
 
 

@@ -1,7 +1,7 @@
 import { codeName } from "../protocol/code.js";
 import { connectErrorObject } from "../protocol-connect/wire.js";
 import { compressResponseBody } from "../protocol/compression.js";
-import { firstHeader, H } from "../protocol/headers.js";
+import { H } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import { httpStatusOf, legacyStatusOf } from "../protocol/status-table.js";
 import type { OutHeaders, Responder } from "../transport/server/exchange.js";
@@ -40,6 +40,6 @@ export function sendHttpError(ex: Responder, reason: unknown, extra?: OutHeaders
   }
   const err = RpcError.from(reason);
   const headers = errorHeaders(err, extra);
-  const body = compressResponseBody(errorBody(err), firstHeader(ex.headers, H.acceptEncoding), headers);
+  const body = compressResponseBody(errorBody(err), ex.headers, headers);
   ex.respond(httpStatusOf(err), headers, body);
 }

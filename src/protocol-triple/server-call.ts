@@ -137,7 +137,7 @@ export class TripleUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
     this.ctx.copyResponseHeadersTo(headers);
     // Unary trailers travel as `trailer-` headers, as Connect and dubbo-js send and read them.
     this.ctx.copyResponseTrailersTo(headers, TRAILER_PREFIX);
-    this.ex.respond(200, headers, compressResponseBody(body, firstHeader(this.ex.headers, H.acceptEncoding), headers));
+    this.ex.respond(200, headers, compressResponseBody(body, this.ex.headers, headers));
   }
 
   /** Marks the call over and stops its timer; the context stays tracked for an SSE hand-over. */

@@ -1,6 +1,7 @@
 import * as zlib from "node:zlib";
 import { Code } from "./code.js";
 import { decompressedTooLarge } from "./errors.js";
+import { firstHeader, H, type HeaderMap } from "./headers.js";
 import { RpcError } from "./rpc-error.js";
 
 /** A compression algorithm as named in Content-Encoding / grpc-encoding. */
@@ -108,17 +109,18 @@ export function negotiateEncoding(
 }
 
 /**
- * A whole HTTP response body, compressed with the best encoding `acceptEncoding` allows when it
- * is worth it (at least {@link COMPRESS_MIN_BYTES}), `Content-Encoding` set in `headers`; as it
- * is otherwise. Triple HTTP and Connect unary replies and the HTTP error bodies use it.
+ * A whole HTTP response body, compressed with the best encoding the request's Accept-Encoding
+ * allows when it is worth it (at least {@link COMPRESS_MIN_BYTES}; the header is read only then),
+ * `Content-Encoding` set in `headers`; as it is otherwise. Triple HTTP and Connect unary replies
+ * and the HTTP error bodies use it.
  */
 export function compressResponseBody(
   body: Buffer | string,
-  acceptEncoding: string | undefined,
+  requestHeaders: HeaderMap,
   headers: Record<string, string | number | string[]>,
 ): Buffer | string {
   if (body.length < COMPRESS_MIN_BYTES) return body;
-  const c = negotiateEncoding(acceptEncoding, HTTP_COMPRESSIONS);
+  const c = negotiateEncoding(firstHeader(requestHeaders, H.acceptEncoding), HTTP_COMPRESSIONS);
   if (!c) return body;
   headers["content-encoding"] = c.name;
   return c.compress(typeof body === "string" ? Buffer.from(body) : body);
