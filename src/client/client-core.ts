@@ -183,7 +183,7 @@ export class ClientCore {
     registryDirectory?: Directory,
   ) {
     const o = options;
-    if (typeof o !== "object" || o === null) throw new TypeError("createClient: options are required: { providers: [...] }");
+    if (typeof o !== "object" || o === null) throw new TypeError('createClient: options are required: { providers: [...] } or { registry: "zookeeper://host:port" }');
     [this.directory, this.ownsDirectory] = registryDirectory ? [registryDirectory, true] : staticDirectory(o);
     ({ protocol: this.protocol, ct: this.contentType } = checkedWire(o));
     this.timeout = o.timeout === undefined ? undefined : nonNegative("timeout", o.timeout, 0) || undefined;

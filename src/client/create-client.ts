@@ -1,9 +1,10 @@
 import * as protobuf from "protobufjs";
 import type { CallContext } from "../server/context.js";
-import { describeProtoService, describeService } from "../service/describe.js";
+import { describeProtoService, describeService, lowerFirst } from "../service/describe.js";
 import type { MethodDescriptor, ServiceDescriptor } from "../service/descriptors.js";
 import { loadProto, lookupService } from "../service/proto.js";
 import { ClientCore, type PreparedMethod } from "./client-core.js";
+import { checkedLogger } from "../observability/logger.js";
 import { type ClientInterceptor, type ClientNext, clientCall, effectiveOptions, lazyStream } from "./interceptor.js";
 import { type CallOptions, splitArgs } from "./call-options.js";
 import type { ClientOptions } from "./options.js";
@@ -53,9 +54,6 @@ type ServiceClass = abstract new (...args: never[]) => unknown;
 
 const cores = new WeakMap<object, ClientCore>();
 
-function lowerFirst(s: string): string {
-  return s.length === 0 ? s : s[0].toLowerCase() + s.slice(1);
-}
 
 function describeSource(source: ServiceClass | protobuf.Service | ProtoServiceRef): ServiceDescriptor {
   if (source instanceof protobuf.Service) return describeProtoService(source);
@@ -137,7 +135,7 @@ function bindIntercepted(
 export function createClient<S>(service: abstract new (...args: any[]) => S, options: ClientOptions): Client<S>;
 export function createClient<C = ProtoClient>(service: protobuf.Service | ProtoServiceRef, options: ClientOptions): C;
 export function createClient(service: ServiceClass | protobuf.Service | ProtoServiceRef, options: ClientOptions): unknown {
-  if (!options || typeof options !== "object") throw new TypeError("createClient: options with providers are required");
+  if (!options || typeof options !== "object") throw new TypeError("createClient: options are required: { providers: [...] } or { registry: \"zookeeper://host:port\" }");
   const desc = describeSource(service);
   const serviceName = options.serviceName ?? desc.name;
   const version = options.version ?? desc.version;
@@ -156,6 +154,10 @@ export function createClient(service: ServiceClass | protobuf.Service | ProtoSer
   return client;
 }
 
+function isPositive(n: unknown): n is number {
+  return typeof n === "number" && Number.isFinite(n) && n > 0;
+}
+
 /** The client's core, with a registry directory when `options.registry` is given. */
 function clientCore(options: ClientOptions, methods: readonly MethodDescriptor[], key: ServiceKey): ClientCore {
   if (options.registry === undefined) return new ClientCore(options);
@@ -168,7 +170,9 @@ function clientCore(options: ClientOptions, methods: readonly MethodDescriptor[]
     emptyProtection: options.emptyProtection,
     registerConsumer: options.registerConsumer,
     secure: options.tls !== undefined,
-    firstListWaitMs: options.connectTimeoutMs ?? 10_000,
+    // As the client reads connectTimeoutMs (unset or 0: 10 s); a bad value fails in ClientCore below.
+    firstListWaitMs: isPositive(options.connectTimeoutMs) ? options.connectTimeoutMs : 10_000,
+    logger: checkedLogger(options.logger, "createClient"),
   });
   try {
     return new ClientCore(options, directory);

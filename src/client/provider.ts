@@ -1,3 +1,8 @@
+/** A load-balancing weight: a finite number >= 0 (Dubbo's default is 100). */
+export function isValidWeight(w: unknown): w is number {
+  return typeof w === "number" && Number.isFinite(w) && w >= 0;
+}
+
 /** A provider given as a URL (`http://h:p`, `https://h:p`), `host:port`, or with a weight. */
 export type ProviderInit = string | { readonly url: string; readonly weight?: number };
 
@@ -50,7 +55,7 @@ export class Provider {
     // URL keeps IPv6 hosts bracketed, which is what host:port needs too.
     this.address = `${this.host}:${this.port}`;
     this.origin = `${u.protocol}//${this.address}`;
-    if (!(weight >= 0) || !Number.isFinite(weight)) throw new TypeError(`provider ${url}: weight must be a number >= 0`);
+    if (!isValidWeight(weight)) throw new TypeError(`provider ${url}: weight must be a number >= 0`);
     this.weight = weight;
   }
 

@@ -1,4 +1,5 @@
-import { isRegistry, type Registry, type RegistryLogger } from "./registry.js";
+import type { Logger } from "../observability/logger.js";
+import { isRegistry, type Registry } from "./registry.js";
 import { ZookeeperRegistry } from "./zookeeper.js";
 
 /** A registry given by address (`zookeeper://host:port?…`) or as an object. */
@@ -6,9 +7,10 @@ export type RegistrySpec = string | Registry;
 
 /**
  * The registry a server or client uses, and whether it owns it (one built from an address is
- * closed with its owner; an object is shared and left open). `who` names the caller in errors.
+ * closed with its owner; an object is shared and left open). `who` names the caller in errors;
+ * one built here logs through `logger` (the server's or client's).
  */
-export function resolveRegistry(spec: RegistrySpec, who: string, logger?: RegistryLogger): { registry: Registry; owned: boolean } {
+export function resolveRegistry(spec: RegistrySpec, who: string, logger: Logger): { registry: Registry; owned: boolean } {
   if (isRegistry(spec)) return { registry: spec, owned: false };
   if (typeof spec !== "string") {
     throw new TypeError(`${who}: registry must be an address ("zookeeper://127.0.0.1:2181") or a Registry object`);

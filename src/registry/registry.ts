@@ -1,3 +1,4 @@
+import type { Logger } from "../observability/logger.js";
 import type { DubboUrl, ServiceKey } from "./url.js";
 
 /** Receives the current providers of a subscription: every matching provider, each time the list changes. */
@@ -14,12 +15,16 @@ export type ProvidersListener = (providers: readonly DubboUrl[]) => void;
 export interface Registry {
   /** The registry's address, as failover messages and logs name it (`zookeeper://127.0.0.1:2181`). */
   readonly address: string;
-  /** Where the registry, and the clients using it, write their log lines; default `console`. */
-  readonly logger?: RegistryLogger;
+  /**
+   * Where the registry's log lines, and those of the clients following it, go. Optional: a
+   * registry built from an address logs through the server's or client's `logger`.
+   */
+  readonly logger?: Logger;
   /**
    * Publishes a URL (a provider, or a consumer's own node) for as long as this process lives:
    * kept across reconnects and re-created after the registry lost it. Resolves once it is
-   * written, or once the first attempt failed (it is retried in the background).
+   * written, or once the first attempt failed or took too long (ZookeeperRegistry: 3 s); it is
+   * then retried in the background.
    */
   register(url: DubboUrl): Promise<void>;
   /** Removes a URL registered before. */
@@ -33,36 +38,24 @@ export interface Registry {
   close(): Promise<void>;
 }
 
-/** Where registry log lines go; each function is optional. Default: `console`. */
-export interface RegistryLogger {
-  info?(message: string): void;
-  warn?(message: string): void;
-  error?(message: string): void;
-}
-
 /** True for an object implementing {@link Registry}. */
 export function isRegistry(x: unknown): x is Registry {
   return (
     typeof x === "object" &&
     x !== null &&
+    typeof (x as Registry).address === "string" &&
     typeof (x as Registry).register === "function" &&
+    typeof (x as Registry).unregister === "function" &&
     typeof (x as Registry).subscribe === "function" &&
     typeof (x as Registry).close === "function"
   );
 }
 
-const consoleLogger: RegistryLogger = {
-  info: (m) => console.info(m),
-  warn: (m) => console.warn(m),
-  error: (m) => console.error(m),
-};
-
 /**
- * The one way registry code logs: `logger` (default `console`) at `level`, prefixed with
- * `triple-rpc registry:`. Callers log once per cause (a lost connection, an empty list), never
- * per call.
+ * The one way registry code logs: through the server's or client's `logger` (the console by
+ * default, each cause at most once a minute), prefixed with `triple-rpc registry:`. Callers log
+ * once per cause (a lost connection, an empty list), never per call.
  */
-export function registryLog(logger: RegistryLogger | undefined, level: "info" | "warn" | "error", message: string): void {
-  const target = logger ?? consoleLogger;
-  target[level]?.(`triple-rpc registry: ${message}`);
+export function registryLog(logger: Logger, level: "info" | "warn" | "error", message: string): void {
+  logger[level]({ component: "registry" }, `triple-rpc registry: ${message}`);
 }

@@ -1,18 +1,19 @@
 import { VERSION } from "../client/version.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import type { DubboUrl, ServiceKey } from "./url.js";
-import { localAddress } from "./zookeeper.js";
+import { localAddress } from "../transport/local-address.js";
+import { lowerFirst } from "../service/describe.js";
 
 /** Dubbo's protocol version parameter (`dubbo=`), which Dubbo 3.x providers and consumers write. */
-export const DUBBO_PROTOCOL_VERSION = "2.0.2";
+const DUBBO_PROTOCOL_VERSION = "2.0.2";
 
 /**
  * The method names a Java interface would have: Dubbo lists `methods=` from the Java interface,
  * whose methods are lower-first (`sayHello`), sorted and without duplicates. Our servers accept
  * both `/Svc/sayHello` and `/Svc/SayHello`, so the lower-first name is callable either way.
  */
-export function methodNames(methods: readonly MethodDescriptor[]): string {
-  const names = new Set(methods.map((m) => (m.name ? m.name[0].toLowerCase() + m.name.slice(1) : m.name)));
+function methodNames(methods: readonly MethodDescriptor[]): string {
+  const names = new Set(methods.map((m) => lowerFirst(m.name)));
   return [...names].sort().join(",");
 }
 

@@ -1,7 +1,8 @@
 import type { EventEmitter } from "node:events";
 import type { Socket } from "node:net";
 import { lazyModule } from "../codec/lazy-module.js";
-import { type RegistryLogger, registryLog } from "./registry.js";
+import type { Logger } from "../observability/logger.js";
+import { registryLog } from "./registry.js";
 
 /** The part of node-zookeeper-client's `Client` this module uses. */
 interface ZkClient extends EventEmitter {
@@ -108,7 +109,7 @@ export interface ZookeeperConnectionOptions {
   readonly address: string;
   /** The session timeout asked of the server, ms (the server bounds it by its tickTime). */
   readonly sessionTimeoutMs: number;
-  readonly logger: RegistryLogger | undefined;
+  readonly logger: Logger;
   /** Called on every (re)connection; `fresh` when the session is new (ephemeral nodes and watches are gone). */
   readonly onConnected: (fresh: boolean) => void;
 }

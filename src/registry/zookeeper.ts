@@ -1,7 +1,8 @@
-import * as os from "node:os";
-import type { ProvidersListener, Registry, RegistryLogger } from "./registry.js";
+import type { ProvidersListener, Registry } from "./registry.js";
+import { localAddress } from "../transport/local-address.js";
 import { registryLog } from "./registry.js";
-import { type DubboUrl, encodeComponent, matchesService, parseNodeName, parseUrl, type ServiceKey, toFullString } from "./url.js";
+import { defaultLogger, type Logger } from "../observability/logger.js";
+import { type DubboUrl, encodeComponent, hostPort, matchesService, parseNodeName, parseUrl, type ServiceKey, toFullString } from "./url.js";
 import { ZK_NODE_EXISTS, ZookeeperConnection, zkCode } from "./zookeeper-connection.js";
 
 /** Options of {@link ZookeeperRegistry} beyond its address. */
@@ -11,7 +12,7 @@ export interface ZookeeperRegistryOptions {
   /** Root node; default the address's `group` parameter, else `dubbo`. */
   root?: string;
   /** Where log lines go; default `console`. */
-  logger?: RegistryLogger;
+  logger?: Logger;
   /** Interval of retries of failed registrations and subscriptions, ms; default 5000 (Dubbo's failback). */
   retryIntervalMs?: number;
 }
@@ -38,7 +39,7 @@ interface Subscription {
 export class ZookeeperRegistry implements Registry {
   readonly address: string;
   private readonly root: string;
-  readonly logger: RegistryLogger | undefined;
+  readonly logger: Logger;
   private readonly retryMs: number;
   private readonly conn: ZookeeperConnection;
   /** Paths of the nodes this registry keeps written. */
@@ -51,13 +52,13 @@ export class ZookeeperRegistry implements Registry {
 
   constructor(address: string, options: ZookeeperRegistryOptions = {}) {
     const url = parseUrl(address);
-    if (url.protocol !== "zookeeper") throw new TypeError(`registry ${address}: expected zookeeper://host:port`);
+    if (url.protocol.toLowerCase() !== "zookeeper") throw new TypeError(`registry ${address}: expected zookeeper://host:port`);
     if (!url.host) throw new TypeError(`registry ${address}: no host`);
-    const first = `${url.host.includes(":") ? `[${url.host}]` : url.host}:${url.port || 2181}`;
+    const first = hostPort(url.host, url.port || 2181);
     const backups = (url.params.backup ?? "").split(",").map((s) => s.trim()).filter(Boolean);
     this.address = `zookeeper://${first}`;
     this.root = `/${(options.root ?? url.params.group ?? "dubbo").replace(/^\/+|\/+$/g, "")}`;
-    this.logger = options.logger;
+    this.logger = options.logger ?? defaultLogger;
     this.retryMs = options.retryIntervalMs ?? 5000;
     const session = options.sessionTimeoutMs ?? (Number(url.params.session) || 60_000);
     this.conn = new ZookeeperConnection({
@@ -71,7 +72,7 @@ export class ZookeeperRegistry implements Registry {
   }
 
   /** The node path of a URL: `/<root>/<interface>/<category>/<encoded URL>`. */
-  nodePath(url: DubboUrl): string {
+  private nodePath(url: DubboUrl): string {
     const category = url.params.category ?? (url.params.side === "consumer" ? "consumers" : "providers");
     const iface = url.params.interface ?? url.path;
     return `${this.root}/${encodeComponent(iface)}/${category}/${encodeComponent(toFullString(url))}`;
@@ -215,18 +216,3 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined
   }
 }
 
-let local: string | undefined;
-
-/** The first non-internal IPv4 address of this host (what Dubbo announces), else 127.0.0.1. */
-export function localAddress(): string {
-  if (local !== undefined) return local;
-  local = "127.0.0.1";
-  for (const list of Object.values(os.networkInterfaces())) {
-    const found = list?.find((a) => a.family === "IPv4" && !a.internal);
-    if (found) {
-      local = found.address;
-      break;
-    }
-  }
-  return local;
-}

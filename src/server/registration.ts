@@ -4,6 +4,8 @@ import type { Registry } from "../registry/registry.js";
 import { announcedHost, isAnyHost, providerUrl } from "../registry/service-url.js";
 import type { DubboUrl } from "../registry/url.js";
 import type { ServiceDescriptor } from "../service/descriptors.js";
+import { isValidWeight } from "../client/provider.js";
+import type { Logger } from "../observability/logger.js";
 
 /** How a server announces itself in a registry. */
 export interface ProviderRegistrationOptions {
@@ -16,6 +18,8 @@ export interface ProviderRegistrationOptions {
   readonly weight: number | undefined;
   /** How long to wait between removing the nodes and draining, ms. */
   readonly unregisterDelayMs: number;
+  /** The server's logger. */
+  readonly logger: Logger;
 }
 
 /**
@@ -29,10 +33,10 @@ export class ProviderRegistration {
   private urls: DubboUrl[] = [];
 
   constructor(private readonly o: ProviderRegistrationOptions) {
-    const r = resolveRegistry(o.registry, "createServer");
+    const r = resolveRegistry(o.registry, "createServer", o.logger);
     this.registry = r.registry;
     this.owned = r.owned;
-    if (o.weight !== undefined && !(o.weight >= 0 && Number.isFinite(o.weight))) {
+    if (o.weight !== undefined && !isValidWeight(o.weight)) {
       throw new TypeError(`createServer: registryWeight must be a number >= 0, got ${o.weight}`);
     }
   }
@@ -54,11 +58,6 @@ export class ProviderRegistration {
       }),
     );
     await Promise.all(this.urls.map((u) => this.registry.register(u)));
-  }
-
-  /** The provider URLs written (empty before `register`). */
-  get registered(): readonly DubboUrl[] {
-    return this.urls;
   }
 
   /** Removes the provider nodes, then waits `unregisterDelayMs` for consumers to notice. */

@@ -196,6 +196,7 @@ export class TripleServer implements ServerCore {
         host: options.registryHost,
         weight: options.registryWeight,
         unregisterDelayMs: options.unregisterDelayMs ?? 0,
+        logger: this.logger,
       });
     }
   }
@@ -336,9 +337,10 @@ export class TripleServer implements ServerCore {
   }
 
   /**
-   * Graceful shutdown: refuse new calls, stop accepting connections (GOAWAY on HTTP/2), let
-   * in-flight calls finish within `shutdownTimeoutMs`, then cancel the rest with `unavailable`
-   * and close every connection.
+   * Graceful shutdown: with a registry, remove this server's provider nodes first (and wait
+   * `unregisterDelayMs`), so consumers stop choosing it; then refuse new calls, stop accepting
+   * connections (GOAWAY on HTTP/2), let in-flight calls finish within `shutdownTimeoutMs`, cancel
+   * the rest with `unavailable` and close every connection.
    */
   close(): Promise<void> {
     if (this.closing) return this.closing;

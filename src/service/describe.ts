@@ -16,7 +16,8 @@ const cache = new WeakMap<object, ServiceDescriptor>();
 function upperFirst(s: string): string {
   return s.length === 0 ? s : s[0].toUpperCase() + s.slice(1);
 }
-function lowerFirst(s: string): string {
+/** `Greet` → `greet`: the JavaScript-style name of a wire name. */
+export function lowerFirst(s: string): string {
   return s.length === 0 ? s : s[0].toLowerCase() + s.slice(1);
 }
 

@@ -11,7 +11,7 @@ const PROVIDERS_DIR = `/dubbo/${ECHO_SERVICE}/providers`;
 /** Log lines a registry writes, kept instead of printed. */
 function recordingLogger() {
   const lines: string[] = [];
-  const push = (m: string) => {
+  const push = (_fields: object, m: string) => {
     lines.push(m);
   };
   return { lines, logger: { info: push, warn: push, error: push } };

@@ -1,4 +1,4 @@
-import * as os from "node:os";
+import { localAddress } from "../../transport/local-address.js";
 import { codeName } from "../../protocol/code.js";
 import { RpcError } from "../../protocol/rpc-error.js";
 import type { Provider } from "../provider.js";
@@ -25,27 +25,14 @@ export class FailoverError extends RpcError {
   }
 }
 
-let lanAddress: string | undefined;
-
 /**
  * The consumer address failover messages quote. Rule: 127.0.0.1 when every provider tried is on
- * the loopback interface (the address the server saw); otherwise the first non-internal IPv4
- * address of this host, falling back to 127.0.0.1.
+ * the loopback interface (the address the server saw); otherwise {@link localAddress}.
  */
 export function consumerAddress(tried: readonly Provider[]): string {
   const loopback = tried.every((p) => p.host === "localhost" || p.host.startsWith("127.") || p.host === "[::1]");
   if (loopback) return "127.0.0.1";
-  if (lanAddress === undefined) {
-    lanAddress = "127.0.0.1";
-    for (const list of Object.values(os.networkInterfaces())) {
-      const found = list?.find((a) => a.family === "IPv4" && !a.internal);
-      if (found) {
-        lanAddress = found.address;
-        break;
-      }
-    }
-  }
-  return lanAddress;
+  return localAddress();
 }
 
 /**

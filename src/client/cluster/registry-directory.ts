@@ -4,7 +4,8 @@ import { registryLog } from "../../registry/registry.js";
 import { consumerUrl } from "../../registry/service-url.js";
 import { type DubboUrl, hostPort, type ServiceKey } from "../../registry/url.js";
 import type { MethodDescriptor } from "../../service/descriptors.js";
-import { Provider } from "../provider.js";
+import { isValidWeight, Provider } from "../provider.js";
+import type { Logger } from "../../observability/logger.js";
 import type { Directory } from "./directory.js";
 
 /** Settings of a {@link RegistryDirectory}. */
@@ -21,10 +22,9 @@ export interface RegistryDirectoryOptions {
   readonly emptyProtection: boolean;
   /** How long a call made before the first list waits for it, ms. */
   readonly firstListWaitMs: number;
+  /** Where its log lines go: the registry's logger, else the client's. */
+  readonly logger: Logger;
 }
-
-/** The protocols of provider URLs this client can call. */
-const CALLABLE_PROTOCOLS: ReadonlySet<string> = new Set(["tri"]);
 
 /**
  * A directory a registry keeps current: the providers of one service, replaced as a whole on
@@ -70,26 +70,29 @@ export class RegistryDirectory implements Directory {
   }
 
   /** A notification: every matching provider now. */
-  update(urls: readonly DubboUrl[]): void {
+  private update(urls: readonly DubboUrl[]): void {
     if (this.closed) return;
     const current = new Map(this.providers.map((p) => [p.address, p]));
     const next: Provider[] = [];
     const seen = new Set<string>();
     for (const url of urls) {
-      if (!CALLABLE_PROTOCOLS.has(url.protocol) || !url.port) continue;
-      const address = hostPort(url.host, url.port);
-      if (seen.has(address)) continue;
-      seen.add(address);
+      // Only Triple providers can be called; others (dubbo://, rest://) are someone else's.
+      if (url.protocol !== "tri" || !url.port) continue;
       const w = Number(url.params.weight);
-      const weight = url.params.weight !== undefined && Number.isFinite(w) && w >= 0 ? w : 100;
-      const old = current.get(address);
-      next.push(old && old.weight === weight ? old : new Provider(`${this.o.secure ? "https" : "http"}://${address}`, weight));
+      const weight = url.params.weight !== undefined && isValidWeight(w) ? w : 100;
+      // Provider writes the address in URL's canonical form ([::1], lower case), which is what
+      // the same provider is known by across notifications.
+      const candidate = new Provider(`${this.o.secure ? "https" : "http"}://${hostPort(url.host, url.port)}`, weight);
+      if (seen.has(candidate.address)) continue;
+      seen.add(candidate.address);
+      const old = current.get(candidate.address);
+      next.push(old && old.weight === weight ? old : candidate);
     }
     if (next.length === 0 && this.providers.length > 0 && this.o.emptyProtection) {
       if (!this.protecting) {
         this.protecting = true;
         registryLog(
-          this.o.registry.logger,
+          this.o.logger,
           "warn",
           `${this.registry} lists no provider of ${this.o.key.interface} any more; keeping the last known ` +
             `${this.providers.length} (${this.providers.map((p) => p.address).join(", ")}) until providers come back (empty protection)`,
@@ -98,7 +101,7 @@ export class RegistryDirectory implements Directory {
       this.settleFirst();
       return;
     }
-    if (this.protecting && next.length > 0) registryLog(this.o.registry.logger, "info", `${this.registry} lists providers of ${this.o.key.interface} again`);
+    if (this.protecting && next.length > 0) registryLog(this.o.logger, "info", `${this.registry} lists providers of ${this.o.key.interface} again`);
     this.protecting = false;
     this.providers = next;
     // Calls made before any provider was known wait for the first one (or the end of the wait).
@@ -127,11 +130,12 @@ export interface RegistryClientInit {
   readonly registerConsumer: boolean | undefined;
   readonly secure: boolean;
   readonly firstListWaitMs: number;
+  readonly logger: Logger;
 }
 
 /** The directory of a client created with `registry`: subscribed, and registered as a consumer. */
 export function registryDirectory(init: RegistryClientInit): RegistryDirectory {
-  const { registry, owned } = resolveRegistry(init.registry, "createClient");
+  const { registry, owned } = resolveRegistry(init.registry, "createClient", init.logger);
   return new RegistryDirectory({
     registry,
     owned,
@@ -140,5 +144,6 @@ export function registryDirectory(init: RegistryClientInit): RegistryDirectory {
     secure: init.secure,
     emptyProtection: init.emptyProtection ?? true,
     firstListWaitMs: init.firstListWaitMs,
+    logger: registry.logger ?? init.logger,
   });
 }
