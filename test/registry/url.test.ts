@@ -124,6 +124,23 @@ describe("registry: the Registry interface and the client's options", () => {
     assert.equal(registry.closed, false);
   });
 
+  it("a provider keeps its state across notifications, whatever form its host is written in (Java's long IPv6, upper case)", async () => {
+    const registry = new MemoryRegistry();
+    const forms = ["[0:0:0:0:0:0:0:1]", "Host.EXAMPLE"];
+    for (const host of forms) {
+      registry.urls.add(parseUrl(`tri://${host}:20880/${ECHO_SERVICE}?interface=${ECHO_SERVICE}&side=provider`));
+    }
+    const c = createClient(EchoService, { registry, registerConsumer: false });
+    await waitFor(() => clientProviders(c).length === 2, 1000, "both providers listed");
+    const before = clientProviders(c);
+    assert.deepEqual(before.map((p) => p.address).sort(), ["[::1]:20880", "host.example:20880"]);
+    await registry.register(parseUrl(`tri://[0:0:0:0:0:0:0:1]:20880/${ECHO_SERVICE}?interface=${ECHO_SERVICE}&side=provider&dup=1`));
+    const after = clientProviders(c);
+    assert.equal(after.length, 2, "the same provider written twice is one provider");
+    for (const p of before) assert.ok(after.includes(p), `${p.address} kept its Provider object`);
+    await closeClient(c);
+  });
+
   it("createClient wants providers or registry, not both, not neither", () => {
     assert.throws(
       () => createClient(EchoService, { providers: "127.0.0.1:1", registry: "zookeeper://127.0.0.1:1" }),
