@@ -59,8 +59,16 @@ export class ConnectUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
     ex.onAbort(this);
     const timeoutMs = req.timeoutMs;
     if (timeoutMs !== undefined) this.timer = setTimeout(() => this.onDeadline(timeoutMs), timeoutMs);
-    if (req.message !== undefined) this.onBody(undefined, req.message);
-    else new BodyCollector(ex, core.limits.maxBodyBytes, this);
+    // Authentication reads headers only: a caller without credentials never gets its body parsed.
+    const authorize = req.route.authorize;
+    if (authorize === undefined) this.readBody();
+    else authorize(this.ctx).then(() => this.finished || this.readBody(), (e) => this.fail(e));
+  }
+
+  private readBody(): void {
+    const message = this.req.message;
+    if (message !== undefined) this.onBody(undefined, message);
+    else new BodyCollector(this.ex, this.core.limits.maxBodyBytes, this);
   }
 
   onBody(err: RpcError | undefined, raw: Buffer): void {

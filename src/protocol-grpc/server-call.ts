@@ -50,8 +50,16 @@ export class GrpcServerCall implements MessageSink, AbortSink, PumpTarget, Handl
     const kind = route.descriptor.kind;
     this.queue = requestStreams(kind) ? new MessageQueue((pause) => this.onPressure(pause)) : undefined;
     this.pump = responseStreams(kind) ? new ResponsePump(this, route, ctx) : undefined;
-    this.reader = new MessageReader(core.limits.maxMessageBytes, requestEncoding, this);
-    ex.readBody(bodyFilter ? bodyFilter(this.reader) : this.reader);
+    const reader = (this.reader = new MessageReader(core.limits.maxMessageBytes, requestEncoding, this));
+    const sink = bodyFilter ? bodyFilter(reader) : reader;
+    // Authentication reads headers only: a caller without credentials never gets a message decoded.
+    const authorize = route.authorize;
+    if (authorize === undefined) this.readBody(sink);
+    else authorize(ctx).then(() => this.finished || this.readBody(sink), (e) => this.fail(e));
+  }
+
+  private readBody(sink: BodySink): void {
+    this.ex.readBody(sink);
     if (this.queue) this.invoke([this.queue]);
   }
 

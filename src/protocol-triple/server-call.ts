@@ -70,7 +70,10 @@ export class TripleUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
     if (timeoutMs !== undefined) this.timer = setTimeout(() => this.onDeadline(timeoutMs), timeoutMs);
     const own = responseCodecFor(req.codec.responseMediaType ?? req.mediaType.type) ?? JSON_CODEC;
     this.respCodec = negotiateResponse(firstHeader(h, H.accept), own);
-    this.readArgs(req);
+    // Authentication reads headers only: a caller without credentials never gets its body parsed.
+    const authorize = route.authorize;
+    if (authorize === undefined) this.readArgs(req);
+    else authorize(this.ctx).then(() => this.finished || this.readArgs(req), (e) => this.fail(e));
   }
 
   private readArgs(req: TripleRequest): void {

@@ -58,19 +58,63 @@ export const CORS_EXPOSED_HEADERS = [
   "connect-accept-encoding",
 ] as const;
 
+/** An origin as RFC 6454 serialises it: `scheme://host[:port]`, nothing else. */
+interface Origin {
+  scheme: string;
+  host: string;
+  /** The port, or "" for the scheme's default. */
+  port: string;
+}
+
+const ORIGIN = /^([a-z][a-z0-9+.-]*):\/\/(\[[0-9a-f:.]+\]|[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*)(?::(\d{1,5}))?$/;
+const DEFAULT_PORTS: Record<string, string> = { http: "80", https: "443" };
+
+/** Parses a serialised origin; undefined for anything else (paths, fragments, userinfo, junk). */
+function parseOrigin(text: string): Origin | undefined {
+  const m = ORIGIN.exec(text.toLowerCase());
+  if (!m) return undefined;
+  const port = m[3] === undefined || m[3] === DEFAULT_PORTS[m[1]] ? "" : String(Number(m[3]));
+  return { scheme: m[1], host: m[2], port };
+}
+
+/**
+ * A pattern origin: `https://*.example.com` (any subdomain, on a label boundary) and/or `:*`
+ * (any port). Compared structurally, never as text, so `https://evil.com#.example.com` or
+ * `https://evilexample.com` do not pass `https://*.example.com`.
+ */
+function patternMatcher(pattern: string): (o: Origin) => boolean {
+  const anyPort = pattern.endsWith(":*");
+  const rest = anyPort ? pattern.slice(0, -2) : pattern;
+  const wildHost = /^([a-z][a-z0-9+.-]*:\/\/)\*\./i.exec(rest);
+  const base = parseOrigin(wildHost ? `${wildHost[1]}${rest.slice(wildHost[0].length)}` : rest);
+  if (!base || (!wildHost && !anyPort)) {
+    throw new TypeError(
+      `CORS origin pattern "${pattern}" is not supported: use "scheme://*.domain" (any subdomain), "scheme://host:*" (any port), or an exact origin`,
+    );
+  }
+  const suffix = `.${base.host}`;
+  return (o) =>
+    o.scheme === base.scheme &&
+    (anyPort || o.port === base.port) &&
+    (wildHost ? o.host.endsWith(suffix) && o.host.length > suffix.length : o.host === base.host);
+}
+
 function originMatcher(origins: CorsOptions["origins"]): (origin: string) => boolean {
   if (origins === "*") return () => true;
   if (typeof origins === "function") return origins;
   const exact = new Set<string>();
-  const patterns: RegExp[] = [];
+  const patterns: ((o: Origin) => boolean)[] = [];
   for (const o of origins) {
     if (o === "*") return () => true;
-    if (o.includes("*")) {
-      const re = o.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, "[^/]+");
-      patterns.push(new RegExp(`^${re}$`, "i"));
-    } else exact.add(o.toLowerCase());
+    if (o.includes("*")) patterns.push(patternMatcher(o));
+    else exact.add(o.toLowerCase());
   }
-  return (origin) => exact.has(origin.toLowerCase()) || patterns.some((p) => p.test(origin));
+  return (origin) => {
+    if (exact.has(origin.toLowerCase())) return true;
+    if (patterns.length === 0) return false;
+    const parsed = parseOrigin(origin);
+    return parsed !== undefined && patterns.some((p) => p(parsed));
+  };
 }
 
 /**

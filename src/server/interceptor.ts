@@ -33,7 +33,7 @@ export type Interceptor = (next: Next) => Next;
 type Impl = Record<string, (...args: unknown[]) => unknown>;
 
 /** The auth requirement of a method: its own `auth` option, else the server's default. */
-function authRequirement(method: MethodDescriptor, auth: AuthOptions | undefined) {
+export function authRequirement(method: MethodDescriptor, auth: AuthOptions | undefined) {
   return method.auth === false ? undefined : (method.auth ?? (auth?.requireByDefault ? true : undefined));
 }
 
@@ -66,14 +66,31 @@ export function buildInvoker(
           args.splice(ci, 0, ctx);
           return fn.apply(impl, args);
         };
-  // Authentication is the outermost step, so interceptors already see `ctx.identity`.
+  // Authentication runs before the body is read (`buildAuthorizer`, called by every protocol);
+  // the invoker checks again for a call that reached it unauthenticated, so no path that forgets
+  // the early check can bypass it. Interceptors already see `ctx.identity`.
   const requirement = authRequirement(method, auth);
   if (interceptors.length === 0 && requirement === undefined) return direct;
   const base: Next = async (call) => direct(call.context, call.input);
   const chain = interceptors.reduceRight<Next>((next, icpt) => icpt(next), base);
   if (requirement === undefined) return (ctx, input) => chain({ method, context: ctx, input });
   return async (ctx, input) => {
-    await authenticate(ctx, requirement, auth);
+    if (ctx.identity === undefined) await authenticate(ctx, requirement, auth);
     return chain({ method, context: ctx, input });
   };
+}
+
+/**
+ * The per-method authentication step the protocols run on the request headers, before any byte
+ * of the body is read or decoded: undefined when the method needs none. A caller without valid
+ * credentials never makes the server parse a body, and learns nothing about the method's
+ * arguments.
+ */
+export function buildAuthorizer(
+  method: MethodDescriptor,
+  auth: AuthOptions | undefined,
+): ((ctx: CallContext) => Promise<void>) | undefined {
+  const requirement = authRequirement(method, auth);
+  if (requirement === undefined) return undefined;
+  return (ctx) => authenticate(ctx, requirement, auth);
 }

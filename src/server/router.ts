@@ -19,6 +19,11 @@ export interface RegisteredMethod {
   readonly seesContext: boolean;
   /** Turns what the handler threw into the caller's RpcError, logging unexpected errors. */
   readonly errors: HandlerErrors;
+  /**
+   * Bearer authentication of the call on its request headers, run by every protocol before the
+   * body is read; undefined for methods that need none (the common case costs one check).
+   */
+  readonly authorize: ((ctx: CallContext) => Promise<void>) | undefined;
 }
 
 interface Route {

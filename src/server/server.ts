@@ -20,7 +20,7 @@ import { describeService, pathsOf, type RegistrationOptions } from "../service/d
 import type { ServiceDescriptor } from "../service/descriptors.js";
 import type { Exchange, Responder } from "../transport/server/exchange.js";
 import { OnePortListener, type Refusal, type TransportOptions } from "../transport/server/listener.js";
-import type { AuthOptions } from "./auth.js";
+import { type AuthOptions, authenticate } from "./auth.js";
 import type { CallContext, WireProtocol } from "./context.js";
 import { Cors, type CorsOptions } from "./cors.js";
 import { HEALTH_SERVICE_NAME, HealthService } from "./health.js";
@@ -28,7 +28,7 @@ import { InflightCalls } from "./inflight.js";
 import { REFLECTION_V1, REFLECTION_V1ALPHA, ServerReflectionV1, ServerReflectionV1Alpha } from "./reflection.js";
 import { ProviderRegistration } from "./registration.js";
 import type { Registry } from "../registry/registry.js";
-import { buildInvoker, type Interceptor, invokerSeesContext } from "./interceptor.js";
+import { buildAuthorizer, buildInvoker, type Interceptor, invokerSeesContext } from "./interceptor.js";
 import { DEFAULT_LIMITS, type Limits } from "./limits.js";
 import { Router } from "./router.js";
 import type { ServerCore } from "./server-core.js";
@@ -153,6 +153,8 @@ export class TripleServer implements ServerCore {
   private readonly services: ServiceDescriptor[] = [];
   /** The implementation of each service name, version and group. */
   private readonly claimed = new Map<string, object>();
+  /** True once a registered method requires a bearer token: reflection then does too. */
+  private protectedMethods = false;
   private drainWaiters: (() => void)[] = [];
   private closing: Promise<void> | undefined;
   draining = false;
@@ -212,10 +214,25 @@ export class TripleServer implements ServerCore {
     for (const md of service.methods) {
       const invoke = buildInvoker(implementation, md, this.interceptors, this.options.auth);
       const seesContext = invokerSeesContext(md, this.interceptors, this.options.auth);
-      for (const path of pathsOf(md)) this.router.add(path, { descriptor: md, service, invoke, seesContext, errors: this.errors });
+      const reflection = service.name === REFLECTION_V1 || service.name === REFLECTION_V1ALPHA;
+      const authorize = reflection ? this.reflectionAuthorizer() : buildAuthorizer(md, this.options.auth);
+      if (authorize && !reflection) this.protectedMethods = true;
+      const entry = { descriptor: md, service, invoke, seesContext: seesContext || reflection, errors: this.errors, authorize };
+      for (const path of pathsOf(md)) this.router.add(path, entry);
     }
     this.services.push(service);
     return this;
+  }
+
+  /**
+   * Reflection describes every registered service, so it is protected as soon as one method is:
+   * a caller without a valid token learns nothing of a protected API. Decided per call, because
+   * services may be registered after reflection is.
+   */
+  private reflectionAuthorizer(): ((ctx: CallContext) => Promise<void>) | undefined {
+    const auth = this.options.auth;
+    if (auth === undefined) return undefined;
+    return (ctx) => (this.protectedMethods ? authenticate(ctx, true, auth) : Promise.resolve());
   }
 
   /** One implementation per service name, version and group: a second one is a mistake, not a merge. */
