@@ -1,7 +1,7 @@
 import "reflect-metadata";
 import type * as protobuf from "protobufjs";
 import type { AuthRequirement, MethodKind } from "./descriptors.js";
-import { type FieldOptions, recordField, type TypeSpec } from "./type-desc.js";
+import { type FieldOptions, FIELDS_KEY, type RawField, recordField, SYMBOL_METADATA, type TypeSpec } from "./type-desc.js";
 
 /** Options of `@Service`. */
 export interface ServiceOptions {
@@ -45,6 +45,13 @@ export interface MethodOptions {
    * call with side effects is only retried when it never reached a handler.
    */
   idempotent?: boolean;
+  /**
+   * The method's parameters, in order, where parameter decorators cannot be used: standard
+   * (TC39) decorators, TypeScript 5's default, have none. Each entry is a type (`String`,
+   * `[Item]`, a decorated class) or `@Param`'s options (`{ name: "sku", type: String }`);
+   * `{ context: true }` marks the parameter that receives the {@link CallContext}, like `@Ctx()`.
+   */
+  params?: readonly (TypeSpec | (ParamOptions & { context?: boolean }))[];
 }
 
 /** Options of `@Param`. */
@@ -82,51 +89,131 @@ export const SERVICE_KEY = Symbol.for("triple-rpc:service");
 export const METHODS_KEY = Symbol.for("triple-rpc:methods");
 export const PARAMS_KEY = Symbol.for("triple-rpc:params");
 
+/** The context object a standard (TC39) decorator receives as its second argument. */
+interface StandardContext {
+  readonly kind: string;
+  readonly name: string | symbol | undefined;
+  readonly static?: boolean;
+  readonly private?: boolean;
+  readonly metadata?: Record<PropertyKey, unknown>;
+}
+
+/** True when a decorator was called the standard way: `(value, context)`. */
+function isStandard(x: unknown): x is StandardContext {
+  return typeof x === "object" && x !== null && typeof (x as StandardContext).kind === "string";
+}
+
+/** The list under `key` of a class's standard metadata, own (copied from the base class's on first write). */
+function ownList<T>(ctx: StandardContext, key: symbol, what: string): T[] {
+  const meta = ctx.metadata;
+  if (!meta) {
+    throw new TypeError(`${what}: this runtime gives standard decorators no metadata object; define Symbol.metadata before the class`);
+  }
+  if (Object.hasOwn(meta, key)) return meta[key] as T[];
+  const list = [...((meta[key] as T[] | undefined) ?? [])];
+  meta[key] = list;
+  return list;
+}
+
+/** A member decorator's name, checked: a public, non-static, string-named member. */
+function memberName(ctx: StandardContext, what: string): string {
+  if (typeof ctx.name !== "string" || ctx.private || ctx.static) {
+    throw new TypeError(`${what} belongs on a public, non-static, string-named member, not ${String(ctx.name)}`);
+  }
+  return ctx.name;
+}
+
+/**
+ * A decorator usable both ways: legacy (`experimentalDecorators`, with or without
+ * `emitDecoratorMetadata`) and standard (TC39, TypeScript 5's default without the flag).
+ */
+export interface UniversalClassDecorator {
+  <F extends abstract new (...args: never[]) => unknown>(target: F): void;
+  (value: abstract new (...args: never[]) => unknown, context: ClassDecoratorContext): void;
+}
+export interface UniversalMethodDecorator {
+  (target: object, propertyKey: string | symbol, descriptor?: PropertyDescriptor): void;
+  (value: (...args: never[]) => unknown, context: ClassMethodDecoratorContext): void;
+}
+export interface UniversalFieldDecorator {
+  (target: object, propertyKey: string | symbol): void;
+  (value: undefined, context: ClassFieldDecoratorContext): void;
+}
+
 /**
  * Marks a class as an RPC service. `name` is the interface name of the path
  * (`/greet.GreetService/Greet`); it defaults to the class name.
  */
-export function Service(name?: string, options: ServiceOptions = {}): ClassDecorator {
-  return (target) => {
+export function Service(name?: string, options: ServiceOptions = {}): UniversalClassDecorator {
+  return (target: object, context?: unknown) => {
+    if (context !== undefined && (!isStandard(context) || context.kind !== "class")) {
+      throw new TypeError("@Service belongs on a class");
+    }
     const raw: RawService = { name, options };
     Reflect.defineMetadata(SERVICE_KEY, raw, target);
   };
 }
 
-function methodDecorator(options: MethodOptions): MethodDecorator {
-  return (target, propertyKey) => {
-    if (typeof propertyKey !== "string") throw new TypeError("@Method needs a string-named method");
-    const list: RawMethod[] = Reflect.hasOwnMetadata(METHODS_KEY, target)
-      ? Reflect.getOwnMetadata(METHODS_KEY, target)
-      : [...(Reflect.getMetadata(METHODS_KEY, target) ?? [])];
-    const i = list.findIndex((m) => m.propertyKey === propertyKey);
-    const entry = { propertyKey, options: { ...(i >= 0 ? list[i].options : {}), ...options } };
-    if (i >= 0) list[i] = entry;
-    else list.push(entry);
-    Reflect.defineMetadata(METHODS_KEY, list, target);
+/** Adds or merges one method's options into a list of raw methods. */
+function upsertMethod(list: RawMethod[], propertyKey: string, options: MethodOptions): void {
+  const i = list.findIndex((m) => m.propertyKey === propertyKey);
+  const entry = { propertyKey, options: { ...(i >= 0 ? list[i].options : {}), ...options } };
+  if (i >= 0) list[i] = entry;
+  else list.push(entry);
+}
+
+function methodDecorator(options: MethodOptions): UniversalMethodDecorator {
+  return (target: unknown, key: unknown) => {
+    if (isStandard(key)) {
+      if (key.kind !== "method") throw new TypeError(`@Method belongs on a method, not a ${key.kind}`);
+      upsertMethod(ownList<RawMethod>(key, METHODS_KEY, "@Method"), memberName(key, "@Method"), options);
+      return;
+    }
+    if (typeof key !== "string") throw new TypeError("@Method needs a string-named method");
+    const t = target as object;
+    const list: RawMethod[] = Reflect.hasOwnMetadata(METHODS_KEY, t)
+      ? Reflect.getOwnMetadata(METHODS_KEY, t)
+      : [...(Reflect.getMetadata(METHODS_KEY, t) ?? [])];
+    upsertMethod(list, key, options);
+    Reflect.defineMetadata(METHODS_KEY, list, t);
   };
+}
+
+/**
+ * The raw methods of a class: legacy decorators keep them on the prototype's reflect-metadata,
+ * standard ones on the class's `Symbol.metadata`.
+ */
+export function rawMethodsOf(ctor: abstract new (...args: never[]) => unknown): RawMethod[] {
+  const legacy: RawMethod[] | undefined = Reflect.getMetadata(METHODS_KEY, ctor.prototype);
+  return [...(legacy ?? standardMetadata<RawMethod[]>(ctor, METHODS_KEY) ?? [])];
+}
+
+/** A value of a class's standard (TC39) decorator metadata, inherited ones included. */
+export function standardMetadata<T>(ctor: object, key: symbol): T | undefined {
+  const meta = (ctor as Record<symbol, Record<symbol, unknown> | undefined>)[SYMBOL_METADATA];
+  return meta?.[key] as T | undefined;
 }
 
 /**
  * Exposes a method as an RPC. `@Method("Greet")` sets the wire name; by default the router
  * accepts the method name and the same name with its first letter upper-cased.
  */
-export function Method(nameOrOptions?: string | MethodOptions): MethodDecorator {
+export function Method(nameOrOptions?: string | MethodOptions): UniversalMethodDecorator {
   return methodDecorator(typeof nameOrOptions === "string" ? { name: nameOrOptions } : (nameOrOptions ?? {}));
 }
 
 /** A server-streaming method: takes its arguments, returns an `AsyncIterable` (e.g. an async generator). */
-export function ServerStream(name?: string): MethodDecorator {
+export function ServerStream(name?: string): UniversalMethodDecorator {
   return methodDecorator({ name, kind: "server_streaming" });
 }
 
 /** A client-streaming method: takes an `AsyncIterable` of requests, returns one response. */
-export function ClientStream(name?: string): MethodDecorator {
+export function ClientStream(name?: string): UniversalMethodDecorator {
   return methodDecorator({ name, kind: "client_streaming" });
 }
 
 /** A bidi-streaming method: takes an `AsyncIterable` of requests, returns an `AsyncIterable`. */
-export function BidiStream(name?: string): MethodDecorator {
+export function BidiStream(name?: string): UniversalMethodDecorator {
   return methodDecorator({ name, kind: "bidi_streaming" });
 }
 
@@ -136,8 +223,26 @@ function isOptionsObject(x: unknown, keys: readonly string[]): boolean {
   return keys.some((k) => k in x) || Object.keys(x).length === 0;
 }
 
-function isParamOptions(x: unknown): x is ParamOptions {
-  return isOptionsObject(x, ["name", "type", "optional", "tag"]);
+function isParamOptions(x: unknown): x is ParamOptions & { context?: boolean } {
+  return isOptionsObject(x, ["name", "type", "optional", "tag", "context"]);
+}
+
+/**
+ * The parameters `@Method({ params })` declares, as parameter decorators would have recorded
+ * them; undefined when the option is absent.
+ */
+export function declaredParams(options: MethodOptions, where: string): RawParam[] | undefined {
+  const list = options.params;
+  if (list === undefined) return undefined;
+  if (!Array.isArray(list)) throw new TypeError(`${where}: @Method({ params }) must be an array, one entry per parameter`);
+  return list.map((p, index): RawParam => {
+    if (isParamOptions(p)) {
+      if (p.context === true) return { index, source: "context", options: {} };
+      const { context: _, ...rest } = p;
+      return { index, source: "body", options: rest };
+    }
+    return { index, source: "body", options: { type: p as TypeSpec } };
+  });
 }
 
 function paramDecorator(source: RawParam["source"], options: ParamOptions): ParameterDecorator {
@@ -177,12 +282,23 @@ function isFieldOptions(x: unknown): x is FieldOptions {
 /**
  * Declares a field of a bindable class; the type comes from `design:type` unless given
  * (`@Field(Type)` or `@Field({ type })`). Fields are required: a request without one is a 400
- * naming it (`parameter #1 (item).name is missing`), unless `@Field({ optional: true })`.
+ * naming it (`parameter #1 (item).name is missing`), unless `@Field({ optional: true })`. With
+ * standard decorators, or a compiler that emits no metadata (esbuild, tsx), give the type.
  */
-export function Field(typeOrOptions?: TypeSpec | FieldOptions): PropertyDecorator {
+export function Field(typeOrOptions?: TypeSpec | FieldOptions): UniversalFieldDecorator {
   const options: FieldOptions = isFieldOptions(typeOrOptions) ? typeOrOptions : { type: typeOrOptions };
-  return (target, propertyKey) => {
-    if (typeof propertyKey !== "string") throw new TypeError("@Field needs a string-named property");
-    recordField(target, propertyKey, options);
+  return (target: unknown, key: unknown) => {
+    if (isStandard(key)) {
+      if (key.kind !== "field" && key.kind !== "accessor") throw new TypeError(`@Field belongs on a field, not a ${key.kind}`);
+      const name = memberName(key, "@Field");
+      const list = ownList<RawField>(key, FIELDS_KEY, "@Field");
+      const entry: RawField = { name, spec: options.type, optional: options.optional === true, tag: options.tag };
+      const i = list.findIndex((f) => f.name === name);
+      if (i >= 0) list[i] = entry;
+      else list.push(entry);
+      return;
+    }
+    if (typeof key !== "string") throw new TypeError("@Field needs a string-named property");
+    recordField(target as object, key, options);
   };
 }

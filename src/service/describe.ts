@@ -1,6 +1,6 @@
 import "reflect-metadata";
 import * as protobuf from "protobufjs";
-import { METHODS_KEY, PARAMS_KEY, type RawMethod, type RawParam, type RawService, SERVICE_KEY } from "./decorators.js";
+import { declaredParams, PARAMS_KEY, type RawMethod, type RawParam, type RawService, rawMethodsOf, SERVICE_KEY } from "./decorators.js";
 import type { AuthRequirement, MethodDescriptor, MethodKind, ParamDescriptor, ServiceDescriptor } from "./descriptors.js";
 import { loadProto, lookupService } from "./proto.js";
 import { resolveType, T } from "./type-desc.js";
@@ -65,18 +65,30 @@ function requireTypes(where: string, arity: number, contextIndex: number, decora
   for (let i = 0; i < arity; i++) {
     if (i === contextIndex || decorated.some((p) => p.index === i && p.options.type !== undefined)) continue;
     throw new TypeError(
-      `${where}: parameter #${i + 1} has no type, because TypeScript emitted no design:paramtypes metadata. ` +
-        `Enable "experimentalDecorators" and "emitDecoratorMetadata" in tsconfig.json and compile with tsc ` +
-        `(esbuild-based runners such as tsx do not emit it), or give every parameter its type: @Param({ type: Number })`,
+      `${where}: parameter #${i + 1} has no type, because the compiler emitted no design:paramtypes metadata ` +
+        `(standard decorators, esbuild and tsx never do). Declare every parameter's type: ` +
+        `@Method({ params: [{ name: "x", type: Number }] }) (any compiler), or @Param({ type: Number }) (experimentalDecorators), ` +
+        `or compile with tsc and "experimentalDecorators" + "emitDecoratorMetadata"`,
     );
   }
 }
 
+/** What the method's parameter decorators or its `@Method({ params })` declare (not both). */
+function decoratedParams(c: ClassInfo, rm: RawMethod, where: string): readonly RawParam[] {
+  const declared = declaredParams(rm.options, where);
+  const decorated = c.rawParams[rm.propertyKey];
+  if (declared && decorated?.length) {
+    throw new TypeError(`${where}: declare parameters either with @Method({ params }) or with @Param/@Ctx, not both`);
+  }
+  return declared ?? decorated ?? [];
+}
+
 /** The bound parameters of one method: every JavaScript parameter but the `@Ctx()` one. */
-function paramsOf(c: ClassInfo, key: string, where: string, pm: protobuf.Method | undefined) {
+function paramsOf(c: ClassInfo, rm: RawMethod, where: string, pm: protobuf.Method | undefined) {
+  const key = rm.propertyKey;
   const fn = c.proto[key] as (...args: unknown[]) => unknown;
   const designTypes: unknown[] | undefined = Reflect.getMetadata("design:paramtypes", c.proto, key);
-  const decorated = c.rawParams[key] ?? [];
+  const decorated = decoratedParams(c, rm, where);
   const arity = Math.max(fn.length, designTypes?.length ?? 0, ...decorated.map((p) => p.index + 1));
   const contextIndex = decorated.find((p) => p.source === "context")?.index ?? -1;
   if (!designTypes && !pm) requireTypes(where, arity, contextIndex, decorated);
@@ -123,7 +135,7 @@ function describeMethod(c: ClassInfo, rm: RawMethod): MethodDescriptor {
   const pm = c.protoByKey.get(key) ?? c.protoService?.methods[rm.options.name ?? ""] ?? undefined;
   const wireName = rm.options.name ?? pm?.name ?? key;
   const kind = kindOf(rm, fn, pm, where);
-  const { params, arity, contextIndex } = paramsOf(c, key, where, pm);
+  const { params, arity, contextIndex } = paramsOf(c, rm, where, pm);
   if (pm && params.length !== 1) {
     throw new TypeError(`${where} implements rpc ${pm.name} and must take exactly one request parameter`);
   }
@@ -168,7 +180,7 @@ export function describeService(ctor: abstract new (...args: never[]) => unknown
   const protoOpt = raw.options.proto;
   const protoService = protoOpt ? lookupService(typeof protoOpt === "string" ? loadProto(protoOpt) : protoOpt, name) : undefined;
   const proto = ctor.prototype as Record<string, unknown>;
-  const rawMethods: RawMethod[] = [...(Reflect.getMetadata(METHODS_KEY, proto) ?? [])];
+  const rawMethods = rawMethodsOf(ctor);
   const protoByKey = protoService ? bindProtoMethods(protoService, proto, rawMethods) : new Map();
   const rawParams: Record<string, RawParam[]> = Reflect.getMetadata(PARAMS_KEY, proto) ?? {};
   const info: ClassInfo = { ctor, name, proto, protoService, protoByKey, rawParams, serviceAuth: raw.options.auth };

@@ -127,10 +127,19 @@ export const T: {
   },
 };
 
+/**
+ * `Symbol.metadata`, where standard (TC39) decorators keep a class's metadata (TypeScript 5.2+,
+ * esbuild). Node 20 has no such symbol, so it is defined here as TypeScript's release notes
+ * suggest; decorated classes import their decorators from the package, which loads this module,
+ * so the symbol exists before any of them is defined.
+ */
+export const SYMBOL_METADATA: symbol = ((Symbol as { metadata?: symbol }).metadata ??= Symbol.for("Symbol.metadata"));
+
 /** Metadata key under which `@Field` records a class's fields. */
 export const FIELDS_KEY = Symbol.for("triple-rpc:fields");
 
-interface RawField {
+/** A field as `@Field` records it (`spec` undefined: no type was declared or emitted). */
+export interface RawField {
   name: string;
   spec: TypeSpec | undefined;
   optional: boolean;
@@ -172,7 +181,7 @@ function classType(spec: new () => unknown, where: string): TypeDesc {
   }
   const mark = (spec as unknown as Record<symbol, unknown>)[NOT_BINDABLE];
   if (typeof mark === "string") throw new TypeError(`${where}: ${mark}`);
-  const raw: RawField[] | undefined = Reflect.getMetadata(FIELDS_KEY, spec);
+  const raw = rawFieldsOf(spec);
   if (!raw || raw.length === 0) {
     throw new TypeError(
       `${where}: class ${spec.name} has no @Field() metadata, so it cannot be bound; ` +
@@ -185,13 +194,35 @@ function classType(spec: new () => unknown, where: string): TypeDesc {
   classCache.set(spec, desc);
   try {
     for (const f of raw) {
-      fields.push({ name: f.name, type: resolveType(f.spec, `${spec.name}.${f.name}`), optional: f.optional, tag: f.tag });
+      const fwhere = `${spec.name}.${f.name}`;
+      if (f.spec === undefined) throw untypedField(fwhere);
+      fields.push({ name: f.name, type: resolveType(f.spec, fwhere), optional: f.optional, tag: f.tag });
     }
   } catch (e) {
     classCache.delete(spec);
     throw e;
   }
   return desc;
+}
+
+/** A class's `@Field` records: legacy decorators' reflect-metadata, else standard decorators' `Symbol.metadata`. */
+function rawFieldsOf(ctor: object): RawField[] | undefined {
+  const legacy: RawField[] | undefined = Reflect.getMetadata(FIELDS_KEY, ctor);
+  if (legacy) return legacy;
+  const meta = (ctor as Record<symbol, Record<symbol, unknown> | undefined>)[SYMBOL_METADATA];
+  return meta?.[FIELDS_KEY] as RawField[] | undefined;
+}
+
+/**
+ * A field without a type: the compiler emitted no `design:type` (standard decorators, esbuild,
+ * tsx). Binding it as "any JSON" would lose dates, numbers and nested classes without a word.
+ */
+function untypedField(where: string): TypeError {
+  return new TypeError(
+    `${where} has no type, because the compiler emitted no design:type metadata (standard decorators, esbuild and tsx never do). ` +
+      `Declare it: @Field(String), @Field([Item]), @Field({ type: Date, optional: true }) (or @Field(Object) for any JSON), ` +
+      `or compile with tsc and "experimentalDecorators" + "emitDecoratorMetadata"`,
+  );
 }
 
 /**
