@@ -4,13 +4,21 @@ import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import "reflect-metadata";
 import { toProtoFiles } from "../schema/proto-text.js";
-import { SERVICE_KEY } from "../service/decorators.js";
+import { definedServices, type RawService, SERVICE_KEY } from "../service/decorators.js";
 
 const USAGE = `usage: triple-rpc proto <module.js> [--out file.proto | --out-dir dir]
 
 Prints the .proto of every decorated service class the module exports (the schema derived from
-the classes, as the server's reflection serves it). --out writes it to a file instead; services
-in several packages need --out-dir, which writes one file per package.`;
+the classes, as the server's reflection serves it); a module that exports none but defines some
+(a server's main module) gives the ones it defined. --out writes it to a file instead; services
+in several packages need --out-dir, which writes one file per package.
+
+The module is imported, so its top-level code runs, with TRIPLE_RPC_CLI=1 in the environment: a
+module that starts a server can skip that when the variable is set. The command exits once the
+.proto is written, whatever the module started.`;
+
+/** How long the module may take to load (top-level await included). */
+const IMPORT_TIMEOUT_MS = 15_000;
 
 type ServiceClass = abstract new (...args: never[]) => unknown;
 
@@ -30,6 +38,39 @@ function serviceClasses(mod: Record<string, unknown>): ServiceClass[] {
   return out;
 }
 
+/** Imports the module, bounded in time: a module whose top-level await never settles is an error. */
+async function load(path: string): Promise<Record<string, unknown>> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`${path} did not finish loading within ${IMPORT_TIMEOUT_MS / 1000} s (a top-level await that never settles?)`)),
+      IMPORT_TIMEOUT_MS,
+    );
+  });
+  try {
+    return (await Promise.race([import(pathToFileURL(resolve(path)).href), timeout])) as Record<string, unknown>;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The classes to describe: the module's exported services, else every service it defined. */
+async function classesOf(path: string): Promise<ServiceClass[]> {
+  const before = new Set(definedServices());
+  const exported = serviceClasses(await load(path));
+  if (exported.length > 0) return exported;
+  // The server's own services (health, reflection) are defined when its module loads: not the user's.
+  const builtIn = (c: object) => /^grpc\.(health|reflection)\./.test((Reflect.getMetadata(SERVICE_KEY, c) as RawService).name ?? "");
+  const defined = [...definedServices()].filter((c) => !before.has(c) && !builtIn(c)) as ServiceClass[];
+  if (defined.length === 0) {
+    throw new Error(
+      `${path} exports no @Service class and defines none: point the command at the compiled module that defines your service classes`,
+    );
+  }
+  process.stderr.write(`${path} exports no @Service class; using the ${defined.length} it defined: ${defined.map((c) => c.name).join(", ")}\n`);
+  return defined;
+}
+
 function option(args: string[], name: string): string | undefined {
   const i = args.indexOf(name);
   if (i < 0) return undefined;
@@ -43,10 +84,8 @@ async function proto(args: string[]): Promise<void> {
   const out = option(args, "--out");
   const outDir = option(args, "--out-dir");
   if (args.length !== 1) throw new Error(USAGE);
-  const mod = (await import(pathToFileURL(resolve(args[0])).href)) as Record<string, unknown>;
-  const classes = serviceClasses(mod);
-  if (classes.length === 0) throw new Error(`${args[0]} exports no @Service class`);
-  const files = toProtoFiles(classes);
+  process.env.TRIPLE_RPC_CLI = "1";
+  const files = toProtoFiles(await classesOf(args[0]));
   if (outDir) {
     for (const f of files) {
       const path = join(outDir, f.name);
@@ -60,7 +99,7 @@ async function proto(args: string[]): Promise<void> {
     throw new Error(`the services span ${files.length} packages (${files.map((f) => f.package).join(", ")}): use --out-dir`);
   }
   if (out) writeFileSync(out, files[0].text);
-  else process.stdout.write(files[0].text);
+  else await new Promise<void>((done) => process.stdout.write(files[0].text, () => done()));
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -73,7 +112,10 @@ async function main(argv: string[]): Promise<void> {
   throw new Error(`unknown command "${command}"\n\n${USAGE}`);
 }
 
-main(process.argv.slice(2)).catch((e: Error) => {
-  process.stderr.write(`triple-rpc: ${e.message}\n`);
-  process.exitCode = 1;
-});
+// Exit explicitly: the imported module may have started servers, timers or connections.
+main(process.argv.slice(2)).then(
+  () => process.exit(0),
+  (e: Error) => {
+    process.stderr.write(`triple-rpc: ${e.message}\n`, () => process.exit(1));
+  },
+);

@@ -151,7 +151,21 @@ export function Service(name?: string, options: ServiceOptions = {}): UniversalC
     }
     const raw: RawService = { name, options };
     Reflect.defineMetadata(SERVICE_KEY, raw, target);
+    definedServices().add(target);
   };
+}
+
+/**
+ * Every `@Service` class defined in this process, in definition order: what `triple-rpc proto`
+ * falls back to for a module that defines services without exporting them. Kept on a global
+ * symbol so the package's CommonJS and ESM entry points share it.
+ */
+export function definedServices(): Set<object> {
+  const key = Symbol.for("triple-rpc:defined-services");
+  const g = globalThis as Record<symbol, Set<object> | undefined>;
+  let set = g[key];
+  if (!set) g[key] = set = new Set();
+  return set;
 }
 
 /** Adds or merges one method's options into a list of raw methods. */

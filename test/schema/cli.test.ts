@@ -1,0 +1,41 @@
+import * as assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { resolve } from "node:path";
+import { describe, it } from "node:test";
+
+/**
+ * `triple-rpc proto` on modules with side effects: it used to import a server's main module,
+ * start its server, say "exports no @Service class" and never exit.
+ */
+
+const CLI = resolve("dist/src/cli/main.js");
+
+function cli(module: string) {
+  const t = Date.now();
+  const r = spawnSync(process.execPath, [CLI, "proto", resolve(module)], { encoding: "utf8", timeout: 30_000 });
+  return { ...r, ms: Date.now() - t };
+}
+
+describe("triple-rpc proto on modules with side effects", () => {
+  it("a server's main module (defines services via imports, exports none, starts a server): the .proto of what it defined, then exit 0", () => {
+    const r = cli("dist/test/schema/cli-server-module.js");
+    assert.equal(r.signal, null, "the command exits on its own");
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^syntax = "proto3";\n\npackage inventory;/);
+    assert.match(r.stdout, /service InventoryService \{/);
+    assert.match(r.stderr, /exports no @Service class; using the 1 it defined: InventoryService/);
+    assert.ok(r.ms < 20_000, `exited after ${r.ms} ms`);
+  });
+
+  it("the module sees TRIPLE_RPC_CLI=1, so it can skip starting its server", () => {
+    const r = cli("dist/test/schema/cli-server-module.js");
+    assert.match(r.stderr, /started \(TRIPLE_RPC_CLI=1\)|^(?!.*started)/s);
+  });
+
+  it("a module with a timer and no service: exit 1 naming what it looked for", () => {
+    const r = cli("dist/test/schema/cli-empty-module.js");
+    assert.equal(r.signal, null, "the command exits on its own");
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /cli-empty-module\.js exports no @Service class and defines none: point the command at the compiled module that defines your service classes/);
+  });
+});
