@@ -43,6 +43,12 @@ function toBigInt(v: unknown, where: string): bigint {
   if (typeof v === "bigint") return v;
   if (typeof v === "number" && Number.isSafeInteger(v)) return BigInt(v);
   if (typeof v === "string" && /^[+-]?\d+$/.test(v.trim())) return BigInt(v.trim());
+  if (typeof v === "number" && Number.isInteger(v)) {
+    // JSON.parse already rounded it: 12345678901234567890 arrives as 12345678901234567000.
+    throw bindError(
+      `${where} must be an integer; ${v} is beyond JavaScript's exact integers (±2^53), so the number was rounded while parsing: send it as a JSON string ("12345678901234567890")`,
+    );
+  }
   return fail(where, "an integer", v);
 }
 

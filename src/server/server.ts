@@ -242,8 +242,8 @@ export class TripleServer implements ServerCore {
     const what = `service ${service.name}${service.version ? ` version "${service.version}"` : ""}${service.group ? ` group "${service.group}"` : ""}`;
     if (prev === implementation) throw new TypeError(`${what} is registered twice with the same instance`);
     if (prev) {
-      const a = prev.constructor.name;
-      const b = implementation.constructor.name;
+      const a = prev.constructor.name || "an anonymous class";
+      const b = implementation.constructor.name || "an anonymous class";
       throw new TypeError(
         a === b
           ? `${what} is registered twice (two instances of ${a}); register one, or give them different versions or groups`
