@@ -1,4 +1,5 @@
 import type * as protobuf from "protobufjs";
+import { resultMismatch } from "../protocol/errors.js";
 import { bindError } from "../codec/bind-error.js";
 import { asBuffer } from "../codec/bytes.js";
 import { protojson } from "../codec/protojson-fast.js";
@@ -120,7 +121,11 @@ export function derivedCodec(md: MethodDescriptor): MessageCodec {
       } catch (e) {
         throw badResponse(dm.response, e);
       }
-      return resFrom(dm.responseShape === "class" ? msg : msg.value, "the result");
+      try {
+        return resFrom(dm.responseShape === "class" ? msg : msg.value, "the result");
+      } catch (e) {
+        throw resultMismatch(md.path, e);
+      }
     },
   };
 }

@@ -1,4 +1,5 @@
 import * as protobuf from "protobufjs";
+import { resultMismatch } from "../protocol/errors.js";
 import { bindError } from "../codec/bind-error.js";
 import { compileConverter, paramConverters, paramLabel } from "../codec/binder.js";
 import { decodeUtf8 } from "../codec/bytes.js";
@@ -154,9 +155,7 @@ function resultDecoder(md: MethodDescriptor): (bytes: Uint8Array) => unknown {
     try {
       return conv(v, "the result");
     } catch (e) {
-      throw new RpcError(Code.Internal, `the response does not match the declared result of ${md.path}: ${(e as Error).message}`, {
-        cause: e,
-      });
+      throw resultMismatch(md.path, e);
     }
   };
 }

@@ -86,3 +86,13 @@ export function callerCancelled(reason?: unknown): RpcError {
   const text = reason instanceof Error && reason.message ? `: ${reason.message}` : "";
   return new RpcError(Code.Cancelled, `the call was cancelled${text}`, { cause: reason });
 }
+
+/**
+ * A response that does not match the method's declared result (`@Method({ returns })`): the
+ * server's handler returned something else, so `internal`, with the same words whichever
+ * protocol carried it.
+ */
+export function resultMismatch(path: string, cause: unknown): RpcError {
+  const detail = cause instanceof Error ? cause.message : String(cause);
+  return new RpcError(Code.Internal, `the response does not match the declared result of ${path}: ${detail}`, { cause });
+}
