@@ -114,6 +114,12 @@ function jsonArgs(md: MethodDescriptor): (args: readonly unknown[]) => unknown {
  * the compiled field tables of `protojson-fast`; anything else is validated through the binary
  * form and converted by protobufjs's protojson.
  */
+/** A message of one field named `value`: how the derived schema carries a bare result. */
+function isValueWrapper(type: protobuf.Type): boolean {
+  const fields = type.fieldsArray;
+  return fields.length === 1 && fields[0].name === "value";
+}
+
 function protoJsonClient(md: MethodDescriptor): Pick<MessageCodec, "encodeArgs" | "encodeRequest" | "decodeResponse"> {
   const req = md.requestType!;
   const res = md.responseType!;
@@ -131,8 +137,14 @@ function protoJsonClient(md: MethodDescriptor): Pick<MessageCodec, "encodeArgs" 
     encodeRequest: encode,
     decodeResponse(bytes) {
       try {
-        const v = parseJson(decodeUtf8(bytes));
-        const plain = typeof v === "object" && v !== null && !Array.isArray(v);
+        let v = parseJson(decodeUtf8(bytes));
+        let plain = typeof v === "object" && v !== null && !Array.isArray(v);
+        // A derived method answers Triple HTTP JSON with its bare result (Dubbo's form), which the
+        // exported .proto wraps in a message whose one field is `value` (docs/schema.md).
+        if (!plain && isValueWrapper(res)) {
+          v = { value: v };
+          plain = true;
+        }
         const msg = (plain && fastFromJson(res, v as Record<string, unknown>)) || protojson().fromJson(res, v, { ignoreUnknownFields: true });
         return res.toObject(msg, TO_OBJECT);
       } catch (e) {

@@ -14,6 +14,7 @@ import type { RegisteredMethod } from "../server/router.js";
 import type { ServerCore } from "../server/server-core.js";
 import type { AbortSink, Exchange, OutHeaders } from "../transport/server/exchange.js";
 import { negotiateResponse } from "./accept.js";
+import { tripleProtoResponseCodec } from "./proto-body.js";
 import { sendHttpError } from "./error-body.js";
 import { BodyCollector, type BodyTarget } from "./request-body.js";
 import { SseStream } from "./sse.js";
@@ -69,7 +70,8 @@ export class TripleUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
     const timeoutMs = req.timeoutMs;
     if (timeoutMs !== undefined) this.timer = setTimeout(() => this.onDeadline(timeoutMs), timeoutMs);
     const own = responseCodecFor(req.codec.responseMediaType ?? req.mediaType.type) ?? JSON_CODEC;
-    this.respCodec = negotiateResponse(firstHeader(h, H.accept), own);
+    const negotiated = negotiateResponse(firstHeader(h, H.accept), own);
+    this.respCodec = negotiated.mediaType === "application/proto" ? tripleProtoResponseCodec : negotiated;
     // Authentication reads headers only: a caller without credentials never gets its body parsed.
     const authorize = route.authorize;
     if (authorize === undefined) this.readArgs(req);

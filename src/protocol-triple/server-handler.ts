@@ -1,5 +1,7 @@
 import { unsupportedMediaType } from "../codec/bind-error.js";
+import { tripleProtoRequestCodec } from "./proto-body.js";
 import type { RequestCodec } from "../codec/codec.js";
+import { protoRequestCodec } from "../codec/proto-codec.js";
 import { requestCodecFor, supportedRequestTypes } from "../codec/registry.js";
 import { Code } from "../protocol/code.js";
 import { type Compression, HTTP_ACCEPT_ENCODING, HTTP_COMPRESSIONS } from "../protocol/compression.js";
@@ -44,7 +46,8 @@ function methodNotAllowed(method: string): RpcError {
 function requestCodecOf(h: HeaderMap): { codec: RequestCodec; mediaType: MediaType } {
   const ct = firstHeader(h, H.contentType);
   const mediaType = parseMediaType(ct);
-  const codec = mediaType && requestCodecFor(mediaType.type);
+  let codec = mediaType && requestCodecFor(mediaType.type);
+  if (codec === protoRequestCodec) codec = tripleProtoRequestCodec;
   if (codec && mediaType) return { codec, mediaType };
   const supported = supportedRequestTypes().join(", ");
   throw unsupportedMediaType(ct ? `unsupported Content-Type "${ct}"; supported: ${supported}` : `missing Content-Type; supported: ${supported}`);

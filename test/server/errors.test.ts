@@ -71,10 +71,13 @@ describe("error responses: JSON body with status, message and code (issue 2 item
         assert.match(errorOf(r).message, /missing Content-Type/);
       });
 
-      it("application/proto on a method without a .proto: 415 naming the method", async () => {
-        const r = await post("/test.Calc/add", Buffer.from([8, 1]), { "content-type": "application/proto" });
-        assert.equal(r.status, 415);
-        assert.match(errorOf(r).message, /test\.Calc\/add is not bound to a \.proto/);
+      it("application/proto on a method without a .proto: its derived schema's messages; bytes that do not decode are 400", async () => {
+        const r = await post("/test.Calc/add", Buffer.alloc(0), { "content-type": "application/proto" });
+        assert.equal(r.status, 200, r.text());
+        assert.equal(r.headers["content-type"], "application/proto");
+        const bad = await post("/test.Calc/add", Buffer.from([0x0a, 0xff]), { "content-type": "application/proto" });
+        assert.equal(bad.status, 400, bad.text());
+        assert.equal(errorOf(bad).code, "invalid_argument");
       });
 
       it("invalid JSON: 400, status 25", async () => {
