@@ -1,4 +1,5 @@
 import { unsupportedMediaType } from "../codec/bind-error.js";
+import { HEALTH_SERVICE_NAME } from "../server/health.js";
 import { tripleProtoRequestCodec } from "./proto-body.js";
 import type { RequestCodec } from "../codec/codec.js";
 import { protoRequestCodec } from "../codec/proto-codec.js";
@@ -104,7 +105,8 @@ export class TripleHttpHandler {
         { httpStatus: 505, legacyStatus: 40 },
       );
     }
-    if (this.core.draining) throw serverShuttingDown();
+    // Health keeps answering while draining: that is how probes learn we are NOT_SERVING.
+    if (this.core.draining && route.service.name !== HEALTH_SERVICE_NAME) throw serverShuttingDown();
     const declared = firstHeader(h, H.contentLength);
     if (!compression && declared !== undefined && Number(declared) > limits.maxBodyBytes) throw bodyTooLarge(limits.maxBodyBytes);
     return { route, codec, mediaType, timeoutMs, compression };

@@ -64,7 +64,8 @@ nameFile(healthRoot, "grpc/health/v1/health.proto");
 /** What the health service reads from its server. */
 export interface HealthSource {
   readonly router: Router;
-  readonly draining: boolean;
+  /** True once `close()` began (before the listener stops accepting, with `drainDelayMs`). */
+  readonly shuttingDown: boolean;
 }
 
 interface HealthRequest {
@@ -88,7 +89,7 @@ export class HealthService {
   statusOf(service: string): ServingStatus | undefined {
     const known = service === "" || this.source.router.hasService(service) || this.overrides.has(service);
     if (!known) return undefined;
-    if (this.source.draining) return ServingStatus.NOT_SERVING;
+    if (this.source.shuttingDown) return ServingStatus.NOT_SERVING;
     return this.overrides.get(service) ?? ServingStatus.SERVING;
   }
 
@@ -129,7 +130,7 @@ export class HealthService {
         yield { status };
       }
       // Shutdown is final: end the stream so graceful close need not wait for watchers.
-      if (this.source.draining || ctx.aborted) return;
+      if (this.source.shuttingDown || ctx.aborted) return;
       await new Promise<void>((resolve) => {
         this.watchers.add(resolve);
         ctx.signal.addEventListener("abort", () => resolve(), { once: true });

@@ -50,6 +50,13 @@ export interface ServerOptions extends TransportOptions {
   limits?: Partial<Limits>;
   /** How long `close()` lets in-flight calls finish before cancelling them, ms. Default 10 000. */
   shutdownTimeoutMs?: number;
+  /**
+   * How long `close()` keeps accepting connections and serving calls after health turned
+   * `NOT_SERVING`, ms, before it stops accepting and drains: the time a readiness probe and the
+   * load balancer behind it need to stop sending traffic (Kubernetes: a few probe periods).
+   * Default 0: the listener closes at once.
+   */
+  drainDelayMs?: number;
   /** Bearer authentication: the token verifier (methods opt in with `auth` in their decorators). */
   auth?: AuthOptions;
   /** CORS for browser callers; off unless given. */
@@ -158,6 +165,8 @@ export class TripleServer implements ServerCore {
   private drainWaiters: (() => void)[] = [];
   private closing: Promise<void> | undefined;
   draining = false;
+  /** True once `close()` began: health reports NOT_SERVING (calls are refused once `draining`). */
+  shuttingDown = false;
   /** The built-in health service, unless disabled or the application registered its own. */
   readonly health: HealthService | undefined;
   /** The server's registry nodes, when `registry` is set. */
@@ -368,9 +377,13 @@ export class TripleServer implements ServerCore {
   }
 
   private drain(): Promise<void> {
-    this.draining = true;
+    this.shuttingDown = true;
     this.health?.shutdown();
     return (async () => {
+      // Readiness fails first, while new connections and calls are still served.
+      const delay = this.options.drainDelayMs ?? 0;
+      if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+      this.draining = true;
       const stopped = this.listener.stopAccepting();
       if (this.inflight.size > 0) {
         let timer: NodeJS.Timeout | undefined;
