@@ -20,7 +20,7 @@ export const failback: ClusterPolicy = {
         if (left-- <= 0) return;
         const timer = setTimeout(() => {
           const p: Provider = selectProvider(inv, ctx, new Set());
-          runAttempt(p, attempt, ctx).catch(again);
+          runAttempt(p, attempt, ctx, inv).catch(again);
         }, ctx.failbackIntervalMs);
         timer.unref();
       };
