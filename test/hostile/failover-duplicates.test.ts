@@ -55,7 +55,11 @@ async function killUnderLoad(dir: string, survivor: ProviderChild, tag: string, 
     await Promise.all(calls);
     const ran = [...survivor.entries(), ...victim.entries()].filter((id) => id.startsWith(`${tag}-`));
     const seen = new Set<string>();
-    const duplicates = ran.filter((id) => (seen.has(id) ? true : (seen.add(id), false)));
+    const duplicates: string[] = [];
+    for (const id of ran) {
+      if (seen.has(id)) duplicates.push(id);
+      seen.add(id);
+    }
     return { chargeFailures, lookupFailures, duplicates, onVictim };
   } finally {
     await closeClient(client);
