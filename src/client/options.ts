@@ -69,7 +69,8 @@ export interface ClientOptions {
   metadata?: MetadataInit;
   /**
    * Retries of the failover and failback policies; default 2 (3 attempts). Only `unavailable`
-   * and `unknown` errors are retried, never after a response message arrived.
+   * and `unknown` errors are retried, never after a response message arrived; a connection that
+   * broke after the request was sent only for idempotent methods (the handler may have run).
    */
   retries?: number;
   /**

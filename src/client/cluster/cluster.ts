@@ -54,11 +54,18 @@ export function selectProvider(inv: Invocation, ctx: ClusterContext, tried: Read
   const all = providersOf(inv, ctx);
   if (all.length === 1) return all[0];
   const now = Date.now();
+  // The common case, every provider available and none tried: the list as it is, no copy.
+  if (tried.size === 0 && allAvailable(all, now)) return ctx.balancer.select(all, inv);
   let candidates: readonly Provider[] = all.filter((p) => !tried.has(p) && p.available(now));
   if (candidates.length === 0) candidates = all.filter((p) => p.available(now));
   if (candidates.length === 0) candidates = all.filter((p) => !tried.has(p));
   if (candidates.length === 0) candidates = all;
   return candidates.length === 1 ? candidates[0] : ctx.balancer.select(candidates, inv);
+}
+
+function allAvailable(all: readonly Provider[], now: number): boolean {
+  for (let i = 0; i < all.length; i++) if (!all[i].available(now)) return false;
+  return true;
 }
 
 /** Runs one attempt of `inv` with the bookkeeping the balancers, health checks and outlier detection read. */
