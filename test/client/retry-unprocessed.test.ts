@@ -212,6 +212,22 @@ describe("failover retries only what provably did not run (issue 22, break 5)", 
     });
   }
 
+  it("failback follows the same rule in the background", async () => {
+    const b = await server(afterRequest((_stream, session) => session.destroy()));
+    const c = clientOf(b.url, { cluster: "failback", failbackIntervalMs: 20 });
+    try {
+      reached = 0;
+      assert.equal(await c.charge(), undefined);
+      await new Promise((r) => setTimeout(r, 150));
+      assert.equal(reached, 0, "the charge that may have run is not sent again");
+      assert.equal(await c.read(), undefined);
+      await new Promise((r) => setTimeout(r, 150));
+      assert.equal(reached, 1, "the idempotent read is, once it succeeds");
+    } finally {
+      await closeClient(c);
+    }
+  });
+
   it("HTTP/1.1: a connection reset after the request was sent is not retried unless the method is idempotent", async () => {
     const h1 = http.createServer((req) => {
       req.resume();
