@@ -15,7 +15,7 @@ import { ProviderChild } from "./client-providers.js";
  */
 
 const CALLS = 120; // half charge, half lookup; about half of them on the victim
-const HANDLER_MS = 1500;
+const HANDLER_MS = 1000;
 const IN_FLIGHT_ON_VICTIM = 40;
 
 interface Run {
@@ -25,8 +25,7 @@ interface Run {
   onVictim: number;
 }
 
-async function killUnderLoad(dir: string, survivor: ProviderChild, tag: string, options: Partial<ClientOptions>): Promise<Run> {
-  const victim = await ProviderChild.start(path.join(dir, `victim-${tag}`));
+async function killUnderLoad(victim: ProviderChild, survivor: ProviderChild, tag: string, options: Partial<ClientOptions>): Promise<Run> {
   const client = createClient(JournalService, { providers: [survivor.address, victim.address], timeout: 10_000, retries: 2, loadBalance: "roundrobin", ...options });
   try {
     // Connections up first; round-robin puts half the calls (60) on the victim.
@@ -68,17 +67,6 @@ async function killUnderLoad(dir: string, survivor: ProviderChild, tag: string, 
 }
 
 describe("hostile: failover does not run a call twice when a provider is killed (issue 22, break 5)", () => {
-  let dir: string;
-  let survivor: ProviderChild;
-  before(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), "triple-journal-"));
-    survivor = await ProviderChild.start(path.join(dir, "survivor"));
-  });
-  after(async () => {
-    await survivor?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
   const cases: [string, Partial<ClientOptions>][] = [
     ["triple-h2", {}],
     ["triple-h1", { httpVersion: "1.1" }],
@@ -86,9 +74,27 @@ describe("hostile: failover does not run a call twice when a provider is killed 
     ["connect", { protocol: "connect" }],
     ["grpc-web", { protocol: "grpc-web" }],
   ];
+  let dir: string;
+  let survivor: ProviderChild;
+  const victims = new Map<string, ProviderChild>();
+  before(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), "triple-journal-"));
+    // Every process at once: one survivor, one victim per case (each is killed).
+    const started = await Promise.all([
+      ProviderChild.start(path.join(dir, "survivor")),
+      ...cases.map(([tag]) => ProviderChild.start(path.join(dir, `victim-${tag}`))),
+    ]);
+    survivor = started[0];
+    cases.forEach(([tag], i) => victims.set(tag, started[i + 1]));
+  });
+  after(async () => {
+    await Promise.all([survivor?.stop(), ...[...victims.values()].map((v) => v.stop())]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   for (const [tag, options] of cases) {
     it(`${tag}: no non-idempotent call ran twice, no idempotent call failed`, async (t) => {
-      const r = await killUnderLoad(dir, survivor, tag, options);
+      const r = await killUnderLoad(victims.get(tag)!, survivor, tag, options);
       const charges = r.duplicates.filter((id) => Number(id.slice(tag.length + 1)) % 2 === 0);
       t.diagnostic(
         `${tag}: ${r.onVictim} handlers running on the killed provider; ran twice: ${charges.length} charges, ` +
