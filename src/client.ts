@@ -22,6 +22,7 @@ export { Provider, type ProviderInit } from "./client/provider.js";
 export { StaticDirectory, type Directory } from "./client/cluster/directory.js";
 export type { ClusterPolicy, ClusterPolicyName, ClusterContext, Invocation, Attempt } from "./client/cluster/cluster.js";
 export { FailoverError } from "./client/cluster/failover-error.js";
+export type { OutlierDetectionOptions, OutlierSettings } from "./client/cluster/outlier.js";
 export type { LoadBalancer, LoadBalancerName } from "./client/loadbalance/load-balancer.js";
 export type { ClientCall, ClientInterceptor, ClientNext } from "./client/interceptor.js";
 export { ConsoleLogger, type Logger } from "./observability/logger.js";

@@ -32,6 +32,7 @@ import { CallScope, NEVER_ABORTS } from "./call-scope.js";
 import type { Attempt, ClusterContext, ClusterPolicy, Invocation } from "./cluster/cluster.js";
 import { type Directory, StaticDirectory } from "./cluster/directory.js";
 import { clusterPolicy } from "./cluster/policies.js";
+import { outlierSettings } from "./cluster/outlier.js";
 import { loadBalancer } from "./loadbalance/balancers.js";
 import type { ClientContentType, ClientOptions, ClientProtocol } from "./options.js";
 import type { Provider, ProviderInit } from "./provider.js";
@@ -200,6 +201,7 @@ export class ClientCore {
       forks: Math.max(1, Math.floor(nonNegative("forks", o.forks, 2))),
       downBackoffMs: nonNegative("downBackoffMs", o.downBackoffMs, 1000),
       failbackIntervalMs: nonNegative("failbackIntervalMs", o.failbackIntervalMs, 5000),
+      outlier: outlierSettings(o.outlierDetection),
     };
     this.settings = {
       connectTimeoutMs: nonNegative("connectTimeoutMs", o.connectTimeoutMs, 10_000) || 10_000,

@@ -4,6 +4,7 @@ import type { TelemetryOptions } from "../observability/telemetry.js";
 import type { MetadataInit } from "../protocol/rpc-error.js";
 import type { ClusterPolicy, ClusterPolicyName } from "./cluster/cluster.js";
 import type { Directory } from "./cluster/directory.js";
+import type { OutlierDetectionOptions } from "./cluster/outlier.js";
 import type { ClientInterceptor } from "./interceptor.js";
 import type { LoadBalancer, LoadBalancerName } from "./loadbalance/load-balancer.js";
 import type { ProviderInit } from "./provider.js";
@@ -68,7 +69,8 @@ export interface ClientOptions {
   metadata?: MetadataInit;
   /**
    * Retries of the failover and failback policies; default 2 (3 attempts). Only `unavailable`
-   * and `unknown` errors are retried, never after a response message arrived.
+   * and `unknown` errors are retried, never after a response message arrived; a connection that
+   * broke after the request was sent only for idempotent methods (the handler may have run).
    */
   retries?: number;
   /**
@@ -78,8 +80,18 @@ export interface ClientOptions {
   methods?: Readonly<Record<string, { readonly retries?: number }>>;
   /** Cluster policy: failover (default), failfast, failsafe, failback, forking, broadcast. */
   cluster?: ClusterPolicyName | ClusterPolicy;
-  /** Load balancer: random (weighted, default), roundrobin, leastactive, consistenthash, p2c. */
+  /**
+   * Load balancer: peakewma (default: two random providers, the one with the lower latency ×
+   * calls in flight wins), random (weighted), roundrobin, leastactive, consistenthash, p2c.
+   */
   loadBalance?: LoadBalancerName | LoadBalancer;
+  /**
+   * Outlier detection: a provider whose calls time out or break `consecutiveFailures` (5) times
+   * in a row gets no calls for `baseEjectionMs` (5000) × times ejected, at most `maxEjectionMs`
+   * (60 000), then one probe call at a time until one is answered; at most `maxEjectionPercent`
+   * (50) of the providers at once, never the last. `false` turns it off. On by default.
+   */
+  outlierDetection?: OutlierDetectionOptions;
   /** Parallel calls of the forking policy; default 2. */
   forks?: number;
   /** Request compression: `gzip`, `deflate`, `br` (Triple HTTP only) or `identity` (default). */

@@ -3,6 +3,9 @@ export function isValidWeight(w: unknown): w is number {
   return typeof w === "number" && Number.isFinite(w) && w >= 0;
 }
 
+/** Time constant of the peak-EWMA latency's decay, ms (an idle provider's cost halves in ~3.5 s). */
+const EWMA_DECAY_MS = 5000;
+
 /** A provider given as a URL (`http://h:p`, `https://h:p`), `host:port`, or with a weight. */
 export type ProviderInit = string | { readonly url: string; readonly weight?: number };
 
@@ -29,6 +32,23 @@ export class Provider {
   failures = 0;
   /** Epoch ms until which the provider is skipped. */
   downUntil = 0;
+  /** Sum of the start times (`performance.now()`) of the calls in flight: their mean age. */
+  pendingStarts = 0;
+  /** Peak EWMA of latency, ms: jumps to a slower answer, decays toward faster ones over time. */
+  peakLatencyMs = 0;
+  /** When `peakLatencyMs` was last updated (`performance.now()`). */
+  private peakStamp = 0;
+  /** Consecutive calls that timed out or broke (outlier detection); an answer resets it. */
+  consecutiveFailures = 0;
+  /** Ejections so far (the next one lasts longer); forgotten after a long healthy spell. */
+  ejections = 0;
+  /**
+   * Epoch ms until which outlier detection keeps the provider out. Once past (and not yet 0),
+   * the provider is on probation: one call at a time until one is answered.
+   */
+  ejectedUntil = 0;
+  /** Epoch ms when the provider last left probation (answered after an ejection). */
+  lastReadmitted = 0;
 
   constructor(url: string, weight = 100) {
     if (typeof url !== "string" || url.trim() === "") throw new TypeError(`provider ${JSON.stringify(url)}: expected a URL or host:port`);
@@ -64,6 +84,65 @@ export class Provider {
     return this.downUntil > now;
   }
 
+  /** True while outlier detection keeps the provider out. */
+  isEjected(now = Date.now()): boolean {
+    return this.ejectedUntil > now;
+  }
+
+  /**
+   * May take a new call: not down, not ejected, and not on probation with its probe still in
+   * flight. (`now` is epoch ms.)
+   */
+  available(now: number): boolean {
+    return this.downUntil <= now && (this.ejectedUntil === 0 || (this.ejectedUntil <= now && this.active === 0));
+  }
+
+  /** A call starts (`start`: `performance.now()`). */
+  begin(start: number): void {
+    this.active++;
+    this.pendingStarts += start;
+  }
+
+  /** A call that began at `start` is over. */
+  end(start: number): void {
+    if (--this.active === 0) this.pendingStarts = 0;
+    else this.pendingStarts -= start;
+  }
+
+  /** Mean age of the calls in flight at `now` (`performance.now()`), ms; 0 when idle. */
+  pendingAgeMs(now: number): number {
+    return this.active > 0 ? now - this.pendingStarts / this.active : 0;
+  }
+
+  /** The peak-EWMA latency as decayed to `now` (`performance.now()`). */
+  peakLatencyAt(now: number): number {
+    const v = this.peakLatencyMs;
+    return v === 0 ? 0 : v * Math.exp(-Math.max(0, now - this.peakStamp) / EWMA_DECAY_MS);
+  }
+
+  /** Records an answer: healthy, reachable, not an outlier. */
+  answered(): void {
+    this.failures = 0;
+    this.downUntil = 0;
+    this.consecutiveFailures = 0;
+    if (this.ejectedUntil !== 0) {
+      this.ejectedUntil = 0;
+      this.lastReadmitted = Date.now();
+    }
+  }
+
+  /**
+   * Ejects the provider for `base × ejections` (capped at `max`) from `now` (epoch ms); the count
+   * starts again once the provider stayed healthy for `max` after its last readmission.
+   */
+  eject(baseMs: number, maxMs: number, now = Date.now()): number {
+    if (this.ejectedUntil === 0 && now - this.lastReadmitted > maxMs) this.ejections = 0;
+    this.ejections++;
+    const ms = Math.min(maxMs, baseMs * this.ejections);
+    this.ejectedUntil = now + ms;
+    return ms;
+  }
+
   /** Records a refused connection: skip this provider for `base * 2^(failures-1)`, at most 30 s. */
   markDown(baseBackoffMs: number, now = Date.now()): void {
     this.failures++;
@@ -73,12 +152,16 @@ export class Provider {
 
   /** Records a successful exchange: the provider is healthy again. */
   markUp(): void {
-    this.failures = 0;
-    this.downUntil = 0;
+    this.answered();
   }
 
-  /** Feeds one call's latency into the moving average. */
-  recordLatency(ms: number): void {
+  /** Feeds one call's latency (ended at `now`, `performance.now()`) into the moving averages. */
+  recordLatency(ms: number, now = performance.now()): void {
     this.latencyMs = this.latencyMs === 0 ? ms : this.latencyMs * 0.8 + ms * 0.2;
+    // Peak EWMA (Finagle's, linkerd's): a slower answer counts at once, faster ones over time.
+    const w = Math.exp(-Math.max(0, now - this.peakStamp) / EWMA_DECAY_MS);
+    const prev = this.peakLatencyMs;
+    this.peakLatencyMs = ms > prev ? ms : prev * w + ms * (1 - w);
+    this.peakStamp = now;
   }
 }

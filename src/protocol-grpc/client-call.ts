@@ -1,6 +1,6 @@
 import type { OutgoingHttpHeaders } from "node:http";
 import * as http2 from "node:http2";
-import { streamClosedError, transportError } from "../transport/client/errors.js";
+import { streamClosedError, streamError } from "../transport/client/errors.js";
 import type { CallOptions } from "../client/call-options.js";
 import type { Provider } from "../client/provider.js";
 import { Code } from "../protocol/code.js";
@@ -137,7 +137,7 @@ export class GrpcClientCall implements MessageSink {
   /** @internal */
   onStreamError(e: Error): void {
     const signal = this.settings.signal;
-    this.fail(signal.aborted ? signal.reason : transportError(this.provider.address, e));
+    this.fail(signal.aborted ? signal.reason : streamError(this.provider, this.stream, e));
   }
 
   /** @internal */

@@ -5,13 +5,14 @@ export const ECHO_SERVICE = "org.example.registry.EchoService";
 
 /**
  * A provider that says who it is: `whoami` answers the name it was given (the tests count calls
- * per provider with it); `fail` always throws a plain Error (failover retries it).
+ * per provider with it; a read, so idempotent: failover may send it again when a provider dies
+ * with it in flight); `fail` always throws a plain Error (failover retries it).
  */
 @Service(ECHO_SERVICE)
 export class EchoService {
   constructor(readonly id = "provider") {}
 
-  @Method()
+  @Method({ idempotent: true })
   async whoami(): Promise<string> {
     return this.id;
   }

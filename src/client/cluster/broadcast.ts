@@ -17,7 +17,7 @@ export const broadcast: ClusterPolicy = {
     for (const p of providersOf(inv, ctx)) {
       if (inv.signal.aborted) throw inv.signal.reason;
       try {
-        result = await runAttempt(p, attempt, ctx);
+        result = await runAttempt(p, attempt, ctx, inv);
       } catch (e) {
         error = RpcError.from(e);
       }

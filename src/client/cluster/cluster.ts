@@ -1,11 +1,12 @@
 import { Code } from "../../protocol/code.js";
 import { RpcError } from "../../protocol/rpc-error.js";
-import { isConnectFailure } from "../../transport/client/errors.js";
+import { isConnectFailure, requestMayHaveRun } from "../../transport/client/errors.js";
 import type { Logger } from "../../observability/logger.js";
 import type { LoadBalancer } from "../loadbalance/load-balancer.js";
 import type { Provider } from "../provider.js";
 import type { Directory } from "./directory.js";
 import type { Attempt, Invocation } from "./invocation.js";
+import { countFailure, type OutlierSettings } from "./outlier.js";
 
 export type { Attempt, Invocation } from "./invocation.js";
 
@@ -22,6 +23,8 @@ export interface ClusterContext {
   readonly failbackIntervalMs: number;
   /** Where the client logs (a provider marked down, …). */
   readonly logger?: Logger;
+  /** Outlier detection; none when undefined. */
+  readonly outlier?: OutlierSettings;
 }
 
 /** A cluster policy: how a call uses the providers (one, several, retrying). */
@@ -43,24 +46,32 @@ export function providersOf(inv: Invocation, ctx: ClusterContext): readonly Prov
 }
 
 /**
- * Picks a provider for the next attempt: a healthy one not tried yet; else a healthy one; else
- * (all down) an untried one, else any, so a call still gets its attempts when all are down.
+ * Picks a provider for the next attempt: an available one (not down, not ejected, not on
+ * probation with its probe in flight) not tried yet; else an available one; else (none
+ * available) an untried one, else any, so a call still gets its attempts when all are down.
  */
 export function selectProvider(inv: Invocation, ctx: ClusterContext, tried: ReadonlySet<Provider>): Provider {
   const all = providersOf(inv, ctx);
   if (all.length === 1) return all[0];
   const now = Date.now();
-  let candidates: readonly Provider[] = all.filter((p) => !tried.has(p) && !p.isDown(now));
-  if (candidates.length === 0) candidates = all.filter((p) => !p.isDown(now));
+  // The common case, every provider available and none tried: the list as it is, no copy.
+  if (tried.size === 0 && allAvailable(all, now)) return ctx.balancer.select(all, inv);
+  let candidates: readonly Provider[] = all.filter((p) => !tried.has(p) && p.available(now));
+  if (candidates.length === 0) candidates = all.filter((p) => p.available(now));
   if (candidates.length === 0) candidates = all.filter((p) => !tried.has(p));
   if (candidates.length === 0) candidates = all;
   return candidates.length === 1 ? candidates[0] : ctx.balancer.select(candidates, inv);
 }
 
-/** Runs one attempt with the bookkeeping the balancers and health checks read. */
-export function runAttempt<T>(provider: Provider, attempt: Attempt<T>, ctx: ClusterContext): Promise<T> {
-  provider.active++;
+function allAvailable(all: readonly Provider[], now: number): boolean {
+  for (let i = 0; i < all.length; i++) if (!all[i].available(now)) return false;
+  return true;
+}
+
+/** Runs one attempt of `inv` with the bookkeeping the balancers, health checks and outlier detection read. */
+export function runAttempt<T>(provider: Provider, attempt: Attempt<T>, ctx: ClusterContext, inv: Invocation): Promise<T> {
   const start = performance.now();
+  provider.begin(start);
   let pending: Promise<T>;
   try {
     pending = attempt(provider);
@@ -70,21 +81,38 @@ export function runAttempt<T>(provider: Provider, attempt: Attempt<T>, ctx: Clus
   // One `then`, no async frame: this runs for every call.
   return pending.then(
     (v) => {
-      provider.active--;
-      provider.markUp();
-      provider.recordLatency(performance.now() - start);
+      const now = performance.now();
+      provider.end(start);
+      provider.answered();
+      provider.recordLatency(now - start, now);
       return v;
     },
     (e: unknown) => {
-      provider.active--;
-      if (isConnectFailure(e)) markDown(provider, ctx, e);
-      else if (e instanceof RpcError && e.code !== Code.Cancelled && e.code !== Code.DeadlineExceeded) {
-        provider.markUp(); // it answered: reachable, whatever it said
-        provider.recordLatency(performance.now() - start);
-      }
+      attemptFailed(provider, start, e, ctx, inv);
       throw e;
     },
   );
+}
+
+/**
+ * The bookkeeping of a failed attempt: a refused connection marks the provider down; a timeout
+ * or a broken call counts against it (outlier detection) and as latency; any other answer shows
+ * it reachable.
+ */
+function attemptFailed(provider: Provider, start: number, e: unknown, ctx: ClusterContext, inv: Invocation): void {
+  const now = performance.now();
+  provider.end(start);
+  if (isConnectFailure(e)) {
+    markDown(provider, ctx, e);
+    return;
+  }
+  if (!(e instanceof RpcError) || e.code === Code.Cancelled) return;
+  provider.recordLatency(now - start, now);
+  if (e.code === Code.DeadlineExceeded || e.code === Code.Unavailable) {
+    if (ctx.outlier) countFailure(provider, ctx.directory.list(inv.method.serviceName), ctx.outlier, ctx.logger);
+  } else {
+    provider.answered(); // it answered: reachable, whatever it said
+  }
 }
 
 /** A provider that refused a connection is skipped for a while; the log says so (once per cause). */
@@ -95,8 +123,10 @@ function markDown(provider: Provider, ctx: ClusterContext, err: unknown): void {
 }
 
 /**
- * The codes another attempt may follow: `unavailable` (the call never reached a handler: refused
- * or reset connections, GOAWAY, REFUSED_STREAM, a server shutting down) and `unknown` (a handler
+ * The codes another attempt may follow: `unavailable` (a refused connection or stream, a stream
+ * above GOAWAY's last stream id, a request not written, a server shutting down; a connection
+ * that broke after the request was sent is `unavailable` too, but the handler may have run, so
+ * it is retried only for idempotent methods, see `retryable`) and `unknown` (a handler
  * failed with a plain error, which Dubbo retries). Everything else is the handler's answer —
  * invalid_argument, not_found, already_exists, permission_denied, unauthenticated,
  * failed_precondition, out_of_range, resource_exhausted, aborted, unimplemented, internal — or
@@ -112,8 +142,12 @@ const RETRYABLE_CODES: ReadonlySet<Code> = new Set([Code.Unavailable, Code.Unkno
  */
 const IDEMPOTENT_RETRYABLE_CODES: ReadonlySet<Code> = new Set([Code.ResourceExhausted, Code.Aborted]);
 
-/** True when another attempt may follow this error: never once a response message arrived. */
+/**
+ * True when another attempt may follow this error: never once a response message arrived, and
+ * after a connection that broke once the request was sent only for an idempotent method.
+ */
 export function retryable(err: RpcError, inv: Invocation): boolean {
   if (inv.committed || inv.signal.aborted) return false;
+  if (requestMayHaveRun(err)) return inv.method.idempotent;
   return RETRYABLE_CODES.has(err.code) || (inv.method.idempotent && IDEMPOTENT_RETRYABLE_CODES.has(err.code));
 }

@@ -1,11 +1,13 @@
+import { RpcError } from "../../protocol/rpc-error.js";
 import type { Provider } from "../provider.js";
-import { type ClusterPolicy, runAttempt, selectProvider } from "./cluster.js";
+import { type ClusterPolicy, retryable, runAttempt, selectProvider } from "./cluster.js";
 import { failfast } from "./failfast.js";
 
 /**
  * failback: one attempt; on failure the call resolves to `undefined` at once and is retried in
  * the background every `failbackIntervalMs`, up to `retries` times (for notifications that must
- * arrive eventually). Streaming calls fail as usual.
+ * arrive eventually), for the errors failover would retry (a call that may have run is sent again
+ * only when idempotent). Streaming calls fail as usual.
  */
 export const failback: ClusterPolicy = {
   name: "failback",
@@ -16,15 +18,15 @@ export const failback: ClusterPolicy = {
     } catch (e) {
       if (inv.streaming) throw e;
       let left = inv.retries;
-      const again = () => {
-        if (left-- <= 0) return;
+      const again = (err: unknown) => {
+        if (left-- <= 0 || !retryable(RpcError.from(err), inv)) return;
         const timer = setTimeout(() => {
           const p: Provider = selectProvider(inv, ctx, new Set());
-          runAttempt(p, attempt, ctx).catch(again);
+          runAttempt(p, attempt, ctx, inv).catch(again);
         }, ctx.failbackIntervalMs);
         timer.unref();
       };
-      again();
+      again(e);
       return undefined as T;
     }
   },

@@ -5,6 +5,6 @@ import { runAttempt, selectProvider } from "./cluster.js";
 export const failfast: ClusterPolicy = {
   name: "failfast",
   invoke(inv, attempt, ctx) {
-    return runAttempt(selectProvider(inv, ctx, new Set()), attempt, ctx);
+    return runAttempt(selectProvider(inv, ctx, new Set()), attempt, ctx, inv);
   },
 };

@@ -27,7 +27,7 @@ async function retry<T>(inv: Invocation, attempt: Attempt<T>, ctx: ClusterContex
     }
     attempts++;
     try {
-      return await runAttempt(p, attempt, ctx);
+      return await runAttempt(p, attempt, ctx, inv);
     } catch (e) {
       last = RpcError.from(e);
       if (!retryable(last, inv)) throw last;
@@ -47,8 +47,8 @@ export const failover: ClusterPolicy = {
       return Promise.reject(e);
     }
     // Without retries the caller gets the attempt's own error, not a "Tried 0 times" sentence.
-    if (inv.retries === 0) return runAttempt(first, attempt, ctx);
+    if (inv.retries === 0) return runAttempt(first, attempt, ctx, inv);
     // The first attempt allocates nothing but its promise: most calls succeed on it.
-    return runAttempt(first, attempt, ctx).catch((e: unknown) => retry(inv, attempt, ctx, first, RpcError.from(e)));
+    return runAttempt(first, attempt, ctx, inv).catch((e: unknown) => retry(inv, attempt, ctx, first, RpcError.from(e)));
   },
 };

@@ -22,7 +22,7 @@ export const forking: ClusterPolicy = {
     return new Promise((resolve, reject) => {
       let failed = 0;
       for (const p of picked) {
-        runAttempt(p, attempt, ctx).then(resolve, (e) => {
+        runAttempt(p, attempt, ctx, inv).then(resolve, (e) => {
           if (++failed === picked.size) reject(RpcError.from(e));
         });
       }

@@ -2,7 +2,7 @@ import type { Invocation } from "../cluster/invocation.js";
 import type { Provider } from "../provider.js";
 
 /** The load balancers. */
-export type LoadBalancerName = "random" | "roundrobin" | "leastactive" | "consistenthash" | "p2c";
+export type LoadBalancerName = "random" | "roundrobin" | "leastactive" | "consistenthash" | "p2c" | "peakewma";
 
 /** Picks one provider among candidates (never empty; usually two or more). */
 export interface LoadBalancer {

@@ -11,6 +11,26 @@ import type { Provider } from "../../client/provider.js";
 
 const connectFailures = new WeakSet<RpcError>();
 
+/**
+ * Transport failures after the request was (or may have been) sent: the connection or stream
+ * broke with no proof that the handler did not run. Another attempt may follow only for an
+ * idempotent method. Everything else the transports report is provably unprocessed: the
+ * provider refused the connection or the stream (REFUSED_STREAM), the stream was above a
+ * GOAWAY's last stream id, or not one byte of the request left this process.
+ */
+const mayHaveRun = new WeakSet<RpcError>();
+
+/** Marks a transport error as one whose request may have reached a handler. */
+function maybeProcessed(err: RpcError): RpcError {
+  mayHaveRun.add(err);
+  return err;
+}
+
+/** True when the error is a broken connection or stream whose request may have been processed. */
+export function requestMayHaveRun(err: unknown): boolean {
+  return err instanceof RpcError && mayHaveRun.has(err);
+}
+
 const CONNECT_CODES = new Set(["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "ECONNRESET"]);
 
 /**
@@ -35,12 +55,18 @@ export function isConnectErrorCode(e: unknown): boolean {
 }
 
 /**
- * A connection or stream failed after it was established: `unavailable` with the cause. A peer
- * that answers h2c prior knowledge with HTTP/1.1 shows up as nghttp2's bare "Protocol error":
- * say what it means.
+ * A connection or stream failed after it was established: `unavailable` with the cause. With
+ * `sent` (the default) the request may have reached the handler ({@link requestMayHaveRun});
+ * pass `sent: false` only when no byte of it left this process. A peer that answers h2c prior
+ * knowledge with HTTP/1.1 shows up as nghttp2's bare "Protocol error": say what it means.
  */
-export function transportError(address: string, cause: unknown): RpcError {
+export function transportError(address: string, cause: unknown, sent = true): RpcError {
   if (cause instanceof RpcError) return cause;
+  const err = brokenConnection(address, cause);
+  return sent ? maybeProcessed(err) : err;
+}
+
+function brokenConnection(address: string, cause: unknown): RpcError {
   if ((cause as NodeJS.ErrnoException)?.code === "ERR_HTTP2_ERROR") {
     return new RpcError(
       Code.Unavailable,
@@ -53,21 +79,57 @@ export function transportError(address: string, cause: unknown): RpcError {
   return new RpcError(Code.Unavailable, `connection to ${address} failed: ${text}`, { cause, legacyStatus: 35 });
 }
 
+/** What a client stream knows of its session: the last stream id of a GOAWAY it received. */
+export interface SessionState {
+  goawayLastStreamId: number | undefined;
+}
+
 /**
- * The error of an HTTP/2 stream that closed without a complete response. node closes every
- * stream of a connection that broke (the provider crashed or was killed) with CANCEL and detaches
- * it from its session: that is `unavailable` (a broken connection, retried elsewhere), not the
- * peer cancelling the stream, which leaves the session alive.
+ * The session state of a stream, set by the transport when it opens the stream: node detaches
+ * the streams of a broken connection from their session, so the stream keeps the link.
+ */
+export const kSession = Symbol("triple.session");
+type SessionStream = http2.ClientHttp2Stream & { [kSession]?: SessionState };
+
+/**
+ * True when the peer provably did not process the stream: it refused it (REFUSED_STREAM), its id
+ * is above the last stream id of a GOAWAY the session received (RFC 9113 §6.8: such streams were
+ * not and will not be processed), or it never got an id (its HEADERS were never sent).
+ */
+export function streamUnprocessed(stream: http2.ClientHttp2Stream): boolean {
+  if (stream.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM) return true;
+  const id = stream.id;
+  if (id === undefined || id <= 0) return true;
+  const last = (stream as SessionStream)[kSession]?.goawayLastStreamId;
+  return last !== undefined && id > last;
+}
+
+/** A stream's 'error' event: a broken connection, retried anywhere only when provably unprocessed. */
+export function streamError(provider: Provider, stream: http2.ClientHttp2Stream, cause: unknown): RpcError {
+  if (streamUnprocessed(stream)) return refusedStream(provider, stream);
+  return transportError(provider.address, cause);
+}
+
+function refusedStream(provider: Provider, stream: http2.ClientHttp2Stream): RpcError {
+  const why = stream.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM ? "refused the stream (REFUSED_STREAM)" : "did not process the stream (GOAWAY)";
+  return new RpcError(Code.Unavailable, `${provider.address} ${why}`);
+}
+
+/**
+ * The error of an HTTP/2 stream that closed without a complete response. A stream the peer
+ * provably did not process (REFUSED_STREAM, above GOAWAY's last stream id) is `unavailable`
+ * and may go to another provider. node closes every stream of a connection that broke (the
+ * provider crashed or was killed) with CANCEL and detaches it from its session: `unavailable`
+ * too, but the request may have run (retried only when idempotent); the peer cancelling the
+ * stream leaves the session alive and is `cancelled`.
  */
 export function streamClosedError(provider: Provider, stream: http2.ClientHttp2Stream): RpcError {
   const rstCode = stream.rstCode;
-  if (rstCode === http2.constants.NGHTTP2_REFUSED_STREAM) {
-    return new RpcError(Code.Unavailable, `${provider.address} refused the stream (REFUSED_STREAM)`);
-  }
+  if (streamUnprocessed(stream)) return refusedStream(provider, stream);
   if (rstCode === http2.constants.NGHTTP2_CANCEL && (!stream.session || stream.session.destroyed)) {
-    return new RpcError(Code.Unavailable, `the connection to ${provider.address} closed before the response was complete`, {
-      legacyStatus: 35,
-    });
+    return maybeProcessed(
+      new RpcError(Code.Unavailable, `the connection to ${provider.address} closed before the response was complete`, { legacyStatus: 35 }),
+    );
   }
   if (rstCode === http2.constants.NGHTTP2_CANCEL) {
     return new RpcError(Code.Cancelled, `${provider.address} cancelled the stream`);
@@ -75,8 +137,10 @@ export function streamClosedError(provider: Provider, stream: http2.ClientHttp2S
   if (rstCode === http2.constants.NGHTTP2_ENHANCE_YOUR_CALM) {
     return new RpcError(Code.ResourceExhausted, `${provider.address} reset the stream (ENHANCE_YOUR_CALM)`);
   }
-  return new RpcError(
-    Code.Unavailable,
-    `the stream to ${provider.address} closed before the response was complete${rstCode ? ` (RST_STREAM code ${rstCode})` : ""}`,
+  return maybeProcessed(
+    new RpcError(
+      Code.Unavailable,
+      `the stream to ${provider.address} closed before the response was complete${rstCode ? ` (RST_STREAM code ${rstCode})` : ""}`,
+    ),
   );
 }

@@ -38,6 +38,9 @@ function onResponseError(this: Tagged<http.IncomingMessage>, e: Error): void {
  */
 class Http1Post {
   private connected = false;
+  /** The request's socket and the bytes it had handed to the OS when the request got it. */
+  private socket: Socket | undefined = undefined;
+  private dispatchedBefore = -1;
   private settled = false;
   private connectTimer: NodeJS.Timeout | undefined = undefined;
   private res: http.IncomingMessage | undefined = undefined;
@@ -117,6 +120,9 @@ class Http1Post {
   }
 
   onSocket(s: Socket): void {
+    // 'socket' comes before node flushes the request onto the socket.
+    this.socket = s;
+    this.dispatchedBefore = dispatched(s);
     if (!s.connecting) {
       this.connected = true;
       return;
@@ -138,8 +144,29 @@ class Http1Post {
       return;
     }
     const address = this.provider.address;
-    this.finish(!this.connected && isConnectErrorCode(e) ? connectFailure(address, e) : transportError(address, e));
+    this.finish(!this.connected && isConnectErrorCode(e) ? connectFailure(address, e) : transportError(address, e, this.requestMayHaveLeft()));
   }
+
+  /**
+   * False only when no byte of this request reached the OS: the socket failed before node
+   * flushed the request onto it (a reused keep-alive socket the server closed just before). A
+   * socket that took any byte of it may have delivered the request to a handler.
+   */
+  private requestMayHaveLeft(): boolean {
+    const s = this.socket;
+    if (s === undefined) return false; // no socket yet: nothing written
+    const now = dispatched(s);
+    return this.dispatchedBefore < 0 || now < 0 || now !== this.dispatchedBefore;
+  }
+}
+
+/**
+ * The bytes a socket handed to the OS (`_bytesDispatched`: the handle's count, kept after the
+ * socket closed); -1 where node does not tell, which counts as "may have been sent".
+ */
+function dispatched(s: Socket): number {
+  const n = (s as Socket & { _bytesDispatched?: unknown })._bytesDispatched;
+  return typeof n === "number" ? n : -1;
 }
 
 const EMPTY = Buffer.alloc(0);

@@ -5,7 +5,7 @@ import type { Provider } from "../../client/provider.js";
 import { responseTooLarge } from "../../protocol/errors.js";
 import { RpcError } from "../../protocol/rpc-error.js";
 import { installStreamTable } from "../stream-table.js";
-import { connectFailure, isConnectErrorCode, streamClosedError, transportError } from "./errors.js";
+import { connectFailure, isConnectErrorCode, kSession, type SessionState, streamClosedError, streamError, transportError } from "./errors.js";
 import type { HttpReply, TransportSettings, UnaryRequest, UnaryTransport } from "./unary-transport.js";
 
 /** HTTP/2 settings of the transport besides the shared ones. */
@@ -17,11 +17,13 @@ export interface Http2Settings extends TransportSettings {
 }
 
 /** One HTTP/2 connection to a provider, shared by every call to it. */
-class PooledSession {
+class PooledSession implements SessionState {
   readonly session: http2.ClientHttp2Session;
   readonly ready: Promise<void>;
   /** No new streams: GOAWAY received, closed, or broken. */
   dead = false;
+  /** The last stream id of the GOAWAY received: streams above it were not processed. */
+  goawayLastStreamId: number | undefined = undefined;
   /** The connection is established: calls skip waiting on `ready`. */
   connected = false;
   private active = 0;
@@ -48,11 +50,11 @@ class PooledSession {
       s.on("error", (e) => {
         clearTimeout(timer);
         // Before 'connect' this is the provider refusing us; after, streams report their own errors.
-        if (!this.connected) reject(isConnectErrorCode(e) ? connectFailure(provider.address, e) : transportError(provider.address, e));
+        if (!this.connected) reject(isConnectErrorCode(e) ? connectFailure(provider.address, e) : transportError(provider.address, e, false));
       });
       s.once("close", () => {
         clearTimeout(timer);
-        if (!this.connected) reject(transportError(provider.address, new Error("the connection closed before it was established")));
+        if (!this.connected) reject(transportError(provider.address, new Error("the connection closed before it was established"), false));
       });
     });
     this.ready.catch(() => {}); // callers await it; an unobserved failure must not crash the process
@@ -63,7 +65,10 @@ class PooledSession {
       onDead(this);
     };
     // After GOAWAY the streams in flight finish; new calls open a new session.
-    s.on("goaway", die);
+    s.on("goaway", (_code: number, lastStreamId: number) => {
+      this.goawayLastStreamId = Math.min(lastStreamId, this.goawayLastStreamId ?? lastStreamId);
+      die();
+    });
     s.on("close", die);
     s.on("error", die);
     if (settings.keepaliveMs > 0) {
@@ -136,9 +141,10 @@ export class Http2Transport implements UnaryTransport {
         pooled.dead = true;
         this.sessions.delete(provider.address);
         if (attempt === 0) continue;
-        throw transportError(provider.address, e);
+        throw transportError(provider.address, e, false); // no stream: nothing was sent
       }
-      stream.once("close", () => pooled.release());
+      (stream as PostStream)[kSession] = pooled;
+      stream.once("close", releasePooled);
       if (signal !== NEVER_ABORTS) {
         const onAbort = () => {
           if (!stream.destroyed) stream.close(http2.constants.NGHTTP2_CANCEL);
@@ -164,7 +170,7 @@ export class Http2Transport implements UnaryTransport {
       return undefined; // the slow path sorts out a session that just went away
     }
     pooled.hold();
-    (stream as PostStream)[kPooled] = pooled;
+    (stream as PostStream)[kSession] = pooled;
     stream.once("close", releasePooled);
     return stream;
   }
@@ -186,13 +192,12 @@ export class Http2Transport implements UnaryTransport {
 
 const REQUEST_OPTIONS: http2.ClientSessionRequestOptions = Object.freeze({ endStream: false });
 
-/** The session of a stream opened by `openNow`, and the post reading it; set once per stream. */
-const kPooled = Symbol("triple.pooled");
+/** The post reading a stream; set once per stream (its session is under `kSession`, which the error classification reads too). */
 const kPost = Symbol("triple.h2post");
-type PostStream = http2.ClientHttp2Stream & { [kPooled]?: PooledSession; [kPost]?: H2Post };
+type PostStream = http2.ClientHttp2Stream & { [kSession]?: PooledSession; [kPost]?: H2Post };
 
 function releasePooled(this: PostStream): void {
-  this[kPooled]?.release();
+  this[kSession]?.release();
 }
 
 // Listeners shared by every unary post (`this` is the stream): no closures per call.
@@ -279,7 +284,7 @@ class H2Post {
   onError(e: Error): void {
     if (this.settled) return;
     const signal = this.req.signal;
-    this.finish(signal.aborted ? signal.reason : transportError(this.provider.address, e));
+    this.finish(signal.aborted ? signal.reason : streamError(this.provider, this.stream, e));
   }
 
   onClose(): void {
