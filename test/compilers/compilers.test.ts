@@ -16,6 +16,8 @@ import { after, before, describe, it } from "node:test";
 
 const ROOT = process.cwd();
 const BIN = join(ROOT, "node_modules");
+/** TypeScript 5 and tsx: the fixture's own packages (`npm ci --prefix test/fixtures/compilers`, done by .ci/run). */
+const FIXTURE_BIN = join(ROOT, "test/fixtures/compilers/node_modules");
 let dir: string;
 
 function run(cmd: string, args: string[], cwd = dir): string {
@@ -32,7 +34,7 @@ const node = (args: string[]) => run(process.execPath, args);
 /** How each setup builds (if it does) and runs a fixture module. */
 const SETUPS: Record<string, { build?: () => void; run: (module: "main" | "untyped") => string }> = {
   "tsc 5, standard decorators (no flag)": {
-    build: () => node([join(BIN, "typescript5/bin/tsc"), "-p", "tsconfig.standard.json"]),
+    build: () => node([join(FIXTURE_BIN, "typescript/bin/tsc"), "-p", "tsconfig.standard.json"]),
     run: (m) => node([`out-standard/${m}.js`]),
   },
   "tsc, experimentalDecorators + emitDecoratorMetadata": {
@@ -57,7 +59,7 @@ const SETUPS: Record<string, { build?: () => void; run: (module: "main" | "untyp
     run: (m) => node([`out-esbuild/${m}.js`]),
   },
   "tsx, experimentalDecorators without metadata": {
-    run: (m) => node([join(BIN, "tsx/dist/cli.mjs"), `src/${m}.ts`]),
+    run: (m) => node([join(FIXTURE_BIN, "tsx/dist/cli.mjs"), `src/${m}.ts`]),
   },
 };
 
@@ -65,7 +67,7 @@ describe("compilers: one service, four builds, one behaviour and one .proto", ()
   const outputs = new Map<string, any>();
   before(() => {
     dir = mkdtempSync(join(tmpdir(), "triple-compilers-"));
-    cpSync(join(ROOT, "test/fixtures/compilers"), dir, { recursive: true });
+    cpSync(join(ROOT, "test/fixtures/compilers"), dir, { recursive: true, filter: (src) => !src.includes("node_modules") });
     mkdirSync(join(dir, "node_modules/@types"), { recursive: true });
     symlinkSync(ROOT, join(dir, "node_modules/triple-rpc"), "dir");
     symlinkSync(join(BIN, "@types/node"), join(dir, "node_modules/@types/node"), "dir");
