@@ -100,3 +100,34 @@ export function javaException(v: unknown): JavaException | undefined {
   const msg = o.detailMessage ?? o.message;
   return new JavaException(cls, typeof msg === "string" ? msg : "", o as Record<string, unknown>);
 }
+
+const DEFAULTS: Partial<Record<TypeDesc["kind"], unknown>> = { number: 0, boolean: false, bigint: 0n };
+
+/**
+ * Fills the fields fastjson2 leaves out (Dubbo writes with `NotWriteDefaultValue`: a Java
+ * primitive field at 0 or false is not written) with those defaults, in place, for the
+ * number, boolean and bigint fields of decorated classes; walks arrays and maps. `v` is a
+ * freshly decoded value, bounded by the reader's limits.
+ */
+export function fillDefaults(v: unknown, t: TypeDesc): unknown {
+  if (typeof v !== "object" || v === null) return v;
+  switch (t.kind) {
+    case "class": {
+      const o = v as Record<string, unknown>;
+      for (const f of t.fields) {
+        const d = DEFAULTS[f.type.kind];
+        if (o[f.name] === undefined && d !== undefined && !f.optional) o[f.name] = d;
+        else fillDefaults(o[f.name], f.type);
+      }
+      return v;
+    }
+    case "array":
+      if (Array.isArray(v)) for (const x of v) fillDefaults(x, t.element);
+      return v;
+    case "map":
+      for (const x of v instanceof Map ? v.values() : Object.values(v)) fillDefaults(x, t.value);
+      return v;
+    default:
+      return v;
+  }
+}

@@ -5,7 +5,7 @@ import { RpcError } from "../protocol/rpc-error.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import type { TypeDesc } from "../service/type-desc.js";
 import type { MessageCodec } from "./codec-types.js";
-import { javaException, type JavaSerialization, SerializationError } from "./java-serialization.js";
+import { fillDefaults, javaException, type JavaSerialization, SerializationError } from "./java-serialization.js";
 import { checkJavaTypes, javaTypeName } from "./java-types.js";
 import { decodeRequestWrapper, decodeResponseWrapper, encodeRequestWrapper, encodeResponseWrapper } from "./wrapper.js";
 
@@ -65,7 +65,7 @@ function argsDecoder(md: MethodDescriptor, ser: JavaSerialization): (bytes: Uint
       } catch (e) {
         throw badArg(ser, labels[i], e);
       }
-      out[i] = convs[i](v, labels[i]);
+      out[i] = convs[i](fillDefaults(v, md.params[i].type), labels[i]);
     }
     return out;
   };
@@ -86,7 +86,7 @@ function resultDecoder(md: MethodDescriptor, ser: JavaSerialization): (bytes: Ui
     if (ex) throw new RpcError(Code.Unknown, `${ex.javaClass}: ${ex.message}`, { rawMessage: ex.message, cause: ex });
     if (v === null || v === undefined || !conv) return v ?? undefined;
     try {
-      return conv(v, "the result");
+      return conv(fillDefaults(v, md.returns!), "the result");
     } catch (e) {
       throw new RpcError(Code.Internal, `the response does not match the declared result of ${md.path}: ${(e as Error).message}`, { cause: e });
     }

@@ -63,9 +63,9 @@ describe("plain protobuf and Dubbo's wrapper on one IDL-less method", () => {
     assert.equal(adj.value.kind.value.fields.sku.kind.value, "json2");
   });
 
-  it("a Dubbo Java style wrapper (fastjson2, argTypes, +proto) gets a TripleResponseWrapper back", async () => {
+  it("a Dubbo-style wrapper (json, argTypes, +proto) gets a TripleResponseWrapper back", async () => {
     const wrapper = encodeRequestWrapper({
-      serializeType: "fastjson2",
+      serializeType: "json",
       args: [Buffer.from('"A1"'), Buffer.from("-1"), Buffer.from('"damaged"')],
       argTypes: ["java.lang.String", "java.lang.Double", "java.lang.String"],
     });
