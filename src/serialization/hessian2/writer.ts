@@ -24,38 +24,38 @@ export class HessianWriter {
     return Buffer.from(this.buf.subarray(0, this.len));
   }
 
-  private room(n: number): void {
+  private room(n: number): undefined {
     if (this.len + n <= this.buf.length) return;
     const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.len + n));
     this.buf.copy(next, 0, 0, this.len);
     this.buf = next;
   }
 
-  byte(b: number): void {
+  byte(b: number): undefined {
     this.room(1);
     this.buf[this.len++] = b;
   }
 
-  private bytes(b: Uint8Array): void {
+  private bytes(b: Uint8Array): undefined {
     this.room(b.length);
     this.buf.set(b, this.len);
     this.len += b.length;
   }
 
-  private u16(v: number): void {
+  private u16(v: number): undefined {
     this.room(2);
     this.buf.writeUInt16BE(v, this.len);
     this.len += 2;
   }
 
-  private i32(v: number): void {
+  private i32(v: number): undefined {
     this.room(4);
     this.buf.writeInt32BE(v, this.len);
     this.len += 4;
   }
 
   /** Any value, as `t` declares it. */
-  value(v: unknown, t: TypeDesc = ANY): void {
+  value(v: unknown, t: TypeDesc = ANY): undefined {
     if (v === null || v === undefined) return this.byte(0x4e);
     switch (t.kind) {
       case "string":
@@ -82,7 +82,7 @@ export class HessianWriter {
     }
   }
 
-  private number(v: number, proto: string | undefined): void {
+  private number(v: number, proto: string | undefined): undefined {
     if (proto === "int32" || proto === "uint32" || proto === "int64" || proto === "uint64") {
       if (!Number.isSafeInteger(v)) throw new TypeError(`${v} is not an integer`);
       if ((proto === "int32" || proto === "uint32") && v >= -0x80000000 && v <= 0x7fffffff) return this.int(v);
@@ -91,7 +91,7 @@ export class HessianWriter {
     this.double(v);
   }
 
-  private dynamic(v: unknown): void {
+  private dynamic(v: unknown): undefined {
     if (typeof v === "string") return this.string(v);
     if (typeof v === "number") {
       if (Number.isInteger(v) && v >= -0x80000000 && v <= 0x7fffffff && !Object.is(v, -0)) return this.int(v);
@@ -110,7 +110,7 @@ export class HessianWriter {
     throw new TypeError(`cannot write a ${typeof v} in hessian2`);
   }
 
-  int(v: number): void {
+  int(v: number): undefined {
     if (v >= -16 && v <= 47) return this.byte(0x90 + v);
     if (v >= -2048 && v <= 2047) {
       this.byte(0xc8 + (v >> 8));
@@ -124,7 +124,7 @@ export class HessianWriter {
     this.i32(v);
   }
 
-  long(v: bigint): void {
+  long(v: bigint): undefined {
     if (v < -(2n ** 63n) || v >= 2n ** 63n) throw new TypeError(`${v} does not fit a Java long`);
     const n = Number(v);
     if (n >= -8 && n <= 15) return this.byte(0xe0 + n);
@@ -146,7 +146,7 @@ export class HessianWriter {
     this.len += 8;
   }
 
-  double(v: number): void {
+  double(v: number): undefined {
     if (Number.isInteger(v) && !Object.is(v, -0)) {
       if (v === 0) return this.byte(0x5b);
       if (v === 1) return this.byte(0x5c);
@@ -165,7 +165,7 @@ export class HessianWriter {
     this.len += 8;
   }
 
-  date(d: Date): void {
+  date(d: Date): undefined {
     const ms = d.getTime();
     if (Number.isNaN(ms)) throw new TypeError("an invalid Date");
     this.byte(0x4a);
@@ -175,7 +175,7 @@ export class HessianWriter {
   }
 
   /** A string in chunks of at most 32768 UTF-16 units, each unit in UTF-8 (surrogates one by one, as Java writes and reads them). */
-  string(s: string): void {
+  string(s: string): undefined {
     let i = 0;
     while (s.length - i > 0x8000) {
       this.byte(0x52);
@@ -195,7 +195,7 @@ export class HessianWriter {
     this.chars(s, i, s.length);
   }
 
-  private chars(s: string, from: number, to: number): void {
+  private chars(s: string, from: number, to: number): undefined {
     this.room((to - from) * 3);
     const b = this.buf;
     let p = this.len;
@@ -214,7 +214,7 @@ export class HessianWriter {
     this.len = p;
   }
 
-  binary(v: Uint8Array): void {
+  binary(v: Uint8Array): undefined {
     let i = 0;
     while (v.length - i > 0x8000) {
       this.byte(0x41);
@@ -246,7 +246,7 @@ export class HessianWriter {
     return true;
   }
 
-  private list(v: readonly unknown[], el: TypeDesc): void {
+  private list(v: readonly unknown[], el: TypeDesc): undefined {
     if (!Array.isArray(v)) throw new TypeError("an array expected");
     if (this.ref(v)) return;
     if (v.length <= 7) this.byte(0x78 + v.length);
@@ -257,7 +257,7 @@ export class HessianWriter {
     for (const x of v) this.value(x, el);
   }
 
-  private map(v: Record<string, unknown> | Map<unknown, unknown>, val: TypeDesc): void {
+  private map(v: Record<string, unknown> | Map<unknown, unknown>, val: TypeDesc): undefined {
     if (typeof v !== "object" || v === null) throw new TypeError("an object expected");
     if (this.ref(v)) return;
     this.byte(0x48);
@@ -269,7 +269,7 @@ export class HessianWriter {
     this.byte(0x5a);
   }
 
-  private object(v: Record<string, unknown>, java: string, fields: readonly { name: string; type: TypeDesc }[] | undefined): void {
+  private object(v: Record<string, unknown>, java: string, fields: readonly { name: string; type: TypeDesc }[] | undefined): undefined {
     if (typeof v !== "object" || v === null) throw new TypeError(`an object (${java}) expected`);
     if (this.ref(v)) return;
     const fs = fields ?? Object.keys(v).map((name) => ({ name, type: ANY }));

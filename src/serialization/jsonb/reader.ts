@@ -124,8 +124,10 @@ function readInt64(r: Reader): bigint {
   if (c >= 0xd8 && c <= 0xef) return BigInt(r.byte() - 0xe0);
   if (c >= 0xc8 && c <= 0xd7) return BigInt(((r.byte() - 0xd0) << 8) + r.byte());
   if (c >= 0xc0 && c <= 0xc7) return BigInt(((r.byte() - 0xc4) << 16) + ((r.fixed(2, "int") as number) & 0xffff));
-  if (c === 0xbf) return (r.byte(), BigInt(r.fixed(4, "int") as number));
-  if (c === 0xbe) return (r.byte(), r.fixed(8, "int") as bigint);
+  if (c === 0xbf || c === 0xbe) {
+    r.pos++;
+    return c === 0xbf ? BigInt(r.fixed(4, "int") as number) : (r.fixed(8, "int") as bigint);
+  }
   return BigInt(readInt32(r));
 }
 
@@ -197,7 +199,8 @@ function readScalar(r: Reader, c: number): unknown {
 function readDecimal(r: Reader): number {
   const scale = readInt32(r);
   const c = r.peek();
-  const unscaled = c === 0xbb ? (r.pos++, readBigInt(r)) : readInt64(r);
+  if (c === 0xbb) r.pos++;
+  const unscaled = c === 0xbb ? readBigInt(r) : readInt64(r);
   return Number(`${unscaled}e${-scale}`);
 }
 
@@ -359,7 +362,7 @@ function readObject(r: Reader, path: string, javaClass: string | undefined): unk
   const keys: unknown[] = [];
   const values: unknown[] = [];
   while (r.peek() !== 0xa5) {
-    const k = r.peek() === 0x7f ? (r.pos++, readSymbolRef(r)) : readValue(r, `${path}#key`);
+    const k = readKey(r, path);
     // Throwable.cause is the exception itself until set: no cause, not a loop.
     if (k === "cause" && selfReference(r, path)) continue;
     keys.push(k);
@@ -399,4 +402,11 @@ function selfReference(r: Reader, path: string): boolean {
   if (p === ".." || p === path) return true;
   r.pos = at;
   return false;
+}
+
+/** An object key: a name as a symbol, or any value (maps with other keys). */
+function readKey(r: Reader, path: string): unknown {
+  if (r.peek() !== 0x7f) return readValue(r, `${path}#key`);
+  r.pos++;
+  return readSymbolRef(r);
 }

@@ -22,25 +22,25 @@ export class JsonbWriter {
     return Buffer.from(this.buf.subarray(0, this.len));
   }
 
-  private room(n: number): void {
+  private room(n: number): undefined {
     if (this.len + n <= this.buf.length) return;
     const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.len + n));
     this.buf.copy(next, 0, 0, this.len);
     this.buf = next;
   }
 
-  private byte(b: number): void {
+  private byte(b: number): undefined {
     this.room(1);
     this.buf[this.len++] = b;
   }
 
-  private raw(b: Uint8Array): void {
+  private raw(b: Uint8Array): undefined {
     this.room(b.length);
     this.buf.set(b, this.len);
     this.len += b.length;
   }
 
-  int32(v: number): void {
+  int32(v: number): undefined {
     if (v >= -16 && v <= 47) return this.byte(v & 0xff);
     if (v >= -2048 && v <= 2047) {
       this.byte(0x38 + (v >> 8));
@@ -57,7 +57,7 @@ export class JsonbWriter {
     this.len += 4;
   }
 
-  int64(v: bigint): void {
+  int64(v: bigint): undefined {
     if (v >= -0x80000000n && v <= 0x7fffffffn) {
       const n = Number(v);
       if (n >= -8 && n <= 15) return this.byte(0xe0 + n);
@@ -83,7 +83,7 @@ export class JsonbWriter {
     this.len += 8;
   }
 
-  double(v: number): void {
+  double(v: number): undefined {
     if (v === 0 && !Object.is(v, -0)) return this.byte(0xb2);
     if (v === 1) return this.byte(0xb3);
     if (Number.isSafeInteger(v)) {
@@ -96,7 +96,7 @@ export class JsonbWriter {
     this.len += 8;
   }
 
-  string(s: string): void {
+  string(s: string): undefined {
     let latin1 = true;
     for (let i = 0; i < s.length && latin1; i++) if (s.charCodeAt(i) > 0xff) latin1 = false;
     if (latin1) {
@@ -113,7 +113,7 @@ export class JsonbWriter {
     this.raw(b);
   }
 
-  date(d: Date): void {
+  date(d: Date): undefined {
     const ms = d.getTime();
     if (Number.isNaN(ms)) throw new TypeError("an invalid Date");
     const s = ms / 1000;
@@ -130,14 +130,14 @@ export class JsonbWriter {
     this.len += 8;
   }
 
-  binary(v: Uint8Array): void {
+  binary(v: Uint8Array): undefined {
     this.byte(0x91);
     this.int32(v.length);
     this.raw(v);
   }
 
   /** A name or class name as a symbol: text and number the first time, the number after. */
-  private symbol(s: string, lead: number): void {
+  private symbol(s: string, lead: number): undefined {
     this.byte(lead);
     const n = this.symbols.get(s);
     if (n !== undefined) return this.int32(n);
@@ -159,7 +159,7 @@ export class JsonbWriter {
     return true;
   }
 
-  value(v: unknown, t: TypeDesc = ANY, path = "$"): void {
+  value(v: unknown, t: TypeDesc = ANY, path = "$"): undefined {
     if (v === null || v === undefined) return this.byte(0xaf);
     switch (t.kind) {
       case "string":
@@ -186,7 +186,7 @@ export class JsonbWriter {
     }
   }
 
-  private number(v: number, proto: string | undefined): void {
+  private number(v: number, proto: string | undefined): undefined {
     if (proto === "int32" || proto === "uint32" || proto === "int64" || proto === "uint64") {
       if (!Number.isSafeInteger(v)) throw new TypeError(`${v} is not an integer`);
       if ((proto === "int32" || proto === "uint32") && v >= -0x80000000 && v <= 0x7fffffff) return this.int32(v);
@@ -202,7 +202,7 @@ export class JsonbWriter {
     this.double(v);
   }
 
-  private dynamic(v: unknown, path: string): void {
+  private dynamic(v: unknown, path: string): undefined {
     if (typeof v === "string") return this.string(v);
     if (typeof v === "number") {
       if (Number.isInteger(v) && v >= -0x80000000 && v <= 0x7fffffff && !Object.is(v, -0)) return this.int32(v);
@@ -221,7 +221,7 @@ export class JsonbWriter {
     throw new TypeError(`cannot write a ${typeof v} in JSONB`);
   }
 
-  private array(v: readonly unknown[], el: TypeDesc, path: string): void {
+  private array(v: readonly unknown[], el: TypeDesc, path: string): undefined {
     if (!Array.isArray(v)) throw new TypeError("an array expected");
     if (this.ref(v, path)) return;
     if (v.length <= 15) this.byte(0x94 + v.length);
@@ -232,7 +232,7 @@ export class JsonbWriter {
     for (let i = 0; i < v.length; i++) this.value(v[i], el, `${path}[${i}]`);
   }
 
-  private map(v: Record<string, unknown> | Map<unknown, unknown>, val: TypeDesc, path: string): void {
+  private map(v: Record<string, unknown> | Map<unknown, unknown>, val: TypeDesc, path: string): undefined {
     if (typeof v !== "object" || v === null) throw new TypeError("an object expected");
     if (this.ref(v, path)) return;
     this.byte(0xa6);
@@ -244,7 +244,7 @@ export class JsonbWriter {
     this.byte(0xa5);
   }
 
-  private object(v: Record<string, unknown>, java: string, fields: readonly FieldDesc[] | undefined, path: string): void {
+  private object(v: Record<string, unknown>, java: string, fields: readonly FieldDesc[] | undefined, path: string): undefined {
     if (typeof v !== "object" || v === null) throw new TypeError(`an object (${java}) expected`);
     if (this.ref(v, path)) return;
     this.symbol(java, 0x92);
