@@ -253,6 +253,21 @@ describe("bad hessian2 input", () => {
     });
   }
 
+  it("a Java server-streaming call (its argTypes name the StreamObserver too) gets one TripleResponseWrapper per message", async () => {
+    const req = encodeRequestWrapper({
+      serializeType: "hessian4",
+      args: [writeHessian(2, T.int32)],
+      argTypes: ["int", "org.apache.dubbo.common.stream.StreamObserver"],
+    });
+    const r = await rawCall(session, "/org.example.UserService/count", [frame(req)], { "content-type": "application/grpc+proto" });
+    assert.equal(r.grpcStatus, 0, r.grpcMessage);
+    const got = r.messages.map((m) => decodeResponseWrapper(m.payload));
+    assert.deepEqual(got.map((w) => [w.serializeType, w.type, readHessian(w.data)]), [
+      ["hessian4", "java.lang.String", "#0"],
+      ["hessian4", "java.lang.String", "#1"],
+    ]);
+  });
+
   it("unknown class names bind like any object: a wrong type is invalid_argument, the server keeps serving", async () => {
     // An org.example.Nope object where a String is declared.
     const nope = Buffer.from([0x43, 0x10, ...Buffer.from("org.example.Nope"), 0x91, 0x01, 0x61, 0x60, 0x01, 0x62]);
