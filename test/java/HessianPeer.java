@@ -17,6 +17,7 @@ import org.example.User;
  *   decode HEX        reads one hessian2 value and describes it
  *   request           a whole TripleRequestWrapper for greet(User, int) in hessian4
  *   response HEX      a TripleResponseWrapper: its serializeType, type and described data
+ *   args HEX          a TripleRequestWrapper: its serializeType, argTypes and each argument described
  *   exception         a TripleResponseWrapper holding a java.lang.IllegalStateException
  */
 public class HessianPeer {
@@ -44,6 +45,7 @@ public class HessianPeer {
             case "decode": return describe(decode(unhex(arg)));
             case "request": return hex(request());
             case "response": return response(unhex(arg));
+            case "args": return args(unhex(arg));
             case "exception": return hex(responseWrapper("hessian4", "org.example.User",
                     hessian(new IllegalStateException("no such user: 7"))));
             default: return "ERROR unknown command " + cmd;
@@ -140,6 +142,23 @@ public class HessianPeer {
             }
         }
         return st + " " + type + " " + describe(decode(data));
+    }
+
+    /** What a Dubbo Java provider reads from a TripleRequestWrapper, as WrapRequestUnpack does. */
+    static String args(byte[] b) throws Exception {
+        CodedInputStream in = CodedInputStream.newInstance(b);
+        String st = "";
+        List<String> types = new ArrayList<>();
+        List<String> args = new ArrayList<>();
+        for (int tag; (tag = in.readTag()) != 0; ) {
+            switch (tag >>> 3) {
+                case 1: st = in.readString(); break;
+                case 2: args.add(describe(decode(in.readByteArray()))); break;
+                case 3: types.add(in.readString()); break;
+                default: in.skipField(tag);
+            }
+        }
+        return st + " " + types + " " + String.join(" | ", args);
     }
 
     static String describe(Object o) {

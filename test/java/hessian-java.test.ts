@@ -85,6 +85,17 @@ describe("hessian2 against Caucho Hessian (Java)", { skip }, () => {
     assert.equal(lines[7], "{String:a=[Integer:1,Integer:2]}");
   });
 
+  it("Java reads the TripleRequestWrapper our hessian2 client sends, argument by argument", () => {
+    const md = describeService(UserService).methods.find((m) => m.name === "greet")!;
+    const u = Object.assign(new User(), { name: "Q", age: 7, id: 8n, score: 1.5, active: true });
+    const bytes = messageCodec(md, "hessian2").encodeArgs([u, 2]);
+    const [line] = javaPeer([`args ${hex(bytes)}`]);
+    assert.equal(
+      line,
+      "hessian4 [org.example.User, int] User{name=Q,age=7,id=8,score=1.5,active=true,born=null,avatar=null,tags=null,attrs=null,friend=null} | Integer:2",
+    );
+  });
+
   it("reads a Java exception (its cause is itself) and our client turns it into an RpcError", () => {
     const [line] = javaPeer(["exception"]);
     const md = describeService(UserService).methods.find((m) => m.name === "greet")!;
