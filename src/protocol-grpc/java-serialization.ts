@@ -103,29 +103,48 @@ export function javaException(v: unknown): JavaException | undefined {
 
 const DEFAULTS: Partial<Record<TypeDesc["kind"], unknown>> = { number: 0, boolean: false, bigint: 0n };
 
+/** Caucho Hessian writes a lone Short, Byte or Float as an object of one of these, its value in `_value`. */
+const HANDLES = new Set(["com.caucho.hessian.io.ShortHandle", "com.caucho.hessian.io.ByteHandle", "com.caucho.hessian.io.FloatHandle"]);
+
+/** A Java object that stands for a plain value: Caucho's number handles, an enum (`{ name }`) where a string is declared. */
+function plainValue(v: object, t: TypeDesc): unknown {
+  const o = v as Record<string | symbol, unknown>;
+  const cls = o[JAVA_CLASS];
+  if (typeof cls !== "string") return v;
+  if (HANDLES.has(cls)) return o._value;
+  const keys = Object.keys(o);
+  if (t.kind === "string" && keys.length === 1 && keys[0] === "name" && typeof o.name === "string") return o.name;
+  return v;
+}
+
 /**
- * Fills the fields fastjson2 leaves out (Dubbo writes with `NotWriteDefaultValue`: a Java
- * primitive field at 0 or false is not written) with those defaults, in place, for the
- * number, boolean and bigint fields of decorated classes; walks arrays and maps. `v` is a
- * freshly decoded value, bounded by the reader's limits.
+ * Turns a decoded Java value into what the declared type's converter takes, in place where it
+ * can: fills the fields fastjson2 leaves out (Dubbo writes with `NotWriteDefaultValue`: a Java
+ * primitive field at 0 or false is not written) with those defaults, for the number, boolean
+ * and bigint fields of decorated classes; unwraps Caucho's Short/Byte/Float handles and enums
+ * declared as strings. Walks classes, arrays and maps; `v` is a freshly decoded value, bounded
+ * by the reader's limits.
  */
 export function fillDefaults(v: unknown, t: TypeDesc): unknown {
   if (typeof v !== "object" || v === null) return v;
+  const plain = plainValue(v, t);
+  if (plain !== v) return plain;
   switch (t.kind) {
     case "class": {
       const o = v as Record<string, unknown>;
       for (const f of t.fields) {
         const d = DEFAULTS[f.type.kind];
         if (o[f.name] === undefined && d !== undefined && !f.optional) o[f.name] = d;
-        else fillDefaults(o[f.name], f.type);
+        else if (o[f.name] !== undefined) o[f.name] = fillDefaults(o[f.name], f.type);
       }
       return v;
     }
     case "array":
-      if (Array.isArray(v)) for (const x of v) fillDefaults(x, t.element);
+      if (Array.isArray(v)) for (let i = 0; i < v.length; i++) v[i] = fillDefaults(v[i], t.element);
       return v;
     case "map":
-      for (const x of v instanceof Map ? v.values() : Object.values(v)) fillDefaults(x, t.value);
+      if (v instanceof Map) for (const [k, x] of v) v.set(k, fillDefaults(x, t.value));
+      else for (const [k, x] of Object.entries(v)) (v as Record<string, unknown>)[k] = fillDefaults(x, t.value);
       return v;
     default:
       return v;

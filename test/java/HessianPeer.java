@@ -83,7 +83,8 @@ public class HessianPeer {
             {"str", "héllo 😀"}, {"strlong", "x".repeat(70000)}, {"bin", new byte[] {0, 1, 2}}, {"binlong", new byte[70000]},
             {"date", new Date(1700000000123L)}, {"dateMin", new Date(1700000040000L)}, {"t", true}, {"n", null},
             {"list", Arrays.asList(1, "two", 3.5)}, {"map", new TreeMap<>(Map.of("k", "v"))},
-            {"intmap", new HashMap<>(Map.of(1, "one"))},
+            {"intmap", new HashMap<>(Map.of(1, "one"))}, {"enum", Thread.State.NEW}, {"short", (short) -5},
+            {"byte", (byte) 3}, {"float", 1.5f}, {"char", 'c'},
         };
         StringBuilder sb = new StringBuilder();
         for (Object[] v : vs) {

@@ -2,6 +2,7 @@ import * as assert from "node:assert/strict";
 import * as http2 from "node:http2";
 import { after, before, describe, it } from "node:test";
 import { closeClient, Code, createClient, createServer, describeService, type RpcError, type TripleServer } from "../../src/index.js";
+import { fillDefaults } from "../../src/protocol-grpc/java-serialization.js";
 import { messageCodec } from "../../src/protocol-grpc/message-codec.js";
 import { decodeResponseWrapper, encodeRequestWrapper } from "../../src/protocol-grpc/wrapper.js";
 import { JAVA_CLASS, readHessian } from "../../src/serialization/hessian2/reader.js";
@@ -39,6 +40,13 @@ describe("hessian2 against Caucho Hessian (Java)", { skip }, () => {
     assert.deepEqual(read("list"), [1, "two", 3.5]);
     assert.deepEqual(read("map"), { k: "v" });
     assert.deepEqual(read("intmap"), new Map([[1, "one"]]));
+    assert.equal(read("char"), "c");
+    // Caucho writes a lone Short/Byte/Float as a handle object, an enum as { name }: unwrapped for the declared type.
+    assert.equal(fillDefaults(read("short"), T.int32), -5);
+    assert.equal(fillDefaults(read("byte"), T.int32), 3);
+    assert.equal(fillDefaults(read("float"), T.float), 1.5);
+    assert.equal(fillDefaults(read("enum"), T.string), "NEW");
+    assert.equal((read("enum") as Record<symbol, unknown>)[JAVA_CLASS], "java.lang.Thread$State");
   });
 
   it("reads Java's POJO: class definitions, nested objects, a shared list by reference", () => {
