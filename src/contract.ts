@@ -35,6 +35,7 @@ export {
   type MethodOptions,
   type ParamOptions,
 } from "./service/decorators.js";
+export { JavaClass } from "./service/java-class.js";
 export { T, UploadedFile, type TypeDesc, type TypeSpec, type FieldDesc, type FieldOptions } from "./service/type-desc.js";
 export type { MethodKind } from "./service/descriptors.js";
 

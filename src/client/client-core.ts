@@ -15,6 +15,7 @@ import { type MetadataInit, RpcError } from "../protocol/rpc-error.js";
 import { type EnvelopeProtocol, GrpcClientCall, grpcHeaders, type ResponseMode } from "../protocol-grpc/client-call.js";
 import type { GrpcMessageFormat } from "../protocol-grpc/content-type.js";
 import { type MessageCodec, messageCodec } from "../protocol-grpc/message-codec.js";
+import { checkedSerialization, wrapperFormat } from "../protocol-grpc/java-types.js";
 import { formatGrpcTimeout } from "../protocol-grpc/timeout.js";
 import { tripleReplyBody } from "../protocol-triple/client-reply.js";
 import { CH, CONNECT_ACCEPT_ENCODING } from "../protocol-connect/wire.js";
@@ -88,6 +89,7 @@ const PROTOCOLS: readonly ClientProtocol[] = ["triple", "grpc", "connect", "grpc
 
 /** The client's protocol and content type, checked against each other and the HTTP version. */
 function checkedWire(o: ClientOptions): { protocol: ClientProtocol; ct: ClientContentType } {
+  if (o.serialization !== undefined) return checkedSerialization(o);
   if (o.protocol !== undefined && !PROTOCOLS.includes(o.protocol)) {
     throw new TypeError(`createClient: protocol must be "triple", "grpc", "connect" or "grpc-web", got "${o.protocol}"`);
   }
@@ -225,7 +227,9 @@ export class ClientCore {
     const streaming = md.kind !== "unary";
     // Streams exist only in gRPC among Triple's forms; a Triple client streams as gRPC.
     const wire: ClientProtocol = this.protocol === "triple" && streaming ? "grpc" : this.protocol;
-    const { format, contentType } = wireFormat(md, wire, this.contentType, streaming);
+    const wf = wireFormat(md, wire, this.contentType, streaming);
+    const { contentType } = wf;
+    const format = wrapperFormat(md, this.options.serialization) ?? wf.format;
     const codec = messageCodec(md, format);
     const headers: OutgoingHttpHeaders = { ...this.baseHeaders, [H.contentType]: contentType };
     if (version) headers[H.triServiceVersion] = version;

@@ -57,6 +57,13 @@ export interface ClientOptions {
   httpVersion?: "1.1" | "2";
   /** Body format; default `json` for `triple` and `connect`, `grpc+proto` for `grpc`, `proto` for `grpc-web`. */
   contentType?: ClientContentType;
+  /**
+   * How IDL-less methods serialize their arguments and results for a Dubbo Java provider:
+   * Dubbo's TripleRequestWrapper over gRPC (`grpc+proto`) with each argument in `hessian2`
+   * (Java's default), `fastjson2` (JSONB) or `json`. Implies `protocol: "grpc"`; classes need
+   * `@JavaClass`. Unset: the derived protobuf messages (docs/schema.md).
+   */
+  serialization?: "hessian2" | "fastjson2" | "json";
   /** Default call timeout in ms (whole call, across retries). None by default. */
   timeout?: number;
   /** `tri-service-version` to select. */

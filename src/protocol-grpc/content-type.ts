@@ -2,9 +2,10 @@
  * How the messages of a call are encoded, chosen by the request's content type. `json` is the
  * Dubbo form for IDL-less methods (a JSON array of the arguments, the result as plain JSON);
  * `protojson` is ProtoJSON of the derived messages, what Connect and gRPC-Web JSON clients speak.
- * Both are ProtoJSON for .proto methods.
+ * Both are ProtoJSON for .proto methods. `hessian2` and `fastjson2` are Dubbo's wrapper with
+ * Java's serializations, what a client with that `serialization` sends for IDL-less methods.
  */
-export type GrpcMessageFormat = "proto" | "json" | "protojson" | "wrapper";
+export type GrpcMessageFormat = "proto" | "json" | "protojson" | "wrapper" | "hessian2" | "fastjson2";
 
 /**
  * gRPC content types and their message format. `application/grpc` and `+proto` carry protobuf

@@ -169,7 +169,7 @@ function varint(b: Uint8Array, pos: number): [number, number] | undefined {
  * fields are only 1, 2 and 3, all length-delimited; field 1 (`serializeType`) comes first,
  * exactly once, and names a Dubbo serialization (`hessian2`, `fastjson2`, `json` …); there are
  * between `least` (the parameters up to the last required one) and `n` arguments (field 2), and
- * at most `n` argument types (field 3). Anything else is plain protobuf. What it cannot tell: a
+ * at most `n + 1` argument types (field 3; Java's server streams name their StreamObserver too). Anything else is plain protobuf. What it cannot tell: a
  * plain request whose first field is a string equal to a serialization name and whose fields 2
  * and 3 are repeated strings or bytes of those counts.
  */
@@ -194,7 +194,8 @@ export function isDubboWrapper(bytes: Uint8Array, n: number, least: number): boo
     else return false;
     pos = len[1] + len[0];
   }
-  return !first && args >= least && args <= n && types <= n;
+  // Dubbo Java's server-streaming calls name the StreamObserver parameter too: one type more.
+  return !first && args >= least && args <= n && types <= n + 1;
 }
 
 function parseJsonBytes(bytes: Uint8Array, what: string): unknown {

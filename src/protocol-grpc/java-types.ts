@@ -1,16 +1,25 @@
+import type { ClientContentType, ClientOptions, ClientProtocol } from "../client/options.js";
+import type { MethodDescriptor } from "../service/descriptors.js";
+import { javaClassOf } from "../service/java-class.js";
 import type { TypeDesc } from "../service/type-desc.js";
+import type { GrpcMessageFormat } from "./content-type.js";
 
-/** The Java type name a Dubbo peer expects in `argTypes` for one of our parameter types. */
-export function javaTypeName(t: TypeDesc): string {
+/**
+ * TypeScript types ↔ Java class names, for Dubbo's wrapper (`argTypes`, the response `type`)
+ * and for the class names inside hessian2 and fastjson2 JSONB (docs/schema.md has the table).
+ * `number` is `double` unless declared `T.int32` (`int`), `T.int64` (`long`) or `T.float`;
+ * optional parameters take the boxed class (`java.lang.Integer`), since they may be null.
+ */
+export function javaTypeName(t: TypeDesc, optional = false, strict = false): string {
   switch (t.kind) {
     case "string":
       return "java.lang.String";
     case "number":
-      return "java.lang.Double";
+      return numberName(t.proto, optional);
     case "boolean":
-      return "java.lang.Boolean";
+      return optional ? "java.lang.Boolean" : "boolean";
     case "bigint":
-      return "java.lang.Long";
+      return optional ? "java.lang.Long" : "long";
     case "date":
       return "java.util.Date";
     case "bytes":
@@ -21,8 +30,70 @@ export function javaTypeName(t: TypeDesc): string {
     case "map":
       return "java.util.Map";
     case "class":
-      return t.ctor.name;
+      return javaClassName(t, strict);
     default:
       return "java.lang.Object";
   }
+}
+
+const BOXED: Record<string, string> = { int: "java.lang.Integer", long: "java.lang.Long", float: "java.lang.Float", double: "java.lang.Double" };
+
+function numberName(proto: string | undefined, optional: boolean): string {
+  const prim = proto === "int32" || proto === "uint32" ? "int" : proto === "int64" || proto === "uint64" ? "long" : proto === "float" ? "float" : "double";
+  return optional ? BOXED[prim] : prim;
+}
+
+/**
+ * The Java class of a decorated class: its `@JavaClass` name. Strict (hessian2, fastjson2, where
+ * the name goes into the data and Java instantiates it) a class without one is an error naming
+ * it; otherwise its JavaScript name stands in (JSON wrappers, where Java only reads `argTypes`).
+ */
+export function javaClassName(t: Extract<TypeDesc, { kind: "class" }>, strict: boolean): string {
+  const name = javaClassOf(t.ctor);
+  if (name) return name;
+  if (strict) {
+    throw new TypeError(
+      `class ${t.ctor.name} has no Java class name: declare it with @JavaClass("org.example.${t.ctor.name}") to send it in hessian2 or fastjson2`,
+    );
+  }
+  return t.ctor.name;
+}
+
+/**
+ * Checks that every class reachable from `types` has a `@JavaClass` name; throws naming the
+ * first that does not (called when a method's hessian2 or fastjson2 codec is built).
+ */
+export function checkJavaTypes(types: readonly TypeDesc[], seen = new Set<TypeDesc>()): void {
+  for (const t of types) {
+    if (seen.has(t)) continue;
+    seen.add(t);
+    if (t.kind === "class") {
+      javaClassName(t, true);
+      checkJavaTypes(
+        t.fields.map((f) => f.type),
+        seen,
+      );
+    } else if (t.kind === "array") checkJavaTypes([t.element], seen);
+    else if (t.kind === "map") checkJavaTypes([t.value], seen);
+  }
+}
+
+/** The client's `serialization` option, checked: it implies gRPC with `grpc+proto`. */
+export function checkedSerialization(o: ClientOptions): { protocol: ClientProtocol; ct: ClientContentType } {
+  if (!["hessian2", "fastjson2", "json"].includes(o.serialization as string)) {
+    throw new TypeError(`createClient: serialization must be "hessian2", "fastjson2" or "json", got "${o.serialization}"`);
+  }
+  if (o.protocol !== undefined && o.protocol !== "grpc") {
+    throw new TypeError(`createClient: serialization ${o.serialization} is Dubbo's wrapper over gRPC; protocol must be "grpc", got "${o.protocol}"`);
+  }
+  if (o.contentType !== undefined && o.contentType !== "grpc+proto") {
+    throw new TypeError(`createClient: serialization ${o.serialization} is sent as grpc+proto, not "${o.contentType}"`);
+  }
+  return { protocol: "grpc", ct: "grpc+proto" };
+}
+
+/** The client's message format for an IDL-less method under its `serialization` option. */
+export function wrapperFormat(md: MethodDescriptor, serialization: ClientOptions["serialization"]): GrpcMessageFormat | undefined {
+  if (serialization === undefined || md.requestType !== undefined) return undefined;
+  return serialization === "json" ? "wrapper" : serialization;
 }

@@ -16,7 +16,22 @@ export type { MessageCodec } from "./codec-types.js";
 import type { MessageCodec } from "./codec-types.js";
 import { derivedCodec, derivedJsonCodec, isDubboWrapper } from "./derived-codec.js";
 import { javaTypeName } from "./java-types.js";
-import { decodeRequestWrapper, decodeResponseWrapper, encodeRequestWrapper, encodeResponseWrapper } from "./wrapper.js";
+import { lazyModule } from "../codec/lazy-module.js";
+import type * as JavaCodec from "./java-wrapper-codec.js";
+import type * as JavaSer from "./java-serialization.js";
+import {
+  decodeRequestWrapper,
+  decodeResponseWrapper,
+  encodeRequestWrapper,
+  encodeResponseWrapper,
+  wrapperSerializeType,
+} from "./wrapper.js";
+
+/** Dubbo's Java serializations (hessian2, fastjson2): loaded on the first wrapper that uses one. */
+const javaCodec = lazyModule(() => ({
+  ...(require("./java-wrapper-codec.js") as typeof JavaCodec),
+  ...(require("./java-serialization.js") as typeof JavaSer),
+}));
 
 
 /** Bytes that are not a message at all: gRPC answers `internal`, as grpc-go and grpc-js do. */
@@ -215,7 +230,7 @@ function unwrapArgs(md: MethodDescriptor): (bytes: Uint8Array) => unknown[] {
     if (!proto && !JSON_SERIALIZATIONS.has(st)) {
       throw new RpcError(
         Code.Unimplemented,
-        `unsupported serializeType "${w.serializeType}" in TripleRequestWrapper: this server reads json`,
+        `unsupported serializeType "${w.serializeType}" in TripleRequestWrapper: this server reads json, hessian2 (hessian4) and fastjson2`,
       );
     }
     if (w.args.length > n || w.args.length < least) {
@@ -246,8 +261,33 @@ function unwrapIdlArg(md: MethodDescriptor, type: protobuf.Type, arg: Uint8Array
   }
 }
 
+/**
+ * The wrapper codec for a call, by its first message's `serializeType`: hessian2 and fastjson2
+ * (Dubbo Java's) or JSON; one codec per method and serializeType, so the reply echoes it.
+ */
+function wrapperFor(md: MethodDescriptor, json: () => MessageCodec): (first: Uint8Array) => MessageCodec {
+  const byType = new Map<string, MessageCodec>();
+  return (first) => {
+    if (md.requestType) return json();
+    const st = wrapperSerializeType(first);
+    const hit = byType.get(st);
+    if (hit) return hit;
+    const j = javaCodec();
+    const ser = j.javaSerialization(st);
+    if (!ser) return json();
+    const c = j.javaWrapperCodec(md, ser, st);
+    byType.set(st, c);
+    return c;
+  };
+}
+
 function wrapperCodec(md: MethodDescriptor): MessageCodec {
-  const argTypes = md.params.map((p) => javaTypeName(p.type));
+  const json = jsonWrapperCodec(md);
+  return { ...json, forRequest: wrapperFor(md, () => json) };
+}
+
+function jsonWrapperCodec(md: MethodDescriptor): MessageCodec {
+  const argTypes = md.params.map((p) => javaTypeName(p.type, p.optional));
   const decodeResult = resultDecoder(md);
   return {
     decodeRequest: unwrapArgs(md),
@@ -279,12 +319,13 @@ function wrapperCodec(md: MethodDescriptor): MessageCodec {
  */
 function idlLessProtoCodec(md: MethodDescriptor): MessageCodec {
   const plain = derivedCodec(md);
-  let wrapped: MessageCodec | undefined;
+  let json: MessageCodec | undefined;
+  const wrapped = wrapperFor(md, () => (json ??= jsonWrapperCodec(md)));
   const n = md.params.length;
   const least = requiredCount(md);
   return {
     ...plain,
-    forRequest: (first) => (isDubboWrapper(first, n, least) ? (wrapped ??= wrapperCodec(md)) : plain),
+    forRequest: (first) => (isDubboWrapper(first, n, least) ? wrapped(first) : plain),
   };
 }
 
@@ -312,6 +353,12 @@ function buildCodec(md: MethodDescriptor, format: GrpcMessageFormat): MessageCod
       return idl ? jsonCodec(md) : derivedJsonCodec(md, (v) => bindJsonValue(md, v));
     case "wrapper":
       return wrapperCodec(md);
+    case "hessian2":
+    case "fastjson2": {
+      const j = javaCodec();
+      j.checkMethodJavaTypes(md);
+      return j.javaWrapperCodec(md, j.javaSerialization(format)!);
+    }
     default:
       return idl ? protoCodec(md) : idlLessProtoCodec(md);
   }

@@ -78,3 +78,12 @@ export function decodeResponseWrapper(bytes: Uint8Array): TripleResponseWrapper 
   });
   return w;
 }
+
+/** The `serializeType` of a TripleRequestWrapper (its first field), "" when absent or malformed. */
+export function wrapperSerializeType(bytes: Uint8Array): string {
+  if (bytes.length < 2 || bytes[0] !== 10) return "";
+  const len = bytes[1];
+  // Serialization names are short: a one-byte length.
+  if (len > 127 || 2 + len > bytes.length) return "";
+  return Buffer.from(bytes.buffer, bytes.byteOffset + 2, len).toString("latin1");
+}

@@ -63,7 +63,10 @@ export function providerUrl(o: ProviderUrlInit): DubboUrl {
     interface: o.interface,
     methods: methodNames(o.methods) || "*",
     pid: String(process.pid),
+    // What a Java consumer serializes IDL-less calls in: Dubbo picks the first of these it has.
+    "prefer.serialization": "hessian2,fastjson2",
     release: VERSION,
+    serialization: "hessian2",
     side: "provider",
     timestamp: String(Date.now()),
     weight: String(o.weight ?? 100),
@@ -84,7 +87,10 @@ export function consumerUrl(key: ServiceKey, application: string, methods: reado
     interface: key.interface,
     methods: methodNames(methods) || "*",
     pid: String(process.pid),
+    // What a Java consumer serializes IDL-less calls in: Dubbo picks the first of these it has.
+    "prefer.serialization": "hessian2,fastjson2",
     release: VERSION,
+    serialization: "hessian2",
     side: "consumer",
     timestamp: String(Date.now()),
   };

@@ -59,7 +59,9 @@ describe("registry: ZooKeeper in Dubbo's interface-level layout", { skip }, () =
       generic: "false",
       interface: ECHO_SERVICE,
       methods: "fail,sayHello,whoami",
+      "prefer.serialization": "hessian2,fastjson2",
       release: VERSION_FOR_TESTS,
+      serialization: "hessian2",
       side: "provider",
       weight: "150",
     });

@@ -1,0 +1,152 @@
+import { HessianError, JAVA_CLASS, readHessian } from "../serialization/hessian2/reader.js";
+import { writeHessian } from "../serialization/hessian2/writer.js";
+import { JsonbError, readJsonb, writeJsonb } from "../serialization/jsonb/index.js";
+import type { TypeDesc } from "../service/type-desc.js";
+
+/**
+ * Dubbo Java's serializations of one value inside the Triple wrapper: hessian2 (Hessian 2.0,
+ * `serializeType` `hessian4` from Java, `hessian2` from dubbo-go) and fastjson2 (a 4-byte
+ * big-endian length, then fastjson2's binary JSONB).
+ */
+export interface JavaSerialization {
+  /** Our name for it (the client option). */
+  readonly name: "hessian2" | "fastjson2";
+  /** The `serializeType` our client writes: what Dubbo Java writes. */
+  readonly wire: string;
+  /** One value; throws {@link SerializationError} on bytes that are not one. */
+  decode(bytes: Uint8Array): unknown;
+  /** One value, as `t` declares it. */
+  encode(value: unknown, t: TypeDesc): Buffer;
+}
+
+/** Bytes that are not a value of the serialization. */
+export class SerializationError extends Error {
+  override name = "SerializationError";
+}
+
+/** A Java exception read from a wrapper: its class and message. */
+export class JavaException extends Error {
+  override name = "JavaException";
+  constructor(
+    readonly javaClass: string,
+    message: string,
+    /** The decoded exception object (its fields). */
+    readonly fields: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
+/** Limits on one decoded value (nesting, values), shared by both readers. */
+const LIMITS = { maxDepth: 64, maxNodes: 1_000_000 };
+
+function wrapErrors<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof HessianError || e instanceof JsonbError) throw new SerializationError(e.message, { cause: e });
+    throw e;
+  }
+}
+
+const HESSIAN2: JavaSerialization = {
+  name: "hessian2",
+  wire: "hessian4",
+  decode: (bytes) => wrapErrors(() => readHessian(bytes, LIMITS)),
+  encode: (value, t) => writeHessian(value, t),
+};
+
+const FASTJSON2: JavaSerialization = {
+  name: "fastjson2",
+  wire: "fastjson2",
+  decode(bytes) {
+    if (bytes.length < 4) throw new SerializationError("fastjson2: fewer than 4 bytes (the length prefix)");
+    const n = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).readInt32BE(0);
+    if (n !== bytes.length - 4) throw new SerializationError(`fastjson2: length prefix ${n}, ${bytes.length - 4} bytes follow`);
+    return wrapErrors(() => readJsonb(bytes.subarray(4), LIMITS));
+  },
+  encode(value, t) {
+    const body = writeJsonb(value, t);
+    const out = Buffer.allocUnsafe(4 + body.length);
+    out.writeInt32BE(body.length, 0);
+    body.copy(out, 4);
+    return out;
+  },
+};
+
+/** The serialization of a wrapper's `serializeType`, when it is one of Dubbo Java's. */
+export function javaSerialization(serializeType: string): JavaSerialization | undefined {
+  switch (serializeType) {
+    case "hessian2":
+    case "hessian4":
+      return HESSIAN2;
+    case "fastjson2":
+      return FASTJSON2;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * A decoded Java exception (a `java.lang.Throwable` object: its fields include `detailMessage`
+ * and `stackTrace` in hessian2; fastjson2 writes `message` and `stackTrace`), or undefined.
+ */
+export function javaException(v: unknown): JavaException | undefined {
+  if (typeof v !== "object" || v === null) return undefined;
+  const o = v as Record<string | symbol, unknown>;
+  const cls = o[JAVA_CLASS];
+  if (typeof cls !== "string" || !("stackTrace" in o)) return undefined;
+  if (!("detailMessage" in o) && !("message" in o)) return undefined;
+  const msg = o.detailMessage ?? o.message;
+  return new JavaException(cls, typeof msg === "string" ? msg : "", o as Record<string, unknown>);
+}
+
+const DEFAULTS: Partial<Record<TypeDesc["kind"], unknown>> = { number: 0, boolean: false, bigint: 0n };
+
+/** Caucho Hessian writes a lone Short, Byte or Float as an object of one of these, its value in `_value`. */
+const HANDLES = new Set(["com.caucho.hessian.io.ShortHandle", "com.caucho.hessian.io.ByteHandle", "com.caucho.hessian.io.FloatHandle"]);
+
+/** A Java object that stands for a plain value: Caucho's number handles, an enum (`{ name }`) where a string is declared. */
+function plainValue(v: object, t: TypeDesc): unknown {
+  const o = v as Record<string | symbol, unknown>;
+  const cls = o[JAVA_CLASS];
+  if (typeof cls !== "string") return v;
+  if (HANDLES.has(cls)) return o._value;
+  const keys = Object.keys(o);
+  if (t.kind === "string" && keys.length === 1 && keys[0] === "name" && typeof o.name === "string") return o.name;
+  return v;
+}
+
+/**
+ * Turns a decoded Java value into what the declared type's converter takes, in place where it
+ * can: fills the fields fastjson2 leaves out (Dubbo writes with `NotWriteDefaultValue`: a Java
+ * primitive field at 0 or false is not written) with those defaults, for the number, boolean
+ * and bigint fields of decorated classes; unwraps Caucho's Short/Byte/Float handles and enums
+ * declared as strings. Walks classes, arrays and maps; `v` is a freshly decoded value, bounded
+ * by the reader's limits.
+ */
+export function fillDefaults(v: unknown, t: TypeDesc): unknown {
+  if (typeof v !== "object" || v === null) return v;
+  const plain = plainValue(v, t);
+  if (plain !== v) return plain;
+  switch (t.kind) {
+    case "class": {
+      const o = v as Record<string, unknown>;
+      for (const f of t.fields) {
+        const d = DEFAULTS[f.type.kind];
+        if (o[f.name] === undefined && d !== undefined && !f.optional) o[f.name] = d;
+        else if (o[f.name] !== undefined) o[f.name] = fillDefaults(o[f.name], f.type);
+      }
+      return v;
+    }
+    case "array":
+      if (Array.isArray(v)) for (let i = 0; i < v.length; i++) v[i] = fillDefaults(v[i], t.element);
+      return v;
+    case "map":
+      if (v instanceof Map) for (const [k, x] of v) v.set(k, fillDefaults(x, t.value));
+      else for (const [k, x] of Object.entries(v)) (v as Record<string, unknown>)[k] = fillDefaults(x, t.value);
+      return v;
+    default:
+      return v;
+  }
+}

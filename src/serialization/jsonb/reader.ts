@@ -1,0 +1,412 @@
+import { FORBIDDEN_KEYS } from "../../codec/json.js";
+import { JAVA_CLASS } from "../hessian2/reader.js";
+
+/**
+ * A bounded reader of fastjson2's JSONB (the binary JSON Dubbo's fastjson2 serialization
+ * writes, `docs/JSONB/jsonb_format_en.md` in alibaba/fastjson2): one value from bytes.
+ *
+ * | JSONB | JavaScript |
+ * |---|---|
+ * | null, booleans, strings (latin1, UTF-8, UTF-16, GB18030), char | `null`, `boolean`, `string` |
+ * | int8/16/32, float, double, decimal | `number` |
+ * | int64 | `number` when a safe integer, else `bigint`; bigint forms: `bigint` |
+ * | timestamps (millis, seconds, minutes, instant) | `Date` |
+ * | local date / date-time / time | ISO text without a zone (`2024-01-02`, `2024-01-02T03:04:05.123`, `03:04:05`) |
+ * | binary | `Buffer` |
+ * | array | array |
+ * | object with string keys | plain object (with a type name: its Java class under {@link JAVA_CLASS}) |
+ * | object with other keys | `Map` |
+ *
+ * Names as symbols (`0x7f`, a name then its number, later the number alone), typed values
+ * (`0x92`, a class name then its symbol number, later the number) and references (`0x93`, a
+ * path: `$`, `$.a.b`, `$[0]`, `#-1`, `..`) are resolved. Bounded like the hessian2 reader: lengths
+ * checked against the bytes left, `maxDepth`, `maxNodes` (references count what they repeat), and
+ * a reference to a value still being read (a loop, `..` included) is refused. A negative symbol
+ * (fastjson2's shared symbol tables, which Dubbo does not use) is refused.
+ */
+export class JsonbError extends Error {
+  override name = "JsonbError";
+}
+
+export interface JsonbReadLimits {
+  maxDepth?: number;
+  maxNodes?: number;
+}
+
+const IN_PROGRESS = -1;
+
+interface Slot {
+  value: unknown;
+  weight: number;
+}
+
+class Reader {
+  pos = 0;
+  depth = 0;
+  nodes = 0;
+  readonly symbols: string[] = [];
+  /** Values of containers by their path, for references. */
+  readonly paths = new Map<string, Slot>();
+  lastRef = "";
+  readonly maxDepth: number;
+  readonly maxNodes: number;
+  readonly view: DataView;
+
+  constructor(
+    readonly b: Uint8Array,
+    limits: JsonbReadLimits,
+  ) {
+    this.maxDepth = limits.maxDepth ?? 64;
+    this.maxNodes = limits.maxNodes ?? 1_000_000;
+    this.view = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  }
+
+  fail(what: string): never {
+    throw new JsonbError(`invalid JSONB at byte ${this.pos}: ${what}`);
+  }
+
+  need(n: number): void {
+    if (n < 0 || this.pos + n > this.b.length) this.fail(`${n} bytes announced, ${this.b.length - this.pos} left`);
+  }
+
+  byte(): number {
+    if (this.pos >= this.b.length) this.fail("truncated");
+    return this.b[this.pos++];
+  }
+
+  peek(): number {
+    if (this.pos >= this.b.length) this.fail("truncated");
+    return this.b[this.pos];
+  }
+
+  fixed(n: 1 | 2 | 4 | 8, kind: "int" | "float"): number | bigint {
+    this.need(n);
+    const p = this.pos;
+    this.pos += n;
+    if (kind === "float") return n === 4 ? this.view.getFloat32(p) : this.view.getFloat64(p);
+    if (n === 1) return this.view.getInt8(p);
+    if (n === 2) return this.view.getInt16(p);
+    if (n === 4) return this.view.getInt32(p);
+    return this.view.getBigInt64(p);
+  }
+
+  count(n: number): void {
+    this.nodes += n;
+    if (this.nodes > this.maxNodes) this.fail(`more than ${this.maxNodes} values`);
+  }
+}
+
+/** Reads one JSONB value that fills `bytes` exactly. */
+export function readJsonb(bytes: Uint8Array, limits: JsonbReadLimits = {}): unknown {
+  const r = new Reader(bytes, limits);
+  const v = readValue(r, "$");
+  if (r.pos !== bytes.length) r.fail(`${bytes.length - r.pos} bytes after the value`);
+  return v;
+}
+
+function safe(v: bigint): number | bigint {
+  return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
+}
+
+/** An int32 in any of its forms (lengths, symbols, scales). */
+function readInt32(r: Reader): number {
+  const c = r.byte();
+  if (c >= 0xf0 || c <= 0x2f) return (c << 24) >> 24;
+  if (c <= 0x3f) return ((c - 0x38) << 8) + r.byte();
+  if (c <= 0x47) return ((c - 0x44) << 16) + ((r.fixed(2, "int") as number) & 0xffff);
+  if (c === 0x48) return r.fixed(4, "int") as number;
+  return r.fail(`an int32 expected, got 0x${c.toString(16)}`);
+}
+
+/** An int64 in any of its forms (or an int32 one). */
+function readInt64(r: Reader): bigint {
+  const c = r.peek();
+  if (c >= 0xd8 && c <= 0xef) return BigInt(r.byte() - 0xe0);
+  if (c >= 0xc8 && c <= 0xd7) return BigInt(((r.byte() - 0xd0) << 8) + r.byte());
+  if (c >= 0xc0 && c <= 0xc7) return BigInt(((r.byte() - 0xc4) << 16) + ((r.fixed(2, "int") as number) & 0xffff));
+  if (c === 0xbf || c === 0xbe) {
+    r.pos++;
+    return c === 0xbf ? BigInt(r.fixed(4, "int") as number) : (r.fixed(8, "int") as bigint);
+  }
+  return BigInt(readInt32(r));
+}
+
+function readValue(r: Reader, path: string): unknown {
+  r.count(1);
+  const c = r.peek();
+  if (c >= 0xf0 || c <= 0x48) return readInt32(r);
+  if (c >= 0xbe && c <= 0xef) return safe(readInt64(r));
+  if (c >= 0x49 && c <= 0x7e) return readString(r);
+  if (c >= 0x94 && c <= 0xa4) return readArray(r, path);
+  r.pos++;
+  switch (c) {
+    case 0x7f:
+      return readSymbolRef(r);
+    case 0xa6:
+      return readObject(r, path, undefined);
+    case 0x92:
+      return readTyped(r, path);
+    case 0x93:
+      return readReference(r, path);
+    case 0x91: {
+      const n = readInt32(r);
+      r.need(n);
+      r.pos += n;
+      return Buffer.from(r.b.subarray(r.pos - n, r.pos));
+    }
+    case 0x90:
+      return String.fromCharCode(readInt32(r) & 0xffff);
+  }
+  return readScalar(r, c);
+}
+
+function readScalar(r: Reader, c: number): unknown {
+  switch (c) {
+    case 0xaf:
+      return null;
+    case 0xb0:
+      return false;
+    case 0xb1:
+      return true;
+    case 0xb2:
+      return 0;
+    case 0xb3:
+      return 1;
+    case 0xb4:
+      return Number(readInt64(r));
+    case 0xb5:
+      return r.fixed(8, "float");
+    case 0xb6:
+      return readInt32(r);
+    case 0xb7:
+      return r.fixed(4, "float");
+    case 0xb8:
+      return Number(readInt64(r));
+    case 0xb9:
+      return readDecimal(r);
+    case 0xba:
+      return readInt64(r);
+    case 0xbb:
+      return readBigInt(r);
+    case 0xbc:
+      return r.fixed(2, "int");
+    case 0xbd:
+      return r.fixed(1, "int");
+  }
+  return readTemporal(r, c);
+}
+
+function readDecimal(r: Reader): number {
+  const scale = readInt32(r);
+  const c = r.peek();
+  if (c === 0xbb) r.pos++;
+  const unscaled = c === 0xbb ? readBigInt(r) : readInt64(r);
+  return Number(`${unscaled}e${-scale}`);
+}
+
+function readBigInt(r: Reader): bigint {
+  const n = readInt32(r);
+  r.need(n);
+  if (n === 0) return 0n;
+  const hex = Buffer.from(r.b.subarray(r.pos, r.pos + n)).toString("hex");
+  r.pos += n;
+  const v = BigInt(`0x${hex}`);
+  return r.b[r.pos - n] & 0x80 ? v - (1n << BigInt(n * 8)) : v;
+}
+
+function toDate(r: Reader, ms: number): Date {
+  const d = new Date(ms);
+  if (Number.isNaN(d.getTime())) r.fail(`timestamp ${ms} out of range`);
+  return d;
+}
+
+const pad = (n: number, w = 2): string => String(n).padStart(w, "0");
+
+function readTemporal(r: Reader, c: number): unknown {
+  switch (c) {
+    case 0xab:
+      return toDate(r, Number(r.fixed(8, "int")));
+    case 0xac:
+      return toDate(r, (r.fixed(4, "int") as number) * 1000);
+    case 0xad:
+      return toDate(r, (r.fixed(4, "int") as number) * 60000);
+    case 0xae: {
+      const s = readInt64(r);
+      const nanos = readInt32(r);
+      return toDate(r, Number(s) * 1000 + Math.floor(nanos / 1e6));
+    }
+    case 0xa9: {
+      const y = r.fixed(2, "int") as number;
+      return `${pad(y, 4)}-${pad(r.byte())}-${pad(r.byte())}`;
+    }
+    case 0xa8: {
+      const y = r.fixed(2, "int") as number;
+      const [mo, d, h, mi, s] = [r.byte(), r.byte(), r.byte(), r.byte(), r.byte()];
+      const ms = Math.floor(readInt32(r) / 1e6);
+      return `${pad(y, 4)}-${pad(mo)}-${pad(d)}T${pad(h)}:${pad(mi)}:${pad(s)}.${pad(ms, 3)}`;
+    }
+    case 0xa7: {
+      const [h, mi, s] = [r.byte(), r.byte(), r.byte()];
+      const ms = Math.floor(readInt32(r) / 1e6);
+      return `${pad(h)}:${pad(mi)}:${pad(s)}.${pad(ms, 3)}`;
+    }
+  }
+  return r.fail(`unsupported JSONB type 0x${c.toString(16)}`);
+}
+
+function readString(r: Reader): string {
+  const c = r.byte();
+  if (c <= 0x78) {
+    const n = c - 0x49;
+    r.need(n);
+    r.pos += n;
+    return Buffer.from(r.b.subarray(r.pos - n, r.pos)).toString("latin1");
+  }
+  const n = readInt32(r);
+  r.need(n);
+  const raw = r.b.subarray(r.pos, r.pos + n);
+  r.pos += n;
+  switch (c) {
+    case 0x79:
+      return Buffer.from(raw).toString("latin1");
+    case 0x7a:
+      return decode("utf-8", raw, r);
+    case 0x7b:
+      return decode(raw[0] === 0xff && raw[1] === 0xfe ? "utf-16le" : "utf-16be", raw, r);
+    case 0x7c:
+      return decode("utf-16le", raw, r);
+    case 0x7d:
+      return decode("utf-16be", raw, r);
+    default:
+      return decode("gb18030", raw, r);
+  }
+}
+
+function decode(charset: string, raw: Uint8Array, r: Reader): string {
+  try {
+    return new TextDecoder(charset, { fatal: true }).decode(raw);
+  } catch {
+    return r.fail(`bad ${charset} in a string`);
+  }
+}
+
+/** `0x7f` already read: a name with its symbol number (defining it), or a number alone. */
+function readSymbolRef(r: Reader): string {
+  const c = r.peek();
+  if (c >= 0x49 && c <= 0x7e) {
+    const s = readString(r);
+    const n = readInt32(r);
+    defineSymbol(r, n, s);
+    return s;
+  }
+  return symbol(r, readInt32(r));
+}
+
+function defineSymbol(r: Reader, n: number, s: string): void {
+  if (n < 0 || n > r.symbols.length) r.fail(`symbol ${n} out of order`);
+  r.symbols[n] = s;
+}
+
+function symbol(r: Reader, n: number): string {
+  if (n < 0) r.fail(`symbol ${n} from a shared symbol table`);
+  const s = r.symbols[n];
+  if (s === undefined) r.fail(`symbol ${n} undefined`);
+  return s;
+}
+
+/** `0x92` already read: a class name (with its symbol number) or a symbol number, then the value. */
+function readTyped(r: Reader, path: string): unknown {
+  const c = r.peek();
+  let name: string;
+  if (c >= 0x49 && c <= 0x7e) {
+    name = readString(r);
+    defineSymbol(r, readInt32(r), name);
+  } else name = symbol(r, readInt32(r));
+  if (r.peek() === 0xa6) {
+    r.pos++;
+    return readObject(r, path, name);
+  }
+  r.nodes--;
+  return readValue(r, path);
+}
+
+function enter(r: Reader, path: string, placeholder: unknown): Slot {
+  if (++r.depth > r.maxDepth) r.fail(`nested deeper than ${r.maxDepth}`);
+  const slot: Slot = { value: placeholder, weight: IN_PROGRESS };
+  r.paths.set(path, slot);
+  return slot;
+}
+
+function leave(r: Reader, slot: Slot, value: unknown, start: number): void {
+  slot.value = value;
+  slot.weight = r.nodes - start;
+  r.depth--;
+}
+
+function readArray(r: Reader, path: string): unknown[] {
+  const c = r.byte();
+  const n = c === 0xa4 ? readInt32(r) : c - 0x94;
+  // Each element takes a byte at least.
+  r.need(n);
+  const out: unknown[] = [];
+  const start = r.nodes;
+  const slot = enter(r, path, out);
+  for (let i = 0; i < n; i++) out.push(readValue(r, `${path}[${i}]`));
+  leave(r, slot, out, start);
+  return out;
+}
+
+function readObject(r: Reader, path: string, javaClass: string | undefined): unknown {
+  const start = r.nodes;
+  const slot = enter(r, path, undefined);
+  const keys: unknown[] = [];
+  const values: unknown[] = [];
+  while (r.peek() !== 0xa5) {
+    const k = readKey(r, path);
+    // Throwable.cause is the exception itself until set: no cause, not a loop.
+    if (k === "cause" && selfReference(r, path)) continue;
+    keys.push(k);
+    values.push(readValue(r, typeof k === "string" ? `${path}.${k}` : `${path}[${String(k)}]`));
+  }
+  r.pos++;
+  let out: unknown;
+  if (keys.every((k) => typeof k === "string")) {
+    const o: Record<string, unknown> = {};
+    if (javaClass) Object.defineProperty(o, JAVA_CLASS, { value: javaClass, enumerable: false });
+    for (let i = 0; i < keys.length; i++) if (!FORBIDDEN_KEYS.has(keys[i] as string)) o[keys[i] as string] = values[i];
+    out = o;
+  } else out = new Map(keys.map((k, i) => [k, values[i]]));
+  leave(r, slot, out, start);
+  return out;
+}
+
+/** `0x93` already read: a path to a value read before. */
+function readReference(r: Reader, here: string): unknown {
+  let p = readString(r);
+  if (p === "#-1") p = r.lastRef;
+  else r.lastRef = p;
+  if (p === "..") p = here.slice(0, Math.max(here.lastIndexOf("."), here.lastIndexOf("[")));
+  const slot = r.paths.get(p);
+  if (!slot) r.fail(`reference to ${p}, which holds nothing`);
+  if (slot.weight === IN_PROGRESS) r.fail(`reference ${p} loops back into the value being read`);
+  r.count(slot.weight);
+  return slot.value;
+}
+
+/** True (and the reference consumed) when the next value is a reference to the object at `path`. */
+function selfReference(r: Reader, path: string): boolean {
+  if (r.peek() !== 0x93) return false;
+  const at = r.pos;
+  r.pos++;
+  const p = readString(r);
+  if (p === ".." || p === path) return true;
+  r.pos = at;
+  return false;
+}
+
+/** An object key: a name as a symbol, or any value (maps with other keys). */
+function readKey(r: Reader, path: string): unknown {
+  if (r.peek() !== 0x7f) return readValue(r, `${path}#key`);
+  r.pos++;
+  return readSymbolRef(r);
+}

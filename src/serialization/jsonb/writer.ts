@@ -1,0 +1,266 @@
+import { javaClassName } from "../../protocol-grpc/java-types.js";
+import { javaClassOf } from "../../service/java-class.js";
+import type { FieldDesc, TypeDesc } from "../../service/type-desc.js";
+
+/**
+ * A fastjson2 JSONB writer shaped like what Dubbo's `FastJson2ObjectOutput` writes
+ * (`WriteClassName`, `FieldBased`, `ReferenceDetection`, `WriteNulls`, `WriteNameAsSymbol`):
+ * decorated classes as typed objects (`0x92` + their `@JavaClass` name as a symbol, then the
+ * object, field names as symbols), maps and arrays without class names (Java reads `HashMap`
+ * and `ArrayList`), an object or array met again as a reference to its first path. Numbers as
+ * declared (`T.int32` int, `T.int64` long, else double), `bigint` as long, `Date` as a timestamp.
+ */
+const ANY: TypeDesc = { kind: "any" };
+
+export class JsonbWriter {
+  private buf = Buffer.allocUnsafe(256);
+  private len = 0;
+  private readonly symbols = new Map<string, number>();
+  private readonly seen = new Map<object, string>();
+
+  finish(): Buffer {
+    return Buffer.from(this.buf.subarray(0, this.len));
+  }
+
+  private room(n: number): undefined {
+    if (this.len + n <= this.buf.length) return;
+    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.len + n));
+    this.buf.copy(next, 0, 0, this.len);
+    this.buf = next;
+  }
+
+  private byte(b: number): undefined {
+    this.room(1);
+    this.buf[this.len++] = b;
+  }
+
+  private raw(b: Uint8Array): undefined {
+    this.room(b.length);
+    this.buf.set(b, this.len);
+    this.len += b.length;
+  }
+
+  int32(v: number): undefined {
+    if (v >= -16 && v <= 47) return this.byte(v & 0xff);
+    if (v >= -2048 && v <= 2047) {
+      this.byte(0x38 + (v >> 8));
+      return this.byte(v & 0xff);
+    }
+    if (v >= -262144 && v <= 262143) {
+      this.byte(0x44 + (v >> 16));
+      this.byte((v >> 8) & 0xff);
+      return this.byte(v & 0xff);
+    }
+    this.byte(0x48);
+    this.room(4);
+    this.buf.writeInt32BE(v, this.len);
+    this.len += 4;
+  }
+
+  int64(v: bigint): undefined {
+    if (v >= -0x80000000n && v <= 0x7fffffffn) {
+      const n = Number(v);
+      if (n >= -8 && n <= 15) return this.byte(0xe0 + n);
+      if (n >= -2048 && n <= 2047) {
+        this.byte(0xd0 + (n >> 8));
+        return this.byte(n & 0xff);
+      }
+      if (n >= -262144 && n <= 262143) {
+        this.byte(0xc4 + (n >> 16));
+        this.byte((n >> 8) & 0xff);
+        return this.byte(n & 0xff);
+      }
+      this.byte(0xbf);
+      this.room(4);
+      this.buf.writeInt32BE(n, this.len);
+      this.len += 4;
+      return;
+    }
+    if (v < -(2n ** 63n) || v >= 2n ** 63n) throw new TypeError(`${v} does not fit a Java long`);
+    this.byte(0xbe);
+    this.room(8);
+    this.buf.writeBigInt64BE(v, this.len);
+    this.len += 8;
+  }
+
+  double(v: number): undefined {
+    if (v === 0 && !Object.is(v, -0)) return this.byte(0xb2);
+    if (v === 1) return this.byte(0xb3);
+    if (Number.isSafeInteger(v)) {
+      this.byte(0xb4);
+      return this.int64(BigInt(v));
+    }
+    this.byte(0xb5);
+    this.room(8);
+    this.buf.writeDoubleBE(v, this.len);
+    this.len += 8;
+  }
+
+  string(s: string): undefined {
+    let latin1 = true;
+    for (let i = 0; i < s.length && latin1; i++) if (s.charCodeAt(i) > 0xff) latin1 = false;
+    if (latin1) {
+      if (s.length <= 47) this.byte(0x49 + s.length);
+      else {
+        this.byte(0x79);
+        this.int32(s.length);
+      }
+      return this.raw(Buffer.from(s, "latin1"));
+    }
+    const b = Buffer.from(s, "utf8");
+    this.byte(0x7a);
+    this.int32(b.length);
+    this.raw(b);
+  }
+
+  date(d: Date): undefined {
+    const ms = d.getTime();
+    if (Number.isNaN(ms)) throw new TypeError("an invalid Date");
+    const s = ms / 1000;
+    if (Number.isInteger(s) && s >= -0x80000000 && s <= 0x7fffffff) {
+      this.byte(0xac);
+      this.room(4);
+      this.buf.writeInt32BE(s, this.len);
+      this.len += 4;
+      return;
+    }
+    this.byte(0xab);
+    this.room(8);
+    this.buf.writeBigInt64BE(BigInt(ms), this.len);
+    this.len += 8;
+  }
+
+  binary(v: Uint8Array): undefined {
+    this.byte(0x91);
+    this.int32(v.length);
+    this.raw(v);
+  }
+
+  /** A name or class name as a symbol: text and number the first time, the number after. */
+  private symbol(s: string, lead: number): undefined {
+    this.byte(lead);
+    const n = this.symbols.get(s);
+    if (n !== undefined) return this.int32(n);
+    const next = this.symbols.size;
+    this.symbols.set(s, next);
+    this.string(s);
+    this.int32(next);
+  }
+
+  /** True (and a reference written) when `o` was written before. */
+  private ref(o: object, path: string): boolean {
+    const first = this.seen.get(o);
+    if (first === undefined) {
+      this.seen.set(o, path);
+      return false;
+    }
+    this.byte(0x93);
+    this.string(first);
+    return true;
+  }
+
+  value(v: unknown, t: TypeDesc = ANY, path = "$"): undefined {
+    if (v === null || v === undefined) return this.byte(0xaf);
+    switch (t.kind) {
+      case "string":
+        return this.string(String(v));
+      case "number":
+        return this.number(Number(v), t.proto);
+      case "boolean":
+        return this.byte(v ? 0xb1 : 0xb0);
+      case "bigint":
+        return this.int64(BigInt(v as bigint));
+      case "date":
+        return this.date(v instanceof Date ? v : new Date(v as string));
+      case "bytes":
+      case "file":
+        return this.binary(v as Uint8Array);
+      case "array":
+        return this.array(v as readonly unknown[], t.element, path);
+      case "map":
+        return this.map(v as Record<string, unknown> | Map<unknown, unknown>, t.value, path);
+      case "class":
+        return this.object(v as Record<string, unknown>, javaClassName(t, true), t.fields, path);
+      default:
+        return this.dynamic(v, path);
+    }
+  }
+
+  private number(v: number, proto: string | undefined): undefined {
+    if (proto === "int32" || proto === "uint32" || proto === "int64" || proto === "uint64") {
+      if (!Number.isSafeInteger(v)) throw new TypeError(`${v} is not an integer`);
+      if ((proto === "int32" || proto === "uint32") && v >= -0x80000000 && v <= 0x7fffffff) return this.int32(v);
+      return this.int64(BigInt(v));
+    }
+    if (proto === "float") {
+      this.byte(0xb7);
+      this.room(4);
+      this.buf.writeFloatBE(v, this.len);
+      this.len += 4;
+      return;
+    }
+    this.double(v);
+  }
+
+  private dynamic(v: unknown, path: string): undefined {
+    if (typeof v === "string") return this.string(v);
+    if (typeof v === "number") {
+      if (Number.isInteger(v) && v >= -0x80000000 && v <= 0x7fffffff && !Object.is(v, -0)) return this.int32(v);
+      return Number.isSafeInteger(v) ? this.int64(BigInt(v)) : this.double(v);
+    }
+    if (typeof v === "boolean") return this.byte(v ? 0xb1 : 0xb0);
+    if (typeof v === "bigint") return this.int64(v);
+    if (v instanceof Date) return this.date(v);
+    if (v instanceof Uint8Array) return this.binary(v);
+    if (Array.isArray(v)) return this.array(v, ANY, path);
+    if (typeof v === "object" && v !== null) {
+      const java = javaClassOf((v as object).constructor);
+      if (java) return this.object(v as Record<string, unknown>, java, undefined, path);
+      return this.map(v as Record<string, unknown>, ANY, path);
+    }
+    throw new TypeError(`cannot write a ${typeof v} in JSONB`);
+  }
+
+  private array(v: readonly unknown[], el: TypeDesc, path: string): undefined {
+    if (!Array.isArray(v)) throw new TypeError("an array expected");
+    if (this.ref(v, path)) return;
+    if (v.length <= 15) this.byte(0x94 + v.length);
+    else {
+      this.byte(0xa4);
+      this.int32(v.length);
+    }
+    for (let i = 0; i < v.length; i++) this.value(v[i], el, `${path}[${i}]`);
+  }
+
+  private map(v: Record<string, unknown> | Map<unknown, unknown>, val: TypeDesc, path: string): undefined {
+    if (typeof v !== "object" || v === null) throw new TypeError("an object expected");
+    if (this.ref(v, path)) return;
+    this.byte(0xa6);
+    const entries = v instanceof Map ? [...v] : Object.entries(v);
+    for (const [k, x] of entries) {
+      this.dynamic(k, path);
+      this.value(x, val, `${path}.${String(k)}`);
+    }
+    this.byte(0xa5);
+  }
+
+  private object(v: Record<string, unknown>, java: string, fields: readonly FieldDesc[] | undefined, path: string): undefined {
+    if (typeof v !== "object" || v === null) throw new TypeError(`an object (${java}) expected`);
+    if (this.ref(v, path)) return;
+    this.symbol(java, 0x92);
+    this.byte(0xa6);
+    const fs = fields ?? Object.keys(v).map((name) => ({ name, type: ANY }));
+    for (const f of fs) {
+      this.symbol(f.name, 0x7f);
+      this.value(v[f.name], f.type, `${path}.${f.name}`);
+    }
+    this.byte(0xa5);
+  }
+}
+
+/** One value in JSONB, as `t` declares it (without Dubbo's length prefix). */
+export function writeJsonb(v: unknown, t?: TypeDesc): Buffer {
+  const w = new JsonbWriter();
+  w.value(v, t);
+  return w.finish();
+}

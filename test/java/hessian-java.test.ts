@@ -1,0 +1,299 @@
+import * as assert from "node:assert/strict";
+import * as http2 from "node:http2";
+import { after, before, describe, it } from "node:test";
+import { closeClient, Code, createClient, createServer, describeService, type RpcError, type TripleServer } from "../../src/index.js";
+import { fillDefaults } from "../../src/protocol-grpc/java-serialization.js";
+import { messageCodec } from "../../src/protocol-grpc/message-codec.js";
+import { decodeResponseWrapper, encodeRequestWrapper } from "../../src/protocol-grpc/wrapper.js";
+import { JAVA_CLASS, readHessian } from "../../src/serialization/hessian2/reader.js";
+import { writeHessian } from "../../src/serialization/hessian2/writer.js";
+import { T } from "../../src/index.js";
+import { frame, rawCall } from "../grpc/raw.js";
+import { hex, javaMissing, javaPeer, unhex } from "./peer.js";
+import { AnonService, seen, User, UserService } from "./user-service.js";
+
+const skip = javaMissing();
+
+/** What HessianPeer's describe() prints for the sample User after greet(user, 3). */
+const GREETED =
+  "User{name=Ann,age=33,id=9007199254740993,score=9.75,active=true,born=Date(1700000000123),avatar=bytes[1, 2, -1]," +
+  "tags=[String:a,String:é,String:😀],attrs={String:x=Integer:1,String:y=Integer:2000},friend=User{name=Bob!,age=-3,id=1099511627776,score=0.5,active=false," +
+  "born=Date(0),avatar=null,tags=[String:a,String:é,String:😀],attrs=null,friend=null}}";
+
+describe("hessian2 against Caucho Hessian (Java)", { skip }, () => {
+  it("reads every compact form Java writes", () => {
+    const [line] = javaPeer(["values"]);
+    const got = new Map(line.split(";").map((kv) => kv.split(" ") as [string, string]));
+    const read = (k: string) => readHessian(unhex(got.get(k)!));
+    const expect: Record<string, unknown> = {
+      int0: 0, int47: 47, intm16: -16, int2047: 2047, intm262144: -262144, intmax: 2147483647,
+      long15: 15, longm2048: -2048, long262143: 262143, long2p31: 2147483648, longmin: -(2n ** 63n),
+      d0: 0, d1: 1, d127: 127, dm32768: -32768, d1p5: 1.5, dpi: Math.PI, "d12.25": 12.25,
+      str: "héllo 😀", t: true, n: null,
+    };
+    for (const [k, v] of Object.entries(expect)) assert.deepEqual(read(k), v, k);
+    assert.equal(read("strlong"), "x".repeat(70000));
+    assert.deepEqual(read("bin"), Buffer.from([0, 1, 2]));
+    assert.deepEqual(read("binlong"), Buffer.alloc(70000));
+    assert.equal((read("date") as Date).getTime(), 1700000000123);
+    assert.equal((read("dateMin") as Date).getTime(), 1700000040000);
+    assert.deepEqual(read("list"), [1, "two", 3.5]);
+    assert.deepEqual(read("map"), { k: "v" });
+    assert.deepEqual(read("intmap"), new Map([[1, "one"]]));
+    assert.equal(read("char"), "c");
+    // Caucho writes a lone Short/Byte/Float as a handle object, an enum as { name }: unwrapped for the declared type.
+    assert.equal(fillDefaults(read("short"), T.int32), -5);
+    assert.equal(fillDefaults(read("byte"), T.int32), 3);
+    assert.equal(fillDefaults(read("float"), T.float), 1.5);
+    assert.equal(fillDefaults(read("enum"), T.string), "NEW");
+    assert.equal((read("enum") as Record<symbol, unknown>)[JAVA_CLASS], "java.lang.Thread$State");
+  });
+
+  it("reads Java's POJO: class definitions, nested objects, a shared list by reference", () => {
+    const [line] = javaPeer(["user"]);
+    const u = readHessian(unhex(line)) as Record<string | symbol, any>;
+    assert.equal(u[JAVA_CLASS], "org.example.User");
+    assert.equal(u.name, "Ann");
+    assert.equal(u.id, 9007199254740993n);
+    assert.equal(u.friend[JAVA_CLASS], "org.example.User");
+    assert.equal(u.friend.tags, u.tags, "the second occurrence is a reference to the same list");
+    assert.deepEqual(u.tags, ["a", "é", "😀"]);
+    assert.deepEqual(u.attrs, { x: 1, y: 2000 });
+    assert.deepEqual(u.avatar, Buffer.from([1, 2, 255]));
+  });
+
+  it("Java reads what we write: values, and a typed object with class definition and references", () => {
+    const user = Object.assign(new User(), {
+      name: "Zoë", age: 41, id: 5n, score: 2.5, active: true, born: new Date(86400000),
+      avatar: new Uint8Array([9]), tags: ["x"], attrs: new Map([["k", 70000]]),
+    });
+    user.friend = Object.assign(new User(), { name: "F", age: 1, id: -(2n ** 40n), score: -0.1, active: false, tags: user.tags });
+    const userType = describeService(UserService).methods.find((m) => m.name === "greet")!.returns!;
+    const lines = javaPeer([
+      `decode ${hex(writeHessian(user, userType))}`,
+      `decode ${hex(writeHessian([1, -70000, 3000000000, 1.25, "s", null, true], T.array(T.any)))}`,
+      `decode ${hex(writeHessian(`${"😀".repeat(20000)}é`, T.string))}`,
+      `decode ${hex(writeHessian(new Uint8Array(40000).fill(7), T.bytes))}`,
+      `decode ${hex(writeHessian(2n ** 62n, T.bigint))}`,
+      `decode ${hex(writeHessian(123.456, T.number))}`,
+      `decode ${hex(writeHessian(new Date(1700000000123), T.date))}`,
+      `decode ${hex(writeHessian(new Map([["a", [1, 2]]]), T.map(T.array(T.int32))))}`,
+    ]);
+    assert.equal(
+      lines[0],
+      "User{name=Zoë,age=41,id=5,score=2.5,active=true,born=Date(86400000),avatar=bytes[9],tags=[String:x],attrs={String:k=Integer:70000}," +
+        "friend=User{name=F,age=1,id=-1099511627776,score=-0.1,active=false,born=null,avatar=null,tags=[String:x],attrs=null,friend=null}}",
+    );
+    assert.equal(lines[1], "[Integer:1,Integer:-70000,Long:3000000000,Double:1.25,String:s,null,Boolean:true]");
+    assert.equal(lines[2], `String:${"😀".repeat(20000)}é`);
+    assert.match(lines[3], /^bytes\[7, 7, /);
+    assert.equal(lines[4], `Long:${2n ** 62n}`);
+    assert.equal(lines[5], "Double:123.456");
+    assert.equal(lines[6], "Date(1700000000123)");
+    assert.equal(lines[7], "{String:a=[Integer:1,Integer:2]}");
+  });
+
+  it("Java reads the TripleRequestWrapper our hessian2 client sends, argument by argument", () => {
+    const md = describeService(UserService).methods.find((m) => m.name === "greet")!;
+    const u = Object.assign(new User(), { name: "Q", age: 7, id: 8n, score: 1.5, active: true });
+    const bytes = messageCodec(md, "hessian2").encodeArgs([u, 2]);
+    const [line] = javaPeer([`args ${hex(bytes)}`]);
+    assert.equal(
+      line,
+      "hessian4 [org.example.User, int] User{name=Q,age=7,id=8,score=1.5,active=true,born=null,avatar=null,tags=null,attrs=null,friend=null} | Integer:2",
+    );
+  });
+
+  it("reads a Java exception (its cause is itself) and our client turns it into an RpcError", () => {
+    const [line] = javaPeer(["exception"]);
+    const md = describeService(UserService).methods.find((m) => m.name === "greet")!;
+    const codec = messageCodec(md, "hessian2");
+    assert.throws(
+      () => codec.decodeResponse(unhex(line)),
+      (e: RpcError) => {
+        assert.equal(e.code, Code.Unknown);
+        assert.equal(e.message, "java.lang.IllegalStateException: no such user: 7");
+        assert.equal(e.rawMessage, "no such user: 7");
+        assert.equal((e.cause as { javaClass: string }).javaClass, "java.lang.IllegalStateException");
+        return true;
+      },
+    );
+  });
+});
+
+describe("a Java-made hessian4 TripleRequestWrapper against our server", { skip }, () => {
+  let server: TripleServer;
+  let session: http2.ClientHttp2Session;
+  before(async () => {
+    server = createServer({ services: [new UserService()] });
+    await server.listen({ port: 0 });
+    session = http2.connect(server.url);
+    session.on("error", () => {});
+  });
+  after(async () => {
+    session.close();
+    await server.close();
+  });
+
+  it("reaches the method with the right values and types; Java decodes the TripleResponseWrapper", async () => {
+    const [request] = javaPeer(["request"]);
+    seen.length = 0;
+    const r = await rawCall(session, "/org.example.UserService/greet", [frame(unhex(request))], {
+      "content-type": "application/grpc+proto",
+      "tri-consumer-appname": "java-consumer",
+    });
+    assert.equal(r.grpcStatus, 0, r.grpcMessage);
+    const [user, times] = seen[0] as [User, number];
+    assert.ok(user instanceof User);
+    assert.ok(user.friend instanceof User);
+    assert.equal(times, 33 - 30);
+    assert.equal(typeof user.id, "bigint");
+    assert.ok(user.born instanceof Date);
+    assert.ok(user.attrs instanceof Map);
+    assert.ok(user.avatar instanceof Uint8Array);
+    const w = decodeResponseWrapper(r.messages[0].payload);
+    assert.equal(w.serializeType, "hessian4");
+    assert.equal(w.type, "org.example.User");
+    const [decoded] = javaPeer([`response ${hex(r.messages[0].payload)}`]);
+    assert.equal(decoded, `hessian4 org.example.User ${GREETED}`);
+  });
+});
+
+describe("our client with serialization hessian2 against our server", () => {
+  let server: TripleServer;
+  let client: any;
+  before(async () => {
+    server = createServer({ services: [new UserService(), new AnonService()] });
+    await server.listen({ port: 0 });
+    client = createClient(UserService, { providers: [server.url], serialization: "hessian2", retries: 0 });
+  });
+  after(async () => {
+    closeClient(client);
+    await server.close();
+  });
+
+  it("unary: a class with every field type, both ways", async () => {
+    const u = Object.assign(new User(), { name: "C", age: 1, id: 2n ** 60n, score: 0.25, active: true, born: new Date(5), tags: ["t"] });
+    u.friend = Object.assign(new User(), { name: "D", age: 2, id: 1n, score: 1, active: false });
+    const back = await client.greet(u, 4);
+    assert.ok(back instanceof User);
+    assert.equal(back.age, 5);
+    assert.equal(back.id, 2n ** 60n);
+    assert.equal(back.friend?.name, "D!");
+    assert.equal(back.born?.getTime(), 5);
+    assert.deepEqual(back.tags, ["t"]);
+  });
+
+  it("unary: lists of longs, dates, bytes; long results", async () => {
+    assert.equal(await client.sum([1, 2, 3], new Date(Date.UTC(2024, 0, 1)), new Uint8Array(4)), 2024 + 6 + 4);
+  });
+
+  it("handler errors arrive with their code and message", async () => {
+    await assert.rejects(client.echo("fail"), (e: RpcError) => e.code === Code.FailedPrecondition && e.message === "no such user: 7");
+    assert.equal(await client.echo("still serving"), "still serving");
+  });
+
+  it("server streaming, client streaming and bidi wrap each message", async () => {
+    const got: string[] = [];
+    for await (const s of client.count(3) as unknown as AsyncIterable<string>) got.push(s);
+    assert.deepEqual(got, ["#0", "#1", "#2"]);
+    assert.equal(await (client.total as unknown as (xs: Iterable<number>) => Promise<number>)([1, 2, 39]), 42);
+    const names: string[] = [];
+    const users = [Object.assign(new User(), { name: "a", age: 1, id: 1n, score: 1, active: true })];
+    for await (const u of (client.rename as unknown as (xs: Iterable<User>) => AsyncIterable<User>)(users)) names.push(u.name!);
+    assert.deepEqual(names, ["a?"]);
+  });
+
+  it("a result class without @JavaClass: the server answers internal, naming it", async () => {
+    const session = http2.connect(server.url);
+    const r = await rawCall(
+      session,
+      "/org.example.AnonService/anonymous",
+      [frame(encodeRequestWrapper({ serializeType: "hessian4", args: [writeHessian("n", T.string)], argTypes: ["java.lang.String"] }))],
+      { "content-type": "application/grpc+proto" },
+    );
+    session.close();
+    assert.equal(r.grpcStatus, Code.Internal);
+    assert.match(decodeURIComponent(r.grpcMessage ?? ""), /Anonymous has no Java class name/);
+  });
+
+  it("a class without @JavaClass is refused at client creation, naming it", () => {
+    assert.throws(
+      () => createClient(AnonService, { providers: "127.0.0.1:1", serialization: "hessian2" }),
+      /Anonymous has no Java class name: declare it with @JavaClass/,
+    );
+  });
+});
+
+describe("bad hessian2 input", () => {
+  let server: TripleServer;
+  let session: http2.ClientHttp2Session;
+  before(async () => {
+    server = createServer({ services: [new UserService()] });
+    await server.listen({ port: 0 });
+    session = http2.connect(server.url);
+    session.on("error", () => {});
+  });
+  after(async () => {
+    session.close();
+    await server.close();
+  });
+
+  const call = (arg: Buffer) =>
+    rawCall(session, "/org.example.UserService/echo", [frame(encodeRequestWrapper({ serializeType: "hessian4", args: [arg], argTypes: ["java.lang.String"] }))], {
+      "content-type": "application/grpc+proto",
+    });
+
+  const bomb = (): Buffer => {
+    // 20,000 class definitions of 200 fields each, then one object
+    const fields = Buffer.concat(Array.from({ length: 200 }, (_, i) => Buffer.from([0x02, 0x66, 0x30 + (i % 10)])));
+    const def = Buffer.concat([Buffer.from([0x43, 0x01, 0x58, 0xc8, 200]), fields]);
+    return Buffer.concat([...Array.from({ length: 2000 }, () => def), Buffer.from([0x60])]);
+  };
+
+  const cases: [string, Buffer, RegExp][] = [
+    ["truncated string", Buffer.from([0x05, 0x61]), /5 bytes announced/],
+    ["truncated long", Buffer.from([0x4c, 0, 0]), /8 bytes announced/],
+    ["huge string length", Buffer.from([0x53, 0xff, 0xff, 0x61]), /65535 bytes announced/],
+    ["huge list length", Buffer.from([0x58, 0x49, 0x7f, 0xff, 0xff, 0xff]), /2147483647 bytes announced/],
+    ["deep nesting", Buffer.concat([Buffer.alloc(100000, 0x79), Buffer.from([0x4e])]), /nested deeper than 64/],
+    ["reference loop", Buffer.from([0x79, 0x51, 0x90]), /loops back/],
+    ["reference to nothing", Buffer.from([0x51, 0x95]), /reference 5 to nothing/],
+    ["object of an undefined class", Buffer.from([0x61]), /undefined class #1/],
+    ["class definition bomb", bomb(), /truncated|undefined class|fields/],
+    ["trailing bytes", Buffer.from([0x01, 0x61, 0x4e]), /1 bytes after the value/],
+    ["bad UTF-8", Buffer.from([0x01, 0xff]), /bad UTF-8/],
+  ];
+  for (const [name, arg, msg] of cases) {
+    it(`${name}: invalid_argument`, async () => {
+      const r = await call(arg);
+      assert.equal(r.grpcStatus, Code.InvalidArgument, `${name}: ${r.grpcMessage}`);
+      assert.match(decodeURIComponent(r.grpcMessage ?? ""), msg);
+    });
+  }
+
+  it("a Java server-streaming call (its argTypes name the StreamObserver too) gets one TripleResponseWrapper per message", async () => {
+    const req = encodeRequestWrapper({
+      serializeType: "hessian4",
+      args: [writeHessian(2, T.int32)],
+      argTypes: ["int", "org.apache.dubbo.common.stream.StreamObserver"],
+    });
+    const r = await rawCall(session, "/org.example.UserService/count", [frame(req)], { "content-type": "application/grpc+proto" });
+    assert.equal(r.grpcStatus, 0, r.grpcMessage);
+    const got = r.messages.map((m) => decodeResponseWrapper(m.payload));
+    assert.deepEqual(got.map((w) => [w.serializeType, w.type, readHessian(w.data)]), [
+      ["hessian4", "java.lang.String", "#0"],
+      ["hessian4", "java.lang.String", "#1"],
+    ]);
+  });
+
+  it("unknown class names bind like any object: a wrong type is invalid_argument, the server keeps serving", async () => {
+    // An org.example.Nope object where a String is declared.
+    const nope = Buffer.from([0x43, 0x10, ...Buffer.from("org.example.Nope"), 0x91, 0x01, 0x61, 0x60, 0x01, 0x62]);
+    const r = await call(nope);
+    assert.equal(r.grpcStatus, Code.InvalidArgument);
+    const ok = await call(writeHessian("fine", T.string));
+    assert.equal(ok.grpcStatus, 0, ok.grpcMessage);
+    assert.equal(readHessian(decodeResponseWrapper(ok.messages[0].payload).data), "fine");
+  });
+});
