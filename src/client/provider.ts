@@ -29,6 +29,12 @@ export class Provider {
   failures = 0;
   /** Epoch ms until which the provider is skipped. */
   downUntil = 0;
+  /**
+   * The provider announced its shutdown (an HTTP/2 GOAWAY without error, or the registry stopped
+   * listing it): refused connections from it are expected and not warned about. Cleared when a
+   * connection to it succeeds again.
+   */
+  leaving = false;
 
   constructor(url: string, weight = 100) {
     if (typeof url !== "string" || url.trim() === "") throw new TypeError(`provider ${JSON.stringify(url)}: expected a URL or host:port`);

@@ -103,6 +103,9 @@ export class RegistryDirectory implements Directory {
     }
     if (this.protecting && next.length > 0) registryLog(this.o.logger, "info", `${this.registry} lists providers of ${this.o.key.interface} again`);
     this.protecting = false;
+    // A provider the registry no longer lists has unregistered (it is shutting down): calls still
+    // on their way to it may find it gone, which is no news worth a warning.
+    for (const p of this.providers) if (!seen.has(p.address)) p.leaving = true;
     this.providers = next;
     // Calls made before any provider was known wait for the first one (or the end of the wait).
     if (next.length > 0) this.settleFirst();

@@ -42,6 +42,7 @@ class PooledSession {
       }, settings.connectTimeoutMs);
       s.once("connect", () => {
         this.connected = true;
+        provider.leaving = false;
         clearTimeout(timer);
         resolve();
       });
@@ -63,7 +64,11 @@ class PooledSession {
       onDead(this);
     };
     // After GOAWAY the streams in flight finish; new calls open a new session.
-    s.on("goaway", die);
+    s.on("goaway", (code: number) => {
+      // NO_ERROR: the server is shutting down gracefully, so refused connections that follow are expected.
+      if (code === http2.constants.NGHTTP2_NO_ERROR) provider.leaving = true;
+      die();
+    });
     s.on("close", die);
     s.on("error", die);
     if (settings.keepaliveMs > 0) {
