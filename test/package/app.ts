@@ -77,7 +77,7 @@ main().catch((e) => {
 });
 `;
 
-const TSCONFIG = (module: string) =>
+export const TSCONFIG = (module: string) =>
   JSON.stringify({
     compilerOptions: {
       target: "es2022",

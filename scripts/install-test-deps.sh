@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs what `npm test` needs besides Node and the npm packages, on Debian or Ubuntu (apt, as
+# root): h2load (nghttp2-client), Chromium (the browser tests), curl, openssl, protoc
+# (protobuf-compiler), ZooKeeper with its Java runtime (the registry tests run a real one) and
+# kazoo (they read its nodes with it). Installs only what is missing. .ci/run uses it too.
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+need=()
+command -v h2load >/dev/null 2>&1 || need+=(nghttp2-client)
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v curl >/dev/null 2>&1 || need+=(curl)
+command -v openssl >/dev/null 2>&1 || need+=(openssl)
+command -v protoc >/dev/null 2>&1 || need+=(protobuf-compiler)
+dpkg -s zookeeper >/dev/null 2>&1 || need+=(zookeeper)
+/usr/bin/python3 -c "import kazoo" >/dev/null 2>&1 || need+=(python3-kazoo)
+if [ ${#need[@]} -gt 0 ]; then
+  apt-get update -qq
+  apt-get install -y -qq "${need[@]}" >/dev/null
+fi
