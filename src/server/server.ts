@@ -308,8 +308,9 @@ export class TripleServer implements ServerCore {
   track(ctx: CallContext, ex: Exchange): void {
     this.inflight.add(ctx, ex);
     if (ctx.observer !== undefined) return;
-    const observer = this.telemetry.on() ? this.telemetry.observe(ctx, ex) : undefined;
-    ctx.observer = this.accessLog === undefined ? observer : this.accessLog.observe(ex, ctx.protocol, observer);
+    if (this.telemetry.on()) ctx.observer = this.telemetry.observe(ctx, ex);
+    // The access log's observer wraps the telemetry's (if any); off, it costs this one check.
+    if (this.accessLog !== undefined) ctx.observer = this.accessLog.observe(ex, ctx.protocol, ctx.observer);
   }
 
   refused(ex: Exchange, protocol: WireProtocol, err: unknown): void {
