@@ -1,6 +1,18 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { closeClient, Code, ConsoleLogger, createClient, createServer, type Logger, RpcError, type TripleServer } from "../../src/index.js";
+import {
+  closeClient,
+  Code,
+  ConsoleLogger,
+  createClient,
+  createServer,
+  type Logger,
+  type ProvidersListener,
+  parseUrl,
+  type Registry,
+  RpcError,
+  type TripleServer,
+} from "../../src/index.js";
 import { ProbeService } from "./otel-service.js";
 
 interface Line {
@@ -219,5 +231,38 @@ describe("client logging", () => {
       closeClient(c);
     }
     assert.deepEqual(logger.lines, []);
+  });
+
+  it("a provider the registry stopped listing (it unregistered to shut down) is not warned about when it refuses", async () => {
+    const logger = capturing();
+    const server = createServer({ services: [new ProbeService()] });
+    const port = (await server.listen({ port: 0 })).port;
+    let notify: ProvidersListener = () => {};
+    const registry: Registry = {
+      address: "test://registry",
+      register: async () => {},
+      unregister: async () => {},
+      subscribe: (_key, listener) => {
+        notify = listener;
+        listener([parseUrl(`tri://127.0.0.1:${port}/otel.Probe?interface=otel.Probe&side=provider`)]);
+        return () => {};
+      },
+      close: async () => {},
+    };
+    // HTTP/1.1: no GOAWAY tells the client; the registry's notification is the announcement.
+    const c = createClient(ProbeService, { registry, httpVersion: "1.1", retries: 0, logger });
+    try {
+      assert.equal(await c.hello("x"), "hello x");
+      notify([]); // unregistered; empty protection keeps calling it
+      await server.close();
+      const err = await failure(c.hello("y"));
+      assert.equal(err.code, Code.Unavailable);
+    } finally {
+      closeClient(c);
+    }
+    assert.deepEqual(
+      logger.lines.filter((l) => /unreachable/.test(l.msg)),
+      [],
+    );
   });
 });

@@ -4,7 +4,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join, posix } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { copyCheckout, makeApp, ROOT, runApp, typescript5 } from "./app.js";
+import { copyCheckout, makeApp, ROOT, runApp, TSC, typescript5 } from "./app.js";
 
 /**
  * The published package, as a user gets it: a fresh checkout (no dist/) packed with `npm pack`
@@ -74,6 +74,11 @@ export type C = Client<object>;
     writeFileSync(join(dir, "tsconfig.node10.json"), JSON.stringify({ compilerOptions: options, files: ["src/node10.ts"] }));
     const r = spawnSync(typescript5(work), ["-p", "tsconfig.node10.json"], { cwd: dir, encoding: "utf8" });
     assert.equal(r.status, 0, r.stdout + r.stderr);
+    // TypeScript 7 removed node10; "module": "commonjs" alone resolves through the exports map there.
+    const { moduleResolution: _, ...ts7 } = options;
+    writeFileSync(join(dir, "tsconfig.commonjs.json"), JSON.stringify({ compilerOptions: ts7, files: ["src/node10.ts"] }));
+    const r7 = spawnSync(TSC, ["-p", "tsconfig.commonjs.json"], { cwd: dir, encoding: "utf8" });
+    assert.equal(r7.status, 0, r7.stdout + r7.stderr);
   });
 
 });

@@ -86,9 +86,13 @@ export class RegistryDirectory implements Directory {
       if (seen.has(candidate.address)) continue;
       seen.add(candidate.address);
       const old = current.get(candidate.address);
-      next.push(old && old.weight === weight ? old : candidate);
+      const provider = old && old.weight === weight ? old : candidate;
+      provider.leaving = false; // listed: whatever it announced before, it is back
+      next.push(provider);
     }
     if (next.length === 0 && this.providers.length > 0 && this.o.emptyProtection) {
+      // Kept, but unregistered: they are shutting down, so their refusals are no news.
+      for (const p of this.providers) p.leaving = true;
       if (!this.protecting) {
         this.protecting = true;
         registryLog(
