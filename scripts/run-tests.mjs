@@ -1,6 +1,6 @@
 // Runs every compiled *.test.js under dist/test with node's test runner.
 // (Node 20's `--test <dir>` would also run helper modules; globs arrived in Node 21.)
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 
@@ -20,9 +20,31 @@ if (files.length === 0) {
   console.error("no test files found under dist/test");
   process.exit(1);
 }
-const r = spawnSync(
-  process.execPath,
-  ["--test", "--test-concurrency=2", "--test-timeout=120000", ...files],
-  { stdio: "inherit" },
-);
-process.exit(r.status ?? 1);
+// The package tests (npm pack, installs from a tarball, a directory and a git URL, each app
+// compiled and booted) take minutes on a loaded machine: they run after the rest, with a longer limit.
+const slow = (f) => f.includes(join("test", "package"));
+const runs = [
+  [files.filter((f) => !slow(f)), 120_000],
+  [files.filter(slow), 600_000],
+].filter(([list]) => list.length > 0);
+// Each run ends with its own summary; the last line adds them up for the whole suite.
+const total = { pass: 0, fail: 0 };
+let status = 0;
+for (const [list, timeout] of runs) {
+  // Through a pipe node picks TAP; a terminal keeps the spec reporter (in colour) it would get.
+  const tty = process.stdout.isTTY ? ["--test-reporter=spec"] : [];
+  const env = process.stdout.isTTY ? { ...process.env, FORCE_COLOR: "1" } : process.env;
+  const args = ["--test", ...tty, "--test-concurrency=2", `--test-timeout=${timeout}`, ...list];
+  const child = spawn(process.execPath, args, { stdio: ["inherit", "pipe", "inherit"], env });
+  let tail = "";
+  child.stdout.on("data", (chunk) => {
+    process.stdout.write(chunk);
+    tail = (tail + chunk.toString("utf8")).slice(-4096);
+  });
+  const code = await new Promise((resolve) => child.on("close", (c) => resolve(c)));
+  const plain = tail.replace(/\x1b\[[0-9;]*m/g, ""); // colour codes off
+  for (const k of ["pass", "fail"]) total[k] += Number(new RegExp(`^(?:# |\u2139 )${k} (\\d+)$`, "m").exec(plain)?.[1] ?? 0);
+  status ||= code ?? 1;
+}
+if (runs.length > 1) console.log(`all: ${total.pass} passed, ${total.fail} failed`);
+process.exit(status);

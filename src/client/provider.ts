@@ -49,6 +49,12 @@ export class Provider {
   ejectedUntil = 0;
   /** Epoch ms when the provider last left probation (answered after an ejection). */
   lastReadmitted = 0;
+  /**
+   * The provider announced its shutdown (an HTTP/2 GOAWAY without error, or the registry stopped
+   * listing it): refused connections from it are expected and not warned about. Cleared when a
+   * connection to it succeeds again.
+   */
+  leaving = false;
 
   constructor(url: string, weight = 100) {
     if (typeof url !== "string" || url.trim() === "") throw new TypeError(`provider ${JSON.stringify(url)}: expected a URL or host:port`);

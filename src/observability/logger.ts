@@ -22,22 +22,51 @@ function causeOf(level: Level, obj: object, msg: string): string {
   return `${level}\0${kind}\0${msg}`;
 }
 
-/** The fields as the console shows them: without `stack` when `err` prints its own. */
-function printable(obj: object, suppressed: number): object {
-  const { stack, ...rest } = obj as { stack?: unknown };
-  const fields = stack !== undefined && (obj as { err?: unknown }).err instanceof Error ? rest : obj;
-  return suppressed > 0 ? { ...fields, suppressed } : fields;
+/** A field's value as the console line shows it: strings and numbers as they are, the rest as JSON. */
+function fieldText(v: unknown): string {
+  if (typeof v === "string") return /[\s"=()]/.test(v) || v === "" ? JSON.stringify(v) : v;
+  if (typeof v === "number" || typeof v === "boolean" || typeof v === "bigint" || v === null) return String(v);
+  if (v instanceof Error) return JSON.stringify(`${v.name}: ${v.message}`);
+  try {
+    return JSON.stringify(v) ?? String(v);
+  } catch {
+    return String(v);
+  }
+}
+
+/** The fields after the message, `(key=value …)`; `err` and `stack` are left out (the message names the error). */
+function fieldsText(obj: object, suppressed: number): string {
+  const parts: string[] = [];
+  for (const [k, v] of Object.entries(obj)) {
+    if (k === "err" || k === "stack" || v === undefined) continue;
+    parts.push(`${k}=${fieldText(v)}`);
+  }
+  if (suppressed > 0) parts.push(`suppressed=${suppressed}`);
+  return parts.length ? ` (${parts.join(" ")})` : "";
+}
+
+/** The stack of a line's error without its first line (the message already says it), or "". */
+function stackOf(obj: object): string {
+  const err = (obj as { err?: unknown }).err;
+  const stack = err instanceof Error ? err.stack : (obj as { stack?: unknown }).stack;
+  if (typeof stack !== "string") return "";
+  const lines = stack.split("\n");
+  const frames = lines.findIndex((l) => /^\s+at /.test(l));
+  return frames < 0 ? "" : lines.slice(frames).join("\n");
 }
 
 /**
- * The default logger: `console.warn` / `console.error` (info lines are dropped), at most one line
- * per cause (level, error class and message) per minute. The first occurrence is printed at once;
- * repeats within the minute are counted, and the next line printed for that cause says how many
- * were left out (`suppressed`). A handler that fails in a loop prints one line a minute, not one
- * per call.
+ * The default logger: `console.warn` / `console.error` (info lines are dropped), one compact line
+ * per event: `[triple-rpc] <message> (key=value …)`. The error's stack follows only the first
+ * time a cause (level, error class and message) is printed. At most one line per cause per
+ * minute: repeats within the minute are counted, and the next line printed for that cause says
+ * how many were left out (`suppressed=<n>`). A handler that fails in a loop prints one line a
+ * minute, not one per call.
  */
 export class ConsoleLogger implements Logger {
   private readonly causes = new Map<string, { until: number; suppressed: number }>();
+  /** Causes whose stack was printed. */
+  private readonly stacked = new Set<string>();
 
   constructor(
     private readonly sink: Pick<Console, "warn" | "error"> = console,
@@ -62,10 +91,16 @@ export class ConsoleLogger implements Logger {
       seen.suppressed++;
       return;
     }
-    if (!seen && this.causes.size >= MAX_CAUSES) this.causes.clear();
+    if (!seen && this.causes.size >= MAX_CAUSES) {
+      this.causes.clear();
+      this.stacked.clear();
+    }
     const suppressed = seen?.suppressed ?? 0;
     this.causes.set(key, { until: now + this.windowMs, suppressed: 0 });
-    this.sink[level](`[triple-rpc] ${msg}`, printable(obj, suppressed));
+    const line = `[triple-rpc] ${msg}${fieldsText(obj, suppressed)}`;
+    const stack = this.stacked.has(key) ? "" : stackOf(obj);
+    if (stack) this.stacked.add(key);
+    this.sink[level](stack ? `${line}\n${stack}` : line);
   }
 }
 

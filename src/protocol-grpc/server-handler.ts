@@ -112,7 +112,9 @@ export class GrpcHandler {
   /** gRPC says 415 for content types it does not speak; the grpc-status helps gRPC clients. */
   private rejectContentType(ex: Exchange, ct: string | undefined): void {
     const message = `unsupported gRPC content type "${ct ?? ""}"; supported: ${GRPC_MEDIA_TYPES.join(", ")}`;
-    sendGrpcStatus(ex, new RpcError(Code.Internal, message), { [H.contentType]: "application/grpc" }, undefined, 415);
+    const err = new RpcError(Code.Internal, message);
+    this.core.refused(ex, "grpc", err);
+    sendGrpcStatus(ex, err, { [H.contentType]: "application/grpc" }, undefined, 415);
     ex.discardBody();
   }
 
@@ -120,7 +122,9 @@ export class GrpcHandler {
   private rejectHttp1(ex: Exchange): void {
     const ct = firstHeader(ex.headers, H.contentType);
     const message = `${ex.path}: gRPC (Content-Type ${ct}) needs HTTP/2; use HTTP/2 or call the method as Triple HTTP unary (application/json)`;
-    sendHttpError(ex, new RpcError(Code.Unimplemented, message, { httpStatus: 505, legacyStatus: 40 }), {
+    const err = new RpcError(Code.Unimplemented, message, { httpStatus: 505, legacyStatus: 40 });
+    this.core.refused(ex, "grpc", err);
+    sendHttpError(ex, err, {
       [H.grpcStatus]: String(Code.Unimplemented),
       [H.grpcMessage]: encodeGrpcMessage(message),
     });

@@ -26,8 +26,24 @@ interface ZkModule {
   CreateMode: { EPHEMERAL: number; PERSISTENT: number };
 }
 
-/** node-zookeeper-client, loaded on first use: a process without a registry never loads it. */
-const zk = lazyModule(() => require("node-zookeeper-client") as ZkModule);
+/**
+ * node-zookeeper-client (with its async and underscore: ~400 KB), loaded on first use: a process
+ * without a registry never loads it. Its name is not a literal, so bundlers (esbuild, webpack,
+ * Rollup) leave it out of a client-only bundle: an app that bundles itself and uses a ZooKeeper
+ * registry keeps node-zookeeper-client installed beside the bundle (it is loaded from there).
+ */
+const ZK_PACKAGE = ["node", "zookeeper", "client"].join("-");
+const zk = lazyModule(() => {
+  try {
+    return require(ZK_PACKAGE) as ZkModule;
+  } catch (e) {
+    const why = (e instanceof Error ? e.message : String(e)).split("\n")[0];
+    throw new Error(
+      `ZooKeeper registry: cannot load ${ZK_PACKAGE} (${why}). It is loaded at run time, not bundled: install it where the app (or its bundle) runs; an ESM bundle needs a \`require\` (esbuild: --banner:js="import{createRequire}from'module';const require=createRequire(import.meta.url);")`,
+      { cause: e },
+    );
+  }
+});
 
 /** ZooKeeper error codes this module reacts to. */
 export const ZK_NO_NODE = -101;

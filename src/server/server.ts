@@ -4,6 +4,7 @@ import { headersTooLarge, serverShutDown } from "../protocol/errors.js";
 import { H } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import { HandlerErrors } from "../observability/handler-errors.js";
+import { AccessLog, type AccessLogOption } from "../observability/access-log.js";
 import { checkedLogger, type Logger } from "../observability/logger.js";
 import { ServerTelemetry, type ServerTelemetryOptions } from "../observability/server-observer.js";
 import { isGrpcContentType } from "../protocol-grpc/content-type.js";
@@ -84,6 +85,13 @@ export interface ServerOptions extends TransportOptions {
   /** OpenTelemetry: providers, propagator, trust in callers' trace context. Default: the global ones. */
   telemetry?: ServerTelemetryOptions;
   /**
+   * An access log: one line per call when it ends, and one per request refused before a handler
+   * (400, 404, 413, 415, 431, …), with method, path, protocol, status, code, duration, bytes and
+   * peer. `true` writes pino-shaped JSON lines to stdout; a logger (pino's) gets `info(fields,
+   * msg)`. Default off (and then free).
+   */
+  accessLog?: AccessLogOption;
+  /**
    * Announce the services in a registry once the server listens: `"zookeeper://host:2181"`
    * (Dubbo's layout: an ephemeral `/dubbo/<interface>/providers/<tri:// URL>` node per service),
    * or a {@link Registry} object (shared, not closed with the server). The built-in health and
@@ -155,6 +163,7 @@ export class TripleServer implements ServerCore {
   private readonly inflight = new InflightCalls();
   private readonly telemetry: ServerTelemetry;
   private readonly errors: HandlerErrors;
+  private readonly accessLog: AccessLog | undefined;
   /** Where the server logs. */
   readonly logger: Logger;
   private readonly services: ServiceDescriptor[] = [];
@@ -180,12 +189,14 @@ export class TripleServer implements ServerCore {
     this.logger = checkedLogger(options.logger, "createServer");
     this.errors = new HandlerErrors(this.logger, options.maskUnexpectedErrors ?? false);
     this.telemetry = new ServerTelemetry(options.telemetry, () => this.listener.address() ?? undefined);
+    const access = options.accessLog;
+    this.accessLog = access ? new AccessLog(access === true ? true : checkedLogger(access, "createServer accessLog")) : undefined;
     this.http = new TripleHttpHandler(this);
     this.grpc = new GrpcHandler(this);
     this.grpcWeb = new GrpcWebHandler(this);
     this.connect = new ConnectHandler(this);
     this.listener = new OnePortListener(
-      { onExchange: (ex) => this.dispatch(ex), onRefusal: (r, refusal) => answerRefusal(r, refusal) },
+      { onExchange: (ex) => this.dispatch(ex), onRefusal: (r, refusal) => answerRefusal(r, refusal, this.accessLog) },
       options,
     );
     for (const s of options.services ?? []) {
@@ -305,11 +316,15 @@ export class TripleServer implements ServerCore {
 
   track(ctx: CallContext, ex: Exchange): void {
     this.inflight.add(ctx, ex);
-    if (this.telemetry.on() && ctx.observer === undefined) ctx.observer = this.telemetry.observe(ctx, ex);
+    if (ctx.observer !== undefined) return;
+    if (this.telemetry.on()) ctx.observer = this.telemetry.observe(ctx, ex);
+    // The access log's observer wraps the telemetry's (if any); off, it costs this one check.
+    if (this.accessLog !== undefined) ctx.observer = this.accessLog.observe(ex, ctx.protocol, ctx.observer);
   }
 
   refused(ex: Exchange, protocol: WireProtocol, err: unknown): void {
     if (this.telemetry.on()) this.telemetry.refused(ex, protocol, RpcError.from(err), this.router.hasPath(ex.path));
+    if (this.accessLog !== undefined) this.accessLog.refused(ex, protocol, RpcError.from(err));
   }
 
   untrack(ctx: CallContext, error: RpcError | undefined): void {
@@ -440,9 +455,10 @@ function refusalError(refusal: Refusal): RpcError {
 }
 
 /** Answers a request the listener refused, as gRPC or as Triple HTTP by its content type. */
-function answerRefusal(r: Responder, refusal: Refusal): void {
+function answerRefusal(r: Responder, refusal: Refusal, accessLog: AccessLog | undefined): void {
   const err = refusalError(refusal);
   const ct = r.headers[H.contentType];
+  accessLog?.refused(r, isGrpcContentType(ct) ? "grpc" : "http", err);
   if (isGrpcContentType(ct)) sendGrpcStatus(r, err, { [H.contentType]: "application/grpc" });
   else sendHttpError(r, err);
 }

@@ -1,6 +1,18 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { closeClient, Code, ConsoleLogger, createClient, createServer, type Logger, RpcError, type TripleServer } from "../../src/index.js";
+import {
+  closeClient,
+  Code,
+  ConsoleLogger,
+  createClient,
+  createServer,
+  type Logger,
+  type ProvidersListener,
+  parseUrl,
+  type Registry,
+  RpcError,
+  type TripleServer,
+} from "../../src/index.js";
 import { ProbeService } from "./otel-service.js";
 
 interface Line {
@@ -138,8 +150,26 @@ describe("the default console logger", () => {
     log.error({ err: new TypeError("x") }, "svc/m failed: TypeError: x");
     assert.equal(printed.length, 4);
     assert.equal(printed[3][0], "error");
-    assert.equal(printed[3][1], "[triple-rpc] svc/m failed: TypeError: x");
-    assert.equal((printed[3][2] as { suppressed: number }).suppressed, 4);
+    assert.equal(printed[3][1], "[triple-rpc] svc/m failed: TypeError: x (suppressed=4)");
+  });
+
+  it("prints one compact line per event, with the stack only the first time a cause is printed", async () => {
+    const printed: unknown[][] = [];
+    const sink = { warn: (...a: unknown[]) => printed.push(a), error: (...a: unknown[]) => printed.push(a) };
+    const log = new ConsoleLogger(sink, 10);
+    const err = () => new TypeError("x");
+    const fields = { service: "svc", method: "m", peer: "127.0.0.1:5000", note: "two words" };
+    log.error({ err: err(), stack: err().stack, ...fields }, "svc/m failed: TypeError: x");
+    await new Promise((r) => setTimeout(r, 20));
+    log.error({ err: err(), stack: err().stack, ...fields }, "svc/m failed: TypeError: x");
+    log.warn({ provider: "127.0.0.1:1", skipMs: 1000, err: new Error("connect ECONNREFUSED") }, "provider 127.0.0.1:1 is unreachable");
+    assert.equal(printed.length, 3);
+    for (const p of printed) assert.equal(p.length, 1, "one string, no object dump");
+    const [first, second, warn] = printed.map((p) => String(p[0]).split("\n"));
+    assert.equal(first![0], '[triple-rpc] svc/m failed: TypeError: x (service=svc method=m peer=127.0.0.1:5000 note="two words")');
+    assert.ok(first!.length > 1 && first!.slice(1).every((l) => /^\s+at /.test(l)), first!.join("\n"));
+    assert.deepEqual(second, ['[triple-rpc] svc/m failed: TypeError: x (service=svc method=m peer=127.0.0.1:5000 note="two words")']);
+    assert.equal(warn![0], "[triple-rpc] provider 127.0.0.1:1 is unreachable (provider=127.0.0.1:1 skipMs=1000)");
   });
 
   it("is what a server without a logger uses: a handler failing in a loop prints one line", async () => {
@@ -157,11 +187,10 @@ describe("the default console logger", () => {
       await server.close();
     }
     assert.equal(printed.length, 1);
-    assert.match(String(printed[0][0]), /otel\.Probe\/boom failed: TypeError: kaboom: loop/);
-    const fields = printed[0][1] as { err: Error; stack?: string; service: string };
-    assert.match(String(fields.err.stack), /at ProbeService\.boom/);
-    assert.equal(fields.stack, undefined, "the console shows the stack once, with err");
-    assert.equal(fields.service, "otel.Probe");
+    assert.equal(printed[0].length, 1, "one string, no object dump");
+    const [line, ...stack] = String(printed[0][0]).split("\n");
+    assert.match(line!, /^\[triple-rpc\] otel\.Probe\/boom failed: TypeError: kaboom: loop \(service=otel\.Probe method=boom peer=\S+ protocol=triple errorId=[0-9a-f]{8}\)$/);
+    assert.match(stack.join("\n"), /^\s+at ProbeService\.boom/);
   });
 
   it("a logger without the three methods is refused", () => {
@@ -186,5 +215,54 @@ describe("client logging", () => {
     assert.equal(logger.lines[0].level, "warn");
     assert.equal(logger.lines[0].obj.provider, `127.0.0.1:${port}`);
     assert.match(logger.lines[0].msg, /is unreachable/);
+  });
+
+  it("a provider that announced its shutdown (GOAWAY) and then refuses connections is not warned about", async () => {
+    const logger = capturing();
+    const server = createServer({ services: [new ProbeService()] });
+    await server.listen({ port: 0 });
+    const c = createClient(ProbeService, { providers: [server.url], protocol: "grpc", retries: 0, logger });
+    try {
+      assert.equal(await c.hello("x"), "hello x");
+      await server.close(); // GOAWAY on the client's session, then the listener is gone
+      const err = await failure(c.hello("y"));
+      assert.equal(err.code, Code.Unavailable);
+    } finally {
+      closeClient(c);
+    }
+    assert.deepEqual(logger.lines, []);
+  });
+
+  it("a provider the registry stopped listing (it unregistered to shut down) is not warned about when it refuses", async () => {
+    const logger = capturing();
+    const server = createServer({ services: [new ProbeService()] });
+    const port = (await server.listen({ port: 0 })).port;
+    let notify: ProvidersListener = () => {};
+    const registry: Registry = {
+      address: "test://registry",
+      register: async () => {},
+      unregister: async () => {},
+      subscribe: (_key, listener) => {
+        notify = listener;
+        listener([parseUrl(`tri://127.0.0.1:${port}/otel.Probe?interface=otel.Probe&side=provider`)]);
+        return () => {};
+      },
+      close: async () => {},
+    };
+    // HTTP/1.1: no GOAWAY tells the client; the registry's notification is the announcement.
+    const c = createClient(ProbeService, { registry, httpVersion: "1.1", retries: 0, logger });
+    try {
+      assert.equal(await c.hello("x"), "hello x");
+      notify([]); // unregistered; empty protection keeps calling it
+      await server.close();
+      const err = await failure(c.hello("y"));
+      assert.equal(err.code, Code.Unavailable);
+    } finally {
+      closeClient(c);
+    }
+    assert.deepEqual(
+      logger.lines.filter((l) => /unreachable/.test(l.msg)),
+      [],
+    );
   });
 });

@@ -115,9 +115,13 @@ function attemptFailed(provider: Provider, start: number, e: unknown, ctx: Clust
   }
 }
 
-/** A provider that refused a connection is skipped for a while; the log says so (once per cause). */
+/**
+ * A provider that refused a connection is skipped for a while; the log says so (once per cause),
+ * unless the provider announced its shutdown (`leaving`): then the refusal is expected.
+ */
 function markDown(provider: Provider, ctx: ClusterContext, err: unknown): void {
   provider.markDown(ctx.downBackoffMs);
+  if (provider.leaving) return;
   const skipMs = provider.downUntil - Date.now();
   ctx.logger?.warn({ provider: provider.address, skipMs, err }, `provider ${provider.address} is unreachable: ${(err as Error).message}`);
 }

@@ -86,9 +86,13 @@ export class RegistryDirectory implements Directory {
       if (seen.has(candidate.address)) continue;
       seen.add(candidate.address);
       const old = current.get(candidate.address);
-      next.push(old && old.weight === weight ? old : candidate);
+      const provider = old && old.weight === weight ? old : candidate;
+      provider.leaving = false; // listed: whatever it announced before, it is back
+      next.push(provider);
     }
     if (next.length === 0 && this.providers.length > 0 && this.o.emptyProtection) {
+      // Kept, but unregistered: they are shutting down, so their refusals are no news.
+      for (const p of this.providers) p.leaving = true;
       if (!this.protecting) {
         this.protecting = true;
         registryLog(
@@ -103,6 +107,9 @@ export class RegistryDirectory implements Directory {
     }
     if (this.protecting && next.length > 0) registryLog(this.o.logger, "info", `${this.registry} lists providers of ${this.o.key.interface} again`);
     this.protecting = false;
+    // A provider the registry no longer lists has unregistered (it is shutting down): calls still
+    // on their way to it may find it gone, which is no news worth a warning.
+    for (const p of this.providers) if (!seen.has(p.address)) p.leaving = true;
     this.providers = next;
     // Calls made before any provider was known wait for the first one (or the end of the wait).
     if (next.length > 0) this.settleFirst();

@@ -44,6 +44,7 @@ class PooledSession implements SessionState {
       }, settings.connectTimeoutMs);
       s.once("connect", () => {
         this.connected = true;
+        provider.leaving = false;
         clearTimeout(timer);
         resolve();
       });
@@ -65,8 +66,10 @@ class PooledSession implements SessionState {
       onDead(this);
     };
     // After GOAWAY the streams in flight finish; new calls open a new session.
-    s.on("goaway", (_code: number, lastStreamId: number) => {
+    s.on("goaway", (code: number, lastStreamId: number) => {
       this.goawayLastStreamId = Math.min(lastStreamId, this.goawayLastStreamId ?? lastStreamId);
+      // NO_ERROR: the server is shutting down gracefully, so refused connections that follow are expected.
+      if (code === http2.constants.NGHTTP2_NO_ERROR) provider.leaving = true;
       die();
     });
     s.on("close", die);

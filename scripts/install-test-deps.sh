@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what `npm test` needs besides Node and the npm packages, on Debian or Ubuntu (apt, as
+# root): h2load (nghttp2-client), Chromium (the browser tests), curl, openssl, protoc
+# (protobuf-compiler), ZooKeeper with its Java runtime (the registry tests run a real one) and
+# kazoo (they read its nodes with it), and for the hessian2 tests' Java peer a JDK (javac), Caucho
+# Hessian and protobuf-java. Installs only what is missing. .ci/run uses it too.
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+need=()
+command -v h2load >/dev/null 2>&1 || need+=(nghttp2-client)
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v curl >/dev/null 2>&1 || need+=(curl)
+command -v openssl >/dev/null 2>&1 || need+=(openssl)
+command -v protoc >/dev/null 2>&1 || need+=(protobuf-compiler)
+dpkg -s zookeeper >/dev/null 2>&1 || need+=(zookeeper)
+/usr/bin/python3 -c "import kazoo" >/dev/null 2>&1 || need+=(python3-kazoo)
+command -v javac >/dev/null 2>&1 || need+=(default-jdk-headless)
+dpkg -s libhessian-java >/dev/null 2>&1 || need+=(libhessian-java)
+dpkg -s libprotobuf-java >/dev/null 2>&1 || need+=(libprotobuf-java)
+if [ ${#need[@]} -gt 0 ]; then
+  apt-get update -qq
+  apt-get install -y -qq "${need[@]}" >/dev/null
+fi

@@ -1,0 +1,44 @@
+import * as assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { ROOT, TSCONFIG } from "./app.js";
+
+/** The README's first steps are the ones the package tests take. */
+const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+
+/** The text of a `## title` section. */
+function section(title: string): string {
+  const start = readme.indexOf(`\n## ${title}\n`);
+  assert.ok(start >= 0, `README has no "## ${title}" section`);
+  const end = readme.indexOf("\n## ", start + 1);
+  return readme.slice(start, end < 0 ? undefined : end);
+}
+
+describe("the README", () => {
+  it("starts with the two commands", () => {
+    const first = /```sh\n([^`]*)```/.exec(readme)![1]!.split("\n").filter(Boolean);
+    assert.match(first[0]!, /^npm ci && npm start\b/);
+    assert.match(first[1]!, /^npm test\b/);
+  });
+
+  it('"Your own app": the tsconfig is the one the package tests compile apps with, for ESM and CommonJS', () => {
+    const text = section("Your own app");
+    const json = /```json\n([^`]*)```/.exec(text);
+    assert.ok(json, "a tsconfig.json block");
+    assert.deepEqual(JSON.parse(json[1]!), JSON.parse(TSCONFIG("nodenext")));
+    for (const step of ["npm install triple-rpc reflect-metadata", "npx tsc", "node dist/server.js", "node dist/client.js", "type=module", "type=commonjs"]) {
+      assert.ok(text.includes(step), `"Your own app" says ${step}`);
+    }
+  });
+
+  it('"Running the tests": every prerequisite, and the one command that installs them (which CI runs too)', () => {
+    const text = section("Running the tests");
+    for (const need of ["Java", "ZooKeeper", "kazoo", "Chromium", "h2load", "protoc"]) assert.ok(text.includes(need), `mentions ${need}`);
+    assert.ok(text.includes("scripts/install-test-deps.sh"));
+    const script = readFileSync(join(ROOT, "scripts", "install-test-deps.sh"), "utf8");
+    for (const pkg of ["zookeeper", "python3-kazoo", "chromium", "nghttp2-client", "protobuf-compiler"]) assert.ok(script.includes(pkg), `installs ${pkg}`);
+    assert.match(readFileSync(join(ROOT, ".ci", "run"), "utf8"), /^bash scripts\/install-test-deps\.sh$/m);
+    assert.ok(existsSync(join(ROOT, "scripts", "install-test-deps.sh")));
+  });
+});
