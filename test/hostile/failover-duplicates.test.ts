@@ -85,7 +85,7 @@ describe("hostile: failover does not run a call twice when a provider is killed 
       ...cases.map(([tag]) => ProviderChild.start(path.join(dir, `victim-${tag}`))),
     ]);
     survivor = started[0];
-    cases.forEach(([tag], i) => victims.set(tag, started[i + 1]));
+    for (const [i, [tag]] of cases.entries()) victims.set(tag, started[i + 1]);
   });
   after(async () => {
     await Promise.all([survivor?.stop(), ...[...victims.values()].map((v) => v.stop())]);
