@@ -66,7 +66,7 @@ describe("dubbo-js Triple transport against the greet sample", () => {
         assert.equal(d?.code, Code.InvalidArgument, JSON.stringify(out[way].withDetails));
         assert.equal(d?.message, "name is not right: nobody");
         assert.deepEqual(
-          (d?.details as { type: string }[]).map((x) => x.type),
+          ((d?.details ?? []) as { type: string }[]).map((x) => x.type),
           ["google.rpc.ErrorInfo"],
         );
       });
