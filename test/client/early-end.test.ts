@@ -1,5 +1,6 @@
 import * as assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import * as http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import * as path from "node:path";
@@ -63,6 +64,11 @@ async function connectNodeServer(): Promise<{ address: string; close(): void }> 
 /** dubbo-js's server runs from its fixture package (it needs @bufbuild/protobuf 1.x). */
 async function dubboJsServer(): Promise<{ address: string; close(): void }> {
   const fixture = path.resolve(__dirname, "../../../test/fixtures/dubbo-js");
+  if (!existsSync(path.join(fixture, "node_modules/@apachedubbo/dubbo-node"))) {
+    // As test/connect/dubbo-js.test.ts does when CI (.ci/run) has not installed it.
+    const r = spawnSync(process.platform === "win32" ? "npm.cmd" : "npm", ["ci", "--no-audit", "--no-fund", "--prefix", fixture], { stdio: "inherit", timeout: 180_000 });
+    assert.equal(r.status, 0, "npm ci of test/fixtures/dubbo-js failed");
+  }
   const child: ChildProcess = spawn(process.execPath, [path.join(fixture, "server.js")], { stdio: ["ignore", "pipe", "inherit"] });
   const port = await new Promise<string>((resolve, reject) => {
     child.stdout!.once("data", (d: Buffer) => resolve(d.toString().trim()));
