@@ -230,15 +230,16 @@ export class GrpcClientCall implements MessageSink {
     }
   }
 
-  /** The reader ends on a malformed response; the outcome of a good one comes with 'close'. */
+  /** The reader ends on a malformed response; the outcome of a good one comes with 'end' or 'close'. */
   onMessagesEnd(err: RpcError | undefined): void {
     if (err) this.fail(err);
   }
 
   /**
    * The response side ended and every message before it was read: with trailers (or a
-   * trailers-only response, or Connect's and gRPC-Web's end frame) the call is over, even while the request side is still open (a server
-   * may finish first, RFC 9113 §8.1), and the request side stops (see {@link release}).
+   * trailers-only response, or Connect's and gRPC-Web's end frame) the call is over, even while
+   * the request side is still open (a server may finish first, RFC 9113 §8.1), and the request
+   * side stops (see {@link release}).
    */
   onResponseEnd(): void {
     // Without trailers the stream was reset or broke: 'error' and 'close' say how.
