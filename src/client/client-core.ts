@@ -600,14 +600,38 @@ function isIterable(x: unknown): x is AsyncIterable<unknown> | Iterable<unknown>
   );
 }
 
-/** Feeds a request stream into a call; a failing input cancels the call with its error. */
+/**
+ * Feeds a request stream into a call; a failing input cancels the call with its error. When the
+ * call is over first (the server ended it, the caller stopped reading, it failed), the input is
+ * closed (`return()`), also while it is waiting to produce its next message: a generator ends
+ * at its next `yield`, running its `finally`.
+ */
 async function pump(call: GrpcClientCall, input: AsyncIterable<unknown> | Iterable<unknown>): Promise<void> {
+  const asyncInput = typeof (input as AsyncIterable<unknown>)[Symbol.asyncIterator] === "function";
+  const it = asyncInput ? (input as AsyncIterable<unknown>)[Symbol.asyncIterator]() : (input as Iterable<unknown>)[Symbol.iterator]();
+  let closed = false;
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    Promise.resolve()
+      .then(() => it.return?.())
+      .catch(() => {});
+  };
+  call.onSettled(close);
   try {
-    for await (const m of input) {
-      if (!(await call.send(m))) return;
+    for (;;) {
+      const r = await it.next();
+      if (r.done) break;
+      // As for await does: a sync iterable's values may be promises.
+      if (!(await call.send(asyncInput ? r.value : await r.value))) {
+        close();
+        return;
+      }
     }
+    closed = true;
     call.end();
   } catch (e) {
+    closed = true;
     call.cancel(RpcError.from(e));
   }
 }

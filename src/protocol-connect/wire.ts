@@ -177,10 +177,11 @@ export function parseEndStream(bytes: Uint8Array): { error: RpcError | undefined
     throw new RpcError(Code.Internal, "protocol error: the end-stream message is not a JSON object");
   }
   const o = v as { error?: unknown; metadata?: unknown };
-  const trailers: Record<string, string[]> = {};
+  // One value is a string, several an array: the shape of gRPC-Web's trailer block and of headers.
+  const trailers: Record<string, string | string[]> = {};
   if (o.metadata && typeof o.metadata === "object") {
     for (const [k, vals] of Object.entries(o.metadata as Record<string, unknown>)) {
-      if (Array.isArray(vals)) trailers[k.toLowerCase()] = vals.map(String);
+      if (Array.isArray(vals) && vals.length > 0) trailers[k.toLowerCase()] = vals.length === 1 ? String(vals[0]) : vals.map(String);
     }
   }
   if (o.error === undefined) return { error: undefined, trailers };

@@ -53,6 +53,9 @@ function onData(this: TaggedStream, chunk: Buffer): void {
 function onError(this: TaggedStream, e: Error): void {
   this[kCall].onStreamError(e);
 }
+function onEnd(this: TaggedStream): void {
+  this[kCall].onResponseEnd();
+}
 function onClose(this: TaggedStream): void {
   this[kCall].onClose();
 }
@@ -85,6 +88,10 @@ export class GrpcClientCall implements MessageSink {
   /** The error of Connect's end-stream message (undefined: none yet, or success). */
   private endError: RpcError | undefined = undefined;
   private endSeen = false;
+  /** Stops the caller's request stream once the call is over (set by a request-streaming call). */
+  private stopRequests: (() => void) | undefined = undefined;
+  /** The response side has ended: the server is done with the call. */
+  private serverEnded = false;
 
   constructor(
     private readonly stream: http2.ClientHttp2Stream,
@@ -113,6 +120,7 @@ export class GrpcClientCall implements MessageSink {
     stream.on("trailers", onTrailers);
     stream.on("data", onData);
     stream.on("error", onError);
+    stream.on("end", onEnd);
     stream.on("close", onClose);
   }
 
@@ -131,7 +139,33 @@ export class GrpcClientCall implements MessageSink {
     this.done = true;
     if (this.responses) this.responses.fail(err);
     else this.rejectResult!(err);
-    if (!this.stream.destroyed) this.stream.close(http2.constants.NGHTTP2_CANCEL);
+    this.release();
+  }
+
+  /**
+   * Lets go of the stream once the call is over. A call the server has ended (its response side
+   * is complete) stops its request side: a clean half-close when nothing waits to be sent, as
+   * grpc-js does, else RST_STREAM NO_ERROR; any other call is reset with CANCEL.
+   */
+  private release(): void {
+    const s = this.stream;
+    if (!s.destroyed) {
+      if (!this.serverEnded) s.close(http2.constants.NGHTTP2_CANCEL);
+      else if (!s.writableEnded) {
+        if (s.writableLength === 0) s.end();
+        else s.close(http2.constants.NGHTTP2_NO_ERROR);
+      }
+    }
+    this.stopRequests?.();
+  }
+
+  /**
+   * Calls `stop` once the call is over, whoever ended it: the server (its trailers may come while
+   * the request side is still open), the caller, or a failure. Runs it at once if it is over.
+   */
+  onSettled(stop: () => void): void {
+    if (this.done) stop();
+    else this.stopRequests = stop;
   }
 
   /** @internal */
@@ -196,9 +230,22 @@ export class GrpcClientCall implements MessageSink {
     }
   }
 
-  /** The reader ends on a malformed response; the outcome of a good one comes with 'close'. */
+  /** The reader ends on a malformed response; the outcome of a good one comes with 'end' or 'close'. */
   onMessagesEnd(err: RpcError | undefined): void {
     if (err) this.fail(err);
+  }
+
+  /**
+   * The response side ended and every message before it was read: with trailers (or a
+   * trailers-only response, or Connect's and gRPC-Web's end frame) the call is over, even while
+   * the request side is still open (a server may finish first, RFC 9113 §8.1), and the request
+   * side stops (see {@link release}).
+   */
+  onResponseEnd(): void {
+    // Without trailers the stream was reset or broke: 'error' and 'close' say how.
+    if (this.done || this.trailers === undefined) return;
+    this.serverEnded = true;
+    this.onClose();
   }
 
   /** @internal */
@@ -213,6 +260,7 @@ export class GrpcClientCall implements MessageSink {
     if (this.responses) this.responses.end();
     else if (this.count === 0) this.rejectResult!(new RpcError(Code.Unimplemented, "protocol error: the response has no message"));
     else this.resolveResult!(this.value);
+    this.release();
   }
 
   /** The error the closed stream ended with, or undefined for OK. */
@@ -271,7 +319,7 @@ export class GrpcClientCall implements MessageSink {
   /** Cancels the call (RST_STREAM CANCEL); its outcome is `cancelled` (or `reason`). */
   cancel(reason?: unknown): void {
     this.fail(reason ?? callerCancelled());
-    if (!this.stream.destroyed) this.stream.close(http2.constants.NGHTTP2_CANCEL);
+    if (!this.stream.destroyed && !this.serverEnded) this.stream.close(http2.constants.NGHTTP2_CANCEL);
   }
 }
 

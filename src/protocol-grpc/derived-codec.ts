@@ -221,6 +221,31 @@ function binaryToJson(type: protobuf.Type, bytes: Uint8Array): Buffer {
 }
 
 /**
+ * True when a parsed JSON request is ProtoJSON of a derived request message rather than Triple's
+ * or Dubbo's form: a JSON object that is empty or names at least one of the message's fields
+ * (by name or JSON name). Arrays, bare values and objects naming none of them are the other form.
+ */
+function namesAField(req: protobuf.Type): (v: unknown) => boolean {
+  const fieldNames = new Set(req.fieldsArray.flatMap((f) => [f.name, f.jsonName ?? f.name]));
+  return (v) => {
+    if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
+    const keys = Object.keys(v);
+    return keys.length === 0 || keys.some((k) => fieldNames.has(k));
+  };
+}
+
+/**
+ * For `application/grpc+json` on an IDL-less method: whether a first request message (parsed
+ * JSON) is ProtoJSON of the derived request message. A stream of decorated-class elements is
+ * never: there both forms are the same object, so Dubbo's is kept.
+ */
+export function derivedProtoJsonTest(md: MethodDescriptor): (v: unknown) => boolean {
+  const { dm, root } = deriveMethod(md);
+  if (dm.requestShape === "class") return () => false;
+  return namesAField(root.lookupType(dm.request));
+}
+
+/**
  * ProtoJSON of the derived messages for an IDL-less method: what Connect and gRPC-Web clients
  * built from the exported schema send and expect in JSON (`{"a": 2, "b": 3}` in,
  * `{"value": 5}` out). Requests in Triple HTTP's form (a JSON array of the arguments) are read
@@ -233,10 +258,8 @@ export function derivedJsonCodec(md: MethodDescriptor, arrays: (value: unknown) 
   const res = root.lookupType(dm.response);
   // A request in Triple HTTP's form (an array of the arguments, a bare value, a bare object
   // naming none of the message's fields) goes through the Triple binder.
-  const fieldNames = new Set(req.fieldsArray.flatMap((f) => [f.name, f.jsonName ?? f.name]));
-  const tripleForm = (v: unknown): boolean =>
-    dm.requestShape === "params" &&
-    (typeof v !== "object" || v === null || Array.isArray(v) || (Object.keys(v).length > 0 && !Object.keys(v).some((k) => fieldNames.has(k))));
+  const protoJson = namesAField(req);
+  const tripleForm = (v: unknown): boolean => dm.requestShape === "params" && !protoJson(v);
   return {
     decodeRequest(bytes) {
       if (bytes.length === 0) return bin.decodeRequest(bytes);

@@ -14,7 +14,7 @@ import type { GrpcMessageFormat } from "./content-type.js";
 
 export type { MessageCodec } from "./codec-types.js";
 import type { MessageCodec } from "./codec-types.js";
-import { derivedCodec, derivedJsonCodec, isDubboWrapper } from "./derived-codec.js";
+import { derivedCodec, derivedJsonCodec, derivedProtoJsonTest, isDubboWrapper } from "./derived-codec.js";
 import { javaTypeName } from "./java-types.js";
 import { lazyModule } from "../codec/lazy-module.js";
 import type * as JavaCodec from "./java-wrapper-codec.js";
@@ -329,6 +329,41 @@ function idlLessProtoCodec(md: MethodDescriptor): MessageCodec {
   };
 }
 
+/**
+ * `application/grpc+json` on an IDL-less method: two JSON forms, told apart by the first request
+ * message, whose form the whole call follows, its reply included. A JSON object keyed by the
+ * derived request message's fields (or `{}`) is ProtoJSON of the schema reflection and `toProto`
+ * advertise (`{"name": "x"}` in, `{"value": "hi x"}` out): what connect-es's gRPC-JSON transport
+ * sends. Anything else (an array of the arguments, a bare value, an object naming none of the
+ * fields) is Dubbo's plain JSON, answered with the bare result. Only a message starting with `{`
+ * is parsed to decide; arrays and bare values cost one byte test.
+ */
+function idlLessJsonCodec(md: MethodDescriptor): MessageCodec {
+  const dubbo = jsonCodec(md);
+  let isProtoJson: ((v: unknown) => boolean) | undefined;
+  let protoJson: MessageCodec | undefined;
+  const pick = (first: Uint8Array): MessageCodec => {
+    if (firstNonSpace(first) !== 0x7b /* { */) return dubbo;
+    let v: unknown;
+    try {
+      v = parseJson(decodeUtf8(first));
+    } catch {
+      return dubbo; // its decoder says what is wrong
+    }
+    isProtoJson ??= derivedProtoJsonTest(md);
+    return isProtoJson(v) ? (protoJson ??= derivedJsonCodec(md, (x) => bindJsonValue(md, x))) : dubbo;
+  };
+  return { ...dubbo, forRequest: pick };
+}
+
+function firstNonSpace(b: Uint8Array): number | undefined {
+  for (let i = 0; i < b.length; i++) {
+    const c = b[i];
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) return c;
+  }
+  return undefined;
+}
+
 const cache = new WeakMap<MethodDescriptor, Partial<Record<GrpcMessageFormat, MessageCodec>>>();
 
 /**
@@ -348,7 +383,7 @@ function buildCodec(md: MethodDescriptor, format: GrpcMessageFormat): MessageCod
   const idl = md.requestType !== undefined && md.responseType !== undefined;
   switch (format) {
     case "json":
-      return jsonCodec(md);
+      return idl ? jsonCodec(md) : idlLessJsonCodec(md);
     case "protojson":
       return idl ? jsonCodec(md) : derivedJsonCodec(md, (v) => bindJsonValue(md, v));
     case "wrapper":

@@ -26,15 +26,18 @@ export function tripleReplyBody(reply: HttpReply, maxBytes: number, requestType:
   const inTrailers = reply.trailers !== undefined && firstHeader(reply.trailers, H.grpcStatus) !== undefined;
   if (inTrailers || firstHeader(reply.headers, H.grpcStatus) !== undefined) {
     const err = errorFromGrpcTrailers({ ...reply.headers, ...reply.trailers });
-    if (err) throw err;
+    if (err) throw isGrpcType(reply.headers) ? withGrpcOnlyHint(err) : err;
   }
   const body = decompressed(reply, maxBytes);
-  if (reply.status !== 200) throw errorFromHttpResponse(reply.status, reply.headers, body, fromHttp);
+  if (reply.status !== 200) {
+    const err = errorFromHttpResponse(reply.status, reply.headers, body, fromHttp);
+    throw refusedAsGrpcOnly(reply, body) ? withGrpcOnlyHint(err) : err;
+  }
   const ct = firstHeader(reply.headers, H.contentType);
   const type = parseMediaType(ct)?.type;
   const expected = ANSWERS[requestType] ?? [requestType];
   if (type === undefined || !expected.includes(type)) {
-    const grpc = type?.startsWith("application/grpc") ? ": the provider answers gRPC only, so call it with protocol: \"grpc\"" : "";
+    const grpc = type?.startsWith("application/grpc") ? `: ${GRPC_ONLY_HINT}` : "";
     throw new RpcError(
       Code.Internal,
       `the response has Content-Type ${ct === undefined ? "(none)" : `"${ct}"`} where ${expected.join(" or ")} was expected${grpc}`,
@@ -42,6 +45,32 @@ export function tripleReplyBody(reply: HttpReply, maxBytes: number, requestType:
     );
   }
   return body;
+}
+
+const GRPC_ONLY_HINT = 'the provider answers gRPC only, so call it with protocol: "grpc"';
+
+/** True when a reply is in one of gRPC's content types (`application/grpc`, `+proto`, `+json` …). */
+function isGrpcType(headers: HeaderMap): boolean {
+  return firstHeader(headers, H.contentType)?.startsWith("application/grpc") === true;
+}
+
+/**
+ * A non-gRPC request refused the way gRPC-only servers refuse it: `415` in a gRPC content type
+ * (grpc-go), or `415` with neither a content type nor a body (grpc-js). A Triple or Connect
+ * server says why in a body.
+ */
+function refusedAsGrpcOnly(reply: HttpReply, body: Buffer): boolean {
+  if (reply.status !== 415) return false;
+  return isGrpcType(reply.headers) || (body.length === 0 && firstHeader(reply.headers, H.contentType) === undefined);
+}
+
+/**
+ * The error of a reply from a server that answers gRPC only (a gRPC status to a Triple request,
+ * e.g. grpcio's `Missing :te header`, or a bare 415), with the fix in its message.
+ */
+function withGrpcOnlyHint(err: RpcError): RpcError {
+  const { metadata, httpStatus, legacyStatus, details } = err;
+  return new RpcError(err.code, `${err.message} (${GRPC_ONLY_HINT})`, { metadata, httpStatus, legacyStatus, details, rawMessage: err.rawMessage });
 }
 
 function decompressed(reply: HttpReply, maxBytes: number): Buffer {

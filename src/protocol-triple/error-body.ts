@@ -1,5 +1,5 @@
 import { codeName } from "../protocol/code.js";
-import { connectErrorObject } from "../protocol-connect/wire.js";
+import { connectErrorObject, dialectErrorObject } from "../protocol-connect/wire.js";
 import { compressResponseBody } from "../protocol/compression.js";
 import { H } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
@@ -12,11 +12,29 @@ import type { OutHeaders, Responder } from "../transport/server/exchange.js";
  * error), `message` (the raw text), our `code` (the gRPC code's snake_case name), and when the
  * error carries details, `details`: `[{"type": "<message full name>", "value": "<base64>"}]`,
  * the form Connect and dubbo-js clients read.
+ *
+ * dubbo-js (see {@link readsGrpcCodeStatus}) reads `status` as a gRPC code and nothing else: it
+ * gets `{"status": <gRPC code>, "message", "code", "details"}`, its own error form.
  */
-export function errorBody(err: RpcError): string {
+export function errorBody(err: RpcError, grpcCodeStatus = false): string {
+  if (grpcCodeStatus) return JSON.stringify(dialectErrorObject(err, "triple"));
   const body: Record<string, unknown> = { status: legacyStatusOf(err), message: err.message, code: codeName(err.code) };
   if (err.details.length > 0) body.details = connectErrorObject(err).details;
   return JSON.stringify(body);
+}
+
+/**
+ * True for a request from dubbo-js on Node (`@apachedubbo/dubbo-node`), whose unary error reader
+ * takes `status` only as a gRPC code (0–16) and otherwise falls back to `HTTP <status>`, dropping
+ * the message and details: every request it sends carries `tri-protocol-version: 1.0.0` and no
+ * `user-agent` (node's HTTP clients add none), while our client, HTTP libraries, curl, browsers
+ * and the other Dubbo implementations send a `user-agent` (dubbo-go's version header is
+ * `triple-protocol-version`). A caller mistaken for it loses little: gRPC codes (0–16) and
+ * Dubbo's legacy statuses (20–90) do not overlap, so a legacy reader sees a status it does not
+ * know and falls back on the HTTP status, which is the same; `code` and `message` are there too.
+ */
+export function readsGrpcCodeStatus(headers: Readonly<Record<string, string | string[] | undefined>>): boolean {
+  return headers[H.triProtocolVersion] === "1.0.0" && headers[H.userAgent] === undefined;
 }
 
 /** The headers of a JSON error response: its content type, the error's metadata, then `extra`. */
@@ -40,6 +58,6 @@ export function sendHttpError(ex: Responder, reason: unknown, extra?: OutHeaders
   }
   const err = RpcError.from(reason);
   const headers = errorHeaders(err, extra);
-  const body = compressResponseBody(errorBody(err), ex.headers, headers);
+  const body = compressResponseBody(errorBody(err, readsGrpcCodeStatus(ex.headers)), ex.headers, headers);
   ex.respond(httpStatusOf(err), headers, body);
 }

@@ -2,6 +2,7 @@ import { basename, dirname, relative } from "node:path";
 import * as protobuf from "protobufjs";
 import type * as Descriptor from "protobufjs/ext/descriptor";
 import { lazyModule } from "../codec/lazy-module.js";
+import { canonicalWktFiles } from "./wkt-descriptors.js";
 
 /** protobufjs's descriptor types load with the first reflection request, not with the server. */
 const descriptorTypes = lazyModule(() => require("protobufjs/ext/descriptor") as typeof Descriptor);
@@ -11,7 +12,8 @@ const descriptorTypes = lazyModule(() => require("protobufjs/ext/descriptor") as
  * consumers (protoc, protobuf-go, C++ `DescriptorPool`, `@bufbuild/protobuf`) accept them:
  * fully-qualified type names, `dependency` filled, map entries named `<Field>Entry`, proto3
  * `optional` as a synthetic oneof after the real ones, and the well-known types under their
- * canonical file names. (protobufjs's own `toDescriptor` does none of these.)
+ * canonical file names, served as their canonical descriptors (protoc's, see wkt-descriptors.ts).
+ * (protobufjs's own `toDescriptor` does none of these.)
  */
 
 /** The file each well-known type lives in, from protobufjs's bundled definitions. */
@@ -187,7 +189,15 @@ export function buildDescriptorIndex(sources: readonly DescriptorSource[]): Desc
   }
   const files = new Map<string, Uint8Array>();
   const dependencies = new Map<string, string[]>();
+  const wkt = canonicalWktFiles();
   for (const [name, f] of acc) {
+    const canonical = wkt.get(name);
+    if (canonical) {
+      // A well-known type: protoc's own descriptor (these files import nothing).
+      files.set(name, canonical);
+      dependencies.set(name, []);
+      continue;
+    }
     const [bytes, deps] = fileProto(name, f, symbols);
     files.set(name, bytes);
     dependencies.set(name, deps);

@@ -51,7 +51,9 @@ describe("a failed call never resolves", () => {
       try {
         await assert.rejects(client.greet({ name: "x" }), (e: RpcError) => {
           assert.equal(e.code, Code.Unknown);
-          assert.equal(e.message, "boom from python");
+          // The peer's words, then the fix (a gRPC-only server answered).
+          assert.equal(e.rawMessage, "boom from python");
+          assert.match(e.message, /^boom from python \(the provider answers gRPC only/);
           return true;
         });
       } finally {

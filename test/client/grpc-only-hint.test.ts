@@ -1,0 +1,81 @@
+import * as assert from "node:assert/strict";
+import * as http2 from "node:http2";
+import type { AddressInfo } from "node:net";
+import { after, before, describe, it } from "node:test";
+import { closeClient, Code, createClient, type RpcError } from "../../src/index.js";
+import { GreetServiceImpl } from "../../samples/greet/greet-service.js";
+import { type GrpcJsServer, startGrpcJsServer } from "./grpc-js-server.js";
+
+/** An h2c server answering every request with `headers` and no body (a trailers-only answer when they carry grpc-status). */
+async function rawServer(headers: http2.OutgoingHttpHeaders): Promise<{ url: string; close(): void }> {
+  const server = http2.createServer();
+  server.on("stream", (stream) => {
+    stream.resume();
+    stream.on("end", () => stream.respond(headers, { endStream: true }));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
+}
+
+const HINT = /answers gRPC only, so call it with protocol: "grpc"/;
+
+async function failure(url: string): Promise<RpcError> {
+  const client = createClient(GreetServiceImpl, { providers: url, cluster: "failfast" });
+  try {
+    await client.greet({ name: "x" });
+  } catch (e) {
+    return e as RpcError;
+  } finally {
+    closeClient(client);
+  }
+  throw new Error("the call succeeded");
+}
+
+/** The default `triple` protocol against servers that answer gRPC only: the error says so and names the fix. */
+describe("a Triple call to a gRPC-only server says to use protocol grpc", () => {
+  let grpcJs: GrpcJsServer;
+  before(async () => {
+    grpcJs = await startGrpcJsServer();
+  });
+  after(() => grpcJs.close());
+
+  it("grpc-js (415, no content type, no body)", async () => {
+    const e = await failure(`http://${grpcJs.address}`);
+    assert.equal(e.code, Code.Internal);
+    assert.match(e.message, /^HTTP status 415/);
+    assert.match(e.message, HINT);
+  });
+
+  it('grpcio\'s answer, simulated (C-core answers a request without "te: trailers" trailers-only: 200, application/grpc, grpc-status 2, "Missing :te header")', async () => {
+    const peer = await rawServer({ ":status": 200, "content-type": "application/grpc", "grpc-status": "2", "grpc-message": "Missing :te header" });
+    try {
+      const e = await failure(peer.url);
+      assert.equal(e.code, Code.Unknown);
+      assert.equal(e.rawMessage, "Missing :te header");
+      assert.match(e.message, /^Missing :te header/);
+      assert.match(e.message, HINT);
+    } finally {
+      peer.close();
+    }
+  });
+
+  it("grpc-go's answer, simulated (415, application/grpc, grpc-status 3)", async () => {
+    const peer = await rawServer({ ":status": 415, "content-type": "application/grpc", "grpc-status": "3", "grpc-message": 'invalid gRPC request content-type "application/json"' });
+    try {
+      const e = await failure(peer.url);
+      assert.equal(e.code, Code.InvalidArgument);
+      assert.match(e.message, HINT);
+    } finally {
+      peer.close();
+    }
+  });
+
+  it("a Triple server's 415 with a body gets no hint", async () => {
+    const peer = await rawServer({ ":status": 415, "content-type": "application/json" });
+    try {
+      assert.doesNotMatch((await failure(peer.url)).message, HINT);
+    } finally {
+      peer.close();
+    }
+  });
+});
