@@ -350,6 +350,13 @@ export class OnePortListener {
   private closeDead(socket: net.Socket, a: SocketActivity): void {
     a.dead = true;
     socket.end();
+    // Read again (nghttp2 ignores what arrives): a peer that already closed is then seen at once
+    // and the socket goes now rather than after the grace.
+    try {
+      (socket as net.Socket & { _handle?: { readStart?: () => number } })._handle?.readStart?.();
+    } catch {
+      // the grace timer below still closes it
+    }
     setTimeout(() => socket.destroy(), DEAD_SESSION_GRACE_MS).unref();
   }
 
