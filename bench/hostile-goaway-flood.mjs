@@ -86,12 +86,16 @@ function attackOnce(port) {
     const timer = setTimeout(() => done(false), 2000);
     s.once(TLS ? "secureConnect" : "connect", () => s.write(ATTACK));
     let seen = Buffer.alloc(0);
+    let goaway = false;
     s.on("data", (c) => {
       seen = Buffer.concat([seen, c]);
-      if (seen.includes(Buffer.from([0x07, 0x00, 0x00, 0x00, 0x00, 0x00]))) setTimeout(() => done(true), 20);
+      if (!goaway && seen.includes(Buffer.from([0x07, 0x00, 0x00, 0x00, 0x00, 0x00]))) {
+        goaway = true;
+        setTimeout(() => done(true), 20);
+      }
     });
-    s.on("error", () => done(false));
-    s.on("close", () => done(false)); // refused at accept (a connection cap), or closed before the GOAWAY
+    s.on("error", () => done(goaway));
+    s.on("close", () => done(goaway)); // without a GOAWAY: refused at accept (a connection cap)
   });
 }
 

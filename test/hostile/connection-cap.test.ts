@@ -113,5 +113,9 @@ describe("hostile: connection caps (maxConnections, maxConnectionsPerPeer)", () 
     const s = createServer({ services: [] }) as unknown as { listener: { connections: unknown; guard: { maxConnections: number; maxPerPeer: number } } };
     assert.equal(s.listener.guard.maxPerPeer, 1000);
     assert.ok(s.listener.guard.maxConnections <= 10_000 && s.listener.guard.maxConnections >= 64);
+    for (const bad of [0, -1, 1.5, Number.NaN]) {
+      assert.throws(() => createServer({ maxConnectionsPerPeer: bad }), /maxConnectionsPerPeer must be a whole number >= 1/);
+      assert.throws(() => createServer({ maxConnections: bad }), /maxConnections must be a whole number >= 1/);
+    }
   });
 });

@@ -47,6 +47,12 @@ export interface TransportOptions {
   http2SessionMemoryMb?: number;
 }
 
+/** A connection cap: undefined (the default) or a whole number ≥ 1. */
+function countOption(name: string, v: number | undefined): number | undefined {
+  if (v === undefined || (Number.isInteger(v) && v >= 1)) return v;
+  throw new TypeError(`createServer: ${name} must be a whole number >= 1 (or left out for the default), got ${String(v)}`);
+}
+
 /** The HPACK size of a header list: name and value octets plus 32 per field (RFC 7541 §4.1). */
 function headerListSize(raw: readonly string[]): number {
   let n = 0;
@@ -112,8 +118,8 @@ export class OnePortListener {
   ) {
     this.maxHeaderBytes = options.maxHeaderBytes ?? 16 * 1024;
     this.guard = new ConnectionGuard(
-      options.maxConnections ?? defaultMaxConnections(),
-      options.maxConnectionsPerPeer ?? DEFAULT_MAX_CONNECTIONS_PER_PEER,
+      countOption("maxConnections", options.maxConnections) ?? defaultMaxConnections(),
+      countOption("maxConnectionsPerPeer", options.maxConnectionsPerPeer) ?? DEFAULT_MAX_CONNECTIONS_PER_PEER,
       handlers.onConnectionsRefused?.bind(handlers),
     );
     const bodyMs = options.bodyIdleTimeoutMs ?? 60_000;
@@ -136,11 +142,11 @@ export class OnePortListener {
   /** A stream whose request body stopped arriving: answered 408 / deadline_exceeded if it can be, then reset. */
   private expireBody(ex: Http2Exchange): void {
     if (!ex.headersSent) {
-      // The call may have released the request headers: answer with a view that still has its content type.
+      // The call may have released the request headers; the answer's protocol needs the content type back.
       const ct = ex.contentType;
-      const r: Http2Exchange = ct !== undefined && ex.headers[H_CONTENT_TYPE] === undefined ? Object.create(ex, { headers: { value: { [H_CONTENT_TYPE]: ct } } }) : ex;
+      if (ct !== undefined && ex.headers[H_CONTENT_TYPE] === undefined) ex.headers = { [H_CONTENT_TYPE]: ct };
       try {
-        this.handlers.onRefusal(r, { kind: "request-timeout" });
+        this.handlers.onRefusal(ex, { kind: "request-timeout" });
       } catch {
         // answered or not, the stream goes
       }
