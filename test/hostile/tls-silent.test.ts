@@ -1,4 +1,5 @@
 import * as assert from "node:assert/strict";
+import * as http2 from "node:http2";
 import * as net from "node:net";
 import * as tls from "node:tls";
 import { after, before, describe, it } from "node:test";
@@ -63,6 +64,30 @@ describe("hostile: silent TLS connections are closed at headersTimeoutMs", () =>
       assert.ok(Date.now() - t0 >= LIMIT_MS - 100, "closed before the limit");
     });
   }
+
+  it("an HTTP/2 session that spoke in time is kept past the limit", async () => {
+    const session = http2.connect(server.url, { rejectUnauthorized: false });
+    session.on("error", () => {});
+    const call = () =>
+      new Promise<string>((resolve, reject) => {
+        const req = session.request({ ":method": "POST", ":path": "/test.Calc/add", "content-type": "application/json" });
+        let body = "";
+        req.on("data", (c: Buffer) => {
+          body += c.toString();
+        });
+        req.on("end", () => resolve(body));
+        req.on("error", reject);
+        req.end("[1,2]");
+      });
+    try {
+      assert.equal(await call(), "3");
+      await new Promise((r) => setTimeout(r, LIMIT_MS * 3));
+      assert.equal(session.closed || session.destroyed, false, "the session was closed by the silence timer");
+      assert.equal(await call(), "3");
+    } finally {
+      session.close();
+    }
+  });
 
   it("a connection that sends its request in time is served, and kept alive past the limit", async () => {
     const s = await handshake(server.address.port, "http/1.1");
