@@ -87,14 +87,32 @@ function nonNegative(name: string, v: number | undefined, fallback: number): num
 
 const PROTOCOLS: readonly ClientProtocol[] = ["triple", "grpc", "connect", "grpc-web"];
 
+/** The spellings `httpVersion` accepts, and what each means. */
+const HTTP_VERSIONS: ReadonlyMap<unknown, "1.1" | "2"> = new Map<unknown, "1.1" | "2">([
+  ["1.1", "1.1"],
+  [1.1, "1.1"],
+  ["2", "2"],
+  [2, "2"],
+  ["2.0", "2"],
+]);
+
+/** The options with `httpVersion` in its string form (`2` and `1.1` may be given as numbers). */
+function checkedHttpVersion(o: ClientOptions): ClientOptions {
+  const v: unknown = o.httpVersion;
+  if (v === undefined || v === "1.1" || v === "2") return o;
+  const version = HTTP_VERSIONS.get(v);
+  if (version === undefined) {
+    const shown = typeof v === "string" ? JSON.stringify(v) : `${String(v)} (${typeof v})`;
+    throw new TypeError(`createClient: httpVersion must be "2" or "1.1" (the numbers 2 and 1.1 work too), got ${shown}`);
+  }
+  return { ...o, httpVersion: version };
+}
+
 /** The client's protocol and content type, checked against each other and the HTTP version. */
 function checkedWire(o: ClientOptions): { protocol: ClientProtocol; ct: ClientContentType } {
   if (o.serialization !== undefined) return checkedSerialization(o);
   if (o.protocol !== undefined && !PROTOCOLS.includes(o.protocol)) {
     throw new TypeError(`createClient: protocol must be "triple", "grpc", "connect" or "grpc-web", got "${o.protocol}"`);
-  }
-  if (o.httpVersion !== undefined && o.httpVersion !== "1.1" && o.httpVersion !== "2") {
-    throw new TypeError(`createClient: httpVersion must be "1.1" or "2", got "${o.httpVersion}"`);
   }
   if (o.protocol === "connect" || o.protocol === "grpc-web") {
     const ct = o.contentType ?? (o.protocol === "connect" ? "json" : "proto");
@@ -185,8 +203,9 @@ export class ClientCore {
     private readonly options: ClientOptions,
     registryDirectory?: Directory,
   ) {
-    const o = options;
-    if (typeof o !== "object" || o === null) throw new TypeError('createClient: options are required: { providers: [...] } or { registry: "zookeeper://host:port" }');
+    if (typeof options !== "object" || options === null) throw new TypeError('createClient: options are required: { providers: [...] } or { registry: "zookeeper://host:port" }');
+    const o = checkedHttpVersion(options);
+    this.options = o;
     [this.directory, this.ownsDirectory] = registryDirectory ? [registryDirectory, true] : staticDirectory(o);
     ({ protocol: this.protocol, ct: this.contentType } = checkedWire(o));
     this.timeout = o.timeout === undefined ? undefined : nonNegative("timeout", o.timeout, 0) || undefined;

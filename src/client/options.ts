@@ -53,8 +53,8 @@ export interface ClientOptions {
    * `triple` and `grpc` clients, the client's own protocol for `connect` and `grpc-web`.
    */
   protocol?: ClientProtocol;
-  /** HTTP version of unary calls (Triple, Connect, gRPC-Web): `2` (default) or `1.1`. gRPC always uses HTTP/2. */
-  httpVersion?: "1.1" | "2";
+  /** HTTP version of unary calls (Triple, Connect, gRPC-Web): `"2"` (default) or `"1.1"`, as strings or numbers. gRPC always uses HTTP/2. */
+  httpVersion?: "1.1" | "2" | 1.1 | 2;
   /** Body format; default `json` for `triple` and `connect`, `grpc+proto` for `grpc`, `proto` for `grpc-web`. */
   contentType?: ClientContentType;
   /**

@@ -196,7 +196,15 @@ export class TripleServer implements ServerCore {
     this.grpcWeb = new GrpcWebHandler(this);
     this.connect = new ConnectHandler(this);
     this.listener = new OnePortListener(
-      { onExchange: (ex) => this.dispatch(ex), onRefusal: (r, refusal) => answerRefusal(r, refusal, this.accessLog) },
+      {
+        onExchange: (ex) => this.dispatch(ex),
+        onRefusal: (r, refusal) => answerRefusal(r, refusal, this.accessLog),
+        onConnectionsRefused: (r) =>
+          this.logger.warn(
+            { reason: r.reason, limit: r.limit, refused: r.refused, peer: r.peer },
+            `refusing new connections: ${r.reason} (${r.limit}) reached; ${r.refused} refused since the last report`,
+          ),
+      },
       options,
     );
     for (const s of options.services ?? []) {
@@ -336,6 +344,11 @@ export class TripleServer implements ServerCore {
     if (this.inflight.remove(ctx) && this.draining && this.inflight.size === 0) {
       for (const w of this.drainWaiters.splice(0)) w();
     }
+  }
+
+  /** Open connections, and connections refused at accept since the start (`maxConnections`, `maxConnectionsPerPeer`). */
+  get connections(): { open: number; refused: number } {
+    return this.listener.connections;
   }
 
   /** Number of calls in progress. */

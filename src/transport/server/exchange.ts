@@ -128,6 +128,17 @@ const LINGER_MS = 5_000;
 /** How much of an unwanted HTTP/1.1 request body is discarded before the connection is cut. */
 const LINGER_MAX_BYTES = 64 * 1024 * 1024;
 
+/**
+ * The origin-form of an absolute-form request target (`http://host/svc/m?x` → `/svc/m?x`):
+ * RFC 9112 §3.2.2 has servers accept it, and use its path. Only for targets not starting with `/`.
+ */
+function originForm(url: string): string {
+  const m = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(url);
+  if (!m) return url;
+  const rest = url.slice(m[0].length);
+  return rest.startsWith("/") ? rest : `/${rest}`;
+}
+
 function queryOf(url: string | undefined): string | undefined {
   const q = url ? url.indexOf("?") : -1;
   return q < 0 ? undefined : (url as string).slice(q + 1);
@@ -177,6 +188,8 @@ export class Http1Exchange implements Exchange {
     private readonly res: http.ServerResponse,
   ) {
     this.method = req.method ?? "GET";
+    // An absolute-form target (as sent to proxies): keep its path and query only.
+    if (req.url !== undefined && req.url.charCodeAt(0) !== 47 /* / */) req.url = originForm(req.url);
     this.path = pathOf(req.url);
     this.headers = req.headers;
     this.body = req;
@@ -333,6 +346,13 @@ function h2Error(this: TaggedStream): void {
 function h2Close(this: TaggedStream): void {
   if (this.rstCode !== 0 || !this.writableFinished) this[kExchange].abortSink!.onExchangeAbort();
 }
+/** The abort sink of an exchange whose abort was already reported. */
+const ABORT_REPORTED: AbortSink = Object.freeze({ onExchangeAbort() {} });
+
+/** The exchange the listener made of an HTTP/2 stream, if it made one. */
+export function exchangeOfStream(stream: http2.Http2Stream): Http2Exchange | undefined {
+  return (stream as Partial<TaggedStream>)[kExchange];
+}
 function h2WantTrailers(this: TaggedStream): void {
   if (!this.destroyed) this.sendTrailers(this[kExchange].pendingTrailers ?? NO_TRAILERS);
 }
@@ -353,6 +373,8 @@ export class Http2Exchange implements Exchange {
   sink: BodySink | undefined = undefined;
   /** What `onAbort` registered. */
   abortSink: AbortSink | undefined = undefined;
+  /** The request's content type, kept by `releaseHeaders` (a late answer must still pick its protocol). */
+  contentType: string | undefined = undefined;
 
   constructor(
     private readonly stream: http2.ServerHttp2Stream,
@@ -396,6 +418,7 @@ export class Http2Exchange implements Exchange {
   }
 
   releaseHeaders(): void {
+    this.contentType = this.headers[H.contentType];
     this.headers = EMPTY_HEADERS;
   }
 
@@ -444,6 +467,25 @@ export class Http2Exchange implements Exchange {
 
   reset(): void {
     if (!this.stream.destroyed) this.stream.close(0x8 /* CANCEL */);
+  }
+
+  /**
+   * Gives up on a request whose body stopped arriving (the listener answered it already, or could
+   * not): RST_STREAM(NO_ERROR) once the answer is out, CANCEL if there is none, and the call is
+   * told as if the peer had gone, so its handler's signal fires and nothing waits for the body.
+   */
+  expire(): void {
+    const s = this.stream;
+    if (!s.destroyed) {
+      if (!s.headersSent) s.close(0x8 /* CANCEL */);
+      else if (s.writableFinished) s.close(0);
+      else s.once("finish", () => s.close(0));
+    }
+    const sink = this.abortSink;
+    if (sink) {
+      this.abortSink = ABORT_REPORTED;
+      sink.onExchangeAbort();
+    }
   }
 
   discardBody(): void {

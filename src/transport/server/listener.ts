@@ -3,10 +3,17 @@ import * as http2 from "node:http2";
 import * as net from "node:net";
 import * as tls from "node:tls";
 import { installStreamTable } from "../stream-table.js";
+import { ConnectionGuard, DEFAULT_MAX_CONNECTIONS_PER_PEER, defaultMaxConnections, type RefusalReport } from "./connection-guard.js";
 import { type Exchange, Http1Exchange, Http2Exchange, type Responder } from "./exchange.js";
+import { BodyWatch, isDeadSession } from "./session-watch.js";
 import { SocketResponder } from "./socket-responder.js";
 
+const H_CONTENT_TYPE = "content-type";
 const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
+/** Longest interval of the connection sweep, ms. */
+const SWEEP_MS = 500;
+/** How long a connection whose HTTP/2 session died (GOAWAY sent) has to flush before it is destroyed, ms. */
+const DEAD_SESSION_GRACE_MS = 1_000;
 
 /** Transport tuning; every value has a safe default (see docs/security.md). */
 export interface TransportOptions {
@@ -18,12 +25,32 @@ export interface TransportOptions {
   maxConcurrentStreams?: number;
   /** Closes connections idle this long, ms. Default 120 000. */
   idleTimeoutMs?: number;
-  /** HTTP/1.1: time allowed to receive the request headers, ms (slowloris). Default 10 000. */
+  /**
+   * HTTP/1.1: time allowed to receive the request headers, ms (slowloris). Also the time a new
+   * connection (cleartext or TLS, after a TLS handshake that must finish within it too) may stay
+   * silent. Default 10 000.
+   */
   headersTimeoutMs?: number;
   /** HTTP/1.1: time allowed to receive a whole request, ms. Default 300 000. */
   requestTimeoutMs?: number;
+  /**
+   * HTTP/2: a stream whose request has not ended, that the server has not started answering, and
+   * that received no DATA for this long, ms, is answered 408 / `deadline_exceeded` and reset. An
+   * inactivity limit: a slow upload that keeps sending lives. 0 disables. Default 60 000.
+   */
+  bodyIdleTimeoutMs?: number;
+  /** Most open connections; the next ones are closed at accept. Default 10 000 (or 80 % of the open-file limit, if lower). */
+  maxConnections?: number;
+  /** Most open connections from one remote address; the next ones are closed at accept. Default 1 000. */
+  maxConnectionsPerPeer?: number;
   /** HTTP/2 per-session memory bound, MiB (nghttp2 refuses new streams past it). Default 64. */
   http2SessionMemoryMb?: number;
+}
+
+/** A connection cap: undefined (the default) or a whole number ≥ 1. */
+function countOption(name: string, v: number | undefined): number | undefined {
+  if (v === undefined || (Number.isInteger(v) && v >= 1)) return v;
+  throw new TypeError(`createServer: ${name} must be a whole number >= 1 (or left out for the default), got ${String(v)}`);
 }
 
 /** The HPACK size of a header list: name and value octets plus 32 per field (RFC 7541 §4.1). */
@@ -48,6 +75,8 @@ export interface ListenerHandlers {
    * know what an error looks like.
    */
   onRefusal(responder: Responder, refusal: Refusal): void;
+  /** Connections were refused at accept (a cap reached); called at most once a minute. */
+  onConnectionsRefused?(report: RefusalReport): void;
 }
 
 /** What the idle sweep remembers of a connection. */
@@ -58,6 +87,8 @@ interface SocketActivity {
   since: number;
   /** The HTTP/2 session on this socket, if any. */
   session: http2.ServerHttp2Session | undefined;
+  /** nghttp2 gave up on the session (fatal protocol error, GOAWAY sent): the socket is being closed. */
+  dead: boolean;
 }
 
 /**
@@ -78,17 +109,49 @@ export class OnePortListener {
   private handoff: net.Socket | undefined;
   private sweeper: NodeJS.Timeout | undefined;
   private readonly maxHeaderBytes: number;
+  private readonly guard: ConnectionGuard;
+  private readonly bodies: BodyWatch | undefined;
 
   constructor(
     private readonly handlers: ListenerHandlers,
     readonly options: TransportOptions = {},
   ) {
     this.maxHeaderBytes = options.maxHeaderBytes ?? 16 * 1024;
+    this.guard = new ConnectionGuard(
+      countOption("maxConnections", options.maxConnections) ?? defaultMaxConnections(),
+      countOption("maxConnectionsPerPeer", options.maxConnectionsPerPeer) ?? DEFAULT_MAX_CONNECTIONS_PER_PEER,
+      handlers.onConnectionsRefused?.bind(handlers),
+    );
+    const bodyMs = options.bodyIdleTimeoutMs ?? 60_000;
+    this.bodies = bodyMs > 0 ? new BodyWatch(bodyMs, (ex) => this.expireBody(ex)) : undefined;
     this.http1 = this.createHttp1();
     this.http2 = this.createHttp2();
     // No http2/http `setTimeout`: node refreshes those timers on every stream event, which
     // costs ~7 % of a small unary call. The idle sweep below watches byte counters instead.
     this.server = options.tls ? this.createTls(options.tls) : this.createCleartext();
+    // The total cap is node's own: past it, node closes the new socket before making an object of it.
+    this.server.maxConnections = this.guard.maxConnections;
+    this.server.on("drop", (d?: { remoteAddress?: string }) => this.guard.dropped(d?.remoteAddress ?? ""));
+  }
+
+  /** Connections open now, and refused at accept since the start (over `maxConnections` / `maxConnectionsPerPeer`). */
+  get connections(): { open: number; refused: number } {
+    return { open: this.guard.open, refused: this.guard.refused };
+  }
+
+  /** A stream whose request body stopped arriving: answered 408 / deadline_exceeded if it can be, then reset. */
+  private expireBody(ex: Http2Exchange): void {
+    if (!ex.headersSent) {
+      // The call may have released the request headers; the answer's protocol needs the content type back.
+      const ct = ex.contentType;
+      if (ct !== undefined && ex.headers[H_CONTENT_TYPE] === undefined) ex.headers = { [H_CONTENT_TYPE]: ct };
+      try {
+        this.handlers.onRefusal(ex, { kind: "request-timeout" });
+      } catch {
+        // answered or not, the stream goes
+      }
+    }
+    ex.expire();
   }
 
   private createHttp1(): http.Server {
@@ -177,25 +240,46 @@ export class OnePortListener {
   }
 
   private track(socket: net.Socket): void {
-    this.sockets.set(socket, { bytes: 0, since: Date.now(), session: undefined });
+    this.sockets.set(socket, { bytes: 0, since: Date.now(), session: undefined, dead: false });
     socket.once("close", () => this.sockets.delete(socket));
     socket.on("error", () => socket.destroy());
   }
 
   private createTls(options: tls.TlsOptions): net.Server {
-    const server = tls.createServer({ ALPNProtocols: ["h2", "http/1.1"], ...options });
+    const silentMs = this.options.headersTimeoutMs ?? 10_000;
+    // A handshake that never completes is cut by node (tlsClientError, socket destroyed).
+    const server = tls.createServer({ ALPNProtocols: ["h2", "http/1.1"], handshakeTimeout: silentMs, ...options });
     server.on("secureConnection", (socket) => {
       this.track(socket);
+      this.closeIfSilent(socket, silentMs);
       if (socket.alpnProtocol === "h2") this.toHttp2(socket);
       else this.http1.emit("connection", socket);
     });
-    server.on("connection", (socket: net.Socket) => socket.setNoDelay(true));
-    server.on("tlsClientError", () => {});
+    server.on("connection", (socket: net.Socket) => {
+      if (this.guard.admit(socket)) socket.setNoDelay(true);
+    });
+    // A listener here replaces node's own, which destroyed the socket: do it (a failed or timed-out
+    // handshake would otherwise keep its fd until the peer closes).
+    server.on("tlsClientError", (_err: Error, socket: tls.TLSSocket) => socket.destroy());
     return server;
+  }
+
+  /**
+   * A TLS connection that sends no byte of a request (no HTTP/1.1 request line, no HTTP/2
+   * preface) within `ms` of its handshake is closed, as a silent cleartext one is. One timer
+   * per connection; the request's own timeouts take over once bytes arrive.
+   */
+  private closeIfSilent(socket: tls.TLSSocket, ms: number): void {
+    const timer = setTimeout(() => {
+      if (socket.bytesRead === 0) socket.destroy();
+    }, ms);
+    timer.unref();
+    socket.once("close", () => clearTimeout(timer));
   }
 
   private createCleartext(): net.Server {
     return net.createServer({ noDelay: true }, (socket) => {
+      if (!this.guard.admit(socket)) return;
       this.track(socket);
       this.sniff(socket);
     });
@@ -242,9 +326,12 @@ export class OnePortListener {
   }
 
   /**
-   * Closes connections that moved no byte either way for `idleTimeoutMs`: HTTP/2 sessions get a
-   * GOAWAY first and the socket a second later. Reading node's byte counters once per sweep
-   * costs nothing per call, unlike socket timeouts that are re-armed on every read and write.
+   * Once per sweep interval, over every connection: closes HTTP/2 connections whose session
+   * nghttp2 gave up on (a fatal protocol error, GOAWAY already sent; checked only for sockets
+   * that moved bytes since the last sweep, as dying takes a read), connections that moved no byte
+   * either way for `idleTimeoutMs` (HTTP/2 sessions get a GOAWAY first and the socket a second
+   * later), and HTTP/2 streams whose request body stalled. Reading node's byte counters once per
+   * sweep costs nothing per call, unlike socket timeouts that are re-armed on every read and write.
    */
   private sweep(idleMs: number): void {
     const now = Date.now();
@@ -253,16 +340,39 @@ export class OnePortListener {
       if (bytes !== a.bytes) {
         a.bytes = bytes;
         a.since = now;
+        if (a.session !== undefined && !a.dead && isDeadSession(a.session)) this.closeDead(socket, a);
         continue;
       }
-      if (now - a.since < idleMs) continue;
-      if (a.session && !a.session.closed && !a.session.destroyed) {
-        a.session.close();
-        setTimeout(() => socket.destroy(), 1000).unref();
-        a.since = now; // do not close twice
-      } else {
-        socket.destroy();
-      }
+      if (idleMs > 0 && now - a.since >= idleMs) this.closeIdle(socket, a, now);
+    }
+    if (this.bodies) for (const s of this.sessions) this.bodies.sweep(s, now);
+  }
+
+  /**
+   * A connection nghttp2 ended with GOAWAY (RFC 9113 §5.4.1: "the endpoint MUST close the TCP
+   * connection"): half-close now, so the GOAWAY goes out before our FIN, and destroy within a
+   * second (nghttp2 reads no more, so the peer's close would never be noticed).
+   */
+  private closeDead(socket: net.Socket, a: SocketActivity): void {
+    a.dead = true;
+    socket.end();
+    // Read again (nghttp2 ignores what arrives): a peer that already closed is then seen at once
+    // and the socket goes now rather than after the grace.
+    try {
+      (socket as net.Socket & { _handle?: { readStart?: () => number } })._handle?.readStart?.();
+    } catch {
+      // the grace timer below still closes it
+    }
+    setTimeout(() => socket.destroy(), DEAD_SESSION_GRACE_MS).unref();
+  }
+
+  private closeIdle(socket: net.Socket, a: SocketActivity, now: number): void {
+    if (a.session && !a.session.closed && !a.session.destroyed) {
+      a.session.close();
+      setTimeout(() => socket.destroy(), 1000).unref();
+      a.since = now; // do not close twice
+    } else {
+      socket.destroy();
     }
   }
 
@@ -275,10 +385,11 @@ export class OnePortListener {
         // closeIdleConnections) on its own 'listening' event; ours never listens itself.
         this.http1.emit("listening");
         const idleMs = this.options.idleTimeoutMs ?? 120_000;
-        if (idleMs > 0) {
-          this.sweeper = setInterval(() => this.sweep(idleMs), Math.max(50, Math.min(5_000, Math.floor(idleMs / 4))));
-          this.sweeper.unref();
-        }
+        const bodyMs = this.options.bodyIdleTimeoutMs ?? 60_000;
+        // At least twice a second: dead HTTP/2 sessions are closed within one interval.
+        const every = Math.min(SWEEP_MS, ...[idleMs, bodyMs].filter((ms) => ms > 0).map((ms) => Math.floor(ms / 4)));
+        this.sweeper = setInterval(() => this.sweep(idleMs), Math.max(50, every));
+        this.sweeper.unref();
         resolve();
       });
     });

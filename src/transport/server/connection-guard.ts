@@ -1,0 +1,98 @@
+import * as fs from "node:fs";
+import type * as net from "node:net";
+
+/** Why a new connection was refused at accept. */
+export type ConnectionRefusal = "maxConnections" | "maxConnectionsPerPeer";
+
+/** What the guard reports, at most once per {@link REFUSAL_LOG_INTERVAL_MS}. */
+export interface RefusalReport {
+  readonly reason: ConnectionRefusal;
+  readonly limit: number;
+  /** Connections refused since the previous report (this one included). */
+  readonly refused: number;
+  /** The peer of the refusal that triggered this report. */
+  readonly peer: string;
+}
+
+/** How often at most the guard reports refusals. */
+export const REFUSAL_LOG_INTERVAL_MS = 60_000;
+
+/** Default `maxConnectionsPerPeer`. */
+export const DEFAULT_MAX_CONNECTIONS_PER_PEER = 1_000;
+
+/**
+ * Default `maxConnections`: 10 000, or 80 % of the process's open-file limit when that is lower
+ * (Linux: read once from /proc/self/limits), so a flood meets our cap before EMFILE.
+ */
+export function defaultMaxConnections(): number {
+  let cap = 10_000;
+  try {
+    const m = /^Max open files\s+(\d+)/m.exec(fs.readFileSync("/proc/self/limits", "latin1"));
+    if (m) cap = Math.min(cap, Math.max(64, Math.floor(Number(m[1]) * 0.8)));
+  } catch {
+    // not Linux: keep the fixed default
+  }
+  return cap;
+}
+
+/**
+ * Counts open connections, in total and per remote address, and refuses new ones past either
+ * cap by closing them at accept. Per connection, never per request: one map update on accept
+ * and one on close.
+ */
+export class ConnectionGuard {
+  /** Connections admitted and not yet closed. */
+  open = 0;
+  /** Connections refused since the start. */
+  refused = 0;
+  private readonly perPeer = new Map<string, number>();
+  private unreported = 0;
+  private lastReport = -Infinity;
+
+  constructor(
+    readonly maxConnections: number,
+    readonly maxPerPeer: number,
+    private readonly report: ((r: RefusalReport) => void) | undefined,
+  ) {}
+
+  /** Admits `socket` (released when it closes) or destroys it; true when admitted. */
+  admit(socket: net.Socket): boolean {
+    const peer = socket.remoteAddress ?? "";
+    const n = this.perPeer.get(peer) ?? 0;
+    if (this.open >= this.maxConnections) return this.refuse(socket, "maxConnections", this.maxConnections, peer);
+    if (n >= this.maxPerPeer) return this.refuse(socket, "maxConnectionsPerPeer", this.maxPerPeer, peer);
+    this.open++;
+    this.perPeer.set(peer, n + 1);
+    socket.once("close", () => this.release(peer));
+    return true;
+  }
+
+  /** Counts a connection node refused itself (net.Server `maxConnections`, its 'drop' event). */
+  dropped(peer: string): void {
+    this.count("maxConnections", this.maxConnections, peer);
+  }
+
+  private release(peer: string): void {
+    this.open--;
+    const n = (this.perPeer.get(peer) ?? 1) - 1;
+    if (n <= 0) this.perPeer.delete(peer);
+    else this.perPeer.set(peer, n);
+  }
+
+  private refuse(socket: net.Socket, reason: ConnectionRefusal, limit: number, peer: string): false {
+    socket.destroy();
+    this.count(reason, limit, peer);
+    return false;
+  }
+
+  private count(reason: ConnectionRefusal, limit: number, peer: string): void {
+    this.refused++;
+    this.unreported++;
+    const now = Date.now();
+    if (now - this.lastReport < REFUSAL_LOG_INTERVAL_MS) return;
+    this.lastReport = now;
+    const refused = this.unreported;
+    this.unreported = 0;
+    this.report?.({ reason, limit, refused, peer });
+  }
+}
