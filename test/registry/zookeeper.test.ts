@@ -60,6 +60,8 @@ describe("registry: ZooKeeper in Dubbo's interface-level layout", { skip }, () =
       interface: ECHO_SERVICE,
       methods: "fail,sayHello,whoami",
       release: VERSION_FOR_TESTS,
+      // Written by providers that also register at application level (registerMode "all", the default), as Dubbo does.
+      "service-name-mapping": "true",
       side: "provider",
       weight: "150",
     });
