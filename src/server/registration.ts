@@ -132,9 +132,9 @@ export class ProviderRegistration {
   }
 
   /**
-   * The application-level announcement, in Dubbo's order: the metadata (MetadataServiceV2, and
-   * the report for `remote` storage), then the instance node carrying its revision, then the
-   * interface → application mappings.
+   * The application-level announcement: the metadata first (MetadataServiceV2, and the report
+   * for `remote` storage), then the instance node carrying its revision and the interface →
+   * application mappings.
    */
   private async publishInstance(): Promise<void> {
     const reg = this.registry;
@@ -147,11 +147,14 @@ export class ProviderRegistration {
     if (storage === "remote") await reg.putMetadata(app, info.revision, metadataJson(info));
     this.instance = { app, id: `${a.host}:${a.port}` };
     const json = instanceJson({ app, host: a.host, port: a.port, revision: info.revision, storage, timestamp: Date.now() });
-    await reg.registerInstance(app, this.instance.id, json);
     const interfaces = [...new Set(this.urls.map((u) => u.path))];
-    await Promise.all(interfaces.map((i) => reg.addMapping(i, app))).catch((e: Error) =>
-      registryLog(this.o.logger, "warn", `interface → application mapping not written: ${e.message}`),
-    );
+    // Side by side, so a registry that does not answer delays listen() once (each write is bounded), not twice.
+    await Promise.all([
+      reg.registerInstance(app, this.instance.id, json),
+      ...interfaces.map((i) =>
+        reg.addMapping(i, app).catch((e: Error) => registryLog(this.o.logger, "warn", `the mapping of ${i} to ${app} was not written: ${e.message}`)),
+      ),
+    ]);
   }
 
   /** Removes the instance node first (consumers of either level stop choosing this server), then the provider nodes; then waits `unregisterDelayMs`. */
