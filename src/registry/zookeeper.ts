@@ -51,6 +51,12 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
   /** Paths of the nodes this registry keeps written, with their data (undefined: the host's address). */
   private readonly registered = new Map<string, Buffer | undefined>();
   private readonly subscriptions = new Set<Subscription>();
+  /**
+   * Persistent writes replayed on a new session, in case ZooKeeper lost its data: mappings
+   * (interface → application) and metadata reports (path → JSON). Both are idempotent.
+   */
+  private readonly mappings = new Map<string, string>();
+  private readonly reports = new Map<string, string>();
   private retryTimer: NodeJS.Timeout | undefined;
   private readonly pending = new Set<() => Promise<void>>();
   private closed = false;
@@ -145,7 +151,9 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
   }
 
   async addMapping(iface: string, app: string): Promise<void> {
-    await within(this.attempt(() => this.casMapping(`${this.root}/mapping/${iface}`, app)), FIRST_TRY_MS);
+    const path = `${this.root}/mapping/${iface}`;
+    this.mappings.set(`${path}\0${app}`, path);
+    await within(this.attempt(() => this.casMapping(path, app)), FIRST_TRY_MS);
   }
 
   /**
@@ -196,17 +204,19 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
 
   async putMetadata(app: string, revision: string, json: string): Promise<void> {
     const path = `${this.root}/metadata/${app}/${revision}`;
-    await within(
-      this.attempt(async () => {
-        await this.conn.mkdirp(path.slice(0, path.lastIndexOf("/")));
-        try {
-          await this.conn.createPersistent(path, Buffer.from(json));
-        } catch (e) {
-          if (zkCode(e) !== ZK_NODE_EXISTS) throw e;
-        }
-      }),
-      FIRST_TRY_MS,
-    );
+    this.reports.set(path, json);
+    await within(this.attempt(() => this.writeReport(path)), FIRST_TRY_MS);
+  }
+
+  private async writeReport(path: string): Promise<void> {
+    const json = this.reports.get(path);
+    if (json === undefined) return;
+    await this.conn.mkdirp(path.slice(0, path.lastIndexOf("/")));
+    try {
+      await this.conn.createPersistent(path, Buffer.from(json));
+    } catch (e) {
+      if (zkCode(e) !== ZK_NODE_EXISTS) throw e;
+    }
   }
 
   async getMetadata(app: string, revision: string): Promise<string | undefined> {
@@ -257,7 +267,11 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
     if (this.closed) return;
     // Operations queued on a client that was replaced are lost, so a new session replays
     // everything, the first one included (a node this session already wrote is left alone).
-    if (fresh) for (const path of this.registered.keys()) void this.attempt(() => this.writeNode(path));
+    if (fresh) {
+      for (const path of this.registered.keys()) void this.attempt(() => this.writeNode(path));
+      for (const path of this.reports.keys()) void this.attempt(() => this.writeReport(path));
+      for (const [k, path] of this.mappings) void this.attempt(() => this.casMapping(path, k.slice(k.indexOf("\0") + 1)));
+    }
     for (const sub of this.subscriptions) {
       void this.attempt(async () => {
         if (fresh && sub.dir) await this.conn.mkdirp(sub.dir);

@@ -264,6 +264,7 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
       await load.stop();
       assert.deepEqual(load.failures, [], "no call failed");
     } finally {
+      await Promise.all(procs.map((p) => p.stop("SIGTERM")));
       await kazoo(zk.hostPort, [
         { op: "delete", path: `/services/java-mixed` },
         { op: "delete", path: `/dubbo/${ECHO_SERVICE}/providers/${javaNode}` },
@@ -290,5 +291,40 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
     )) as (KazooGet | null)[];
     for (const g of got) assert.deepEqual(g?.data.split(",").sort(), ["racer-a", "racer-b"]);
     assert.ok(got.some((g) => (g?.version ?? 0) > 0), "some mapping was updated after its creation");
+  });
+
+  it("instance level keeps issue 17's failure behaviour: empty protection, and after a session expiry (ZooKeeper wiped) the instance node, mapping and report are re-created and consumers follow again", async () => {
+    const address = zk.address(2000);
+    const opts = { registry: address, application: "expiry-app", registerMode: "instance" as const, metadataStorage: "remote" as const };
+    const a = createServer({ services: [new EchoService("e1")], ...opts });
+    servers.push(a);
+    await a.listen({ port: 0 });
+    const c = consumer({ registry: address, discovery: "instance", providedBy: "expiry-app" });
+    assert.equal(await c.whoami(), "e1");
+    const node = `/services/expiry-app/127.0.0.1:${a.address.port}`;
+    const owner = (await get(zk, node))!.ephemeralOwner;
+    // An operator deletes the instance node: the consumer keeps its last provider (empty protection).
+    await kazoo(zk.hostPort, [{ op: "delete", path: node }]);
+    await new Promise((r) => setTimeout(r, 300));
+    for (let i = 0; i < 5; i++) assert.equal(await c.whoami(), "e1");
+    await zk.stop();
+    zk.wipe();
+    await zk.resume();
+    const deadline = Date.now() + 15_000;
+    let back: KazooGet | null = null;
+    while (!back && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 200));
+      back = await get(zk, node);
+    }
+    assert.ok(back, "the instance node is re-created");
+    assert.notEqual(back.ephemeralOwner, owner, "by a new session");
+    assert.equal((await get(zk, `/dubbo/mapping/${ECHO_SERVICE}`))?.data.split(",").includes("expiry-app"), true, "the mapping is re-written");
+    const revision = JSON.parse(back.data).payload.metadata["dubbo.metadata.revision"];
+    assert.ok(await get(zk, `/dubbo/metadata/expiry-app/${revision}`), "the metadata report is re-written");
+    const b = createServer({ services: [new EchoService("e2")], ...opts });
+    servers.push(b);
+    await b.listen({ port: 0 });
+    await waitFor(() => clientProviders(c).length === 2, 10_000, "the consumer to see the new instance");
+    await Promise.all([a.close(), b.close()]);
   });
 });
