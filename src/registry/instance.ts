@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { VERSION } from "../client/version.js";
-import { type DubboUrl, hostPort } from "./url.js";
+import type { DubboUrl } from "./url.js";
 
 /**
  * Application-level ("instance") service discovery in Dubbo 3's layout: an application's
@@ -268,9 +268,4 @@ export function instanceUrls(inst: ServiceInstance, info: MetadataInfo): DubboUr
     out.push({ protocol: s.protocol, host: inst.host, port, path: s.path || s.name, params });
   }
   return out;
-}
-
-/** `host:port`, the instance node's name. */
-export function instanceId(host: string, port: number): string {
-  return hostPort(host, port);
 }
