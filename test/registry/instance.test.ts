@@ -170,7 +170,7 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
 
   it("registerMode interface writes no instance; instance writes no interface-level node; metadataStorage remote writes the report Java reads", async () => {
     const a = await provider("only-interface", { application: "mode-iface", registerMode: "interface" });
-    const b = await provider("only-instance", { application: "mode-inst", registerMode: "instance", metadataStorage: "remote" });
+    const b = await provider("only-instance", { application: "mode-inst", registerMode: "instance", metadataStorage: "remote", registryWeight: 150 });
     assert.equal(await children(zk, "/services/mode-iface"), null);
     assert.deepEqual(await children(zk, "/services/mode-inst"), [`127.0.0.1:${b.address.port}`]);
     const urls = ((await children(zk, `/dubbo/${ECHO_SERVICE}/providers`)) ?? []).map((n) => decodeURIComponent(n));
@@ -191,6 +191,7 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
     // A consumer reading only instance level finds b through the report; only interface level, a.
     const inst = consumer({ discovery: "instance", providedBy: "mode-inst" });
     assert.equal(await inst.whoami(), "only-instance");
+    assert.deepEqual(clientProviders(inst).map((p) => [p.port, p.weight]), [[b.address.port, 150]], "the weight comes from the metadata");
     const iface = consumer({ discovery: "interface" });
     await iface.whoami();
     assert.deepEqual(clientProviders(iface).map((p) => p.port), [a.address.port]);
