@@ -204,10 +204,13 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
     const goRev = "0f9e8d7c6b5a49382716051a2b3c4d5e";
     const java = await StubProvider.start({ id: "java", app: "java-app", revision: javaRev, services: (p) => echoServiceInfo(iface, p) });
     const go = await StubProvider.start({ id: "go", app: "go-app", revision: goRev, services: (p) => echoServiceInfo(iface, p) });
-    stubs.push(java, go);
+    // A third application whose service says enabled=false: found, asked for its metadata, never called.
+    const off = await StubProvider.start({ id: "off", app: "off-app", revision: goRev, services: (p) => echoServiceInfo(iface, p, { enabled: "false" }) });
+    stubs.push(java, go, off);
     await kazoo(zk.hostPort, [
       { op: "delete", path: `/dubbo/mapping/${iface}` },
-      { op: "create", path: `/dubbo/mapping/${iface}`, data: "java-app,go-app" },
+      { op: "create", path: `/dubbo/mapping/${iface}`, data: "java-app,go-app,off-app" },
+      { op: "create", path: `/services/off-app/127.0.0.1:${off.port}`, data: goInstanceJson("off-app", off.port, goRev) },
       { op: "create", path: `/services/java-app/127.0.0.1:${java.port}`, data: javaInstanceJson("java-app", java.port, javaRev) },
       { op: "create", path: `/services/go-app/127.0.0.1:${go.port}`, data: goInstanceJson("go-app", go.port, goRev) },
     ]);
@@ -220,10 +223,13 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
       assert.deepEqual(clientProviders(c).map((p) => p.port).sort(), [java.port, go.port].sort());
       assert.deepEqual(java.metadataCalls, [{ revision: javaRev, version: "2.0.0", group: "java-app" }]);
       assert.deepEqual(go.metadataCalls, [{ revision: goRev, version: "2.0.0", group: "go-app" }]);
+      assert.deepEqual(off.metadataCalls, [{ revision: goRev, version: "2.0.0", group: "off-app" }]);
+      assert.equal(off.calls, 0, "a disabled service is never called");
     } finally {
       await kazoo(zk.hostPort, [
         { op: "delete", path: `/services/java-app` },
         { op: "delete", path: `/services/go-app` },
+        { op: "delete", path: `/services/off-app` },
         { op: "delete", path: `/dubbo/mapping/${iface}` },
       ]);
     }
