@@ -28,7 +28,8 @@ export type { ClientCall, ClientInterceptor, ClientNext } from "./client/interce
 export { ConsoleLogger, type Logger } from "./observability/logger.js";
 export type { TelemetryOptions } from "./observability/telemetry.js";
 export { TRI_PROTOCOL_VERSION } from "./protocol/headers.js";
-export type { Registry, ProvidersListener } from "./registry/registry.js";
+export type { Registry, ProvidersListener, InstanceDiscovery } from "./registry/registry.js";
+export { calRevision, type MetadataInfo, type ServiceInfo } from "./registry/instance.js";
 export { ZookeeperRegistry, type ZookeeperRegistryOptions } from "./registry/zookeeper.js";
 export {
   type DubboUrl,

@@ -169,6 +169,8 @@ function clientCore(options: ClientOptions, methods: readonly MethodDescriptor[]
     application: options.application,
     emptyProtection: options.emptyProtection,
     registerConsumer: options.registerConsumer,
+    discovery: options.discovery,
+    providedBy: options.providedBy,
     secure: options.tls !== undefined,
     // As the client reads connectTimeoutMs (unset or 0: 10 s); a bad value fails in ClientCore below.
     firstListWaitMs: isPositive(options.connectTimeoutMs) ? options.connectTimeoutMs : 10_000,

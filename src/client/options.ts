@@ -49,6 +49,14 @@ export interface ClientOptions {
   /** With a registry: register the consumer under `/dubbo/<interface>/consumers`, as Dubbo does. Default true. */
   registerConsumer?: boolean;
   /**
+   * With a registry: where providers are found. `interface` (`/dubbo/<interface>/providers`),
+   * `instance` (application level: the interface → application mapping, `/services/<app>`, each
+   * revision's metadata), or `auto` (default: both, merged; one provider per address).
+   */
+  discovery?: "interface" | "instance" | "auto";
+  /** With a registry: the applications providing this service (Dubbo's `provided-by`), skipping the mapping lookup. */
+  providedBy?: string | readonly string[];
+  /**
    * `triple` (HTTP unary, default), `grpc`, `connect` or `grpc-web`. Streams use HTTP/2: gRPC for
    * `triple` and `grpc` clients, the client's own protocol for `connect` and `grpc-web`.
    */

@@ -59,3 +59,31 @@ export function isRegistry(x: unknown): x is Registry {
 export function registryLog(logger: Logger, level: "info" | "warn" | "error", message: string): void {
   logger[level]({ component: "registry" }, `triple-rpc registry: ${message}`);
 }
+
+/**
+ * What application-level ("instance") service discovery needs of a registry, besides
+ * {@link Registry}: instance nodes, the interface → application mapping and the metadata report.
+ * `ZookeeperRegistry` implements it; a registry without it is used at interface level only.
+ */
+export interface InstanceDiscovery {
+  /** Publishes (or updates) an application instance's node for as long as this process lives. */
+  registerInstance(app: string, id: string, data: string): Promise<void>;
+  /** Removes an instance node registered before. */
+  unregisterInstance(app: string, id: string): Promise<void>;
+  /** Adds `app` to the applications providing `iface` (never dropping another). */
+  addMapping(iface: string, app: string): Promise<void>;
+  /** Follows the applications providing `iface`; returns the function that stops following. */
+  subscribeMapping(iface: string, listener: (apps: readonly string[]) => void): () => void;
+  /** Follows an application's instances (each node's raw data); returns the function that stops following. */
+  subscribeInstances(app: string, listener: (instances: readonly Buffer[]) => void): () => void;
+  /** Writes an application's metadata at one revision in the metadata report. */
+  putMetadata(app: string, revision: string, json: string): Promise<void>;
+  /** Reads an application's metadata at one revision from the metadata report (undefined: none). */
+  getMetadata(app: string, revision: string): Promise<string | undefined>;
+}
+
+/** True for a registry that supports application-level discovery. */
+export function hasInstanceDiscovery(r: Registry): r is Registry & InstanceDiscovery {
+  const x = r as Partial<InstanceDiscovery>;
+  return typeof x.registerInstance === "function" && typeof x.subscribeInstances === "function" && typeof x.subscribeMapping === "function";
+}

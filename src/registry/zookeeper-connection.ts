@@ -14,6 +14,9 @@ interface ZkClient extends EventEmitter {
   mkdirp(path: string, cb: (e: ZkError | null, path?: string) => void): void;
   getChildren(path: string, watcher: (event: unknown) => void, cb: (e: ZkError | null, children?: string[]) => void): void;
   exists(path: string, cb: (e: ZkError | null, stat?: { ephemeralOwner: Buffer }) => void): void;
+  exists(path: string, watcher: (event: unknown) => void, cb: (e: ZkError | null, stat?: unknown) => void): void;
+  getData(path: string, watcher: ((event: unknown) => void) | undefined, cb: (e: ZkError | null, data?: Buffer, stat?: { version: number }) => void): void;
+  setData(path: string, data: Buffer, version: number, cb: (e: ZkError | null) => void): void;
   connectionManager?: { socket?: Socket };
 }
 
@@ -48,6 +51,7 @@ const zk = lazyModule(() => {
 /** ZooKeeper error codes this module reacts to. */
 export const ZK_NO_NODE = -101;
 export const ZK_NODE_EXISTS = -110;
+export const ZK_BAD_VERSION = -103;
 
 /** The ZooKeeper error code of an error, or undefined when it is not a ZooKeeper error. */
 export function zkCode(e: unknown): number | undefined {
@@ -295,5 +299,33 @@ export class ZookeeperConnection {
     return new Promise((resolve, reject) =>
       this.current().getChildren(path, watcher, (e, children) => (e ? reject(e) : resolve(children ?? []))),
     );
+  }
+
+  /** Creates a persistent node with data (its parent must exist); rejects with NODE_EXISTS if it is there. */
+  createPersistent(path: string, data: Buffer): Promise<void> {
+    return new Promise((resolve, reject) =>
+      this.current().create(path, data, zk().CreateMode.PERSISTENT, (e) => (e ? reject(e) : resolve())),
+    );
+  }
+
+  /** A node's data and version (undefined when there is none), optionally arming a one-shot data watch. */
+  data(path: string, watcher?: (event: unknown) => void): Promise<{ data: Buffer; version: number } | undefined> {
+    return new Promise((resolve, reject) =>
+      this.current().getData(path, watcher, (e, data, stat) => {
+        if (e && zkCode(e) === ZK_NO_NODE) resolve(undefined);
+        else if (e) reject(e);
+        else resolve({ data: data ?? Buffer.alloc(0), version: stat?.version ?? 0 });
+      }),
+    );
+  }
+
+  /** Sets a node's data if its version is still `version` (-1: any); rejects with BAD_VERSION otherwise. */
+  setData(path: string, data: Buffer, version: number): Promise<void> {
+    return new Promise((resolve, reject) => this.current().setData(path, data, version, (e) => (e ? reject(e) : resolve())));
+  }
+
+  /** True when `path` exists; arms a one-shot watch on its creation, deletion or change. */
+  watchExists(path: string, watcher: (event: unknown) => void): Promise<boolean> {
+    return new Promise((resolve, reject) => this.current().exists(path, watcher, (e, stat) => (e ? reject(e) : resolve(!!stat))));
   }
 }

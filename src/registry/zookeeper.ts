@@ -1,9 +1,9 @@
-import type { ProvidersListener, Registry } from "./registry.js";
+import type { InstanceDiscovery, ProvidersListener, Registry } from "./registry.js";
 import { localAddress } from "../transport/local-address.js";
 import { registryLog } from "./registry.js";
 import { defaultLogger, type Logger } from "../observability/logger.js";
 import { type DubboUrl, encodeComponent, hostPort, matchesService, parseNodeName, parseUrl, type ServiceKey, toFullString } from "./url.js";
-import { ZK_NODE_EXISTS, ZookeeperConnection, zkCode } from "./zookeeper-connection.js";
+import { ZK_BAD_VERSION, ZK_NODE_EXISTS, ZookeeperConnection, zkCode } from "./zookeeper-connection.js";
 
 /** Options of {@link ZookeeperRegistry} beyond its address. */
 export interface ZookeeperRegistryOptions {
@@ -18,13 +18,19 @@ export interface ZookeeperRegistryOptions {
 }
 
 interface Subscription {
-  readonly key: ServiceKey;
-  readonly dir: string;
-  readonly listener: ProvidersListener;
-  /** The child watch: one function per subscription, so re-listing never stacks watches. */
+  /** The directory created (persistent) before listing, if any. */
+  readonly dir: string | undefined;
+  /** Lists again (arming the watch) and tells the listener. */
+  readonly refresh: () => Promise<void>;
+  /** The watch: one function per subscription, so re-listing never stacks watches. */
   readonly watch: () => void;
   active: boolean;
 }
+
+/** Root of application instances (`/services/<application>/<host>:<port>`), as Dubbo and dubbo-go write them. */
+const SERVICES_ROOT = "/services";
+/** How often a mapping update is tried again after a concurrent writer won the compare-and-set. */
+const MAPPING_CAS_TRIES = 20;
 
 /**
  * Dubbo's interface-level layout on ZooKeeper, as Dubbo 3.3 (Java and Go) reads and writes it:
@@ -36,15 +42,21 @@ interface Subscription {
  * a new session re-creates them (deleting a stale node of the old session first) and re-lists
  * every subscription. While ZooKeeper is unreachable subscribers keep their last list.
  */
-export class ZookeeperRegistry implements Registry {
+export class ZookeeperRegistry implements Registry, InstanceDiscovery {
   readonly address: string;
   private readonly root: string;
   readonly logger: Logger;
   private readonly retryMs: number;
   private readonly conn: ZookeeperConnection;
-  /** Paths of the nodes this registry keeps written. */
-  private readonly registered = new Set<string>();
+  /** Paths of the nodes this registry keeps written, with their data (undefined: the host's address). */
+  private readonly registered = new Map<string, Buffer | undefined>();
   private readonly subscriptions = new Set<Subscription>();
+  /**
+   * Persistent writes replayed on a new session, in case ZooKeeper lost its data: mappings
+   * (interface → application) and metadata reports (path → JSON). Both are idempotent.
+   */
+  private readonly mappings = new Map<string, string>();
+  private readonly reports = new Map<string, string>();
   private retryTimer: NodeJS.Timeout | undefined;
   private readonly pending = new Set<() => Promise<void>>();
   private closed = false;
@@ -80,7 +92,7 @@ export class ZookeeperRegistry implements Registry {
 
   async register(url: DubboUrl): Promise<void> {
     const path = this.nodePath(url);
-    this.registered.add(path);
+    this.registered.set(path, undefined);
     // While ZooKeeper is unreachable the write waits in the client's queue: do not wait for it forever.
     await within(this.attempt(() => this.writeNode(path)), FIRST_TRY_MS);
   }
@@ -92,24 +104,123 @@ export class ZookeeperRegistry implements Registry {
   }
 
   subscribe(key: ServiceKey, listener: ProvidersListener): () => void {
+    const dir = `${this.root}/${encodeComponent(key.interface)}/providers`;
+    return this.follow(dir, async (sub) => {
+      const children = await this.conn.children(dir, sub.watch);
+      if (!sub.active) return;
+      const urls: DubboUrl[] = [];
+      for (const name of children) {
+        const url = parseNodeName(name);
+        if (url && matchesService(key, url)) urls.push(url);
+      }
+      listener(urls);
+    });
+  }
+
+  /** Starts a subscription: `dir` created if given, then `list` now, on every watch event and after reconnections. */
+  private follow(dir: string | undefined, list: (sub: Subscription) => Promise<void>): () => void {
     const sub: Subscription = {
-      key,
-      dir: `${this.root}/${encodeComponent(key.interface)}/providers`,
-      listener,
+      dir,
       active: true,
+      refresh: () => (sub.active ? list(sub) : Promise.resolve()),
       watch: () => {
-        if (sub.active) void this.attempt(() => this.list(sub));
+        if (sub.active) void this.attempt(sub.refresh);
       },
     };
     this.subscriptions.add(sub);
     void this.attempt(async () => {
-      await this.conn.mkdirp(sub.dir);
-      await this.list(sub);
+      if (sub.dir) await this.conn.mkdirp(sub.dir);
+      await sub.refresh();
     });
     return () => {
       sub.active = false;
       this.subscriptions.delete(sub);
     };
+  }
+
+  async registerInstance(app: string, id: string, data: string): Promise<void> {
+    const path = `${SERVICES_ROOT}/${app}/${id}`;
+    this.registered.set(path, Buffer.from(data));
+    await within(this.attempt(() => this.writeNode(path)), FIRST_TRY_MS);
+  }
+
+  async unregisterInstance(app: string, id: string): Promise<void> {
+    const path = `${SERVICES_ROOT}/${app}/${id}`;
+    if (!this.registered.delete(path)) return;
+    if (this.conn.connected) await within(this.conn.remove(path).catch(() => {}), FIRST_TRY_MS);
+  }
+
+  async addMapping(iface: string, app: string): Promise<void> {
+    const path = `${this.root}/mapping/${iface}`;
+    this.mappings.set(`${path}\0${app}`, path);
+    await within(this.attempt(() => this.casMapping(path, app)), FIRST_TRY_MS);
+  }
+
+  /**
+   * Appends `app` to the mapping node's comma-separated list with a versioned set (ZooKeeper's
+   * compare-and-set), as Dubbo's `MetadataServiceNameMapping` does: a concurrent writer makes the
+   * set fail, and the list is read and appended again, so no application is ever dropped.
+   */
+  private async casMapping(path: string, app: string): Promise<void> {
+    for (let i = 0; i < MAPPING_CAS_TRIES; i++) {
+      const cur = await this.conn.data(path);
+      try {
+        if (!cur) {
+          await this.conn.mkdirp(path.slice(0, path.lastIndexOf("/")));
+          await this.conn.createPersistent(path, Buffer.from(app));
+          return;
+        }
+        const apps = splitApps(cur.data.toString());
+        if (apps.includes(app)) return;
+        await this.conn.setData(path, Buffer.from([...apps, app].join(",")), cur.version);
+        return;
+      } catch (e) {
+        if (zkCode(e) !== ZK_BAD_VERSION && zkCode(e) !== ZK_NODE_EXISTS) throw e;
+        await new Promise((r) => setTimeout(r, Math.random() * 20));
+      }
+    }
+    throw new Error(`${path}: the mapping kept changing under us (${MAPPING_CAS_TRIES} tries)`);
+  }
+
+  subscribeMapping(iface: string, listener: (apps: readonly string[]) => void): () => void {
+    const path = `${this.root}/mapping/${iface}`;
+    return this.follow(undefined, async (sub) => {
+      const cur = await this.conn.data(path, sub.watch);
+      // A missing node arms no data watch: watch for its creation instead.
+      if (!cur && (await this.conn.watchExists(path, sub.watch))) return sub.refresh();
+      if (sub.active) listener(cur ? splitApps(cur.data.toString()) : []);
+    });
+  }
+
+  subscribeInstances(app: string, listener: (instances: readonly Buffer[]) => void): () => void {
+    const dir = `${SERVICES_ROOT}/${app}`;
+    return this.follow(dir, async (sub) => {
+      const children = await this.conn.children(dir, sub.watch);
+      // Each instance's data is watched too: a provider re-publishes its revision in place.
+      const data = await Promise.all(children.map((c) => this.conn.data(`${dir}/${c}`, sub.watch)));
+      if (sub.active) listener(data.flatMap((d) => (d ? [d.data] : [])));
+    });
+  }
+
+  async putMetadata(app: string, revision: string, json: string): Promise<void> {
+    const path = `${this.root}/metadata/${app}/${revision}`;
+    this.reports.set(path, json);
+    await within(this.attempt(() => this.writeReport(path)), FIRST_TRY_MS);
+  }
+
+  private async writeReport(path: string): Promise<void> {
+    const json = this.reports.get(path);
+    if (json === undefined) return;
+    await this.conn.mkdirp(path.slice(0, path.lastIndexOf("/")));
+    try {
+      await this.conn.createPersistent(path, Buffer.from(json));
+    } catch (e) {
+      if (zkCode(e) !== ZK_NODE_EXISTS) throw e;
+    }
+  }
+
+  async getMetadata(app: string, revision: string): Promise<string | undefined> {
+    return (await this.conn.data(`${this.root}/metadata/${app}/${revision}`))?.data.toString();
   }
 
   async close(): Promise<void> {
@@ -126,31 +237,26 @@ export class ZookeeperRegistry implements Registry {
     await this.conn.close();
   }
 
-  /** Writes one ephemeral node; a node left by an earlier session is deleted and written again (Dubbo does the same). */
+  /**
+   * Writes one ephemeral node; a node left by an earlier session is deleted and written again
+   * (Dubbo does the same); one of this session with data is updated in place.
+   */
   private async writeNode(path: string): Promise<void> {
     if (!this.registered.has(path)) return;
+    const own = this.registered.get(path);
     await this.conn.mkdirp(path.slice(0, path.lastIndexOf("/")));
-    const data = Buffer.from(localAddress());
+    const data = own ?? Buffer.from(localAddress());
     try {
       await this.conn.createEphemeral(path, data);
     } catch (e) {
       if (zkCode(e) !== ZK_NODE_EXISTS) throw e;
-      if ((await this.conn.owner(path)) === this.conn.session) return; // ours already
+      if ((await this.conn.owner(path)) === this.conn.session) {
+        if (own) await this.conn.setData(path, own, -1);
+        return;
+      }
       await this.conn.remove(path);
       await this.conn.createEphemeral(path, data);
     }
-  }
-
-  /** Lists a subscription's providers (arming its watch) and tells its listener. */
-  private async list(sub: Subscription): Promise<void> {
-    const children = await this.conn.children(sub.dir, sub.watch);
-    if (!sub.active) return;
-    const urls: DubboUrl[] = [];
-    for (const name of children) {
-      const url = parseNodeName(name);
-      if (url && matchesService(sub.key, url)) urls.push(url);
-    }
-    sub.listener(urls);
   }
 
   /**
@@ -161,11 +267,15 @@ export class ZookeeperRegistry implements Registry {
     if (this.closed) return;
     // Operations queued on a client that was replaced are lost, so a new session replays
     // everything, the first one included (a node this session already wrote is left alone).
-    if (fresh) for (const path of this.registered.keys()) void this.attempt(() => this.writeNode(path));
+    if (fresh) {
+      for (const path of this.registered.keys()) void this.attempt(() => this.writeNode(path));
+      for (const path of this.reports.keys()) void this.attempt(() => this.writeReport(path));
+      for (const [k, path] of this.mappings) void this.attempt(() => this.casMapping(path, k.slice(k.indexOf("\0") + 1)));
+    }
     for (const sub of this.subscriptions) {
       void this.attempt(async () => {
-        if (fresh) await this.conn.mkdirp(sub.dir);
-        await this.list(sub);
+        if (fresh && sub.dir) await this.conn.mkdirp(sub.dir);
+        await sub.refresh();
       });
     }
   }
@@ -216,3 +326,7 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined
   }
 }
 
+/** The application names of a mapping node (`app1,app2`). */
+function splitApps(text: string): string[] {
+  return text.split(",").map((a) => a.trim()).filter(Boolean);
+}

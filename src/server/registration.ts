@@ -1,6 +1,8 @@
 import type { AddressInfo } from "node:net";
 import { resolveRegistry, type RegistrySpec } from "../registry/create.js";
-import type { Registry } from "../registry/registry.js";
+import { hasInstanceDiscovery, type Registry, registryLog } from "../registry/registry.js";
+import { instanceJson, metadataInfo, metadataJson } from "../registry/instance.js";
+import { createMetadataService, type MetadataServiceV2 } from "../registry/metadata-service.js";
 import { announcedHost, isAnyHost, providerUrl } from "../registry/service-url.js";
 import type { DubboUrl } from "../registry/url.js";
 import type { ServiceDescriptor } from "../service/descriptors.js";
@@ -20,7 +22,16 @@ export interface ProviderRegistrationOptions {
   readonly unregisterDelayMs: number;
   /** The server's logger. */
   readonly logger: Logger;
+  /** Where to announce: interface level, application (instance) level, or both (default, as Dubbo 3.3). */
+  readonly registerMode?: RegisterMode;
+  /** Where consumers read the metadata: the provider's MetadataServiceV2 (`local`, default) or the registry (`remote`). */
+  readonly metadataStorage?: "local" | "remote";
 }
+
+/** Dubbo's `register-mode`: `interface` (`/dubbo/<interface>/providers`), `instance` (`/services/<app>`), `all` (both). */
+export type RegisterMode = "interface" | "instance" | "all";
+
+const REGISTER_MODES: readonly string[] = ["interface", "instance", "all"];
 
 /**
  * A server's provider nodes: one per exported service (interface × version × group), written
@@ -31,6 +42,12 @@ export class ProviderRegistration {
   readonly registry: Registry;
   private readonly owned: boolean;
   private urls: DubboUrl[] = [];
+  /** What is announced where, once `register` ran. */
+  private announced: { host: string; port: number; services: ServiceDescriptor[]; anyhost: boolean } | undefined;
+  private instance: { app: string; id: string } | undefined;
+  private readonly mode: RegisterMode;
+  /** The MetadataServiceV2 the server serves, when announcing at instance level. */
+  readonly metadataService: (MetadataServiceV2 & object) | undefined;
 
   constructor(private readonly o: ProviderRegistrationOptions) {
     const r = resolveRegistry(o.registry, "createServer", o.logger);
@@ -39,33 +56,117 @@ export class ProviderRegistration {
     if (o.weight !== undefined && !isValidWeight(o.weight)) {
       throw new TypeError(`createServer: registryWeight must be a number >= 0, got ${o.weight}`);
     }
+    if (o.registerMode !== undefined && !REGISTER_MODES.includes(o.registerMode)) {
+      throw new TypeError(`createServer: registerMode must be "interface", "instance" or "all", got ${JSON.stringify(o.registerMode)}`);
+    }
+    if (o.metadataStorage !== undefined && o.metadataStorage !== "local" && o.metadataStorage !== "remote") {
+      throw new TypeError(`createServer: metadataStorage must be "local" or "remote", got ${JSON.stringify(o.metadataStorage)}`);
+    }
+    this.mode = o.registerMode ?? "all";
+    if (this.mode !== "interface" && !hasInstanceDiscovery(this.registry)) {
+      if (this.mode === "instance") throw new TypeError(`createServer: registerMode "instance" needs a registry with application-level discovery (ZooKeeper)`);
+      this.mode = "interface";
+    }
+    this.metadataService = this.mode === "interface" ? undefined : createMetadataService();
+  }
+
+  /** The application name announced. */
+  get application(): string {
+    return this.o.application ?? "triple-rpc";
   }
 
   /** Registers `services` at the bound address. */
   async register(services: readonly ServiceDescriptor[], bound: AddressInfo): Promise<void> {
     const host = announcedHost(bound.address, this.o.host);
-    this.urls = services.map((s) =>
-      providerUrl({
-        interface: s.name,
-        version: s.version,
-        group: s.group,
-        methods: s.methods,
-        host,
-        port: bound.port,
-        application: this.o.application ?? "triple-rpc",
-        anyhost: isAnyHost(bound.address),
-        weight: this.o.weight,
-      }),
-    );
-    await Promise.all(this.urls.map((u) => this.registry.register(u)));
+    this.announced = { host, port: bound.port, services: [...services], anyhost: isAnyHost(bound.address) };
+    this.urls = services.map((s) => this.urlOf(s));
+    const writes: Promise<void>[] = [];
+    if (this.mode !== "instance") writes.push(...this.urls.map((u) => this.registry.register(u)));
+    if (this.mode !== "interface") writes.push(this.publishInstance());
+    await Promise.all(writes);
   }
 
-  /** Removes the provider nodes, then waits `unregisterDelayMs` for consumers to notice. */
+  /**
+   * A service registered after `listen()`: announced at interface level, and a new revision of
+   * the application's metadata published (MetadataServiceV2, report, instance node).
+   */
+  async add(service: ServiceDescriptor): Promise<void> {
+    const a = this.announced;
+    if (!a) return;
+    a.services.push(service);
+    const url = this.urlOf(service);
+    this.urls.push(url);
+    const writes: Promise<void>[] = [];
+    if (this.mode !== "instance") writes.push(this.registry.register(url));
+    if (this.mode !== "interface") writes.push(this.publishInstance());
+    await Promise.all(writes);
+  }
+
+  /** A service no longer offered: its interface-level node goes and a new revision is published. */
+  async remove(name: string, version = "", group = ""): Promise<void> {
+    const a = this.announced;
+    if (!a) return;
+    const gone = this.urls.filter((u) => u.path === name && (u.params.version ?? "") === version && (u.params.group ?? "") === group);
+    this.urls = this.urls.filter((u) => !gone.includes(u));
+    a.services = a.services.filter((s) => !(s.name === name && s.version === version && s.group === group));
+    const writes: Promise<void>[] = gone.map((u) => this.registry.unregister(u).catch(() => {}));
+    if (this.mode !== "interface") writes.push(this.publishInstance());
+    await Promise.all(writes);
+  }
+
+  private urlOf(s: ServiceDescriptor): DubboUrl {
+    const a = this.announced!;
+    return providerUrl({
+      interface: s.name,
+      version: s.version,
+      group: s.group,
+      methods: s.methods,
+      host: a.host,
+      port: a.port,
+      application: this.application,
+      anyhost: a.anyhost,
+      weight: this.o.weight,
+      // Dubbo writes it on providers that also register at application level.
+      params: this.mode === "interface" ? undefined : { "service-name-mapping": "true" },
+    });
+  }
+
+  /**
+   * The application-level announcement: the metadata first (MetadataServiceV2, and the report
+   * for `remote` storage), then the instance node carrying its revision and the interface →
+   * application mappings.
+   */
+  private async publishInstance(): Promise<void> {
+    const reg = this.registry;
+    const a = this.announced;
+    if (!a || !hasInstanceDiscovery(reg)) return;
+    const app = this.application;
+    const info = metadataInfo(app, this.urls);
+    this.metadataService?.update(info);
+    const storage = this.o.metadataStorage ?? "local";
+    if (storage === "remote") await reg.putMetadata(app, info.revision, metadataJson(info));
+    this.instance = { app, id: `${a.host}:${a.port}` };
+    const json = instanceJson({ app, host: a.host, port: a.port, revision: info.revision, storage, timestamp: Date.now() });
+    const interfaces = [...new Set(this.urls.map((u) => u.path))];
+    // Side by side, so a registry that does not answer delays listen() once (each write is bounded), not twice.
+    await Promise.all([
+      reg.registerInstance(app, this.instance.id, json),
+      ...interfaces.map((i) =>
+        reg.addMapping(i, app).catch((e: Error) => registryLog(this.o.logger, "warn", `the mapping of ${i} to ${app} was not written: ${e.message}`)),
+      ),
+    ]);
+  }
+
+  /** Removes the instance node first (consumers of either level stop choosing this server), then the provider nodes; then waits `unregisterDelayMs`. */
   async unregister(): Promise<void> {
     const urls = this.urls;
+    const inst = this.instance;
     this.urls = [];
+    this.instance = undefined;
+    this.announced = undefined;
+    if (inst && hasInstanceDiscovery(this.registry)) await this.registry.unregisterInstance(inst.app, inst.id).catch(() => {});
     await Promise.all(urls.map((u) => this.registry.unregister(u).catch(() => {})));
-    if (urls.length > 0 && this.o.unregisterDelayMs > 0) await new Promise((r) => setTimeout(r, this.o.unregisterDelayMs));
+    if ((urls.length > 0 || inst) && this.o.unregisterDelayMs > 0) await new Promise((r) => setTimeout(r, this.o.unregisterDelayMs));
   }
 
   /** Closes the registry if the server made it. */

@@ -28,6 +28,8 @@ import { HEALTH_SERVICE_NAME, HealthService } from "./health.js";
 import { InflightCalls } from "./inflight.js";
 import { REFLECTION_V1, REFLECTION_V1ALPHA, ServerReflectionV1, ServerReflectionV1Alpha } from "./reflection.js";
 import { ProviderRegistration } from "./registration.js";
+import { METADATA_SERVICE_V2 } from "../registry/metadata-proto.js";
+import { METADATA_V2_VERSION } from "../registry/instance.js";
 import type { Registry } from "../registry/registry.js";
 import { buildAuthorizer, buildInvoker, type Interceptor, invokerSeesContext } from "./interceptor.js";
 import { DEFAULT_LIMITS, type Limits } from "./limits.js";
@@ -108,6 +110,14 @@ export interface ServerOptions extends TransportOptions {
   /** `weight=` in the registry's provider URLs (consumers' balancers read it). Default 100. */
   registryWeight?: number;
   /**
+   * With a registry: `interface` (Dubbo's `/dubbo/<interface>/providers` nodes), `instance`
+   * (application level: `/services/<application>/<host>:<port>`, the interface → application
+   * mapping, and MetadataServiceV2 served on this port), or `all` (both; default, as Dubbo 3.3).
+   */
+  registerMode?: "interface" | "instance" | "all";
+  /** With instance-level registration: consumers read the metadata from MetadataServiceV2 (`local`, default) or the registry (`remote`). */
+  metadataStorage?: "local" | "remote";
+  /**
    * With a registry: how long `close()` waits between removing the nodes and starting to drain,
    * ms, so consumers that batch registry notifications (Dubbo Java: up to 5 s) stop sending
    * first. Default 0: triple-rpc consumers follow within milliseconds, and calls that still
@@ -117,7 +127,7 @@ export interface ServerOptions extends TransportOptions {
 }
 
 /** Services the server runs for itself, never announced in a registry (Dubbo does not register its built-in services either). */
-const BUILT_IN_SERVICES: ReadonlySet<string> = new Set([HEALTH_SERVICE_NAME, REFLECTION_V1, REFLECTION_V1ALPHA]);
+const BUILT_IN_SERVICES: ReadonlySet<string> = new Set([HEALTH_SERVICE_NAME, REFLECTION_V1, REFLECTION_V1ALPHA, METADATA_SERVICE_V2]);
 
 /** Where to listen. */
 export interface ListenOptions {
@@ -227,7 +237,12 @@ export class TripleServer implements ServerCore {
         weight: options.registryWeight,
         unregisterDelayMs: options.unregisterDelayMs ?? 0,
         logger: this.logger,
+        registerMode: options.registerMode,
+        metadataStorage: options.metadataStorage,
       });
+      // Dubbo's consumers call it with version 2.0.0 and the application as group; others with neither.
+      const ms = this.registration.metadataService;
+      if (ms) this.register(ms).register(ms, { version: METADATA_V2_VERSION, group: this.registration.application });
     }
   }
 
@@ -249,6 +264,8 @@ export class TripleServer implements ServerCore {
       for (const path of pathsOf(md)) this.router.add(path, entry);
     }
     this.services.push(service);
+    // A service added once the server is announced changes what the registry says of it.
+    if (!BUILT_IN_SERVICES.has(service.name)) void this.registration?.add(service).catch(() => {});
     return this;
   }
 

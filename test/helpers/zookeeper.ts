@@ -217,3 +217,56 @@ export function kazooMissing(): string | undefined {
     return "python3-kazoo is not installed: apt-get install -y python3-kazoo";
   }
 }
+
+/** One operation of {@link kazoo}. */
+export type KazooOp =
+  | { op: "get"; path: string }
+  | { op: "children"; path: string }
+  | { op: "create"; path: string; data: string }
+  | { op: "delete"; path: string };
+
+/** What a `get` returns: the data as text and the stat fields the tests check (null: no node). */
+export interface KazooGet {
+  data: string;
+  ephemeralOwner: number;
+  version: number;
+}
+
+const KAZOO_OPS = `
+import json, sys
+from kazoo.client import KazooClient
+zk = KazooClient(hosts=sys.argv[1]); zk.start(timeout=10)
+out = []
+for o in json.loads(sys.argv[2]):
+    p = o["path"]
+    if o["op"] == "get":
+        if zk.exists(p) is None:
+            out.append(None)
+        else:
+            data, st = zk.get(p)
+            out.append({"data": data.decode("utf-8"), "ephemeralOwner": st.ephemeralOwner, "version": st.version})
+    elif o["op"] == "children":
+        out.append(sorted(zk.get_children(p)) if zk.exists(p) else None)
+    elif o["op"] == "create":
+        out.append(zk.create(p, o["data"].encode("utf-8"), makepath=True))
+    elif o["op"] == "delete":
+        zk.delete(p, recursive=True) if zk.exists(p) else None
+        out.append(None)
+zk.stop()
+print(json.dumps(out))
+`;
+
+/**
+ * Runs operations with python3-kazoo in another process without blocking this one (a blocked
+ * event loop would let this process's own ZooKeeper sessions time out). Nodes it creates are
+ * persistent (its session ends with the script).
+ */
+export async function kazoo(hostPort: string, ops: readonly KazooOp[]): Promise<unknown[]> {
+  const { execFile } = await import("node:child_process");
+  const out = await new Promise<string>((resolve, reject) =>
+    execFile(PYTHON, ["-c", KAZOO_OPS, hostPort, JSON.stringify(ops)], { encoding: "utf8", timeout: 20_000 }, (e, stdout, stderr) =>
+      e ? reject(new Error(`${e.message}: ${stderr}`)) : resolve(stdout),
+    ),
+  );
+  return JSON.parse(out);
+}

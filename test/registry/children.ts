@@ -11,8 +11,8 @@ export class ProviderProcess {
     readonly port: number,
   ) {}
 
-  static start(registry: string, id: string): Promise<ProviderProcess> {
-    const proc = spawn(process.execPath, [CHILD], { env: { ...process.env, REGISTRY: registry, ID: id }, stdio: ["ignore", "pipe", "pipe"] });
+  static start(registry: string, id: string, env: Record<string, string> = {}): Promise<ProviderProcess> {
+    const proc = spawn(process.execPath, [CHILD], { env: { ...process.env, REGISTRY: registry, ID: id, ...env }, stdio: ["ignore", "pipe", "pipe"] });
     return new Promise((resolve, reject) => {
       let out = "";
       let err = "";

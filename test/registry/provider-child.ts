@@ -6,7 +6,12 @@ import { EchoService } from "./services.js";
 
 async function main(): Promise<void> {
   const id = process.env.ID ?? `pid-${process.pid}`;
-  const server = createServer({ services: [new EchoService(id)], registry: process.env.REGISTRY, application: "registry-test" });
+  const server = createServer({
+    services: [new EchoService(id)],
+    registry: process.env.REGISTRY,
+    application: process.env.APP ?? "registry-test",
+    registerMode: (process.env.REGISTER_MODE as "interface" | "instance" | "all" | undefined) ?? "all",
+  });
   const a = await server.listen({ port: 0, host: "127.0.0.1" });
   process.stdout.write(`LISTENING ${a.port}\n`);
   process.on("SIGTERM", () => {

@@ -16,14 +16,14 @@ describe("registry: ZooKeeper in Dubbo's interface-level layout", { skip }, () =
   const clients: object[] = [];
 
   async function provider(id: string, extra: Parameters<typeof createServer>[0] = {}): Promise<TripleServer> {
-    const s = createServer({ services: [new EchoService(id)], registry: zk.address(2000), application: "demo", ...extra });
+    const s = createServer({ services: [new EchoService(id)], registry: zk.address(4000), application: "demo", ...extra });
     servers.push(s);
     await s.listen({ port: 0 });
     return s;
   }
 
   function consumer(extra: Parameters<typeof createClient>[1] = {}) {
-    const c = createClient(EchoService, { registry: zk.address(2000), application: "demo-consumer", ...extra });
+    const c = createClient(EchoService, { registry: zk.address(4000), application: "demo-consumer", ...extra });
     clients.push(c);
     return c;
   }
@@ -62,6 +62,8 @@ describe("registry: ZooKeeper in Dubbo's interface-level layout", { skip }, () =
       "prefer.serialization": "hessian2,fastjson2",
       release: VERSION_FOR_TESTS,
       serialization: "hessian2",
+      // Written by providers that also register at application level (registerMode "all", the default), as Dubbo does.
+      "service-name-mapping": "true",
       side: "provider",
       weight: "150",
     });
@@ -80,7 +82,7 @@ describe("registry: ZooKeeper in Dubbo's interface-level layout", { skip }, () =
   it("version and group go into the URL; a consumer only sees the providers of its version and group", async () => {
     const s = createServer({
       services: [{ implementation: new EchoService("v2"), version: "2.0.0", group: "blue" }],
-      registry: zk.address(2000),
+      registry: zk.address(4000),
       application: "demo",
     });
     servers.push(s);
@@ -142,10 +144,10 @@ describe("registry: ZooKeeper in Dubbo's interface-level layout", { skip }, () =
 
   it("announces the machine's address when listening on 0.0.0.0, or the configured registryHost", async () => {
     const lan = Object.values(os.networkInterfaces()).flat().find((a) => a && a.family === "IPv4" && !a.internal)?.address ?? "127.0.0.1";
-    const s = createServer({ services: [new EchoService("any")], registry: zk.address(2000) });
+    const s = createServer({ services: [new EchoService("any")], registry: zk.address(4000) });
     servers.push(s);
     await s.listen({ port: 0, host: "0.0.0.0" });
-    const t = createServer({ services: [{ implementation: new EchoService("named"), version: "named" }], registry: zk.address(2000), registryHost: "provider.example" });
+    const t = createServer({ services: [{ implementation: new EchoService("named"), version: "named" }], registry: zk.address(4000), registryHost: "provider.example" });
     servers.push(t);
     await t.listen({ port: 0 });
     const nodes = kazooRead(zk.hostPort, PROVIDERS_DIR).children;

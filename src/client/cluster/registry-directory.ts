@@ -1,6 +1,7 @@
 import { resolveRegistry } from "../../registry/create.js";
 import type { Registry } from "../../registry/registry.js";
-import { registryLog } from "../../registry/registry.js";
+import { hasInstanceDiscovery, registryLog } from "../../registry/registry.js";
+import { InstanceSubscription } from "../../registry/instance-subscription.js";
 import { consumerUrl } from "../../registry/service-url.js";
 import { type DubboUrl, hostPort, type ServiceKey } from "../../registry/url.js";
 import type { MethodDescriptor } from "../../service/descriptors.js";
@@ -24,7 +25,20 @@ export interface RegistryDirectoryOptions {
   readonly firstListWaitMs: number;
   /** Where its log lines go: the registry's logger, else the client's. */
   readonly logger: Logger;
+  /** Which layout to read: interface level, application (instance) level, or both merged (`auto`, default). */
+  readonly discovery?: Discovery;
+  /** The applications providing the service (Dubbo's `provided-by`): skips the interface → application mapping. */
+  readonly providedBy?: readonly string[];
 }
+
+/**
+ * Which registry layout a consumer reads: `interface` (`/dubbo/<interface>/providers`),
+ * `instance` (application level: mapping, `/services/<app>`, metadata), or `auto` (both, merged:
+ * one provider per address, whichever layout lists it).
+ */
+export type Discovery = "interface" | "instance" | "auto";
+
+const DISCOVERY_MODES: readonly string[] = ["interface", "instance", "auto"];
 
 /**
  * A directory a registry keeps current: the providers of one service, replaced as a whole on
@@ -35,7 +49,11 @@ export interface RegistryDirectoryOptions {
 export class RegistryDirectory implements Directory {
   readonly registry: string;
   private providers: readonly Provider[] = [];
-  private readonly unsubscribe: () => void;
+  private readonly unsubscribe: (() => void) | undefined;
+  private readonly instances: InstanceSubscription | undefined;
+  /** The latest list of each layout; a notification of one is merged with the other's. */
+  private interfaceUrls: readonly DubboUrl[] = [];
+  private instanceUrls: readonly DubboUrl[] = [];
   private firstList: Promise<void> | undefined;
   private resolveFirst: (() => void) | undefined;
   private firstTimer: NodeJS.Timeout | undefined;
@@ -49,7 +67,27 @@ export class RegistryDirectory implements Directory {
     });
     // Not unref'd: a call waiting for the first list must keep the process alive until it comes.
     this.firstTimer = setTimeout(() => this.settleFirst(), o.firstListWaitMs);
-    this.unsubscribe = o.registry.subscribe(o.key, (urls) => this.update(urls));
+    const mode = o.discovery ?? "auto";
+    if (!DISCOVERY_MODES.includes(mode)) throw new TypeError(`createClient: discovery must be "interface", "instance" or "auto", got ${JSON.stringify(mode)}`);
+    const registry = o.registry;
+    if (mode !== "interface" && hasInstanceDiscovery(registry)) {
+      this.instances = new InstanceSubscription({
+        registry,
+        key: o.key,
+        providedBy: o.providedBy,
+        logger: o.logger,
+        listener: (urls) => {
+          this.instanceUrls = urls;
+          this.update([...this.instanceUrls, ...this.interfaceUrls]);
+        },
+      });
+    }
+    if (mode !== "instance") {
+      this.unsubscribe = registry.subscribe(o.key, (urls) => {
+        this.interfaceUrls = urls;
+        this.update([...this.instanceUrls, ...this.interfaceUrls]);
+      });
+    }
     if (o.consumer) void o.registry.register(o.consumer).catch(() => {});
   }
 
@@ -120,7 +158,8 @@ export class RegistryDirectory implements Directory {
     if (this.closed) return;
     this.closed = true;
     this.settleFirst();
-    this.unsubscribe();
+    this.unsubscribe?.();
+    this.instances?.close();
     const { registry, consumer, owned } = this.o;
     if (consumer) await registry.unregister(consumer).catch(() => {});
     if (owned) await registry.close().catch(() => {});
@@ -138,6 +177,8 @@ export interface RegistryClientInit {
   readonly secure: boolean;
   readonly firstListWaitMs: number;
   readonly logger: Logger;
+  readonly discovery?: Discovery;
+  readonly providedBy?: string | readonly string[];
 }
 
 /** The directory of a client created with `registry`: subscribed, and registered as a consumer. */
@@ -152,5 +193,7 @@ export function registryDirectory(init: RegistryClientInit): RegistryDirectory {
     emptyProtection: init.emptyProtection ?? true,
     firstListWaitMs: init.firstListWaitMs,
     logger: registry.logger ?? init.logger,
+    discovery: init.discovery,
+    providedBy: typeof init.providedBy === "string" ? init.providedBy.split(",").map((a) => a.trim()).filter(Boolean) : init.providedBy,
   });
 }

@@ -1,0 +1,141 @@
+import type { Logger } from "../observability/logger.js";
+import {
+  EMPTY_REVISION,
+  instanceUrls,
+  META,
+  METADATA_V2_VERSION,
+  type MetadataInfo,
+  metadataServiceEndpoint,
+  parseInstance,
+  type ServiceInstance,
+  toMetadataInfo,
+} from "./instance.js";
+import { fetchMetadataV2 } from "./metadata-client.js";
+import { type InstanceDiscovery, type Registry, registryLog } from "./registry.js";
+import { type DubboUrl, matchesService, type ServiceKey } from "./url.js";
+
+/** How many application revisions a consumer keeps the metadata of. */
+const CACHED_REVISIONS = 256;
+
+/** Settings of an {@link InstanceSubscription}. */
+export interface InstanceSubscriptionOptions {
+  readonly registry: Registry & InstanceDiscovery;
+  readonly key: ServiceKey;
+  /** The applications providing the interface (Dubbo's `provided-by`); else the mapping is read and followed. */
+  readonly providedBy: readonly string[] | undefined;
+  /** Gets every matching `tri://` provider found at application level, on every change. */
+  readonly listener: (urls: readonly DubboUrl[]) => void;
+  readonly logger: Logger;
+}
+
+interface AppState {
+  stop: () => void;
+  urls: readonly DubboUrl[];
+  /** Bumped on every notification: an older one finishing late is dropped. */
+  generation: number;
+}
+
+/**
+ * A consumer's application-level view of one service: the applications providing its interface
+ * (the mapping `/dubbo/mapping/<interface>`, or `providedBy`), their instances
+ * (`/services/<application>`), and for each revision of an application's metadata, fetched once
+ * (MetadataServiceV2, or the metadata report for `storage-type=remote`), the services the
+ * instances offer. Keeps the `tri://` ones matching the key (interface, version, group, enabled).
+ */
+export class InstanceSubscription {
+  private readonly apps = new Map<string, AppState>();
+  private readonly metadata = new Map<string, Promise<MetadataInfo>>();
+  private readonly logged = new Set<string>();
+  private readonly stopMapping: (() => void) | undefined;
+  private closed = false;
+
+  constructor(private readonly o: InstanceSubscriptionOptions) {
+    if (o.providedBy && o.providedBy.length > 0) this.setApps(o.providedBy);
+    else this.stopMapping = o.registry.subscribeMapping(o.key.interface, (apps) => this.setApps(apps));
+  }
+
+  close(): void {
+    this.closed = true;
+    this.stopMapping?.();
+    for (const a of this.apps.values()) a.stop();
+    this.apps.clear();
+  }
+
+  private setApps(apps: readonly string[]): void {
+    if (this.closed) return;
+    const wanted = new Set(apps);
+    let changed = false;
+    for (const [app, state] of this.apps) {
+      if (wanted.has(app)) continue;
+      state.stop();
+      this.apps.delete(app);
+      changed = true;
+    }
+    for (const app of wanted) {
+      if (this.apps.has(app)) continue;
+      const state: AppState = { urls: [], generation: 0, stop: () => {} };
+      this.apps.set(app, state);
+      state.stop = this.o.registry.subscribeInstances(app, (raw) => void this.onInstances(app, state, raw));
+    }
+    if (changed) this.emit();
+  }
+
+  private async onInstances(app: string, state: AppState, raw: readonly Buffer[]): Promise<void> {
+    const generation = ++state.generation;
+    const instances = raw.map((d) => parseInstance(d)).filter((i): i is ServiceInstance => i !== undefined);
+    const lists = await Promise.all(instances.map((inst) => this.urlsOf(app, inst)));
+    if (this.closed || state.generation !== generation || this.apps.get(app) !== state) return;
+    state.urls = lists.flat();
+    this.emit();
+  }
+
+  private emit(): void {
+    if (this.closed) return;
+    this.o.listener([...this.apps.values()].flatMap((a) => a.urls));
+  }
+
+  /** The matching `tri://` providers of one instance (none when its metadata cannot be had: logged once). */
+  private async urlsOf(app: string, inst: ServiceInstance): Promise<DubboUrl[]> {
+    const revision = inst.metadata[META.revision];
+    if (!revision || revision === EMPTY_REVISION) return [];
+    try {
+      const info = await this.metadataOf(app, inst, revision);
+      return instanceUrls(inst, info).filter((u) => u.protocol === "tri" && matchesService(this.o.key, u));
+    } catch (e) {
+      const cause = `${app}\0${revision}`;
+      if (!this.logged.has(cause)) {
+        this.logged.add(cause);
+        registryLog(this.o.logger, "warn", `instance ${inst.host}:${inst.port} of ${app} skipped: no metadata for revision ${revision}: ${(e as Error).message}`);
+      }
+      return [];
+    }
+  }
+
+  /** The metadata of `app` at `revision`, fetched once (a failure is forgotten, so the next notification tries again). */
+  private metadataOf(app: string, inst: ServiceInstance, revision: string): Promise<MetadataInfo> {
+    const key = `${app}\0${revision}`;
+    let p = this.metadata.get(key);
+    if (!p) {
+      p = this.fetch(app, inst, revision);
+      p.catch(() => this.metadata.delete(key));
+      this.metadata.set(key, p);
+      if (this.metadata.size > CACHED_REVISIONS) this.metadata.delete(this.metadata.keys().next().value as string);
+    }
+    return p;
+  }
+
+  private async fetch(app: string, inst: ServiceInstance, revision: string): Promise<MetadataInfo> {
+    if (inst.metadata[META.storageType] === "remote") {
+      const json = await this.o.registry.getMetadata(app, revision);
+      if (!json) throw new Error(`the metadata report has no ${app}/${revision}`);
+      return toMetadataInfo(json, revision);
+    }
+    const endpoint = metadataServiceEndpoint(inst);
+    if (endpoint.protocol !== "tri" || inst.metadata[META.version] !== METADATA_V2_VERSION) {
+      throw new Error(
+        `its MetadataService is ${endpoint.protocol}:// version ${inst.metadata[META.version] ?? "1"}; only MetadataServiceV2 over Triple (meta-v=${METADATA_V2_VERSION}) is supported`,
+      );
+    }
+    return fetchMetadataV2(inst.host, endpoint.port, app, revision);
+  }
+}

@@ -1,0 +1,71 @@
+import * as http2 from "node:http2";
+import type * as protobuf from "protobufjs";
+import { hostPort } from "./url.js";
+import { METADATA_V2_VERSION, type MetadataInfo, toMetadataInfo } from "./instance.js";
+import { METADATA_SERVICE_V2, metadataProtoRoot } from "./metadata-proto.js";
+
+/** How long one metadata call may take, ms (Dubbo's default metadata timeout is 5 s). */
+const METADATA_TIMEOUT_MS = 5000;
+
+/**
+ * Asks an instance's MetadataServiceV2 for its metadata at `revision`: one unary gRPC call
+ * (`application/grpc+proto` over HTTP/2 cleartext, which Dubbo 3.3 Triple, dubbo-go and any
+ * gRPC server accept) with `tri-service-version: 2.0.0` and `tri-service-group: <app>`, as
+ * Dubbo's consumers send them. Self-contained on purpose: it runs rarely (once per revision)
+ * and needs none of the client's machinery.
+ */
+export function fetchMetadataV2(host: string, port: number, app: string, revision: string): Promise<MetadataInfo> {
+  const root = metadataProtoRoot();
+  const req = root.lookupType("org.apache.dubbo.metadata.MetadataRequest");
+  const res = root.lookupType("org.apache.dubbo.metadata.MetadataInfoV2");
+  const body = req.encode(req.create({ revision })).finish();
+  const frame = Buffer.alloc(5 + body.length);
+  frame.writeUInt32BE(body.length, 1);
+  Buffer.from(body).copy(frame, 5);
+  return new Promise<MetadataInfo>((resolve, reject) => {
+    const session = http2.connect(`http://${hostPort(host, port)}`);
+    const fail = (e: Error) => {
+      session.destroy();
+      reject(e);
+    };
+    session.on("error", fail);
+    session.setTimeout(METADATA_TIMEOUT_MS, () => fail(new Error(`MetadataServiceV2 at ${hostPort(host, port)}: no answer in ${METADATA_TIMEOUT_MS} ms`)));
+    const stream = session.request({
+      ":method": "POST",
+      ":path": `/${METADATA_SERVICE_V2}/GetMetadataInfo`,
+      "content-type": "application/grpc+proto",
+      te: "trailers",
+      "tri-service-version": METADATA_V2_VERSION,
+      "tri-service-group": app,
+    });
+    const chunks: Buffer[] = [];
+    let status: string | undefined;
+    let message = "";
+    const readStatus = (h: http2.IncomingHttpHeaders) => {
+      if (h["grpc-status"] !== undefined) status = String(h["grpc-status"]);
+      if (h["grpc-message"] !== undefined) message = decodeURIComponent(String(h["grpc-message"]));
+    };
+    stream.on("response", readStatus);
+    stream.on("trailers", readStatus);
+    stream.on("data", (c: Buffer) => chunks.push(c));
+    stream.on("error", fail);
+    stream.on("end", () => {
+      session.close();
+      if (status !== "0") return reject(new Error(`MetadataServiceV2 at ${hostPort(host, port)}: grpc-status ${status ?? "missing"} ${message}`));
+      try {
+        resolve(decodeReply(res, Buffer.concat(chunks), revision));
+      } catch (e) {
+        reject(e as Error);
+      }
+    });
+    stream.end(frame);
+  });
+}
+
+function decodeReply(type: protobuf.Type, data: Buffer, revision: string): MetadataInfo {
+  if (data.length < 5) throw new Error("MetadataServiceV2: empty reply");
+  if (data[0] !== 0) throw new Error("MetadataServiceV2: compressed replies are not expected");
+  const len = data.readUInt32BE(1);
+  const msg = type.toObject(type.decode(data.subarray(5, 5 + len)), { longs: Number, defaults: true });
+  return toMetadataInfo({ ...msg, revision: msg.version || revision }, revision);
+}

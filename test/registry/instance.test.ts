@@ -1,0 +1,337 @@
+import * as assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { after, before, describe, it } from "node:test";
+import * as grpc from "@grpc/grpc-js";
+import * as protoLoader from "@grpc/proto-loader";
+import { clientProviders, closeClient, createClient, createServer, Method, Service, type TripleServer } from "../../src/index.js";
+import { VERSION } from "../../src/client/version.js";
+import { calRevision } from "../../src/registry/instance.js";
+import { METADATA_SERVICE_V2_PROTO } from "../../src/registry/metadata-proto.js";
+import { type KazooGet, kazoo, kazooMissing, ZooKeeperServer, zookeeperMissing } from "../helpers/zookeeper.js";
+import { ProviderProcess } from "./children.js";
+import { ECHO_SERVICE, EchoService, loadLoop, stopAllLoads, waitFor } from "./services.js";
+import { echoServiceInfo, goInstanceJson, javaInstanceJson, StubProvider } from "./stub-provider.js";
+
+const skip = zookeeperMissing() ?? kazooMissing();
+
+@Service("org.example.registry.LateService")
+class LateService {
+  @Method()
+  async ping(): Promise<string> {
+    return "pong";
+  }
+}
+
+/** A grpc-js client of MetadataServiceV2 built from Dubbo's .proto (not our code). */
+function metadataClient(port: number): { get(revision: string, headers?: Record<string, string>): Promise<any>; close(): void } {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "triple-rpc-msv2-")), "metadata_service_v2.proto");
+  fs.writeFileSync(file, METADATA_SERVICE_V2_PROTO);
+  const def = grpc.loadPackageDefinition(protoLoader.loadSync(file, { keepCase: true, longs: Number, defaults: true })) as any;
+  const c = new def.org.apache.dubbo.metadata.MetadataServiceV2(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+  return {
+    get(revision, headers = {}) {
+      const md = new grpc.Metadata();
+      for (const [k, v] of Object.entries(headers)) md.set(k, v);
+      return new Promise((resolve, reject) => c.GetMetadataInfo({ revision }, md, (e: Error | null, v: unknown) => (e ? reject(e) : resolve(v))));
+    },
+    close: () => c.close(),
+  };
+}
+
+async function get(zk: ZooKeeperServer, p: string): Promise<KazooGet | null> {
+  return (await kazoo(zk.hostPort, [{ op: "get", path: p }]))[0] as KazooGet | null;
+}
+
+async function children(zk: ZooKeeperServer, p: string): Promise<string[] | null> {
+  return (await kazoo(zk.hostPort, [{ op: "children", path: p }]))[0] as string[] | null;
+}
+
+describe("registry: application-level (instance) discovery in Dubbo 3's layout", { skip }, () => {
+  let zk: ZooKeeperServer;
+  const servers: TripleServer[] = [];
+  const clients: object[] = [];
+  const stubs: StubProvider[] = [];
+  const procs: ProviderProcess[] = [];
+
+  async function provider(id: string, extra: Parameters<typeof createServer>[0] = {}): Promise<TripleServer> {
+    const s = createServer({ services: [new EchoService(id)], registry: zk.address(4000), application: "demo", ...extra });
+    servers.push(s);
+    await s.listen({ port: 0 });
+    return s;
+  }
+
+  function consumer(extra: Parameters<typeof createClient>[1] = {}) {
+    const c = createClient(EchoService, { registry: zk.address(4000), application: "demo-consumer", registerConsumer: false, ...extra });
+    clients.push(c);
+    return c;
+  }
+
+  before(async () => {
+    zk = await ZooKeeperServer.start();
+  });
+  after(async () => {
+    await stopAllLoads();
+    await Promise.all(clients.map((c) => closeClient(c)));
+    await Promise.all(servers.map((s) => s.close()));
+    await Promise.all(stubs.map((s) => s.close()));
+    await Promise.all(procs.map((p) => p.stop()));
+    await zk.destroy();
+  });
+
+  it("the revision is MetadataInfo.calAndGetRevision's: MD5 of the app and each service's matchKey, port, path and sorted params", () => {
+    const svc = (name: string, group: string, version: string, params: Record<string, string>) => ({ name, group, version, protocol: "tri", port: 50051, path: name, params });
+    const text = "demo" + "blue/org.example.A:1.0.0:tri50051org.example.A{a=1, b=2}" + "org.example.B:tri50051org.example.B{}";
+    const expected = createHash("md5").update(text).digest("hex");
+    assert.equal(calRevision("demo", [svc("org.example.B", "", "", {}), svc("org.example.A", "blue", "1.0.0", { b: "2", a: "1" })]), expected);
+    assert.equal(calRevision("demo", []), "0");
+  });
+
+  it("a provider (registerMode all) writes the instance node as Java does, the mapping, and serves MetadataServiceV2 (grpc-js) at the node's revision; run-time services re-publish; close() removes the instance", async () => {
+    const s = await provider("p1");
+    const port = s.address.port;
+    const node = await get(zk, `/services/demo/127.0.0.1:${port}`);
+    assert.ok(node, "the instance node exists");
+    assert.notEqual(node.ephemeralOwner, 0, "ephemeral");
+    const json = JSON.parse(node.data);
+    assert.deepEqual(Object.keys(json), ["name", "id", "address", "port", "sslPort", "payload", "registrationTimeUTC", "serviceType", "uriSpec"]);
+    assert.equal(json.name, "demo");
+    assert.equal(json.id, `127.0.0.1:${port}`);
+    assert.equal(json.address, "127.0.0.1");
+    assert.equal(json.port, port);
+    assert.equal(json.sslPort, null);
+    assert.equal(json.uriSpec, null);
+    assert.equal(json.serviceType, "DYNAMIC");
+    assert.ok(Math.abs(json.registrationTimeUTC - Date.now()) < 60_000);
+    assert.deepEqual(Object.keys(json.payload), ["@class", "id", "name", "metadata"]);
+    assert.equal(json.payload["@class"], "org.apache.dubbo.registry.zookeeper.ZookeeperInstance");
+    assert.equal(json.payload.id, json.id);
+    assert.equal(json.payload.name, "demo");
+    const meta = json.payload.metadata;
+    assert.deepEqual(Object.keys(meta), [...Object.keys(meta)].sort(), "metadata sorted by key");
+    const { timestamp, "dubbo.metadata.revision": revision, ...rest } = meta;
+    assert.match(timestamp, /^\d{13}$/);
+    assert.match(revision, /^[0-9a-f]{32}$/);
+    assert.deepEqual(rest, {
+      "dubbo.endpoints": `[{"port":${port},"protocol":"tri"}]`,
+      "dubbo.metadata-service.url-params": `{"dubbo":"2.0.2","release":"${VERSION}","side":"provider","port":"${port}","protocol":"tri"}`,
+      "dubbo.metadata.storage-type": "local",
+      "meta-v": "2.0.0",
+    });
+    assert.equal((await get(zk, `/dubbo/mapping/${ECHO_SERVICE}`))?.data, "demo");
+    assert.equal((await get(zk, `/dubbo/mapping/${ECHO_SERVICE}`))?.ephemeralOwner, 0, "the mapping is persistent");
+    // Interface level too (registerMode all), with service-name-mapping=true as Java writes it.
+    const providers = await children(zk, `/dubbo/${ECHO_SERVICE}/providers`);
+    assert.equal(providers?.length, 1);
+    assert.match(decodeURIComponent(providers![0]), /service-name-mapping=true/);
+
+    // A grpc-js client of Dubbo's .proto, as Java (version 2.0.0, group = app) and as a plain gRPC client.
+    const mc = metadataClient(port);
+    try {
+      const answer = await mc.get(revision, { "tri-service-version": "2.0.0", "tri-service-group": "demo" });
+      assert.equal(answer.app, "demo");
+      assert.equal(answer.version, revision, "the answer's version is the instance node's revision");
+      assert.deepEqual(Object.keys(answer.services), [`${ECHO_SERVICE}:tri`]);
+      const svc = answer.services[`${ECHO_SERVICE}:tri`];
+      assert.equal(svc.name, ECHO_SERVICE);
+      assert.equal(svc.protocol, "tri");
+      assert.equal(svc.port, port);
+      assert.equal(svc.path, ECHO_SERVICE);
+      assert.equal(svc.params.methods, "fail,sayHello,whoami");
+      assert.equal(svc.params.weight, "100");
+      assert.equal(svc.params.pid, undefined, "pid and timestamp are not service metadata");
+      assert.equal(svc.params.timestamp, undefined);
+      // The revision is recomputable from the answer, as a Java consumer would cache it.
+      assert.equal(calRevision("demo", Object.values(answer.services)), revision);
+      assert.deepEqual((await mc.get("")).version, revision, "no revision: the current metadata");
+      assert.deepEqual((await mc.get("nope")).services, {}, "an unknown revision: an empty answer, as Dubbo gives");
+
+      // A service added at run time: a new revision in the node and the service; the mapping extended.
+      s.register(new LateService());
+      let next = revision;
+      for (const deadline = Date.now() + 5000; next === revision && Date.now() < deadline; ) {
+        await new Promise((r) => setTimeout(r, 50));
+        next = JSON.parse((await get(zk, `/services/demo/127.0.0.1:${port}`))!.data).payload.metadata["dubbo.metadata.revision"];
+      }
+      assert.notEqual(next, revision, "the instance node carries a new revision");
+      const later = await mc.get(next, { "tri-service-version": "2.0.0", "tri-service-group": "demo" });
+      assert.deepEqual(Object.keys(later.services).sort(), [`${ECHO_SERVICE}:tri`, "org.example.registry.LateService:tri"]);
+      assert.equal((await get(zk, "/dubbo/mapping/org.example.registry.LateService"))?.data, "demo");
+    } finally {
+      mc.close();
+    }
+    await s.close();
+    assert.equal(await get(zk, `/services/demo/127.0.0.1:${port}`), null, "close() removed the instance node");
+    assert.deepEqual(await children(zk, `/dubbo/${ECHO_SERVICE}/providers`), []);
+  });
+
+  it("registerMode interface writes no instance; instance writes no interface-level node; metadataStorage remote writes the report Java reads", async () => {
+    const a = await provider("only-interface", { application: "mode-iface", registerMode: "interface" });
+    const b = await provider("only-instance", { application: "mode-inst", registerMode: "instance", metadataStorage: "remote", registryWeight: 150 });
+    assert.equal(await children(zk, "/services/mode-iface"), null);
+    assert.deepEqual(await children(zk, "/services/mode-inst"), [`127.0.0.1:${b.address.port}`]);
+    const urls = ((await children(zk, `/dubbo/${ECHO_SERVICE}/providers`)) ?? []).map((n) => decodeURIComponent(n));
+    assert.ok(urls.some((u) => u.includes(`:${a.address.port}/`)), "the interface-mode provider is listed");
+    assert.ok(!urls.some((u) => u.includes(`:${b.address.port}/`)), "the instance-mode provider is not");
+    const meta = JSON.parse((await get(zk, `/services/mode-inst/127.0.0.1:${b.address.port}`))!.data).payload.metadata;
+    assert.equal(meta["dubbo.metadata.storage-type"], "remote");
+    const revision = meta["dubbo.metadata.revision"];
+    const report = await get(zk, `/dubbo/metadata/mode-inst/${revision}`);
+    assert.ok(report, "the metadata report node /dubbo/metadata/<app>/<revision>");
+    assert.equal(report.ephemeralOwner, 0, "persistent, as Java writes it");
+    const info = JSON.parse(report.data);
+    assert.deepEqual(Object.keys(info), ["app", "revision", "services"]);
+    assert.equal(info.app, "mode-inst");
+    assert.equal(info.revision, revision);
+    assert.deepEqual(Object.keys(info.services), [`${ECHO_SERVICE}:tri`]);
+    assert.deepEqual(Object.keys(info.services[`${ECHO_SERVICE}:tri`]), ["name", "protocol", "port", "path", "params"]);
+    // A consumer reading only instance level finds b through the report; only interface level, a.
+    const inst = consumer({ discovery: "instance", providedBy: "mode-inst" });
+    assert.equal(await inst.whoami(), "only-instance");
+    assert.deepEqual(clientProviders(inst).map((p) => [p.port, p.weight]), [[b.address.port, 150]], "the weight comes from the metadata");
+    const iface = consumer({ discovery: "interface" });
+    await iface.whoami();
+    assert.deepEqual(clientProviders(iface).map((p) => p.port), [a.address.port]);
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it("Java-written and dubbo-go-written instances (kazoo) of stub grpc-js providers are found through the mapping and called; their MetadataServiceV2 is asked once per revision, as Java asks", async () => {
+    const iface = "org.example.registry.EchoService";
+    const javaRev = "a1b2c3d4e5f60718293a4b5c6d7e8f90";
+    const goRev = "0f9e8d7c6b5a49382716051a2b3c4d5e";
+    const java = await StubProvider.start({ id: "java", app: "java-app", revision: javaRev, services: (p) => echoServiceInfo(iface, p) });
+    const go = await StubProvider.start({ id: "go", app: "go-app", revision: goRev, services: (p) => echoServiceInfo(iface, p) });
+    // A third application whose service says enabled=false: found, asked for its metadata, never called.
+    const off = await StubProvider.start({ id: "off", app: "off-app", revision: goRev, services: (p) => echoServiceInfo(iface, p, { enabled: "false" }) });
+    stubs.push(java, go, off);
+    await kazoo(zk.hostPort, [
+      { op: "delete", path: `/dubbo/mapping/${iface}` },
+      { op: "create", path: `/dubbo/mapping/${iface}`, data: "java-app,go-app,off-app" },
+      { op: "create", path: `/services/off-app/127.0.0.1:${off.port}`, data: goInstanceJson("off-app", off.port, goRev) },
+      { op: "create", path: `/services/java-app/127.0.0.1:${java.port}`, data: javaInstanceJson("java-app", java.port, javaRev) },
+      { op: "create", path: `/services/go-app/127.0.0.1:${go.port}`, data: goInstanceJson("go-app", go.port, goRev) },
+    ]);
+    try {
+      const c = consumer({ discovery: "instance", protocol: "grpc" });
+      const load = loadLoop(() => c.whoami(), 2);
+      await waitFor(() => (load.counts.get("java") ?? 0) > 10 && (load.counts.get("go") ?? 0) > 10, 10_000, "calls on both stubs");
+      await load.stop();
+      assert.deepEqual(load.failures, []);
+      assert.deepEqual(clientProviders(c).map((p) => p.port).sort(), [java.port, go.port].sort());
+      assert.deepEqual(java.metadataCalls, [{ revision: javaRev, version: "2.0.0", group: "java-app" }]);
+      assert.deepEqual(go.metadataCalls, [{ revision: goRev, version: "2.0.0", group: "go-app" }]);
+      assert.deepEqual(off.metadataCalls, [{ revision: goRev, version: "2.0.0", group: "off-app" }]);
+      assert.equal(off.calls, 0, "a disabled service is never called");
+    } finally {
+      await kazoo(zk.hostPort, [
+        { op: "delete", path: `/services/java-app` },
+        { op: "delete", path: `/services/go-app` },
+        { op: "delete", path: `/services/off-app` },
+        { op: "delete", path: `/dubbo/mapping/${iface}` },
+      ]);
+    }
+  });
+
+  it("mixed cluster under load: a Java-style stub (instance + interface) and two triple-rpc processes (all); auto spreads over three, one address one provider; SIGKILL of ours loses no call; a new one gets calls within a second", async () => {
+    const rev = "11112222333344445555666677778888";
+    const java = await StubProvider.start({ id: "java", app: "java-mixed", revision: rev, services: (p) => echoServiceInfo(ECHO_SERVICE, p) });
+    stubs.push(java);
+    const javaUrl = `tri://127.0.0.1:${java.port}/${ECHO_SERVICE}?application=java-mixed&deprecated=false&dubbo=2.0.2&dynamic=true&generic=false&interface=${ECHO_SERVICE}&methods=fail,sayHello,whoami&release=3.3.1&service-name-mapping=true&side=provider&timestamp=${Date.now()}`;
+    const javaNode = encodeURIComponent(javaUrl);
+    await kazoo(zk.hostPort, [
+      { op: "create", path: `/services/java-mixed/127.0.0.1:${java.port}`, data: javaInstanceJson("java-mixed", java.port, rev) },
+      { op: "create", path: `/dubbo/${ECHO_SERVICE}/providers/${javaNode}`, data: "127.0.0.1" },
+    ]);
+    const env = { APP: "node-mixed", REGISTER_MODE: "all" };
+    const [p1, p2] = await Promise.all([ProviderProcess.start(zk.address(4000), "n1", env), ProviderProcess.start(zk.address(4000), "n2", env)]);
+    procs.push(p1, p2);
+    // Java writes the mapping with its own compare-and-set; here kazoo adds java-mixed to what ours wrote.
+    const mapping = (await get(zk, `/dubbo/mapping/${ECHO_SERVICE}`))?.data ?? "";
+    assert.ok(mapping.split(",").includes("node-mixed"), mapping);
+    await kazoo(zk.hostPort, [
+      { op: "delete", path: `/dubbo/mapping/${ECHO_SERVICE}` },
+      { op: "create", path: `/dubbo/mapping/${ECHO_SERVICE}`, data: `${mapping},java-mixed` },
+    ]);
+    try {
+      const c = consumer({ protocol: "grpc", retries: 3 });
+      const load = loadLoop(() => c.whoami(), 4);
+      await waitFor(() => ["java", "n1", "n2"].every((id) => (load.counts.get(id) ?? 0) > 20), 10_000, "calls on all three");
+      const ports = clientProviders(c).map((p) => p.port).sort();
+      assert.deepEqual(ports, [java.port, p1.port, p2.port].sort(), "each address once, though listed at both levels");
+      await p1.stop("SIGKILL");
+      load.reset();
+      await waitFor(() => (load.counts.get("java") ?? 0) > 20 && (load.counts.get("n2") ?? 0) > 20, 10_000, "calls after the kill");
+      const started = Date.now();
+      const p3 = await ProviderProcess.start(zk.address(4000), "n3", env);
+      procs.push(p3);
+      await waitFor(() => (load.counts.get("n3") ?? 0) > 0, 1000 + (Date.now() - started), "the new provider to get calls");
+      await load.stop();
+      assert.deepEqual(load.failures, [], "no call failed");
+    } finally {
+      await Promise.all(procs.map((p) => p.stop("SIGTERM")));
+      await kazoo(zk.hostPort, [
+        { op: "delete", path: `/services/java-mixed` },
+        { op: "delete", path: `/dubbo/${ECHO_SERVICE}/providers/${javaNode}` },
+      ]);
+    }
+  });
+
+  it("two processes racing to add their application to the same interface mappings: both names kept in every mapping (compare-and-set retried)", async () => {
+    const child = path.join(__dirname, "mapping-child.js");
+    const startAt = Date.now() + 1500;
+    const run = (app: string) =>
+      new Promise<void>((resolve, reject) => {
+        const proc = spawn(process.execPath, [child], { env: { ...process.env, REGISTRY: zk.address(4000), APP: app, START_AT: String(startAt), COUNT: "30" } });
+        let out = "";
+        proc.stdout.on("data", (d: Buffer) => {
+          out += d.toString();
+        });
+        proc.on("exit", (code) => (code === 0 && out.includes("DONE") ? resolve() : reject(new Error(`${app} exited ${code}: ${out}`))));
+      });
+    await Promise.all([run("racer-a"), run("racer-b")]);
+    const got = (await kazoo(
+      zk.hostPort,
+      Array.from({ length: 30 }, (_, i) => ({ op: "get" as const, path: `/dubbo/mapping/org.example.race.Service${i}` })),
+    )) as (KazooGet | null)[];
+    for (const g of got) assert.deepEqual(g?.data.split(",").sort(), ["racer-a", "racer-b"]);
+    assert.ok(got.some((g) => (g?.version ?? 0) > 0), "some mapping was updated after its creation");
+  });
+
+  it("instance level keeps issue 17's failure behaviour: empty protection, and after a session expiry (ZooKeeper wiped) the instance node, mapping and report are re-created and consumers follow again", async () => {
+    const address = zk.address(2000);
+    const opts = { registry: address, application: "expiry-app", registerMode: "instance" as const, metadataStorage: "remote" as const };
+    const a = createServer({ services: [new EchoService("e1")], ...opts });
+    servers.push(a);
+    await a.listen({ port: 0 });
+    const c = consumer({ registry: address, discovery: "instance", providedBy: "expiry-app" });
+    assert.equal(await c.whoami(), "e1");
+    const node = `/services/expiry-app/127.0.0.1:${a.address.port}`;
+    const owner = (await get(zk, node))!.ephemeralOwner;
+    // An operator deletes the instance node: the consumer keeps its last provider (empty protection).
+    await kazoo(zk.hostPort, [{ op: "delete", path: node }]);
+    await new Promise((r) => setTimeout(r, 300));
+    for (let i = 0; i < 5; i++) assert.equal(await c.whoami(), "e1");
+    await zk.stop();
+    zk.wipe();
+    await zk.resume();
+    const deadline = Date.now() + 15_000;
+    let back: KazooGet | null = null;
+    while (!back && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 200));
+      back = await get(zk, node);
+    }
+    assert.ok(back, "the instance node is re-created");
+    assert.notEqual(back.ephemeralOwner, owner, "by a new session");
+    assert.equal((await get(zk, `/dubbo/mapping/${ECHO_SERVICE}`))?.data.split(",").includes("expiry-app"), true, "the mapping is re-written");
+    const revision = JSON.parse(back.data).payload.metadata["dubbo.metadata.revision"];
+    assert.ok(await get(zk, `/dubbo/metadata/expiry-app/${revision}`), "the metadata report is re-written");
+    const b = createServer({ services: [new EchoService("e2")], ...opts });
+    servers.push(b);
+    await b.listen({ port: 0 });
+    await waitFor(() => clientProviders(c).length === 2, 10_000, "the consumer to see the new instance");
+    await Promise.all([a.close(), b.close()]);
+  });
+});
