@@ -179,7 +179,17 @@ export class ZookeeperConnection {
     clearTimeout(this.watchdog);
     this.watchdog = setTimeout(() => {
       this.watchdog = undefined;
-      if (!this.connected && !this.closed) this.renew();
+      if (this.connected || this.closed) return;
+      // Unreachable from the start: no 'disconnected' ever comes, so the outage is told here (once).
+      if (!this.lostLogged) {
+        this.lostLogged = true;
+        registryLog(
+          this.o.logger,
+          "warn",
+          `cannot reach ZooKeeper at ${this.o.address}: no session within ${this.o.sessionTimeoutMs} ms; registrations and subscriptions wait, retrying`,
+        );
+      }
+      this.renew();
     }, this.o.sessionTimeoutMs);
     this.watchdog.unref();
   }
@@ -192,7 +202,8 @@ export class ZookeeperConnection {
     const fresh = id !== this.sessionId;
     this.sessionId = id;
     this.connected = true;
-    if (this.lostLogged) registryLog(this.o.logger, "info", `connected to ${this.o.address} again${fresh ? " (new session)" : ""}`);
+    // The end of an outage is as visible as its start (the default logger drops info lines).
+    if (this.lostLogged) registryLog(this.o.logger, "warn", `connected to ${this.o.address} again${fresh ? " (new session)" : ""}`);
     this.lostLogged = false;
     this.o.onConnected(fresh);
   }
