@@ -1,4 +1,5 @@
 import { FORBIDDEN_KEYS } from "../../codec/json.js";
+import { ByteCursor, type ReadLimits } from "../bytes.js";
 
 /**
  * A bounded Hessian 2.0 reader: one value from bytes, as Caucho Hessian 4 and Dubbo's
@@ -32,12 +33,7 @@ export class HessianError extends Error {
 /** The Java class name of a decoded Hessian object (a non-enumerable property). */
 export const JAVA_CLASS: unique symbol = Symbol.for("triple-rpc:java-class");
 
-export interface HessianReadLimits {
-  /** Deepest nesting of lists, maps and objects (default 64). */
-  maxDepth?: number;
-  /** Most values in the result, repeats through references included (default 1,000,000). */
-  maxNodes?: number;
-}
+export type HessianReadLimits = ReadLimits;
 
 interface ClassDef {
   readonly name: string;
@@ -46,42 +42,15 @@ interface ClassDef {
 
 const IN_PROGRESS = -1;
 
-class Reader {
-  pos = 0;
-  depth = 0;
-  nodes = 0;
+class Reader extends ByteCursor {
   readonly refs: unknown[] = [];
   /** Values under each reference (IN_PROGRESS while it is being read). */
   readonly weights: number[] = [];
   readonly types: string[] = [];
   readonly classes: ClassDef[] = [];
-  readonly maxDepth: number;
-  readonly maxNodes: number;
 
-  constructor(
-    readonly b: Uint8Array,
-    limits: HessianReadLimits,
-  ) {
-    this.maxDepth = limits.maxDepth ?? 64;
-    this.maxNodes = limits.maxNodes ?? 1_000_000;
-  }
-
-  fail(what: string): never {
+  override fail(what: string): never {
     throw new HessianError(`invalid hessian2 at byte ${this.pos}: ${what}`);
-  }
-
-  need(n: number): void {
-    if (n < 0 || this.pos + n > this.b.length) this.fail(`${n} bytes announced, ${this.b.length - this.pos} left`);
-  }
-
-  byte(): number {
-    if (this.pos >= this.b.length) this.fail("truncated");
-    return this.b[this.pos++];
-  }
-
-  peek(): number {
-    if (this.pos >= this.b.length) this.fail("truncated");
-    return this.b[this.pos];
   }
 
   u16(): number {

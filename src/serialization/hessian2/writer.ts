@@ -1,6 +1,7 @@
 import { javaClassName } from "../../protocol-grpc/java-types.js";
 import { javaClassOf } from "../../service/java-class.js";
 import type { TypeDesc } from "../../service/type-desc.js";
+import { ByteWriter } from "../bytes.js";
 
 /**
  * A Hessian 2.0 writer, directed by our type descriptions so Java gets the classes it declared:
@@ -13,34 +14,9 @@ import type { TypeDesc } from "../../service/type-desc.js";
  */
 const ANY: TypeDesc = { kind: "any" };
 
-export class HessianWriter {
-  private buf = Buffer.allocUnsafe(256);
-  private len = 0;
+export class HessianWriter extends ByteWriter {
   private readonly refs = new Map<object, number>();
   private readonly classes = new Map<string, number>();
-
-  /** The bytes written so far. */
-  finish(): Buffer {
-    return Buffer.from(this.buf.subarray(0, this.len));
-  }
-
-  private room(n: number): undefined {
-    if (this.len + n <= this.buf.length) return;
-    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.len + n));
-    this.buf.copy(next, 0, 0, this.len);
-    this.buf = next;
-  }
-
-  byte(b: number): undefined {
-    this.room(1);
-    this.buf[this.len++] = b;
-  }
-
-  private bytes(b: Uint8Array): undefined {
-    this.room(b.length);
-    this.buf.set(b, this.len);
-    this.len += b.length;
-  }
 
   private u16(v: number): undefined {
     this.room(2);
@@ -219,7 +195,7 @@ export class HessianWriter {
     while (v.length - i > 0x8000) {
       this.byte(0x41);
       this.u16(0x8000);
-      this.bytes(v.subarray(i, i + 0x8000));
+      this.raw(v.subarray(i, i + 0x8000));
       i += 0x8000;
     }
     const n = v.length - i;
@@ -231,7 +207,7 @@ export class HessianWriter {
       this.byte(0x42);
       this.u16(n);
     }
-    this.bytes(v.subarray(i));
+    this.raw(v.subarray(i));
   }
 
   /** True (and the reference written) when `o` was written before. */

@@ -1,4 +1,5 @@
 import { FORBIDDEN_KEYS } from "../../codec/json.js";
+import { ByteCursor, type ReadLimits } from "../bytes.js";
 import { JAVA_CLASS } from "../hessian2/reader.js";
 
 /**
@@ -28,10 +29,7 @@ export class JsonbError extends Error {
   override name = "JsonbError";
 }
 
-export interface JsonbReadLimits {
-  maxDepth?: number;
-  maxNodes?: number;
-}
+export type JsonbReadLimits = ReadLimits;
 
 const IN_PROGRESS = -1;
 
@@ -40,43 +38,23 @@ interface Slot {
   weight: number;
 }
 
-class Reader {
-  pos = 0;
-  depth = 0;
-  nodes = 0;
+class Reader extends ByteCursor {
   readonly symbols: string[] = [];
   /** Values of containers by their path, for references. */
   readonly paths = new Map<string, Slot>();
   lastRef = "";
-  readonly maxDepth: number;
-  readonly maxNodes: number;
   readonly view: DataView;
 
   constructor(
-    readonly b: Uint8Array,
+    b: Uint8Array,
     limits: JsonbReadLimits,
   ) {
-    this.maxDepth = limits.maxDepth ?? 64;
-    this.maxNodes = limits.maxNodes ?? 1_000_000;
+    super(b, limits);
     this.view = new DataView(b.buffer, b.byteOffset, b.byteLength);
   }
 
-  fail(what: string): never {
+  override fail(what: string): never {
     throw new JsonbError(`invalid JSONB at byte ${this.pos}: ${what}`);
-  }
-
-  need(n: number): void {
-    if (n < 0 || this.pos + n > this.b.length) this.fail(`${n} bytes announced, ${this.b.length - this.pos} left`);
-  }
-
-  byte(): number {
-    if (this.pos >= this.b.length) this.fail("truncated");
-    return this.b[this.pos++];
-  }
-
-  peek(): number {
-    if (this.pos >= this.b.length) this.fail("truncated");
-    return this.b[this.pos];
   }
 
   fixed(n: 1 | 2 | 4 | 8, kind: "int" | "float"): number | bigint {

@@ -1,6 +1,7 @@
 import { javaClassName } from "../../protocol-grpc/java-types.js";
 import { javaClassOf } from "../../service/java-class.js";
 import type { FieldDesc, TypeDesc } from "../../service/type-desc.js";
+import { ByteWriter } from "../bytes.js";
 
 /**
  * A fastjson2 JSONB writer shaped like what Dubbo's `FastJson2ObjectOutput` writes
@@ -12,33 +13,9 @@ import type { FieldDesc, TypeDesc } from "../../service/type-desc.js";
  */
 const ANY: TypeDesc = { kind: "any" };
 
-export class JsonbWriter {
-  private buf = Buffer.allocUnsafe(256);
-  private len = 0;
+export class JsonbWriter extends ByteWriter {
   private readonly symbols = new Map<string, number>();
   private readonly seen = new Map<object, string>();
-
-  finish(): Buffer {
-    return Buffer.from(this.buf.subarray(0, this.len));
-  }
-
-  private room(n: number): undefined {
-    if (this.len + n <= this.buf.length) return;
-    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.len + n));
-    this.buf.copy(next, 0, 0, this.len);
-    this.buf = next;
-  }
-
-  private byte(b: number): undefined {
-    this.room(1);
-    this.buf[this.len++] = b;
-  }
-
-  private raw(b: Uint8Array): undefined {
-    this.room(b.length);
-    this.buf.set(b, this.len);
-    this.len += b.length;
-  }
 
   int32(v: number): undefined {
     if (v >= -16 && v <= 47) return this.byte(v & 0xff);
