@@ -1,4 +1,26 @@
+import type { Provider } from "../provider.js";
 import type { LoadBalancer } from "./load-balancer.js";
+
+/**
+ * The power of two choices: two distinct random candidates, the one of lower `cost` wins; a tie
+ * goes either way at random.
+ */
+export function pickTwo(candidates: readonly Provider[], cost: (p: Provider) => number): Provider {
+  const n = candidates.length;
+  if (n === 1) return candidates[0];
+  const i = Math.floor(Math.random() * n);
+  let j = Math.floor(Math.random() * (n - 1));
+  if (j >= i) j++;
+  const a = candidates[i];
+  const b = candidates[j];
+  const ca = cost(a);
+  const cb = cost(b);
+  if (ca === cb) return Math.random() < 0.5 ? a : b;
+  return ca < cb ? a : b;
+}
+
+/** Calls in flight (plus this one) per weight. */
+const load = (p: Provider): number => (p.active + 1) / Math.max(p.weight, 1);
 
 /**
  * p2c (power of two choices): two distinct random providers, the one with fewer calls in flight
@@ -9,18 +31,6 @@ import type { LoadBalancer } from "./load-balancer.js";
 export function p2cBalancer(): LoadBalancer {
   return {
     name: "p2c",
-    select(candidates) {
-      const n = candidates.length;
-      if (n === 1) return candidates[0];
-      const i = Math.floor(Math.random() * n);
-      let j = Math.floor(Math.random() * (n - 1));
-      if (j >= i) j++;
-      const a = candidates[i];
-      const b = candidates[j];
-      const la = (a.active + 1) / Math.max(a.weight, 1);
-      const lb = (b.active + 1) / Math.max(b.weight, 1);
-      if (la === lb) return Math.random() < 0.5 ? a : b;
-      return la < lb ? a : b;
-    },
+    select: (candidates) => pickTwo(candidates, load),
   };
 }

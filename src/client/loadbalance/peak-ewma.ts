@@ -1,5 +1,6 @@
 import type { Provider } from "../provider.js";
 import type { LoadBalancer } from "./load-balancer.js";
+import { pickTwo } from "./p2c.js";
 
 /**
  * A provider's expected cost: its latency — the peak EWMA of answered calls, or the mean age of
@@ -21,18 +22,8 @@ export function peakEwmaBalancer(): LoadBalancer {
   return {
     name: "peakewma",
     select(candidates) {
-      const n = candidates.length;
-      if (n === 1) return candidates[0];
-      const i = Math.floor(Math.random() * n);
-      let j = Math.floor(Math.random() * (n - 1));
-      if (j >= i) j++;
-      const a = candidates[i];
-      const b = candidates[j];
       const now = performance.now();
-      const ca = cost(a, now);
-      const cb = cost(b, now);
-      if (ca === cb) return Math.random() < 0.5 ? a : b;
-      return ca < cb ? a : b;
+      return pickTwo(candidates, (p) => cost(p, now));
     },
   };
 }
