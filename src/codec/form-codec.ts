@@ -1,7 +1,7 @@
-import { Code } from "../protocol/code.js";
-import { RpcError } from "../protocol/rpc-error.js";
+import type { RpcError } from "../protocol/rpc-error.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import type { TypeDesc } from "../service/type-desc.js";
+import { overLimit } from "./bind-error.js";
 import { compileTextConverter } from "./binder.js";
 import { checkCharset, decodeText } from "./charset.js";
 import type { RequestCodec } from "./codec.js";
@@ -47,26 +47,32 @@ function percentDecode(body: Buffer, start: number, end: number): Buffer {
 }
 
 function fieldTooLarge(name: string, limit: number): RpcError {
-  return new RpcError(Code.ResourceExhausted, `form field "${name.slice(0, 64)}" is larger than ${limit} bytes`, {
-    httpStatus: 413,
-  });
+  return overLimit(`form field "${name.slice(0, 64)}" is larger than ${limit} bytes (limits.maxFieldBytes)`);
 }
+
+const EMPTY = Buffer.alloc(0);
 
 /**
  * Parses a url-encoded form into name/value pairs in body order. Names and values are decoded
- * in the request's charset (UTF-8 by default); each value is limited to `maxFieldBytes`.
+ * in the request's charset (UTF-8 by default); each value is limited to `maxFieldBytes` and the
+ * form to `maxFields` pairs (413 naming the limit). One pass: every byte is looked at a bounded
+ * number of times, whatever the body (`a&a&a…` included).
  */
-export function parseForm(body: Buffer, charset: string, maxFieldBytes: number): NamedValue<string>[] {
+export function parseForm(body: Buffer, charset: string, maxFieldBytes: number, maxFields = Number.POSITIVE_INFINITY): NamedValue<string>[] {
   const out: NamedValue<string>[] = [];
+  const n = body.length;
   let start = 0;
-  while (start <= body.length) {
+  while (start <= n) {
     let end = body.indexOf(AMP, start);
-    if (end < 0) end = body.length;
+    if (end < 0) end = n;
     if (end > start) {
-      let eq = body.indexOf(EQ, start);
-      if (eq < 0 || eq > end) eq = end;
+      if (out.length >= maxFields) throw overLimit(`the form has more than ${maxFields} fields (limits.maxFormFields)`);
+      // The first `=` of this field only: never search past its `&`.
+      let eq = start;
+      while (eq < end && body[eq] !== EQ) eq++;
       const name = decodeText(percentDecode(body, start, eq), charset);
-      const raw = eq < end ? percentDecode(body, eq + 1, end) : Buffer.alloc(0);
+      if (end - eq - 1 > maxFieldBytes * 3) throw fieldTooLarge(name, maxFieldBytes);
+      const raw = eq < end ? percentDecode(body, eq + 1, end) : EMPTY;
       if (raw.length > maxFieldBytes) throw fieldTooLarge(name, maxFieldBytes);
       out.push({ name, value: decodeText(raw, charset) });
     }
@@ -101,6 +107,6 @@ export const formRequestCodec: RequestCodec = {
   decode(method, body, mediaType, limits) {
     requireIdlLess(method, mediaType.type);
     const charset = checkCharset(mediaType.params.charset);
-    return formBinder(method)(parseForm(body, charset, limits.maxFieldBytes));
+    return formBinder(method)(parseForm(body, charset, limits.maxFieldBytes, limits.maxFormFields));
   },
 };
