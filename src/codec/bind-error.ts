@@ -15,3 +15,8 @@ export function decodeError(message: string, cause?: unknown): RpcError {
 export function unsupportedMediaType(message: string): RpcError {
   return new RpcError(Code.Internal, message, { httpStatus: 415, legacyStatus: 25 });
 }
+
+/** A body over one of the decode limits (form fields, multipart parts, XML attributes…): 413 resource_exhausted. */
+export function overLimit(message: string): RpcError {
+  return new RpcError(Code.ResourceExhausted, message, { httpStatus: 413 });
+}

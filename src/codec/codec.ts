@@ -12,8 +12,16 @@ export interface BodyLimits {
   readonly maxFileBytes: number;
   /** Largest multipart field or form value. */
   readonly maxFieldBytes: number;
+  /** Most fields of a url-encoded form. */
+  readonly maxFormFields: number;
   /** Deepest XML nesting. */
   readonly maxXmlDepth: number;
+  /** Most elements of an XML document. */
+  readonly maxXmlElements: number;
+  /** Most attributes of an XML document. */
+  readonly maxXmlAttributes: number;
+  /** Most attributes of one XML element. */
+  readonly maxXmlElementAttributes: number;
 }
 
 /**

@@ -36,13 +36,20 @@ function tooDeep(text: string, max: number): boolean {
 }
 
 /**
- * Parses JSON text. `__proto__`, `constructor` and `prototype` members are dropped; the reviver
- * that does it only runs when the text mentions one of them, so ordinary bodies parse at full speed.
+ * A `\uXXXX` escape of `_` or a lower-case letter: a key written with one (`"\u005f\u005fproto__"`)
+ * may decode to a forbidden key without its text containing it.
+ */
+const ESCAPED_NAME_CHAR = /\\u00[5-7]/i;
+
+/**
+ * Parses JSON text. `__proto__`, `constructor` and `prototype` members are dropped, judged by the
+ * decoded key (escapes included); the reviver that does it only runs when the text mentions one
+ * of them or escapes a character they are written with, so ordinary bodies parse at full speed.
  */
 export function parseJson(text: string, maxDepth = MAX_JSON_DEPTH): unknown {
   if (tooDeep(text, maxDepth)) throw decodeError(`invalid JSON: nested deeper than ${maxDepth} levels`);
   try {
-    if (text.includes("__proto__") || text.includes("constructor") || text.includes("prototype")) {
+    if (text.includes("__proto__") || text.includes("constructor") || text.includes("prototype") || ESCAPED_NAME_CHAR.test(text)) {
       return JSON.parse(text, dropForbidden);
     }
     return JSON.parse(text);

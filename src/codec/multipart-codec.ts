@@ -1,12 +1,11 @@
 import type { Readable } from "node:stream";
 import type { Dicer as DicerClass } from "@fastify/busboy";
-import { Code } from "../protocol/code.js";
 import { parseMediaType } from "../protocol/content-type.js";
 import { bodyTooLarge, requestBodyClosed } from "../protocol/errors.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import type { TypeDesc } from "../service/type-desc.js";
-import { decodeError } from "./bind-error.js";
+import { decodeError, overLimit } from "./bind-error.js";
 import type { BodyLimits, RequestCodec } from "./codec.js";
 import { requireIdlLess } from "./idl-guard.js";
 import { lazyModule } from "./lazy-module.js";
@@ -54,11 +53,6 @@ function planFor(method: MethodDescriptor): Plan {
   return plan;
 }
 
-/** A part, field or file over its limit: 413. */
-function overLimit(message: string): RpcError {
-  return new RpcError(Code.ResourceExhausted, message, { httpStatus: 413 });
-}
-
 interface PartHead {
   readonly name: string;
   readonly filename: string | undefined;
@@ -91,8 +85,6 @@ interface PartsOwner {
   readonly limits: BodyLimits;
   readonly plan: Plan;
   readonly settled: boolean;
-  /** Adds `n` bytes to the body's total; false (after failing the read) when it is over the limit. */
-  count(n: number): boolean;
   fail(e: unknown): void;
   done(part: NamedValue<Part>): void;
 }
@@ -101,6 +93,7 @@ interface PartsOwner {
 class PartReader {
   private head: PartHead | undefined = undefined;
   private limit = 0;
+  private limitName = "";
   private size = 0;
   private readonly chunks: Buffer[] = [];
 
@@ -124,6 +117,7 @@ class PartReader {
       plan.unnamedFile ||
       !(head.contentType.startsWith("text/") || head.contentType.includes("json"));
     this.limit = isFile ? limits.maxFileBytes : limits.maxFieldBytes;
+    this.limitName = isFile ? "maxFileBytes" : "maxFieldBytes";
   }
 
   onData(chunk: Buffer): void {
@@ -131,10 +125,10 @@ class PartReader {
     if (this.owner.settled || !head) return;
     this.size += chunk.length;
     if (this.size > this.limit) {
-      this.owner.fail(overLimit(`multipart part "${head.name.slice(0, 64)}" is larger than ${this.limit} bytes`));
+      this.owner.fail(overLimit(`multipart part "${head.name.slice(0, 64)}" is larger than ${this.limit} bytes (limits.${this.limitName})`));
       return;
     }
-    if (this.owner.count(chunk.length)) this.chunks.push(chunk);
+    this.chunks.push(chunk);
   }
 
   onEnd(): void {
@@ -152,7 +146,9 @@ class PartReader {
 
 /**
  * Reads a multipart body as it streams in, part by part, enforcing the limits on the number of
- * parts, the size of each file and field, and the whole body (413 when one is exceeded).
+ * parts, the size of each file and field, and the whole body (413 when one is exceeded). Every
+ * byte read counts against `maxBodyBytes`, preamble, part headers and boundaries included: a body
+ * that never reaches its first boundary is refused at the first byte past the limit.
  */
 class MultipartReader implements PartsOwner {
   private readonly parts: NamedValue<Part>[] = [];
@@ -178,10 +174,13 @@ class MultipartReader implements PartsOwner {
       this.finished = true;
       this.maybeDone();
     });
-    body.on("error", (e: Error) => this.fail(decodeError(`cannot read the request body: ${e.message}`, e)));
+    // A limit's own error (the body reader's, or a decompressor's) is passed on as it is.
+    body.on("error", (e: Error) => this.fail(e instanceof RpcError ? e : decodeError(`cannot read the request body: ${e.message}`, e)));
     body.on("close", () => {
       if (!body.readableEnded) this.fail(requestBodyClosed());
     });
+    // Counted before dicer sees the chunk (this listener is added before the pipe's).
+    body.on("data", (chunk: Buffer) => this.count(chunk.length));
     body.pipe(dicer);
   }
 
@@ -190,7 +189,7 @@ class MultipartReader implements PartsOwner {
     const index = this.partCount++;
     if (this.partCount > this.limits.maxParts) {
       part.resume();
-      this.fail(overLimit(`the multipart body has more than ${this.limits.maxParts} parts`));
+      this.fail(overLimit(`the multipart body has more than ${this.limits.maxParts} parts (limits.maxParts)`));
       return;
     }
     this.open++;
@@ -203,11 +202,9 @@ class MultipartReader implements PartsOwner {
     });
   }
 
-  count(n: number): boolean {
+  private count(n: number): void {
     this.total += n;
-    if (this.total <= this.limits.maxBodyBytes) return true;
-    this.fail(bodyTooLarge(this.limits.maxBodyBytes));
-    return false;
+    if (this.total > this.limits.maxBodyBytes && !this.settled) this.fail(bodyTooLarge(this.limits.maxBodyBytes));
   }
 
   done(part: NamedValue<Part>): void {

@@ -1,3 +1,5 @@
+import type { Readable } from "node:stream";
+import { boundedDecompressStream, ByteLimit, type Compression } from "../protocol/compression.js";
 import { bodyTooLarge, requestBodyClosed } from "../protocol/errors.js";
 import type { RpcError } from "../protocol/rpc-error.js";
 import type { BodySink, Exchange } from "../transport/server/exchange.js";
@@ -55,4 +57,38 @@ export class BodyCollector implements BodySink {
     this.first = this.chunks = undefined;
     this.target.onBody(err, data);
   }
+}
+
+/** A request body handed to a codec as a stream, and how to stop reading it. */
+export interface BodyStream {
+  readonly stream: Readable;
+  /** Stops reading: the request body is unpiped (left to `Exchange.discardBody`) and inflation stops. */
+  detach(): void;
+}
+
+/**
+ * The request body as a stream for codecs that read it themselves (multipart), decompressed, and
+ * bounded twice by `maxBytes`: the bytes received and the bytes inflated from them. The first
+ * chunk past either limit fails the stream with resource_exhausted (413) and stops the zlib
+ * stream; nothing past it is read or inflated.
+ */
+export function boundedBodyStream(ex: Exchange, compression: Compression | undefined, maxBytes: number): BodyStream {
+  const raw = new ByteLimit(maxBytes, () => bodyTooLarge(maxBytes));
+  const inflate = compression ? boundedDecompressStream(compression, maxBytes) : undefined;
+  const stream = inflate ? inflate.output : raw;
+  if (inflate) {
+    raw.on("error", (e) => inflate.output.destroy(e));
+    inflate.output.on("close", () => raw.destroy());
+    raw.pipe(inflate.input);
+  }
+  ex.body.on("error", (e) => raw.destroy(e));
+  ex.body.pipe(raw);
+  return {
+    stream,
+    detach() {
+      ex.body.unpipe(raw);
+      raw.destroy();
+      stream.destroy();
+    },
+  };
 }

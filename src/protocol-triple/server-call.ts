@@ -1,5 +1,3 @@
-import { PassThrough, type Readable } from "node:stream";
-import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import type { RequestCodec, ResponseCodec } from "../codec/codec.js";
 import { responseCodecFor } from "../codec/registry.js";
 import { Code } from "../protocol/code.js";
@@ -16,20 +14,8 @@ import type { AbortSink, Exchange, OutHeaders } from "../transport/server/exchan
 import { negotiateResponse } from "./accept.js";
 import { tripleProtoResponseCodec } from "./proto-body.js";
 import { sendHttpError } from "./error-body.js";
-import { BodyCollector, type BodyTarget } from "./request-body.js";
+import { BodyCollector, type BodyStream, type BodyTarget, boundedBodyStream } from "./request-body.js";
 import { SseStream } from "./sse.js";
-
-function decompressStream(c: Compression) {
-  return c.name === "br" ? createBrotliDecompress() : c.name === "deflate" ? createInflate() : createGunzip();
-}
-
-/** The request body as a stream for codecs that read it themselves (multipart), decompressed. */
-function bodyStream(ex: Exchange, compression: Compression | undefined): Readable {
-  if (!compression) return ex.body.pipe(new PassThrough());
-  const d = decompressStream(compression);
-  ex.body.on("error", (e) => d.destroy(e));
-  return ex.body.pipe(d).on("error", () => {});
-}
 
 /** What a Triple HTTP request's headers say, once they passed every check. */
 export interface TripleRequest {
@@ -55,6 +41,8 @@ export class TripleUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
   private readonly req: TripleRequest;
   private timer: NodeJS.Timeout | undefined = undefined;
   private finished = false;
+  /** The body stream a streaming codec (multipart) reads, while it reads it. */
+  private bodyStream: BodyStream | undefined = undefined;
 
   constructor(
     private readonly core: ServerCore,
@@ -83,7 +71,8 @@ export class TripleUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
     const md = this.route.descriptor;
     const limits = this.core.limits;
     if (codec.decodeStream) {
-      codec.decodeStream(md, bodyStream(this.ex, compression), mediaType, limits).then(
+      const body = (this.bodyStream = boundedBodyStream(this.ex, compression, limits.maxBodyBytes));
+      codec.decodeStream(md, body.stream, mediaType, limits).then(
         (args) => this.onArgs(args),
         (e) => this.fail(e),
       );
@@ -156,6 +145,8 @@ export class TripleUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
     this.end();
     const err = RpcError.from(e);
     this.core.untrack(this.ctx, err);
+    // A streaming codec's body: stop reading (and inflating) it before the exchange drops the rest.
+    this.bodyStream?.detach();
     if (!this.ex.aborted) this.ex.discardBody(err.httpStatus === 413);
     sendHttpError(this.ex, err);
   }
@@ -164,6 +155,7 @@ export class TripleUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
     if (this.finished) return;
     this.end();
     const err = clientCancelled();
+    this.bodyStream?.detach();
     this.core.untrack(this.ctx, err);
     this.ctx.abort(err);
   }

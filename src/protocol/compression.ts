@@ -1,3 +1,4 @@
+import { type Readable, Transform, type TransformCallback, type Writable } from "node:stream";
 import * as zlib from "node:zlib";
 import { Code } from "./code.js";
 import { decompressedTooLarge } from "./errors.js";
@@ -8,8 +9,18 @@ import { RpcError } from "./rpc-error.js";
 export interface Compression {
   readonly name: string;
   compress(data: Uint8Array): Buffer;
-  /** Decompresses, refusing output beyond `maxBytes` with resource_exhausted (413). */
+  /**
+   * Decompresses, refusing output beyond `maxBytes` with resource_exhausted (413). zlib inflates
+   * in chunks and stops at the first chunk past the limit (`maxOutputLength`): a bomb costs the
+   * CPU of `maxBytes` of output, never of its whole content.
+   */
   decompress(data: Uint8Array, maxBytes: number): Buffer;
+  /** A streaming decompressor (unbounded: see {@link boundedDecompressStream}). */
+  createDecompressStream(): Transform;
+}
+
+function corrupt(name: string, e: unknown): RpcError {
+  return new RpcError(Code.InvalidArgument, `invalid ${name} data: ${(e as Error).message}`, { cause: e, legacyStatus: 25 });
 }
 
 function inflateWith(
@@ -26,10 +37,7 @@ function inflateWith(
       if (e instanceof RangeError || (e as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE") {
         throw decompressedTooLarge(maxBytes);
       }
-      throw new RpcError(Code.InvalidArgument, `invalid ${name} data: ${(e as Error).message}`, {
-        cause: e,
-        legacyStatus: 25,
-      });
+      throw corrupt(name, e);
     }
     if (out.length > maxBytes) throw decompressedTooLarge(maxBytes);
     return out;
@@ -40,18 +48,59 @@ const gzip: Compression = {
   name: "gzip",
   compress: (d) => zlib.gzipSync(d, { level: 6 }),
   decompress: inflateWith(zlib.gunzipSync, "gzip"),
+  createDecompressStream: () => zlib.createGunzip(),
 };
 const deflate: Compression = {
   name: "deflate",
   compress: (d) => zlib.deflateSync(d),
   decompress: inflateWith(zlib.inflateSync, "deflate"),
+  createDecompressStream: () => zlib.createInflate(),
 };
 const br: Compression = {
   name: "br",
   // Quality 4 is far cheaper than the default 11 and still beats gzip on most bodies.
   compress: (d) => zlib.brotliCompressSync(d, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } }),
   decompress: inflateWith(zlib.brotliDecompressSync, "br"),
+  createDecompressStream: () => zlib.createBrotliDecompress(),
 };
+
+/**
+ * Passes bytes through while their running total stays within `max`; the chunk that takes it
+ * past fails the stream with `tooLarge()` and nothing more goes through.
+ */
+export class ByteLimit extends Transform {
+  private total = 0;
+
+  constructor(
+    private readonly max: number,
+    private readonly tooLarge: () => RpcError,
+  ) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+    this.total += chunk.length;
+    if (this.total > this.max) done(this.tooLarge());
+    else done(null, chunk);
+  }
+}
+
+/**
+ * A streaming decompressor whose output is bounded: write compressed bytes to `input`, read at
+ * most `maxBytes` from `output`. The chunk that takes the output past the limit fails `output`
+ * with resource_exhausted (413) and destroys the zlib stream, which stops inflating at once (zlib
+ * streams inflate one output chunk at a time and respect back-pressure, so a bomb costs about
+ * `maxBytes` of work, not its whole content). Corrupt data fails it with invalid_argument (400).
+ */
+export function boundedDecompressStream(c: Compression, maxBytes: number): { input: Writable; output: Readable } {
+  const z = c.createDecompressStream();
+  const output = new ByteLimit(maxBytes, () => decompressedTooLarge(maxBytes));
+  z.on("error", (e) => output.destroy(e instanceof RpcError ? e : corrupt(c.name, e)));
+  // Over the limit, or abandoned by its reader: stop inflating now.
+  output.on("close", () => z.destroy());
+  z.pipe(output);
+  return { input: z, output };
+}
 
 /** Content-Encoding values accepted on HTTP unary calls. */
 export const HTTP_COMPRESSIONS: ReadonlyMap<string, Compression> = new Map([

@@ -15,5 +15,9 @@ export const DEFAULT_LIMITS: Limits = {
   maxParts: 64,
   maxFileBytes: 4 * 1024 * 1024,
   maxFieldBytes: 1024 * 1024,
+  maxFormFields: 1000,
   maxXmlDepth: 64,
+  maxXmlElements: 20_000,
+  maxXmlAttributes: 10_000,
+  maxXmlElementAttributes: 256,
 };

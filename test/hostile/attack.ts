@@ -1,0 +1,130 @@
+import * as assert from "node:assert/strict";
+import * as http from "node:http";
+import { H2, post1, type Reply, type RequestInit } from "../helpers/http.js";
+
+const GREET_INIT = { headers: { "content-type": "application/json" }, body: '{"name":"triple"}' };
+
+/** What {@link Bystander.stop} saw. */
+export interface BystanderReport {
+  readonly calls: number;
+  /** Slowest greet, ms (a greet that never answered counts as its timeout). */
+  readonly maxMs: number;
+  readonly failures: readonly string[];
+}
+
+/**
+ * A well-behaved client calling beside an attack: greets in a loop over HTTP/1.1 and HTTP/2, each
+ * given `timeoutMs` to answer, the slowest answer recorded. A server whose event loop is held by
+ * one hostile body shows up here as a slow or missing answer.
+ */
+export class Bystander {
+  private stopped = false;
+  private calls = 0;
+  private maxMs = 0;
+  private readonly failures: string[] = [];
+  private readonly h2: H2;
+  private readonly loops: Promise<void>[];
+
+  constructor(
+    private readonly url: string,
+    private readonly timeoutMs = 5_000,
+  ) {
+    this.h2 = new H2(url);
+    this.loops = [
+      this.loop(() => post1(url, "/greet.GreetService/Greet", GREET_INIT)),
+      this.loop(() => this.h2.request("/greet.GreetService/Greet", GREET_INIT)),
+    ];
+  }
+
+  private async loop(call: () => Promise<Reply>): Promise<void> {
+    while (!this.stopped) {
+      const t = performance.now();
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<string>((r) => {
+        timer = setTimeout(() => r(`no answer within ${this.timeoutMs} ms`), this.timeoutMs);
+      });
+      try {
+        const r = await Promise.race([call(), timeout]);
+        if (typeof r === "string") this.failures.push(r);
+        else if (r.status !== 200) this.failures.push(`${r.status} ${r.text().slice(0, 200)}`);
+      } catch (e) {
+        this.failures.push(String(e));
+      } finally {
+        clearTimeout(timer);
+      }
+      this.calls++;
+      this.maxMs = Math.max(this.maxMs, performance.now() - t);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  async stop(): Promise<BystanderReport> {
+    this.stopped = true;
+    await Promise.all(this.loops);
+    this.h2.close();
+    return { calls: this.calls, maxMs: Math.round(this.maxMs), failures: this.failures };
+  }
+
+  /** Stops, and asserts every greet succeeded, none slower than `boundMs`. */
+  async assertResponsive(boundMs: number): Promise<BystanderReport> {
+    const r = await this.stop();
+    assert.deepEqual(r.failures, [], "well-formed calls failed beside the attack");
+    assert.ok(r.calls >= 2, `only ${r.calls} well-formed calls completed beside the attack`);
+    assert.ok(r.maxMs < boundMs, `a well-formed call waited ${r.maxMs} ms beside the attack (bound ${boundMs} ms)`);
+    return r;
+  }
+}
+
+/** A reply and how long it took. */
+export interface Timed {
+  readonly reply: Reply;
+  readonly ms: number;
+}
+
+/**
+ * One HTTP/1.1 POST that must be answered within `timeoutMs` (the socket is destroyed and the
+ * promise rejects otherwise), so a server stuck on a hostile body fails the test in bounded time.
+ */
+export function timedPost(url: string, path: string, init: RequestInit, timeoutMs: number): Promise<Timed> {
+  const u = new URL(path, url);
+  const t = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: u.hostname, port: u.port, path: u.pathname, method: "POST", headers: init.headers, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          clearTimeout(timer);
+          const body = Buffer.concat(chunks);
+          const reply: Reply = {
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body,
+            json: () => JSON.parse(body.toString("utf8")),
+            text: () => body.toString("utf8"),
+          };
+          resolve({ reply, ms: Math.round(performance.now() - t) });
+        });
+        res.on("error", reject);
+      },
+    );
+    const timer = setTimeout(() => {
+      req.destroy();
+      reject(new Error(`${path}: no answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+    req.on("error", (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    req.end(init.body);
+  });
+}
+
+/** Asserts a JSON error answer: HTTP status, code, and a message naming what was exceeded. */
+export function assertRefused(r: Reply, status: number, code: string, message: RegExp): void {
+  assert.equal(r.status, status, `${r.status} ${r.text().slice(0, 300)}`);
+  const body = r.json();
+  assert.equal(body.code, code, r.text().slice(0, 300));
+  assert.match(body.message, message);
+}
