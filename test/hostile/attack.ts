@@ -26,7 +26,7 @@ export class Bystander {
   private readonly loops: Promise<void>[];
 
   constructor(
-    private readonly url: string,
+    url: string,
     private readonly timeoutMs = 5_000,
   ) {
     this.h2 = new H2(url);
