@@ -50,16 +50,18 @@ class ShapeCount {
     }
   }
 
-  open(): void {
-    if (++this.depth > this.limits.maxXmlDepth) {
+  /** An element starts one level below the open ones; it stays open unless it closes itself. */
+  open(selfClosing: boolean): void {
+    if (this.depth + 1 > this.limits.maxXmlDepth) {
       throw decodeError(`XML nesting deeper than ${this.limits.maxXmlDepth} elements (limits.maxXmlDepth)`);
     }
+    if (!selfClosing) this.depth++;
   }
 }
 
 /**
  * Reads one start tag from its `<` and counts it: its attributes (each `=` outside a quoted
- * value) and, unless it closes itself, one level of nesting. Returns where the tag ends.
+ * value) and its depth. Returns where the tag ends.
  */
 function startTag(text: string, i: number, count: ShapeCount): number {
   count.element();
@@ -74,7 +76,7 @@ function startTag(text: string, i: number, count: ShapeCount): number {
     } else if (c === EQ) {
       count.attribute(++attrs);
     } else if (c === GT) {
-      if (text.charCodeAt(j - 1) !== SLASH) count.open();
+      count.open(text.charCodeAt(j - 1) === SLASH);
       return j + 1;
     }
   }
