@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import * as path from "node:path";
+import { waitForListening } from "../helpers/child.js";
 
 const SCRIPT = path.join(__dirname, "client-provider.js");
 
@@ -18,24 +19,7 @@ export class ProviderChild {
       env: { ...process.env, JOURNAL: journal ?? "" },
       stdio: ["ignore", "pipe", "inherit"],
     });
-    return new Promise((resolve, reject) => {
-      let out = "";
-      const timer = setTimeout(() => reject(new Error("provider did not start")), 15_000);
-      proc.stdout?.on("data", (c: Buffer) => {
-        out += c.toString();
-        const m = /LISTENING (\d+)/.exec(out);
-        if (m) {
-          clearTimeout(timer);
-          proc.stdout?.removeAllListeners("data");
-          proc.stdout?.resume();
-          resolve(new ProviderChild(proc, `127.0.0.1:${m[1]}`, journal));
-        }
-      });
-      proc.once("exit", (code) => {
-        clearTimeout(timer);
-        reject(new Error(`provider exited with ${code}`));
-      });
-    });
+    return waitForListening(proc, "provider").then((port) => new ProviderChild(proc, `127.0.0.1:${port}`, journal));
   }
 
   /** The ids in the journal so far. */

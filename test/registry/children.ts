@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import * as path from "node:path";
+import { waitForListening } from "../helpers/child.js";
 
 const CHILD = path.join(__dirname, "provider-child.js");
 
@@ -13,29 +14,7 @@ export class ProviderProcess {
 
   static start(registry: string, id: string, env: Record<string, string> = {}): Promise<ProviderProcess> {
     const proc = spawn(process.execPath, [CHILD], { env: { ...process.env, REGISTRY: registry, ID: id, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    return new Promise((resolve, reject) => {
-      let out = "";
-      let err = "";
-      const timer = setTimeout(() => {
-        proc.kill("SIGKILL");
-        reject(new Error(`provider ${id} did not start: ${err}`));
-      }, 20_000);
-      proc.stderr?.on("data", (c: Buffer) => {
-        err += c.toString();
-      });
-      proc.stdout?.on("data", (c: Buffer) => {
-        out += c.toString();
-        const m = /LISTENING (\d+)/.exec(out);
-        if (m) {
-          clearTimeout(timer);
-          resolve(new ProviderProcess(proc, id, Number(m[1])));
-        }
-      });
-      proc.once("exit", (code) => {
-        clearTimeout(timer);
-        reject(new Error(`provider ${id} exited with ${code}: ${err}`));
-      });
-    });
+    return waitForListening(proc, `provider ${id}`, 20_000).then((port) => new ProviderProcess(proc, id, port));
   }
 
   /** Sends `signal` and waits for the exit. */

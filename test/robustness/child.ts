@@ -3,6 +3,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import * as path from "node:path";
 import type { ServerOptions } from "../../src/index.js";
 import { H2, post1, type Reply } from "../helpers/http.js";
+import { waitForListening } from "../helpers/child.js";
 import type { ProbeReport } from "./fixture-services.js";
 
 /** RSS the server under test must stay below, whatever it is sent. */
@@ -43,28 +44,7 @@ export class ServerChild {
       env: { ...process.env, FIXTURE_OPTIONS: JSON.stringify(options) },
       stdio: ["ignore", "pipe", "pipe"],
     });
-    return new Promise((resolve, reject) => {
-      let out = "";
-      let err = "";
-      const timer = setTimeout(() => reject(new Error(`fixture server did not start: ${err}`)), 15_000);
-      proc.stderr?.on("data", (c: Buffer) => {
-        err += c.toString();
-      });
-      proc.stdout?.on("data", (c: Buffer) => {
-        out += c.toString();
-        const m = /LISTENING (\d+)/.exec(out);
-        if (m) {
-          clearTimeout(timer);
-          proc.stdout?.removeAllListeners("data");
-          proc.stdout?.resume();
-          resolve(new ServerChild(proc, Number(m[1])));
-        }
-      });
-      proc.once("exit", (code) => {
-        clearTimeout(timer);
-        reject(new Error(`fixture server exited with ${code}: ${err}`));
-      });
-    });
+    return waitForListening(proc, "fixture server").then((port) => new ServerChild(proc, port));
   }
 
   /** Fails the test when the server process has exited. */
