@@ -97,7 +97,12 @@ describe("graceful shutdown under load", () => {
       }
     };
     const loops = [h1Client(), h1Client(), h1Client(), ...h2s.map(h2Client), ...h2s.map(h2Client)];
+    // Close while calls are in flight: wait (bounded) for a moment when the server is busy,
+    // rather than trusting a fixed sleep on a loaded machine.
     await new Promise((r) => setTimeout(r, 300));
+    for (const t0 = Date.now(); (server.inflightCount === 0 || ok < 3) && Date.now() - t0 < 5000; ) {
+      await new Promise((r) => setImmediate(r));
+    }
     const inflightAtClose = server.inflightCount;
     await withTimeout(server.close(), 8000, "close()");
     stop = true;
