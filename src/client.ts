@@ -16,16 +16,16 @@ export {
   type ProtoClient,
   type ProtoServiceRef,
 } from "./client/create-client.js";
-export { callOptions, type CallOptions } from "./client/call-options.js";
+export { callOptions, type CallOptions } from "./runtime/call-options.js";
 export type { ClientOptions, ClientContentType, TokenSource } from "./client/options.js";
-export { Provider, type ProviderInit } from "./client/provider.js";
+export { Provider, type ProviderInit } from "./transport/client/provider.js";
 export { StaticDirectory, type Directory } from "./client/cluster/directory.js";
 export type { ClusterPolicy, ClusterPolicyName, ClusterContext, Invocation, Attempt } from "./client/cluster/cluster.js";
 export { FailoverError } from "./client/cluster/failover-error.js";
 export type { OutlierDetectionOptions, OutlierSettings } from "./client/cluster/outlier.js";
 export type { LoadBalancer, LoadBalancerName } from "./client/loadbalance/load-balancer.js";
 export type { ClientCall, ClientInterceptor, ClientNext } from "./client/interceptor.js";
-export { ConsoleLogger, type Logger } from "./observability/logger.js";
+export { ConsoleLogger, type Logger } from "./runtime/logger.js";
 export type { TelemetryOptions } from "./observability/telemetry.js";
 export { TRI_PROTOCOL_VERSION } from "./protocol/headers.js";
 export type { Registry, ProvidersListener, InstanceDiscovery } from "./registry/registry.js";

@@ -18,10 +18,10 @@ export type {
 export { describeService } from "./service/describe.js";
 export { loadProto } from "./service/proto.js";
 export { toProto, toProtoFiles } from "./schema/proto-text.js";
-export { CallContext, createContextKey, type ContextKey, type Identity } from "./server/context.js";
-export { Metadata, OutgoingMetadata } from "./server/metadata.js";
-export type { Call, Interceptor, Next } from "./server/interceptor.js";
-export { DEFAULT_LIMITS, type Limits } from "./server/limits.js";
+export { CallContext, createContextKey, type ContextKey, type Identity } from "./runtime/context.js";
+export { Metadata, OutgoingMetadata } from "./runtime/metadata.js";
+export type { Call, Interceptor, Next } from "./runtime/interceptor.js";
+export { DEFAULT_LIMITS, type Limits } from "./runtime/limits.js";
 export {
   createServer,
   TripleServer,
@@ -33,7 +33,7 @@ export type { TransportOptions } from "./transport/server/listener.js";
 export type { ServerTelemetryOptions } from "./observability/server-observer.js";
 
 // Built-ins: auth, CORS, gRPC extras, health
-export type { AuthOptions, TokenVerifier } from "./server/auth.js";
+export type { AuthOptions, TokenVerifier } from "./runtime/auth.js";
 export { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, type CorsOptions } from "./server/cors.js";
 export { responseCompression } from "./protocol-grpc/server-responder.js";
-export { HealthService, HEALTH_SERVICE_NAME } from "./server/health.js";
+export { HealthService, HEALTH_SERVICE_NAME } from "./runtime/health.js";

@@ -15,20 +15,20 @@ import { type MetadataInit, RpcError } from "../protocol/rpc-error.js";
 import { type EnvelopeProtocol, GrpcClientCall, grpcHeaders, type ResponseMode } from "../protocol-grpc/client-call.js";
 import type { GrpcMessageFormat } from "../protocol-grpc/content-type.js";
 import { type MessageCodec, messageCodec } from "../protocol-grpc/message-codec.js";
-import { checkedSerialization, wrapperFormat } from "../protocol-grpc/java-types.js";
+import { checkedSerialization, wrapperFormat } from "./serialization-option.js";
 import { formatGrpcTimeout } from "../protocol-grpc/timeout.js";
 import { tripleReplyBody } from "../protocol-triple/client-reply.js";
 import { CH, CONNECT_ACCEPT_ENCODING } from "../protocol-connect/wire.js";
 import { grpcWebReplyMessage } from "../protocol-grpc-web/client-reply.js";
 import { requestFrame } from "../protocol-grpc/framing.js";
 import { type ClientCallObserver, ClientTelemetry } from "../observability/client-observer.js";
-import { checkedLogger } from "../observability/logger.js";
+import { checkedLogger } from "../runtime/logger.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import { Http1Transport } from "../transport/client/http1.js";
 import { Http2Transport } from "../transport/client/http2.js";
 import type { HttpReply, UnaryTransport } from "../transport/client/unary-transport.js";
-import type { CallOptions } from "./call-options.js";
-import { CallScope, NEVER_ABORTS } from "./call-scope.js";
+import type { CallOptions } from "../runtime/call-options.js";
+import { CallScope, NEVER_ABORTS } from "../transport/client/call-scope.js";
 
 import type { Attempt, ClusterContext, ClusterPolicy, Invocation } from "./cluster/cluster.js";
 import { type Directory, StaticDirectory } from "./cluster/directory.js";
@@ -36,8 +36,8 @@ import { clusterPolicy } from "./cluster/policies.js";
 import { outlierSettings } from "./cluster/outlier.js";
 import { loadBalancer } from "./loadbalance/balancers.js";
 import type { ClientContentType, ClientOptions, ClientProtocol } from "./options.js";
-import type { Provider, ProviderInit } from "./provider.js";
-import { USER_AGENT } from "./version.js";
+import type { Provider, ProviderInit } from "../transport/client/provider.js";
+import { USER_AGENT } from "../protocol/version.js";
 
 /** The scope of every call without a timeout or a caller's signal. */
 const UNBOUNDED_SCOPE = new CallScope(undefined, undefined);

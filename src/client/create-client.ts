@@ -1,14 +1,14 @@
 import * as protobuf from "protobufjs";
-import type { CallContext } from "../server/context.js";
+import type { CallContext } from "../runtime/context.js";
 import { describeProtoService, describeService, lowerFirst } from "../service/describe.js";
 import type { MethodDescriptor, ServiceDescriptor } from "../service/descriptors.js";
 import { loadProto, lookupService } from "../service/proto.js";
 import { ClientCore, type PreparedMethod } from "./client-core.js";
-import { checkedLogger } from "../observability/logger.js";
+import { checkedLogger } from "../runtime/logger.js";
 import { type ClientInterceptor, type ClientNext, clientCall, effectiveOptions, lazyStream } from "./interceptor.js";
-import { type CallOptions, splitArgs } from "./call-options.js";
+import { type CallOptions, splitArgs } from "../runtime/call-options.js";
 import type { ClientOptions } from "./options.js";
-import type { Provider } from "./provider.js";
+import type { Provider } from "../transport/client/provider.js";
 import { registryDirectory } from "./cluster/registry-directory.js";
 import type { ServiceKey } from "../registry/url.js";
 

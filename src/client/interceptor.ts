@@ -1,5 +1,5 @@
 import type { MethodDescriptor } from "../service/descriptors.js";
-import type { CallOptions } from "./call-options.js";
+import type { CallOptions } from "../runtime/call-options.js";
 
 type Headers = Readonly<Record<string, string | string[]>>;
 

@@ -1,5 +1,5 @@
 import type * as tls from "node:tls";
-import type { Logger } from "../observability/logger.js";
+import type { Logger } from "../runtime/logger.js";
 import type { TelemetryOptions } from "../observability/telemetry.js";
 import type { MetadataInit } from "../protocol/rpc-error.js";
 import type { ClusterPolicy, ClusterPolicyName } from "./cluster/cluster.js";
@@ -7,7 +7,7 @@ import type { Directory } from "./cluster/directory.js";
 import type { OutlierDetectionOptions } from "./cluster/outlier.js";
 import type { ClientInterceptor } from "./interceptor.js";
 import type { LoadBalancer, LoadBalancerName } from "./loadbalance/load-balancer.js";
-import type { ProviderInit } from "./provider.js";
+import type { ProviderInit } from "../transport/client/provider.js";
 import type { Registry } from "../registry/registry.js";
 
 /**

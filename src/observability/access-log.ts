@@ -1,8 +1,8 @@
 import { Code, codeName } from "../protocol/code.js";
 import type { RpcError } from "../protocol/rpc-error.js";
-import type { CallObserver } from "../server/call-observer.js";
+import type { CallObserver } from "../runtime/call-observer.js";
 import type { Exchange, Responder } from "../transport/server/exchange.js";
-import type { Logger } from "./logger.js";
+import type { Logger } from "../runtime/logger.js";
 
 /** The fields of one access-log line. */
 export interface AccessLogFields {

@@ -10,8 +10,8 @@ import {
   SpanStatusCode,
   trace,
 } from "@opentelemetry/api";
-import type { Attempt } from "../client/cluster/invocation.js";
-import type { Provider } from "../client/provider.js";
+import type { Attempt } from "../runtime/invocation.js";
+import type { Provider } from "../transport/client/provider.js";
 import { Code } from "../protocol/code.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import type { MethodDescriptor } from "../service/descriptors.js";

@@ -12,8 +12,8 @@ import {
 } from "@opentelemetry/api";
 import { Code } from "../protocol/code.js";
 import { RpcError } from "../protocol/rpc-error.js";
-import type { CallObserver } from "../server/call-observer.js";
-import type { CallContext } from "../server/context.js";
+import type { CallObserver } from "../runtime/call-observer.js";
+import type { CallContext } from "../runtime/context.js";
 import type { Exchange } from "../transport/server/exchange.js";
 import { LabelCache, type MethodLabels } from "./labels.js";
 import {

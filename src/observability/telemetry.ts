@@ -9,7 +9,7 @@ import {
   type TracerProvider,
   trace,
 } from "@opentelemetry/api";
-import { VERSION } from "../client/version.js";
+import { VERSION } from "../protocol/version.js";
 import { SCOPE_NAME } from "./semconv.js";
 
 /**

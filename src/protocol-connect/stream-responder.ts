@@ -2,7 +2,7 @@ import type { Compression } from "../protocol/compression.js";
 import { H } from "../protocol/headers.js";
 import type { RpcError } from "../protocol/rpc-error.js";
 import { EnvelopeResponder } from "../protocol-grpc/stream-responder.js";
-import type { CallContext } from "../server/context.js";
+import type { CallContext } from "../runtime/context.js";
 import type { Exchange, OutHeaders } from "../transport/server/exchange.js";
 import { CH, CONNECT_ACCEPT_ENCODING, type ConnectDialect, endStreamFrame } from "./wire.js";
 

@@ -5,10 +5,10 @@ import { H, TRAILER_PREFIX } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import type { MessageCodec } from "../protocol-grpc/codec-types.js";
 import { BodyCollector, type BodyTarget } from "../protocol-triple/request-body.js";
-import { CallContext } from "../server/context.js";
-import { type HandlerOutcome, invokeHandler } from "../server/handler-result.js";
-import type { RegisteredMethod } from "../server/router.js";
-import type { ServerCore } from "../server/server-core.js";
+import { CallContext } from "../runtime/context.js";
+import { type HandlerOutcome, invokeHandler } from "../runtime/handler-result.js";
+import type { RegisteredMethod } from "../runtime/router.js";
+import type { ServerCore } from "../runtime/server-core.js";
 import type { AbortSink, Exchange, OutHeaders } from "../transport/server/exchange.js";
 import { type ConnectDialect, sendConnectError } from "./error-writer.js";
 

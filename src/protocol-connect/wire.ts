@@ -1,7 +1,10 @@
-import { Code, codeFromName, codeName } from "../protocol/code.js";
+import { Code, codeFromName } from "../protocol/code.js";
 import { type Compression, HTTP_COMPRESSIONS } from "../protocol/compression.js";
 import { type ErrorDetail, RpcError } from "../protocol/rpc-error.js";
 import type { MetadataValue } from "../protocol/headers.js";
+import { type ConnectDialect, dialectErrorObject } from "../protocol/error-json.js";
+
+export { type ConnectDialect, connectCodeName, connectErrorObject, dialectErrorObject } from "../protocol/error-json.js";
 
 /**
  * The rules of the Connect protocol (connectrpc.com/docs/protocol) that both sides share:
@@ -54,11 +57,6 @@ export function streamFormatOf(mediaType: string): ConnectFormat | undefined {
   return undefined;
 }
 
-/** Connect's code strings are gRPC's snake_case names, except `canceled` (one L). */
-export function connectCodeName(code: Code): string {
-  return code === Code.Cancelled ? "canceled" : codeName(code);
-}
-
 /** Code → HTTP status of a unary Connect error (streams always answer 200). */
 const CODE_TO_HTTP: readonly number[] = [
   200, 499, 500, 400, 504, 404, 409, 403, 429, 400, 409, 400, 501, 500, 503, 500, 401,
@@ -76,41 +74,6 @@ export function connectHttpStatus(err: RpcError): number {
   return CODE_TO_HTTP[err.code] ?? 500;
 }
 
-
-/** Base64 without padding (what Connect writes; readers accept both). */
-function unpadded(b: Uint8Array): string {
-  return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("base64").replace(/=+$/, "");
-}
-
-/** A detail's type as Connect writes it: the message's full name, without a type URL prefix. */
-function detailTypeName(type: string): string {
-  return type.slice(type.lastIndexOf("/") + 1);
-}
-
-/** The error JSON object: `{"code", "message"?, "details"?: [{"type", "value"}]}`. */
-export function connectErrorObject(err: RpcError): Record<string, unknown> {
-  const o: Record<string, unknown> = { code: connectCodeName(err.code) };
-  if (err.message) o.message = err.message;
-  if (err.details.length > 0) o.details = err.details.map((d) => ({ type: detailTypeName(d.type), value: unpadded(d.value) }));
-  return o;
-}
-
-/**
- * Who is calling: a Connect client (`connect-protocol-version`, `connect=v1`) or dubbo-js's
- * Triple variant of the protocol (`tri-protocol-version`, `triple=v1.0.0`). Errors are answered
- * in the caller's own terms.
- */
-export type ConnectDialect = "connect" | "triple";
-
-/**
- * The error object in the caller's dialect: Connect's `{"code": "<name>", "message", "details"}`,
- * or dubbo-js's, whose reader takes only a numeric `status` (the gRPC code) and fails on anything
- * else: `{"status": <gRPC code>, "message", "code": "<name>", "details"}`.
- */
-export function dialectErrorObject(err: RpcError, dialect: ConnectDialect): Record<string, unknown> {
-  const o = connectErrorObject(err);
-  return dialect === "connect" ? o : { status: err.code, ...o, code: codeName(err.code) };
-}
 
 /** The end-stream message: `{"error"?, "metadata"?}` (metadata: the trailers, each a list of values). */
 export function endStreamJson(err: RpcError | undefined, trailers: Record<string, unknown> | undefined, dialect: ConnectDialect = "connect"): string {

@@ -3,7 +3,7 @@ import { H } from "../protocol/headers.js";
 import type { RpcError } from "../protocol/rpc-error.js";
 import { sendGrpcStatus } from "../protocol-grpc/status.js";
 import { EnvelopeResponder } from "../protocol-grpc/stream-responder.js";
-import type { CallContext } from "../server/context.js";
+import type { CallContext } from "../runtime/context.js";
 import type { Exchange, OutHeaders } from "../transport/server/exchange.js";
 import { trailerFrame } from "./wire.js";
 

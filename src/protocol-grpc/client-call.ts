@@ -1,8 +1,8 @@
 import type { OutgoingHttpHeaders } from "node:http";
 import * as http2 from "node:http2";
 import { streamClosedError, streamError } from "../transport/client/errors.js";
-import type { CallOptions } from "../client/call-options.js";
-import type { Provider } from "../client/provider.js";
+import type { CallOptions } from "../runtime/call-options.js";
+import type { Provider } from "../transport/client/provider.js";
 import { Code } from "../protocol/code.js";
 import { type Compression, GRPC_COMPRESSIONS, HTTP_COMPRESSIONS } from "../protocol/compression.js";
 import { callerCancelled } from "../protocol/errors.js";

@@ -6,7 +6,7 @@ import type { MethodDescriptor } from "../service/descriptors.js";
 import type { TypeDesc } from "../service/type-desc.js";
 import type { MessageCodec } from "./codec-types.js";
 import { fillDefaults, javaException, type JavaSerialization, SerializationError } from "./java-serialization.js";
-import { checkJavaTypes, javaTypeName } from "./java-types.js";
+import { checkJavaTypes, javaTypeName } from "../serialization/java-types.js";
 import { decodeRequestWrapper, decodeResponseWrapper, encodeRequestWrapper, encodeResponseWrapper } from "./wrapper.js";
 
 /**

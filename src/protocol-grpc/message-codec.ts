@@ -15,7 +15,7 @@ import type { GrpcMessageFormat } from "./content-type.js";
 export type { MessageCodec } from "./codec-types.js";
 import type { MessageCodec } from "./codec-types.js";
 import { derivedCodec, derivedJsonCodec, derivedProtoJsonTest, isDubboWrapper } from "./derived-codec.js";
-import { javaTypeName } from "./java-types.js";
+import { javaTypeName } from "../serialization/java-types.js";
 import { lazyModule } from "../codec/lazy-module.js";
 import type * as JavaCodec from "./java-wrapper-codec.js";
 import type * as JavaSer from "./java-serialization.js";

@@ -1,7 +1,7 @@
 import { COMPRESS_MIN_BYTES, type Compression } from "../protocol/compression.js";
 import type { RpcError } from "../protocol/rpc-error.js";
 import type { Exchange } from "../transport/server/exchange.js";
-import { type CallContext, createContextKey } from "../server/context.js";
+import { type CallContext, createContextKey } from "../runtime/context.js";
 import type { MessageCodec } from "./codec-types.js";
 import { encodeFrame } from "./framing.js";
 

@@ -1,5 +1,5 @@
 import { unsupportedMediaType } from "../codec/bind-error.js";
-import { HEALTH_SERVICE_NAME } from "../server/health.js";
+import { HEALTH_SERVICE_NAME } from "../runtime/health.js";
 import { tripleProtoRequestCodec } from "./proto-body.js";
 import type { RequestCodec } from "../codec/codec.js";
 import { protoRequestCodec } from "../codec/proto-codec.js";
@@ -10,9 +10,9 @@ import { type MediaType, parseMediaType } from "../protocol/content-type.js";
 import { bodyTooLarge, serverShuttingDown, tooManyHeaders } from "../protocol/errors.js";
 import { firstHeader, H, type HeaderMap } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
-import type { ServerCore } from "../server/server-core.js";
+import type { ServerCore } from "../runtime/server-core.js";
 import type { Exchange } from "../transport/server/exchange.js";
-import { sendHttpError } from "./error-body.js";
+import { sendHttpError } from "../runtime/error-body.js";
 import { type TripleRequest, TripleUnaryCall } from "./server-call.js";
 import { parseTriTimeout } from "./timeout.js";
 

@@ -3,12 +3,12 @@ import { Code } from "../protocol/code.js";
 import { clientCancelled, deadlineExceeded } from "../protocol/errors.js";
 import { H } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
-import type { CallContext } from "../server/context.js";
-import { type HandlerOutcome, invokeHandler, iteratorOf, type PumpTarget, ResponsePump } from "../server/handler-result.js";
-import type { RegisteredMethod } from "../server/router.js";
-import type { ServerCore } from "../server/server-core.js";
+import type { CallContext } from "../runtime/context.js";
+import { type HandlerOutcome, invokeHandler, iteratorOf, type PumpTarget, ResponsePump } from "../runtime/handler-result.js";
+import type { RegisteredMethod } from "../runtime/router.js";
+import type { ServerCore } from "../runtime/server-core.js";
 import type { AbortSink, Exchange, OutHeaders } from "../transport/server/exchange.js";
-import { errorBody, sendHttpError } from "./error-body.js";
+import { errorBody, sendHttpError } from "../runtime/error-body.js";
 
 const SSE_HEADERS: Readonly<OutHeaders> = {
   [H.contentType]: "text/event-stream; charset=utf-8",

@@ -1,4 +1,4 @@
-import type { Logger } from "../observability/logger.js";
+import type { Logger } from "../runtime/logger.js";
 import {
   EMPTY_REVISION,
   instanceUrls,

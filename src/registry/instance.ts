@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { VERSION } from "../client/version.js";
+import { VERSION } from "../protocol/version.js";
 import type { DubboUrl } from "./url.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { Logger } from "../observability/logger.js";
+import type { Logger } from "../runtime/logger.js";
 import type { DubboUrl, ServiceKey } from "./url.js";
 
 /** Receives the current providers of a subscription: every matching provider, each time the list changes. */

@@ -1,4 +1,4 @@
-import { VERSION } from "../client/version.js";
+import { VERSION } from "../protocol/version.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import type { DubboUrl, ServiceKey } from "./url.js";
 import { localAddress } from "../transport/local-address.js";

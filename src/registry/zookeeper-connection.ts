@@ -1,7 +1,7 @@
 import type { EventEmitter } from "node:events";
 import type { Socket } from "node:net";
 import { lazyModule } from "../codec/lazy-module.js";
-import type { Logger } from "../observability/logger.js";
+import type { Logger } from "../runtime/logger.js";
 import { registryLog } from "./registry.js";
 
 /** The part of node-zookeeper-client's `Client` this module uses. */

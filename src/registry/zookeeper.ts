@@ -1,7 +1,7 @@
 import type { InstanceDiscovery, ProvidersListener, Registry } from "./registry.js";
 import { localAddress } from "../transport/local-address.js";
 import { registryLog } from "./registry.js";
-import { defaultLogger, type Logger } from "../observability/logger.js";
+import { defaultLogger, type Logger } from "../runtime/logger.js";
 import { type DubboUrl, encodeComponent, hostPort, matchesService, parseNodeName, parseUrl, type ServiceKey, toFullString } from "./url.js";
 import { ZK_BAD_VERSION, ZK_NODE_EXISTS, ZookeeperConnection, zkCode } from "./zookeeper-connection.js";
 

@@ -6,8 +6,8 @@ import { createMetadataService, type MetadataServiceV2 } from "../registry/metad
 import { announcedHost, isAnyHost, providerUrl } from "../registry/service-url.js";
 import type { DubboUrl } from "../registry/url.js";
 import type { ServiceDescriptor } from "../service/descriptors.js";
-import { isValidWeight } from "../client/provider.js";
-import type { Logger } from "../observability/logger.js";
+import { isValidWeight } from "../transport/client/provider.js";
+import type { Logger } from "../runtime/logger.js";
 
 /** How a server announces itself in a registry. */
 export interface ProviderRegistrationOptions {

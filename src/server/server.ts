@@ -3,14 +3,14 @@ import { Code } from "../protocol/code.js";
 import { headersTooLarge, serverShutDown } from "../protocol/errors.js";
 import { H } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
-import { HandlerErrors } from "../observability/handler-errors.js";
+import { HandlerErrors } from "../runtime/handler-errors.js";
 import { AccessLog, type AccessLogOption } from "../observability/access-log.js";
-import { checkedLogger, type Logger } from "../observability/logger.js";
+import { checkedLogger, type Logger } from "../runtime/logger.js";
 import { ServerTelemetry, type ServerTelemetryOptions } from "../observability/server-observer.js";
 import { isGrpcContentType } from "../protocol-grpc/content-type.js";
 import { GrpcHandler } from "../protocol-grpc/server-handler.js";
 import { sendGrpcStatus } from "../protocol-grpc/status.js";
-import { sendHttpError } from "../protocol-triple/error-body.js";
+import { sendHttpError } from "../runtime/error-body.js";
 import { TripleHttpHandler } from "../protocol-triple/server-handler.js";
 import { sendConnectError } from "../protocol-connect/error-writer.js";
 import { ConnectHandler } from "../protocol-connect/server-handler.js";
@@ -21,20 +21,20 @@ import { describeService, pathsOf, type RegistrationOptions } from "../service/d
 import type { ServiceDescriptor } from "../service/descriptors.js";
 import type { Exchange, Responder } from "../transport/server/exchange.js";
 import { OnePortListener, type Refusal, type TransportOptions } from "../transport/server/listener.js";
-import { type AuthOptions, authenticate } from "./auth.js";
-import type { CallContext, WireProtocol } from "./context.js";
+import { type AuthOptions, authenticate } from "../runtime/auth.js";
+import type { CallContext, WireProtocol } from "../runtime/context.js";
 import { Cors, type CorsOptions } from "./cors.js";
-import { HEALTH_SERVICE_NAME, HealthService } from "./health.js";
-import { InflightCalls } from "./inflight.js";
+import { HEALTH_SERVICE_NAME, HealthService } from "../runtime/health.js";
+import { InflightCalls } from "../runtime/inflight.js";
 import { REFLECTION_V1, REFLECTION_V1ALPHA, ServerReflectionV1, ServerReflectionV1Alpha } from "./reflection.js";
 import { ProviderRegistration } from "./registration.js";
 import { METADATA_SERVICE_V2 } from "../registry/metadata-proto.js";
 import { METADATA_V2_VERSION } from "../registry/instance.js";
 import type { Registry } from "../registry/registry.js";
-import { buildAuthorizer, buildInvoker, type Interceptor, invokerSeesContext } from "./interceptor.js";
-import { DEFAULT_LIMITS, type Limits } from "./limits.js";
-import { Router } from "./router.js";
-import type { ServerCore } from "./server-core.js";
+import { buildAuthorizer, buildInvoker, type Interceptor, invokerSeesContext } from "../runtime/interceptor.js";
+import { DEFAULT_LIMITS, type Limits } from "../runtime/limits.js";
+import { Router } from "../runtime/router.js";
+import type { ServerCore } from "../runtime/server-core.js";
 
 /** A service implementation with registration-time version and group. */
 export interface ServiceRegistration extends RegistrationOptions {

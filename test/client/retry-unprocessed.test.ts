@@ -15,8 +15,8 @@ import {
   Service,
   type TripleServer,
 } from "../../src/index.js";
-import { NEVER_ABORTS } from "../../src/client/call-scope.js";
-import { Provider } from "../../src/client/provider.js";
+import { NEVER_ABORTS } from "../../src/transport/client/call-scope.js";
+import { Provider } from "../../src/transport/client/provider.js";
 import { requestMayHaveRun } from "../../src/transport/client/errors.js";
 import { Http1Transport } from "../../src/transport/client/http1.js";
 

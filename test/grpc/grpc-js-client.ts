@@ -1,7 +1,7 @@
 import * as grpc from "@grpc/grpc-js";
 import * as loader from "@grpc/proto-loader";
 import { GREET_PROTO } from "../../samples/greet/greet-service.js";
-import { HEALTH_PROTO_JSON } from "../../src/server/health.js";
+import { HEALTH_PROTO_JSON } from "../../src/runtime/health.js";
 import { PROBE_PROTO } from "./probe-service.js";
 
 const opts = { keepCase: true, longs: Number, enums: String, defaults: true } as const;

@@ -2,7 +2,7 @@ import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { GreetServiceImpl } from "../../samples/greet/greet-service.js";
 import { createServer, type TripleServer } from "../../src/index.js";
-import { ServingStatus } from "../../src/server/health.js";
+import { ServingStatus } from "../../src/runtime/health.js";
 import { clients, grpc, unary } from "./grpc-js-client.js";
 
 describe("built-in grpc.health.v1.Health", () => {

@@ -5,8 +5,8 @@ import * as protobuf from "protobufjs";
 import { GREET_PROTO, GreetServiceImpl } from "../../samples/greet/greet-service.js";
 import { encodeProtoFrame, encodeProtoMessage } from "../../src/codec/proto-codec.js";
 import { encodeFrame } from "../../src/protocol-grpc/framing.js";
-import { CallContext } from "../../src/server/context.js";
-import { InflightCalls } from "../../src/server/inflight.js";
+import { CallContext } from "../../src/runtime/context.js";
+import { InflightCalls } from "../../src/runtime/inflight.js";
 import {
   type CallContext as Ctx,
   createServer,

@@ -2,7 +2,7 @@ import * as assert from "node:assert/strict";
 import * as net from "node:net";
 import { after, before, describe, it } from "node:test";
 import { createServer, type TripleServer } from "../../src/index.js";
-import type { Logger } from "../../src/observability/logger.js";
+import type { Logger } from "../../src/runtime/logger.js";
 import { CalcService } from "../server/fixtures.js";
 
 // Issue 22 break 3, second half: a connection flood must degrade into refusals, not fd

@@ -8,7 +8,7 @@ import { after, before, describe, it } from "node:test";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import { clientProviders, closeClient, createClient, createServer, Method, Service, type TripleServer } from "../../src/index.js";
-import { VERSION } from "../../src/client/version.js";
+import { VERSION } from "../../src/protocol/version.js";
 import { calRevision } from "../../src/registry/instance.js";
 import { METADATA_SERVICE_V2_PROTO } from "../../src/registry/metadata-proto.js";
 import { type KazooGet, kazoo, kazooMissing, ZooKeeperServer, zookeeperMissing } from "../helpers/zookeeper.js";

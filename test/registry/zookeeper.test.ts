@@ -2,7 +2,7 @@ import * as assert from "node:assert/strict";
 import * as os from "node:os";
 import { after, before, describe, it } from "node:test";
 import { clientProviders, closeClient, createClient, createServer, FailoverError, type TripleServer } from "../../src/index.js";
-import { VERSION as VERSION_FOR_TESTS } from "../../src/client/version.js";
+import { VERSION as VERSION_FOR_TESTS } from "../../src/protocol/version.js";
 import { kazooMissing, kazooRead, ZooKeeperServer, zookeeperMissing } from "../helpers/zookeeper.js";
 import { ECHO_SERVICE, EchoService, loadLoop, stopAllLoads, waitFor } from "./services.js";
 

@@ -258,10 +258,10 @@ describe("source tree structure", () => {
     assert.deepEqual(offenders, [], `${offenders.length} references to files not in this repository:\n  ${offenders.join("\n  ")}`);
   });
 
-  it("dist/src/server/context.d.ts does not expose the @internal members inflightPrev and abort()", (t) => {
+  it("dist/src/runtime/context.d.ts does not expose the @internal members inflightPrev and abort()", (t) => {
     const dts = join(ROOT, "dist", "src", "server", "context.d.ts");
     if (!existsSync(dts)) {
-      t.skip("no dist/src/server/context.d.ts (not built)");
+      t.skip("no dist/src/runtime/context.d.ts (not built)");
       return;
     }
     const text = readFileSync(dts, "utf8");

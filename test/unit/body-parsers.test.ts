@@ -9,7 +9,7 @@ import { checkXmlShape, type XmlShapeLimits } from "../../src/codec/xml-scan.js"
 import { Code } from "../../src/protocol/code.js";
 import { boundedDecompressStream, HTTP_COMPRESSIONS } from "../../src/protocol/compression.js";
 import { RpcError } from "../../src/protocol/rpc-error.js";
-import { DEFAULT_LIMITS } from "../../src/server/limits.js";
+import { DEFAULT_LIMITS } from "../../src/runtime/limits.js";
 
 /** Asserts `fn` throws an RpcError with this code, HTTP status, and a message matching `message`. */
 function assertLimit(fn: () => unknown, code: Code, httpStatus: number, message: RegExp): void {

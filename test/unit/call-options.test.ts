@@ -1,7 +1,7 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { callOptions, splitArgs } from "../../src/client/call-options.js";
+import { callOptions, splitArgs } from "../../src/runtime/call-options.js";
 
 describe("splitArgs", () => {
   it("marked options (callOptions()) are always taken from the end", () => {

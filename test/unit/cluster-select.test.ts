@@ -4,7 +4,7 @@ import { type ClusterContext, type Invocation, selectProvider } from "../../src/
 import { type Directory, StaticDirectory } from "../../src/client/cluster/directory.js";
 import { loadBalancer } from "../../src/client/loadbalance/balancers.js";
 import type { LoadBalancer } from "../../src/client/loadbalance/load-balancer.js";
-import { Provider } from "../../src/client/provider.js";
+import { Provider } from "../../src/transport/client/provider.js";
 import { Code } from "../../src/protocol/code.js";
 import { RpcError } from "../../src/protocol/rpc-error.js";
 

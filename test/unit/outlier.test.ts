@@ -2,7 +2,7 @@ import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { countFailure, OUTLIER_DEFAULTS, type OutlierSettings, outlierSettings } from "../../src/client/cluster/outlier.js";
 import { loadBalancer } from "../../src/client/loadbalance/balancers.js";
-import { Provider } from "../../src/client/provider.js";
+import { Provider } from "../../src/transport/client/provider.js";
 
 const S: OutlierSettings = { consecutiveFailures: 5, baseEjectionMs: 1000, maxEjectionMs: 2500, maxEjectionPercent: 50 };
 

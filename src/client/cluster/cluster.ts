@@ -1,14 +1,14 @@
 import { Code } from "../../protocol/code.js";
 import { RpcError } from "../../protocol/rpc-error.js";
 import { isConnectFailure, requestMayHaveRun } from "../../transport/client/errors.js";
-import type { Logger } from "../../observability/logger.js";
+import type { Logger } from "../../runtime/logger.js";
 import type { LoadBalancer } from "../loadbalance/load-balancer.js";
-import type { Provider } from "../provider.js";
+import type { Provider } from "../../transport/client/provider.js";
 import type { Directory } from "./directory.js";
-import type { Attempt, Invocation } from "./invocation.js";
+import type { Attempt, Invocation } from "../../runtime/invocation.js";
 import { countFailure, type OutlierSettings } from "./outlier.js";
 
-export type { Attempt, Invocation } from "./invocation.js";
+export type { Attempt, Invocation } from "../../runtime/invocation.js";
 
 /** The cluster policies. */
 export type ClusterPolicyName = "failover" | "failfast" | "failsafe" | "failback" | "forking" | "broadcast";

@@ -1,4 +1,4 @@
-import { Provider, type ProviderInit } from "../provider.js";
+import { Provider, type ProviderInit } from "../../transport/client/provider.js";
 
 /**
  * Where a client finds the providers of a service. The static list is built in; a registry

@@ -1,8 +1,8 @@
 import { localAddress } from "../../transport/local-address.js";
 import { codeName } from "../../protocol/code.js";
 import { RpcError } from "../../protocol/rpc-error.js";
-import type { Provider } from "../provider.js";
-import { VERSION } from "../version.js";
+import type { Provider } from "../../transport/client/provider.js";
+import { VERSION } from "../../protocol/version.js";
 
 /** The error of a failover call whose every attempt failed. */
 export class FailoverError extends RpcError {

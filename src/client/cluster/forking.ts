@@ -1,5 +1,5 @@
 import { RpcError } from "../../protocol/rpc-error.js";
-import type { Provider } from "../provider.js";
+import type { Provider } from "../../transport/client/provider.js";
 import { type ClusterPolicy, runAttempt, selectProvider } from "./cluster.js";
 import { failfast } from "./failfast.js";
 

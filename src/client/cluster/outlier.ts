@@ -1,5 +1,5 @@
-import type { Logger } from "../../observability/logger.js";
-import type { Provider } from "../provider.js";
+import type { Logger } from "../../runtime/logger.js";
+import type { Provider } from "../../transport/client/provider.js";
 
 /**
  * Outlier detection (Envoy's consecutive-failure ejection, gRPC's outlier_detection policy): a

@@ -5,8 +5,8 @@ import { InstanceSubscription } from "../../registry/instance-subscription.js";
 import { consumerUrl } from "../../registry/service-url.js";
 import { type DubboUrl, hostPort, type ServiceKey } from "../../registry/url.js";
 import type { MethodDescriptor } from "../../service/descriptors.js";
-import { isValidWeight, Provider } from "../provider.js";
-import type { Logger } from "../../observability/logger.js";
+import { isValidWeight, Provider } from "../../transport/client/provider.js";
+import type { Logger } from "../../runtime/logger.js";
 import type { Directory } from "./directory.js";
 
 /** Settings of a {@link RegistryDirectory}. */

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { stringifyJson } from "../../codec/json.js";
-import type { Provider } from "../provider.js";
+import type { Provider } from "../../transport/client/provider.js";
 import type { LoadBalancer } from "./load-balancer.js";
 
 const REPLICAS = 160;

@@ -1,4 +1,4 @@
-import type { Provider } from "../provider.js";
+import type { Provider } from "../../transport/client/provider.js";
 import { type LoadBalancer, weightedRandom } from "./load-balancer.js";
 
 /** leastactive: the provider with the fewest calls in flight; ties broken by weighted random. */

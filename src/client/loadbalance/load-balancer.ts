@@ -1,5 +1,5 @@
-import type { Invocation } from "../cluster/invocation.js";
-import type { Provider } from "../provider.js";
+import type { Invocation } from "../../runtime/invocation.js";
+import type { Provider } from "../../transport/client/provider.js";
 
 /** The load balancers. */
 export type LoadBalancerName = "random" | "roundrobin" | "leastactive" | "consistenthash" | "p2c" | "peakewma";

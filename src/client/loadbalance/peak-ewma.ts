@@ -1,4 +1,4 @@
-import type { Provider } from "../provider.js";
+import type { Provider } from "../../transport/client/provider.js";
 import type { LoadBalancer } from "./load-balancer.js";
 import { pickTwo } from "./p2c.js";
 

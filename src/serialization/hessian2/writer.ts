@@ -1,4 +1,4 @@
-import { javaClassName } from "../../protocol-grpc/java-types.js";
+import { javaClassName } from "../java-types.js";
 import { javaClassOf } from "../../service/java-class.js";
 import type { TypeDesc } from "../../service/type-desc.js";
 import { ByteWriter } from "../bytes.js";

@@ -1,7 +1,7 @@
 import * as http2 from "node:http2";
 import { Code } from "../../protocol/code.js";
 import { RpcError } from "../../protocol/rpc-error.js";
-import type { Provider } from "../../client/provider.js";
+import type { Provider } from "./provider.js";
 
 /**
  * The client's transport failures, whatever the protocol: a provider that cannot be reached, a

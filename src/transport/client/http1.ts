@@ -1,8 +1,8 @@
 import * as http from "node:http";
 import * as https from "node:https";
 import type { Socket } from "node:net";
-import { NEVER_ABORTS } from "../../client/call-scope.js";
-import type { Provider } from "../../client/provider.js";
+import { NEVER_ABORTS } from "./call-scope.js";
+import type { Provider } from "./provider.js";
 import { responseTooLarge } from "../../protocol/errors.js";
 import { connectFailure, isConnectErrorCode, transportError } from "./errors.js";
 import type { HttpReply, TransportSettings, UnaryRequest, UnaryTransport } from "./unary-transport.js";

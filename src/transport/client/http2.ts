@@ -1,7 +1,7 @@
 import type { OutgoingHttpHeaders } from "node:http";
 import * as http2 from "node:http2";
-import { NEVER_ABORTS } from "../../client/call-scope.js";
-import type { Provider } from "../../client/provider.js";
+import { NEVER_ABORTS } from "./call-scope.js";
+import type { Provider } from "./provider.js";
 import { responseTooLarge } from "../../protocol/errors.js";
 import { RpcError } from "../../protocol/rpc-error.js";
 import { installStreamTable } from "../stream-table.js";

@@ -1,6 +1,6 @@
 import type { OutgoingHttpHeaders } from "node:http";
 import type { HeaderMap } from "../../protocol/headers.js";
-import type { Provider } from "../../client/provider.js";
+import type { Provider } from "./provider.js";
 
 /** A complete HTTP response of a unary call. */
 export interface HttpReply {

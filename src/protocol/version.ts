@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 
 function readVersion(): string {
-  // The compiled file sits at <out>/src/client/version.js; package.json is three levels up.
+  // The compiled file sits at <out>/src/protocol/version.js; package.json is three levels up.
   for (const rel of ["../../../package.json", "../../package.json"]) {
     try {
       const pkg = JSON.parse(fs.readFileSync(path.resolve(__dirname, rel), "utf8")) as { name?: string; version?: string };

@@ -1,5 +1,5 @@
-import type { MethodDescriptor } from "../../service/descriptors.js";
-import type { Provider } from "../provider.js";
+import type { MethodDescriptor } from "../service/descriptors.js";
+import type { Provider } from "../transport/client/provider.js";
 
 /** One call as the cluster sees it. */
 export interface Invocation {

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { Code } from "../protocol/code.js";
 import { RpcError } from "../protocol/rpc-error.js";
-import type { CallContext } from "../server/context.js";
+import type { CallContext } from "./context.js";
 import type { Logger } from "./logger.js";
 
 /**

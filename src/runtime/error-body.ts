@@ -1,5 +1,5 @@
 import { codeName } from "../protocol/code.js";
-import { connectErrorObject, dialectErrorObject } from "../protocol-connect/wire.js";
+import { connectErrorObject, dialectErrorObject } from "../protocol/error-json.js";
 import { compressResponseBody } from "../protocol/compression.js";
 import { H } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";

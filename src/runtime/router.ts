@@ -2,7 +2,7 @@ import { Code } from "../protocol/code.js";
 import { firstHeader, H } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import type { MethodDescriptor, ServiceDescriptor } from "../service/descriptors.js";
-import type { HandlerErrors } from "../observability/handler-errors.js";
+import type { HandlerErrors } from "./handler-errors.js";
 import type { CallContext } from "./context.js";
 
 

@@ -1,4 +1,4 @@
-import { callerCancelled, clientSideTimeout } from "../protocol/errors.js";
+import { callerCancelled, clientSideTimeout } from "../../protocol/errors.js";
 
 /**
  * The signal of calls that nothing can end early (no timeout, no caller's signal): shared, never

@@ -1,8 +1,5 @@
-import type { ClientContentType, ClientOptions, ClientProtocol } from "../client/options.js";
-import type { MethodDescriptor } from "../service/descriptors.js";
 import { javaClassOf } from "../service/java-class.js";
 import type { TypeDesc } from "../service/type-desc.js";
-import type { GrpcMessageFormat } from "./content-type.js";
 
 /**
  * TypeScript types ↔ Java class names, for Dubbo's wrapper (`argTypes`, the response `type`)
@@ -76,24 +73,4 @@ export function checkJavaTypes(types: readonly TypeDesc[], seen = new Set<TypeDe
     } else if (t.kind === "array") checkJavaTypes([t.element], seen);
     else if (t.kind === "map") checkJavaTypes([t.value], seen);
   }
-}
-
-/** The client's `serialization` option, checked: it implies gRPC with `grpc+proto`. */
-export function checkedSerialization(o: ClientOptions): { protocol: ClientProtocol; ct: ClientContentType } {
-  if (!["hessian2", "fastjson2", "json"].includes(o.serialization as string)) {
-    throw new TypeError(`createClient: serialization must be "hessian2", "fastjson2" or "json", got "${o.serialization}"`);
-  }
-  if (o.protocol !== undefined && o.protocol !== "grpc") {
-    throw new TypeError(`createClient: serialization ${o.serialization} is Dubbo's wrapper over gRPC; protocol must be "grpc", got "${o.protocol}"`);
-  }
-  if (o.contentType !== undefined && o.contentType !== "grpc+proto") {
-    throw new TypeError(`createClient: serialization ${o.serialization} is sent as grpc+proto, not "${o.contentType}"`);
-  }
-  return { protocol: "grpc", ct: "grpc+proto" };
-}
-
-/** The client's message format for an IDL-less method under its `serialization` option. */
-export function wrapperFormat(md: MethodDescriptor, serialization: ClientOptions["serialization"]): GrpcMessageFormat | undefined {
-  if (serialization === undefined || md.requestType !== undefined) return undefined;
-  return serialization === "json" ? "wrapper" : serialization;
 }

@@ -1,0 +1,49 @@
+import { Code, codeName } from "./code.js";
+import type { RpcError } from "./rpc-error.js";
+
+/**
+ * The JSON error body shared by Triple HTTP and Connect (the Triple body is Connect's shape,
+ * plus dubbo-js's numeric `status` in its own dialect). Both protocol folders and the runtime's
+ * error writer use it, so it lives with the wire vocabulary.
+ */
+
+/** Connect's code strings are gRPC's snake_case names, except `canceled` (one L). */
+export function connectCodeName(code: Code): string {
+  return code === Code.Cancelled ? "canceled" : codeName(code);
+}
+
+/** Base64 without padding (what Connect writes; readers accept both). */
+function unpadded(b: Uint8Array): string {
+  return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("base64").replace(/=+$/, "");
+}
+
+/** A detail's type as Connect writes it: the message's full name, without a type URL prefix. */
+function detailTypeName(type: string): string {
+  return type.slice(type.lastIndexOf("/") + 1);
+}
+
+/** The error JSON object: `{"code", "message"?, "details"?: [{"type", "value"}]}`. */
+export function connectErrorObject(err: RpcError): Record<string, unknown> {
+  const o: Record<string, unknown> = { code: connectCodeName(err.code) };
+  if (err.message) o.message = err.message;
+  if (err.details.length > 0) o.details = err.details.map((d) => ({ type: detailTypeName(d.type), value: unpadded(d.value) }));
+  return o;
+}
+
+/**
+ * Who is calling: a Connect client (`connect-protocol-version`, `connect=v1`) or dubbo-js's
+ * Triple variant of the protocol (`tri-protocol-version`, `triple=v1.0.0`). Errors are answered
+ * in the caller's own terms.
+ */
+export type ConnectDialect = "connect" | "triple";
+
+/**
+ * The error object in the caller's dialect: Connect's `{"code": "<name>", "message", "details"}`,
+ * or dubbo-js's, whose reader takes only a numeric `status` (the gRPC code) and fails on anything
+ * else: `{"status": <gRPC code>, "message", "code": "<name>", "details"}`.
+ */
+export function dialectErrorObject(err: RpcError, dialect: ConnectDialect): Record<string, unknown> {
+  const o = connectErrorObject(err);
+  return dialect === "connect" ? o : { status: err.code, ...o, code: codeName(err.code) };
+}
+
