@@ -37,6 +37,7 @@ export {
 } from "./service/decorators.js";
 export { JavaClass } from "./service/java-class.js";
 export { T, UploadedFile, type TypeDesc, type TypeSpec, type FieldDesc, type FieldOptions } from "./service/type-desc.js";
+export { FileUpload } from "./service/file-upload.js";
 export type { MethodKind } from "./service/descriptors.js";
 
 /**

@@ -1,5 +1,6 @@
 import type { ParamDescriptor } from "../service/descriptors.js";
 import type { TypeDesc } from "../service/type-desc.js";
+import { FileUpload } from "../service/file-upload.js";
 import { UploadedFile } from "../service/type-desc.js";
 import type { RpcError } from "../protocol/rpc-error.js";
 import { bindError } from "./bind-error.js";
@@ -148,6 +149,10 @@ export function compileConverter(t: TypeDesc): Converter {
     case "file":
       conv = (v, w) => (v instanceof UploadedFile ? v : UploadedFile.wrap(toBytes(v, w), "", "application/octet-stream"));
       break;
+    case "upload":
+      // Outside multipart (JSON base64, XML), a FileUpload is held in memory, bounded by maxBodyBytes.
+      conv = (v, w) => (v instanceof FileUpload ? v : FileUpload.fromBytes(toBytes(v, w)));
+      break;
     case "any":
       conv = (v) => v;
       break;
@@ -191,6 +196,8 @@ export function compileTextConverter(t: TypeDesc): (text: string, where: string)
       return (s) => Buffer.from(s, "utf8");
     case "file":
       return (s) => UploadedFile.wrap(Buffer.from(s, "utf8"), "", "text/plain");
+    case "upload":
+      return (s) => FileUpload.fromBytes(Buffer.from(s, "utf8"), "", "text/plain");
     default: {
       // Structured types in a text field are JSON (Dubbo does the same for query values).
       const conv = compileConverter(t);
@@ -213,7 +220,7 @@ export function paramLabel(p: ParamDescriptor, position: number): string {
 }
 
 function takesArray(t: TypeDesc): boolean {
-  return t.kind === "array" || t.kind === "bytes" || t.kind === "file";
+  return t.kind === "array" || t.kind === "bytes" || t.kind === "file" || t.kind === "upload";
 }
 function objectLike(t: TypeDesc): boolean {
   return t.kind === "class" || t.kind === "map" || t.kind === "any";

@@ -1,6 +1,7 @@
 import type { Readable } from "node:stream";
 import type { MediaType } from "../protocol/content-type.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
+import type { UploadScope } from "./upload-store.js";
 
 /** Limits a streaming body decoder enforces while it reads. */
 export interface BodyLimits {
@@ -12,6 +13,20 @@ export interface BodyLimits {
   readonly maxFileBytes: number;
   /** Largest multipart field or form value. */
   readonly maxFieldBytes: number;
+  /** Most multipart file parts (byte arrays, `UploadedFile`, `FileUpload`, parts with a filename). */
+  readonly maxFiles: number;
+  /** Most multipart non-file parts (fields). */
+  readonly maxFields: number;
+  /** Largest header block of one multipart part. */
+  readonly maxPartHeaderBytes: number;
+  /** Largest streamed file (`FileUpload`), independent of `maxBodyBytes`. */
+  readonly maxUploadFileBytes: number;
+  /** Most bytes of streamed files (`FileUpload`) in one request. */
+  readonly maxUploadBytes: number;
+  /** Most bytes of spilled uploads on disk at once, server-wide (507 past it). */
+  readonly maxUploadDiskBytes: number;
+  /** A streamed file up to this size stays in memory; a larger one is spilled to a temp file. */
+  readonly uploadMemoryBytes: number;
   /** Most fields of a url-encoded form. */
   readonly maxFormFields: number;
   /** Deepest XML nesting. */
@@ -35,7 +50,19 @@ export interface RequestCodec {
   /** Response media type when the request does not ask for another; undefined: the request's own. */
   readonly responseMediaType?: string;
   decode?(method: MethodDescriptor, body: Buffer, mediaType: MediaType, limits: BodyLimits): unknown[];
-  decodeStream?(method: MethodDescriptor, body: Readable, mediaType: MediaType, limits: BodyLimits): Promise<unknown[]>;
+  /**
+   * Reads the body stream itself. `uploads` owns the call's spilled files (the caller releases
+   * it when the call ends); without it, streamed files are refused.
+   */
+  decodeStream?(
+    method: MethodDescriptor,
+    body: Readable,
+    mediaType: MediaType,
+    limits: BodyLimits,
+    uploads?: UploadScope,
+  ): Promise<unknown[]>;
+  /** The most body bytes `decodeStream` may read for `method` (default `limits.maxBodyBytes`). */
+  bodyLimit?(method: MethodDescriptor, limits: BodyLimits): number;
 }
 
 /** Encodes a unary result in one media type. */

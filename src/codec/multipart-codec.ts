@@ -1,8 +1,10 @@
-import type { Readable } from "node:stream";
+import { PassThrough, type Readable } from "node:stream";
 import type { Dicer as DicerClass } from "@fastify/busboy";
 import { parseMediaType } from "../protocol/content-type.js";
 import { bodyTooLarge, requestBodyClosed } from "../protocol/errors.js";
+import { Code } from "../protocol/code.js";
 import { RpcError } from "../protocol/rpc-error.js";
+import { FileUpload } from "../service/file-upload.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import type { TypeDesc } from "../service/type-desc.js";
 import { decodeError, overLimit } from "./bind-error.js";
@@ -12,6 +14,7 @@ import { lazyModule } from "./lazy-module.js";
 import { type Part, partConverter } from "./multipart-part.js";
 import { compileNamedBinder, type NamedBinder, type NamedValue } from "./named-binder.js";
 import { H } from "../protocol/headers.js";
+import { type UploadScope, uploadDiskFull } from "./upload-store.js";
 
 /**
  * busboy (~0.5 MiB of live heap) waits for the first multipart request. Its `parseParams` is the
@@ -28,29 +31,60 @@ interface Plan {
   readonly fileNames: ReadonlySet<string>;
   /** An unnamed parameter takes bytes: any part may be a file. */
   readonly unnamedFile: boolean;
+  /** Names of parameters (or fields of the one class parameter) that take a streamed `FileUpload`. */
+  readonly uploadNames: ReadonlySet<string>;
+  /** An unnamed parameter takes a `FileUpload`: any part with a filename is streamed. */
+  readonly unnamedUpload: boolean;
+  /**
+   * The handler may start before the body ends: the last parameter is a single `FileUpload`,
+   * named (`name`) or the method's only parameter (`name` undefined: the first file part).
+   */
+  readonly live: { readonly name: string | undefined } | undefined;
 }
 
 const plans = new WeakMap<MethodDescriptor, Plan>();
 
 function takesBytes(t: TypeDesc): boolean {
   if (t.kind === "array") return takesBytes(t.element);
-  return t.kind === "bytes" || t.kind === "file" || t.kind === "any";
+  return t.kind === "bytes" || t.kind === "file" || t.kind === "upload" || t.kind === "any";
+}
+
+function takesUpload(t: TypeDesc): boolean {
+  return t.kind === "upload" || (t.kind === "array" && t.element.kind === "upload");
 }
 
 function planFor(method: MethodDescriptor): Plan {
   let plan = plans.get(method);
-  if (!plan) {
-    const fileNames = new Set<string>();
-    let unnamedFile = false;
-    for (const p of method.params) {
-      if (!takesBytes(p.type)) continue;
-      if (p.name === undefined) unnamedFile = true;
-      else fileNames.add(p.name);
+  if (plan) return plan;
+  const fileNames = new Set<string>();
+  const uploadNames = new Set<string>();
+  let unnamedFile = false;
+  let unnamedUpload = false;
+  const params = method.params;
+  for (const p of params) {
+    if (p.type.kind === "class" && p.name === undefined && params.length === 1) {
+      for (const f of p.type.fields) if (takesUpload(f.type)) uploadNames.add(f.name);
     }
-    plan = { bind: compileNamedBinder(method.params, "part", partConverter), fileNames, unnamedFile };
-    plans.set(method, plan);
+    if (takesUpload(p.type)) {
+      if (p.name === undefined) unnamedUpload = true;
+      else uploadNames.add(p.name);
+    }
+    if (!takesBytes(p.type)) continue;
+    if (p.name === undefined) unnamedFile = true;
+    else fileNames.add(p.name);
   }
+  const last = params[params.length - 1];
+  const live =
+    last?.type.kind === "upload" && (last.name !== undefined || params.length === 1) ? { name: last.name } : undefined;
+  plan = { bind: compileNamedBinder(params, "part", partConverter), fileNames, unnamedFile, uploadNames, unnamedUpload, live };
+  plans.set(method, plan);
   return plan;
+}
+
+/** True when a method binds streamed files (`FileUpload`) from multipart. */
+export function bindsUploads(method: MethodDescriptor): boolean {
+  const plan = planFor(method);
+  return plan.unnamedUpload || plan.uploadNames.size > 0;
 }
 
 interface PartHead {
@@ -80,94 +114,218 @@ function parseHead(header: Record<string, string[] | undefined>, index: number):
   return { name, filename, contentType: mt?.type || "text/plain", charset: mt?.params.charset };
 }
 
-/** Where a {@link PartReader} reports: the limits, the running total, the outcome. */
+/** How a part is read: a field or a file in memory, a streamed file, or the file the handler streams. */
+type PartKind = "field" | "file" | "upload" | "live";
+
+/** Where a part's reader reports: the limits, the call's uploads, the running totals, the outcome. */
 interface PartsOwner {
   readonly limits: BodyLimits;
   readonly plan: Plan;
-  readonly settled: boolean;
+  readonly uploads: UploadScope | undefined;
+  /** True once the request failed: readers stop. */
+  readonly failed: boolean;
   fail(e: unknown): void;
   done(part: NamedValue<Part>): void;
+  /** Bytes read from the body that are no longer held in memory (spilled or streamed on). */
+  movedOut(n: number): void;
+  /** The live part (the last parameter's file) is streaming: the handler may start. */
+  liveStarted(part: NamedValue<Part>): void;
 }
 
-/** One part of a multipart body: its headers, its bytes within its limit, then its value. */
-class PartReader {
-  private head: PartHead | undefined = undefined;
-  private limit = 0;
-  private limitName = "";
+function classify(head: PartHead, plan: Plan, liveTaken: boolean): PartKind {
+  const upload = plan.uploadNames.has(head.name) || (plan.unnamedUpload && head.filename !== undefined);
+  if (upload) {
+    const live = plan.live;
+    if (live && !liveTaken && (live.name === undefined || live.name === head.name)) return "live";
+    return "upload";
+  }
+  const isFile =
+    head.filename !== undefined ||
+    plan.fileNames.has(head.name) ||
+    plan.unnamedFile ||
+    !(head.contentType.startsWith("text/") || head.contentType.includes("json"));
+  return isFile ? "file" : "field";
+}
+
+function partTooLarge(head: PartHead, limit: number, limitName: string) {
+  return overLimit(`multipart part "${head.name.slice(0, 64)}" is larger than ${limit} bytes (limits.${limitName})`);
+}
+
+/** One part held in memory (a field, a `Uint8Array` / `UploadedFile` file): its bytes within its limit. */
+class MemoryPart {
   private size = 0;
   private readonly chunks: Buffer[] = [];
 
   constructor(
     private readonly owner: PartsOwner,
-    private readonly index: number,
+    private readonly head: PartHead,
+    private readonly isFile: boolean,
   ) {}
 
-  onHeader(h: Record<string, string[]>): void {
-    try {
-      this.head = parseHead(h, this.index);
-    } catch (e) {
-      this.owner.fail(e);
-      return;
-    }
-    const { plan, limits } = this.owner;
-    const head = this.head;
-    const isFile =
-      head.filename !== undefined ||
-      plan.fileNames.has(head.name) ||
-      plan.unnamedFile ||
-      !(head.contentType.startsWith("text/") || head.contentType.includes("json"));
-    this.limit = isFile ? limits.maxFileBytes : limits.maxFieldBytes;
-    this.limitName = isFile ? "maxFileBytes" : "maxFieldBytes";
-  }
-
   onData(chunk: Buffer): void {
-    const head = this.head;
-    if (this.owner.settled || !head) return;
     this.size += chunk.length;
-    if (this.size > this.limit) {
-      this.owner.fail(overLimit(`multipart part "${head.name.slice(0, 64)}" is larger than ${this.limit} bytes (limits.${this.limitName})`));
-      return;
-    }
-    this.chunks.push(chunk);
+    const { limits } = this.owner;
+    const limit = this.isFile ? limits.maxFileBytes : limits.maxFieldBytes;
+    if (this.size > limit) this.owner.fail(partTooLarge(this.head, limit, this.isFile ? "maxFileBytes" : "maxFieldBytes"));
+    else this.chunks.push(chunk);
   }
 
   onEnd(): void {
-    const head = this.head;
-    if (this.owner.settled) return;
-    if (!head) {
-      this.owner.fail(decodeError(`multipart part #${this.index + 1} has no headers`));
-      return;
-    }
     const data = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks, this.size);
-    const { name, filename, contentType, charset } = head;
+    const { name, filename, contentType, charset } = this.head;
     this.owner.done({ name, value: { filename, contentType, charset, data } });
   }
 }
 
 /**
+ * One streamed file (`FileUpload`): in memory up to `uploadMemoryBytes`, then written to a temp
+ * file with backpressure (the part pauses while the disk catches up). Bounded by
+ * `maxUploadFileBytes`, the call's `maxUploadBytes` and the server's `maxUploadDiskBytes`.
+ */
+class SpillPart {
+  private size = 0;
+  private chunks: Buffer[] = [];
+  private file: ReturnType<UploadScope["open"]> | undefined = undefined;
+
+  constructor(
+    private readonly owner: PartsOwner,
+    private readonly head: PartHead,
+    private readonly part: Readable,
+    private readonly scope: UploadScope,
+  ) {}
+
+  onData(chunk: Buffer): void {
+    if (!countUpload(this.owner, this.scope, this.head, (this.size += chunk.length), chunk.length)) return;
+    if (!this.file) {
+      this.chunks.push(chunk);
+      if (this.size <= this.owner.limits.uploadMemoryBytes) return;
+      this.file = this.scope.open();
+      this.file.stream.on("error", (e) => this.owner.fail(new RpcError(Code.Internal, `cannot write an upload to disk: ${e.message}`)));
+      chunk = Buffer.concat(this.chunks);
+      this.chunks = [];
+    }
+    const store = this.scope.store;
+    if (!store.reserve(chunk.length)) {
+      this.owner.fail(uploadDiskFull(store.maxDiskBytes));
+      return;
+    }
+    this.file.bytes += chunk.length;
+    this.owner.movedOut(chunk.length);
+    if (!this.file.stream.write(chunk)) {
+      this.part.pause();
+      this.file.stream.once("drain", () => this.part.resume());
+    }
+  }
+
+  onEnd(): void {
+    const { name, filename, contentType, charset } = this.head;
+    const type = contentType === "text/plain" && filename !== undefined ? "application/octet-stream" : contentType;
+    const file = this.file;
+    if (!file) {
+      const data = Buffer.concat(this.chunks);
+      this.owner.done({ name, value: { filename, contentType, charset, data, upload: FileUpload.fromBytes(data, filename ?? "", type) } });
+      return;
+    }
+    file.stream.end(() => {
+      if (this.owner.failed) return;
+      const upload = FileUpload.fromPath(file.path, this.size, filename ?? "", type);
+      this.owner.done({ name, value: { filename, contentType, charset, data: EMPTY, upload } });
+    });
+  }
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/** Counts a streamed file's bytes against its limits; false (after failing the request) past one. */
+function countUpload(owner: PartsOwner, scope: UploadScope, head: PartHead, size: number, n: number): boolean {
+  const { limits } = owner;
+  if (size > limits.maxUploadFileBytes) {
+    owner.fail(partTooLarge(head, limits.maxUploadFileBytes, "maxUploadFileBytes"));
+    return false;
+  }
+  scope.streamed += n;
+  if (scope.streamed > limits.maxUploadBytes) {
+    owner.fail(overLimit(`the uploaded files of this request are larger than ${limits.maxUploadBytes} bytes in all (limits.maxUploadBytes)`));
+    return false;
+  }
+  return true;
+}
+
+/**
+ * The file the handler reads while it arrives (the last parameter): the part flows into a
+ * PassThrough the handler gets as `FileUpload.stream()`, pausing the body when the handler reads
+ * slower than the client sends. A limit crossed or a body cut short fails that stream.
+ */
+class LivePart {
+  readonly out = new PassThrough();
+  private size = 0;
+  readonly upload: FileUpload;
+
+  constructor(
+    private readonly owner: PartsOwner,
+    private readonly head: PartHead,
+    private readonly part: Readable,
+    private readonly scope: UploadScope,
+  ) {
+    const type = head.contentType === "text/plain" && head.filename !== undefined ? "application/octet-stream" : head.contentType;
+    this.upload = FileUpload.fromStream(this.out, head.filename ?? "", type);
+    // A handler that never took the stream must not see its failure as an uncaught error.
+    this.out.on("error", () => {});
+    this.out.on("drain", () => this.part.resume());
+    const { name, filename, contentType, charset } = head;
+    owner.liveStarted({ name, value: { filename, contentType, charset, data: EMPTY, upload: this.upload } });
+  }
+
+  onData(chunk: Buffer): void {
+    if (!countUpload(this.owner, this.scope, this.head, (this.size += chunk.length), chunk.length)) return;
+    this.upload.size = this.size;
+    this.owner.movedOut(chunk.length);
+    if (!this.out.write(chunk)) this.part.pause();
+  }
+
+  onEnd(): void {
+    this.out.end();
+  }
+
+  abort(e: unknown): void {
+    this.out.destroy(e as Error);
+  }
+}
+
+/**
  * Reads a multipart body as it streams in, part by part, enforcing the limits on the number of
- * parts, the size of each file and field, and the whole body (413 when one is exceeded). Every
- * byte read counts against `maxBodyBytes`, preamble, part headers and boundaries included: a body
- * that never reaches its first boundary is refused at the first byte past the limit.
+ * parts, files and fields, each part's header block, the size of each file and field, streamed
+ * files, and the bytes held in memory (`maxBodyBytes`: every byte read that was not spilled or
+ * streamed on, preamble, part headers and boundaries included). Each is checked as the bytes
+ * arrive: the request is refused (413, or 507 for a full upload disk) at the first byte past it.
  */
 class MultipartReader implements PartsOwner {
   private readonly parts: NamedValue<Part>[] = [];
   private readonly dicer: ReturnType<typeof createDicer>;
   private partCount = 0;
+  private files = 0;
+  private fields = 0;
   private open = 0;
   private total = 0;
+  private moved = 0;
+  /** Body bytes read when the current part began, while its headers are awaited. */
+  private headerFrom: number | undefined = undefined;
   private finished = false;
-  settled = false;
+  private live: LivePart | undefined = undefined;
+  private liveArrived = false;
+  private settled = false;
+  failed = false;
 
   constructor(
     private readonly body: Readable,
     boundary: string,
     readonly limits: BodyLimits,
     readonly plan: Plan,
+    readonly uploads: UploadScope | undefined,
     private readonly resolve: (parts: NamedValue<Part>[]) => void,
     private readonly reject: (e: unknown) => void,
   ) {
-    const dicer = (this.dicer = createDicer(boundary));
+    const dicer = (this.dicer = createDicer(boundary, limits.maxPartHeaderBytes));
     dicer.on("part", (part: Readable) => this.onPart(part));
     dicer.on("error", (e: Error) => this.fail(decodeError(`malformed multipart body: ${e.message}`, e)));
     dicer.on("finish", () => {
@@ -179,9 +337,11 @@ class MultipartReader implements PartsOwner {
     body.on("close", () => {
       if (!body.readableEnded) this.fail(requestBodyClosed());
     });
-    // Counted before dicer sees the chunk (this listener is added before the pipe's).
+    // Counted before dicer sees the chunk (this listener is added before the pipe's)…
     body.on("data", (chunk: Buffer) => this.count(chunk.length));
     body.pipe(dicer);
+    // …and the header block checked after it did.
+    body.on("data", () => this.checkHeader());
   }
 
   private onPart(part: Readable): void {
@@ -192,62 +352,145 @@ class MultipartReader implements PartsOwner {
       this.fail(overLimit(`the multipart body has more than ${this.limits.maxParts} parts (limits.maxParts)`));
       return;
     }
+    this.headerFrom = this.total;
     this.open++;
-    const reader = new PartReader(this, index);
-    part.on("header", (h: object) => reader.onHeader(h as Record<string, string[]>));
-    part.on("data", (chunk: Buffer) => reader.onData(chunk));
-    part.on("end", () => {
-      this.open--;
-      reader.onEnd();
+    let headed = false;
+    part.once("header", (h: object) => {
+      headed = true;
+      this.headerFrom = undefined;
+      this.onHeader(part, h as Record<string, string[]>, index);
     });
+    part.on("end", () => {
+      if (!headed) this.fail(decodeError(`multipart part #${index + 1} has no headers`));
+    });
+  }
+
+  private onHeader(part: Readable, h: Record<string, string[]>, index: number): void {
+    let head: PartHead;
+    try {
+      head = parseHead(h, index);
+    } catch (e) {
+      this.fail(e);
+      return;
+    }
+    if (this.failed) return;
+    if (this.settled) {
+      // After the streamed last parameter: nothing binds these parts; they are drained (and counted).
+      this.open--;
+      part.resume();
+      return;
+    }
+    const kind = classify(head, this.plan, this.liveArrived);
+    if (!this.countKind(kind)) return;
+    const reader = this.readerFor(kind, head, part);
+    if (!reader) return;
+    part.on("data", (chunk: Buffer) => this.failed || reader.onData(chunk));
+    part.on("end", () => this.failed || reader.onEnd());
+  }
+
+  private readerFor(kind: PartKind, head: PartHead, part: Readable): MemoryPart | SpillPart | LivePart | undefined {
+    if (kind === "field" || kind === "file") return new MemoryPart(this, head, kind === "file");
+    const scope = this.uploads;
+    if (!scope) {
+      this.fail(new RpcError(Code.Internal, "streamed file parameters (FileUpload) are not supported on this path"));
+      return undefined;
+    }
+    if (kind === "upload") return new SpillPart(this, head, part, scope);
+    this.live = new LivePart(this, head, part, scope);
+    return this.live;
+  }
+
+  private countKind(kind: PartKind): boolean {
+    const { maxFiles, maxFields } = this.limits;
+    if (kind === "field" ? ++this.fields > maxFields : ++this.files > maxFiles) {
+      this.fail(
+        kind === "field"
+          ? overLimit(`the multipart body has more than ${maxFields} fields (limits.maxFields)`)
+          : overLimit(`the multipart body has more than ${maxFiles} files (limits.maxFiles)`),
+      );
+      return false;
+    }
+    return true;
   }
 
   private count(n: number): void {
     this.total += n;
-    if (this.total > this.limits.maxBodyBytes && !this.settled) this.fail(bodyTooLarge(this.limits.maxBodyBytes));
+    // Bytes moved out (spilled, streamed on) are known only after dicer saw them: judge the bytes before this chunk.
+    const held = this.total - n - this.moved;
+    if (held > this.limits.maxBodyBytes && !this.failed) this.fail(bodyTooLarge(this.limits.maxBodyBytes));
   }
 
+  private checkHeader(): void {
+    const from = this.headerFrom;
+    const max = this.limits.maxPartHeaderBytes;
+    if (from !== undefined && this.total - from > max + 256 && !this.failed) {
+      this.fail(overLimit(`a multipart part's header block is larger than ${max} bytes (limits.maxPartHeaderBytes)`));
+    }
+  }
+
+  movedOut(n: number): void {
+    this.moved += n;
+  }
+
+  liveStarted(part: NamedValue<Part>): void {
+    this.liveArrived = true;
+    this.done(part);
+  }
+
+  /** A part is bound (a spilled file once its temp file is flushed; the live file at its headers). */
   done(part: NamedValue<Part>): void {
+    this.open--;
     this.parts.push(part);
     this.maybeDone();
   }
 
   fail(e: unknown): void {
-    if (this.settled) return;
-    this.settled = true;
+    if (this.failed) return;
+    this.failed = true;
     // Stop parsing but keep draining the body, so the response can still be written.
     this.body.unpipe(this.dicer);
     this.body.resume();
     this.dicer.removeAllListeners("part");
-    this.reject(e);
+    this.live?.abort(e);
+    if (!this.settled) {
+      this.settled = true;
+      this.reject(e);
+    }
   }
 
   private maybeDone(): void {
-    if (!this.settled && this.finished && this.open === 0) {
+    if (this.settled || this.failed || this.open !== 0) return;
+    if (this.finished || this.liveArrived) {
       this.settled = true;
       this.resolve(this.parts);
     }
   }
 }
 
-function createDicer(boundary: string) {
-  return new (loadBusboy().Dicer)({ boundary, maxHeaderPairs: 32 });
+function createDicer(boundary: string, maxHeaderBytes: number) {
+  return new (loadBusboy().Dicer)({ boundary, maxHeaderPairs: 32, maxHeaderSize: maxHeaderBytes + 256 } as ConstructorParameters<
+    typeof DicerClass
+  >[0]);
 }
 
-function readParts(body: Readable, boundary: string, limits: BodyLimits, plan: Plan): Promise<NamedValue<Part>[]> {
-  return new Promise((resolve, reject) => {
-    new MultipartReader(body, boundary, limits, plan, resolve, reject);
+function readParts(body: Readable, boundary: string, limits: BodyLimits, plan: Plan, uploads: UploadScope | undefined) {
+  return new Promise<NamedValue<Part>[]>((resolve, reject) => {
+    new MultipartReader(body, boundary, limits, plan, uploads, resolve, reject);
   });
 }
 
 /**
  * `multipart/form-data`, streamed: each part is decoded by its own Content-Type and bound by
- * name (named parameters) or in order (unnamed ones); byte-array parameters receive file bytes.
+ * name (named parameters) or in order (unnamed ones); byte-array parameters receive file bytes,
+ * `FileUpload` parameters a streamed file (spilled to disk past `uploadMemoryBytes`).
  */
 export const multipartRequestCodec: RequestCodec = {
   mediaTypes: ["multipart/form-data"],
   responseMediaType: "application/json",
-  async decodeStream(method, body, mediaType, limits) {
+  bodyLimit(method, limits) {
+    return bindsUploads(method) ? limits.maxBodyBytes + limits.maxUploadBytes : limits.maxBodyBytes;
+  },
+  async decodeStream(method, body, mediaType, limits, uploads) {
     const boundary = mediaType.params.boundary;
     try {
       requireIdlLess(method, mediaType.type);
@@ -260,7 +503,7 @@ export const multipartRequestCodec: RequestCodec = {
       throw e;
     }
     const plan = planFor(method);
-    const parts = await readParts(body, boundary, limits, plan);
+    const parts = await readParts(body, boundary, limits, plan, uploads);
     return plan.bind(parts);
   },
 };

@@ -1,3 +1,4 @@
+import { FileUpload } from "../service/file-upload.js";
 import type { TypeDesc } from "../service/type-desc.js";
 import { UploadedFile } from "../service/type-desc.js";
 import { bindError } from "./bind-error.js";
@@ -6,7 +7,7 @@ import { checkCharset, decodeText } from "./charset.js";
 import { parseJson } from "./json.js";
 import type { ValueConverter } from "./named-binder.js";
 
-/** One part of a multipart/form-data body, read completely. */
+/** One part of a multipart/form-data body, read completely (or, for a `FileUpload`, streamed). */
 export interface Part {
   /** `filename` of its Content-Disposition, if it has one. */
   readonly filename: string | undefined;
@@ -14,7 +15,10 @@ export interface Part {
   readonly contentType: string;
   /** The part's `charset` parameter, if any. */
   readonly charset: string | undefined;
+  /** The part's bytes (empty for a streamed file: see `upload`). */
   readonly data: Buffer;
+  /** A part read as a streamed file (spilled, in memory, or still streaming in). */
+  readonly upload?: FileUpload;
 }
 
 function isJson(t: string): boolean {
@@ -28,6 +32,7 @@ function isJson(t: string): boolean {
  * (binary) part only binds to a byte array (or to an untyped parameter, as an `UploadedFile`).
  */
 export function partConverter(t: TypeDesc): ValueConverter<Part> {
+  if (t.kind === "upload") return (p) => p.upload ?? FileUpload.fromBytes(p.data, p.filename ?? "", p.contentType);
   if (t.kind === "bytes") return (p) => p.data;
   if (t.kind === "file") return (p) => UploadedFile.wrap(p.data, p.filename ?? "", p.contentType);
   const strict = compileConverter(t);

@@ -16,6 +16,7 @@ import { tripleProtoResponseCodec } from "./proto-body.js";
 import { sendHttpError } from "../runtime/error-body.js";
 import { BodyCollector, type BodyStream, type BodyTarget, boundedBodyStream } from "./request-body.js";
 import { SseStream } from "./sse.js";
+import { UploadScope } from "../codec/upload-store.js";
 
 /** What a Triple HTTP request's headers say, once they passed every check. */
 export interface TripleRequest {
@@ -43,6 +44,8 @@ export class TripleUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
   private finished = false;
   /** The body stream a streaming codec (multipart) reads, while it reads it. */
   private bodyStream: BodyStream | undefined = undefined;
+  /** The call's streamed uploads (temp files), deleted when the call ends. */
+  private uploads: UploadScope | undefined = undefined;
 
   constructor(
     private readonly core: ServerCore,
@@ -71,8 +74,15 @@ export class TripleUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
     const md = this.route.descriptor;
     const limits = this.core.limits;
     if (codec.decodeStream) {
-      const body = (this.bodyStream = boundedBodyStream(this.ex, compression, limits.maxBodyBytes));
-      codec.decodeStream(md, body.stream, mediaType, limits).then(
+      const max = codec.bodyLimit ? codec.bodyLimit(md, limits) : limits.maxBodyBytes;
+      const body = (this.bodyStream = boundedBodyStream(this.ex, compression, max));
+      const store = this.core.uploads;
+      if (store) {
+        const scope = (this.uploads = new UploadScope(store));
+        // Shutdown and other cancellations abort the context: the temp files go with the call.
+        this.ctx.signal.addEventListener("abort", () => scope.release(), { once: true });
+      }
+      codec.decodeStream(md, body.stream, mediaType, limits, this.uploads).then(
         (args) => this.onArgs(args),
         (e) => this.fail(e),
       );
@@ -104,8 +114,13 @@ export class TripleUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
   private onArgs(args: unknown[]): void {
     if (this.finished) return;
     if (this.route.descriptor.kind === "server_streaming") {
+      // The stream's handler reads the uploads: they go when the stream ends, not now.
+      const uploads = this.uploads;
+      this.uploads = undefined;
       this.end();
-      new SseStream(this.ex, this.route, this.ctx, this.core, this.req.timeoutMs).start(args);
+      const sse = new SseStream(this.ex, this.route, this.ctx, this.core, this.req.timeoutMs);
+      if (uploads) sse.onEnd = () => uploads.release();
+      sse.start(args);
       return;
     }
     invokeHandler(this.route, this.ctx, args, this);
@@ -125,6 +140,7 @@ export class TripleUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
       return;
     }
     this.end();
+    this.dropUnreadBody();
     this.ctx.observer?.sent(typeof body === "string" ? Buffer.byteLength(body) : body.byteLength);
     this.core.untrack(this.ctx, undefined);
     const headers: OutHeaders = { [H.contentType]: this.respCodec.mediaType };
@@ -134,10 +150,22 @@ export class TripleUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
     this.ex.respond(200, headers, compressResponseBody(body, this.ex.headers, headers));
   }
 
+  /**
+   * A handler that started before its upload ended (a streamed last parameter) may return
+   * without reading it all: stop reading, and drop the rest of the body.
+   */
+  private dropUnreadBody(): void {
+    const b = this.bodyStream;
+    if (!b || b.stream.readableEnded || this.ex.aborted) return;
+    b.detach();
+    this.ex.discardBody();
+  }
+
   /** Marks the call over and stops its timer; the context stays tracked for an SSE hand-over. */
   private end(): void {
     this.finished = true;
     if (this.timer) clearTimeout(this.timer);
+    this.uploads?.release();
   }
 
   private fail(e: unknown): void {

@@ -108,7 +108,9 @@ export class TripleHttpHandler {
     // Health keeps answering while draining: that is how probes learn we are NOT_SERVING.
     if (this.core.draining && route.service.name !== HEALTH_SERVICE_NAME) throw serverShuttingDown();
     const declared = firstHeader(h, H.contentLength);
-    if (!compression && declared !== undefined && Number(declared) > limits.maxBodyBytes) throw bodyTooLarge(limits.maxBodyBytes);
+    // A codec may read more than maxBodyBytes (multipart with streamed files spills them): its own bound.
+    const max = codec.bodyLimit ? codec.bodyLimit(route.descriptor, limits) : limits.maxBodyBytes;
+    if (!compression && declared !== undefined && Number(declared) > max) throw bodyTooLarge(max);
     return { route, codec, mediaType, timeoutMs, compression };
   }
 }

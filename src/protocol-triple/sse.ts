@@ -30,6 +30,8 @@ export class SseStream implements PumpTarget, AbortSink, HandlerOutcome {
   private started = false;
   private timer: NodeJS.Timeout | undefined = undefined;
   private readonly pump: ResponsePump;
+  /** Called once when the stream ends, however (the unary call's uploads are deleted then). */
+  onEnd: (() => void) | undefined = undefined;
 
   constructor(
     private readonly ex: Exchange,
@@ -90,6 +92,7 @@ export class SseStream implements PumpTarget, AbortSink, HandlerOutcome {
     this.finished = true;
     if (this.timer) clearTimeout(this.timer);
     this.core.untrack(this.ctx, err);
+    this.onEnd?.();
     if (!err) {
       this.pump.release();
       this.ex.end();
@@ -112,6 +115,7 @@ export class SseStream implements PumpTarget, AbortSink, HandlerOutcome {
     this.finished = true;
     if (this.timer) clearTimeout(this.timer);
     this.core.untrack(this.ctx, err);
+    this.onEnd?.();
     this.pump.stop();
   }
 }

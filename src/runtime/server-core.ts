@@ -1,3 +1,4 @@
+import type { UploadStore } from "../codec/upload-store.js";
 import type { RpcError } from "../protocol/rpc-error.js";
 import type { Exchange } from "../transport/server/exchange.js";
 import type { CallContext, WireProtocol } from "./context.js";
@@ -27,6 +28,8 @@ export interface ServerCore {
    * telemetry as a span of its own when an SDK is registered; nothing otherwise.
    */
   refused(ex: Exchange, protocol: WireProtocol, err: unknown): void;
+  /** Where streamed uploads (`FileUpload`) past the memory threshold are spilled; none: they are refused. */
+  readonly uploads?: UploadStore;
   /** True once `close()` began: new calls are refused with `unavailable`. */
   readonly draining: boolean;
 }

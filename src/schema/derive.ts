@@ -212,6 +212,7 @@ export class SchemaBuilder {
         return { scalar: "int64" };
       case "bytes":
       case "file":
+      case "upload":
         return { scalar: "bytes" };
       case "date":
         return this.ref(file, "google.protobuf.Timestamp");

@@ -21,6 +21,7 @@ export function javaTypeName(t: TypeDesc, optional = false, strict = false): str
       return "java.util.Date";
     case "bytes":
     case "file":
+    case "upload":
       return "[B";
     case "array":
       return "java.util.List";

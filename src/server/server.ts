@@ -33,6 +33,7 @@ import { METADATA_V2_VERSION } from "../registry/instance.js";
 import type { Registry } from "../registry/registry.js";
 import { buildAuthorizer, buildInvoker, type Interceptor, invokerSeesContext } from "../runtime/interceptor.js";
 import { DEFAULT_LIMITS, type Limits } from "../runtime/limits.js";
+import { defaultUploadDir, UploadStore } from "../codec/upload-store.js";
 import { Router } from "../runtime/router.js";
 import type { ServerCore } from "../runtime/server-core.js";
 
@@ -51,6 +52,13 @@ export interface ServerOptions extends TransportOptions {
   requireProtocolVersion?: boolean;
   /** Size limits; unspecified ones keep their defaults. */
   limits?: Partial<Limits>;
+  /**
+   * Directory where streamed uploads (`FileUpload` parameters) larger than
+   * `limits.uploadMemoryBytes` are spilled, as mode-0600 files with unguessable names, deleted
+   * when their call ends. Created (mode 0700) if missing; at `listen()` the files left there by
+   * crashed processes are deleted. Default: `<os.tmpdir()>/triple-rpc-uploads-<uid>`.
+   */
+  uploadDir?: string;
   /** How long `close()` lets in-flight calls finish before cancelling them, ms. Default 10 000. */
   shutdownTimeoutMs?: number;
   /**
@@ -163,6 +171,8 @@ export class TripleServer implements ServerCore {
   readonly router = new Router();
   readonly limits: Limits;
   readonly requireProtocolVersion: boolean;
+  /** Where streamed uploads are spilled (`uploadDir`). */
+  readonly uploads: UploadStore;
   private readonly listener: OnePortListener;
   private readonly http: TripleHttpHandler;
   private readonly grpc: GrpcHandler;
@@ -193,6 +203,7 @@ export class TripleServer implements ServerCore {
 
   constructor(readonly options: ServerOptions = {}) {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.uploads = new UploadStore(options.uploadDir ?? defaultUploadDir(), this.limits.maxUploadDiskBytes);
     this.requireProtocolVersion = options.requireProtocolVersion ?? false;
     this.interceptors = options.interceptors ?? [];
     this.cors = options.cors ? new Cors(options.cors) : undefined;
@@ -378,6 +389,12 @@ export class TripleServer implements ServerCore {
    * services are registered (or the registry's first attempt failed; it keeps retrying).
    */
   async listen(opts: ListenOptions = {}): Promise<AddressInfo> {
+    // Leftovers of a crashed process go before this one spills anything.
+    try {
+      this.uploads.sweep();
+    } catch (e) {
+      this.logger.warn({ dir: this.uploads.dir, err: e }, `cannot prepare the upload directory: ${(e as Error).message}; large streamed uploads will fail`);
+    }
     await this.listener.listen(opts.port ?? 50051, opts.host ?? "127.0.0.1");
     if (this.registration) {
       await this.registration.register(

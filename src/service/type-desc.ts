@@ -1,3 +1,5 @@
+import { FileUpload } from "./file-upload.js";
+
 /**
  * Plain descriptions of parameter and field types, built once at registration from
  * `design:*` metadata and explicit overrides. The binder, the client and any schema export read
@@ -13,6 +15,8 @@ export type TypeDesc =
   | { readonly kind: "bytes" }
   /** An uploaded file: bytes plus file name and content type (see `UploadedFile`). */
   | { readonly kind: "file" }
+  /** A streamed uploaded file: a `FileUpload` (spilled to disk past a threshold, or streamed to the handler). */
+  | { readonly kind: "upload" }
   /** Map<string, V> or Record<string, V>: `as` says which the handler receives. */
   | { readonly kind: "map"; readonly value: TypeDesc; readonly as: "map" | "record" }
   | { readonly kind: "array"; readonly element: TypeDesc }
@@ -82,6 +86,8 @@ export const T: {
   readonly date: TypeDesc;
   readonly bytes: TypeDesc;
   readonly file: TypeDesc;
+  /** A streamed uploaded file ({@link FileUpload}). */
+  readonly upload: TypeDesc;
   readonly any: TypeDesc;
   /** A number sent as protobuf `int32` (an integer in ±2³¹). */
   readonly int32: TypeDesc;
@@ -106,6 +112,7 @@ export const T: {
   date: { kind: "date" } as TypeDesc,
   bytes: { kind: "bytes" } as TypeDesc,
   file: { kind: "file" } as TypeDesc,
+  upload: { kind: "upload" } as TypeDesc,
   any: { kind: "any" } as TypeDesc,
   int32: { kind: "number", proto: "int32" } as TypeDesc,
   uint32: { kind: "number", proto: "uint32" } as TypeDesc,
@@ -252,6 +259,8 @@ export function resolveType(spec: TypeSpec | undefined, where: string): TypeDesc
       return T.map(T.string);
     case UploadedFile:
       return T.file;
+    case FileUpload:
+      return T.upload;
   }
   if (spec === Uint8Array || spec === Buffer || (typeof spec === "function" && spec.prototype instanceof Uint8Array)) {
     return spec === UploadedFile ? T.file : T.bytes;

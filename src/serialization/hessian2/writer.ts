@@ -46,6 +46,7 @@ export class HessianWriter extends ByteWriter {
         return this.date(v instanceof Date ? v : new Date(v as string));
       case "bytes":
       case "file":
+      case "upload":
         return this.binary(v as Uint8Array);
       case "array":
         return this.list(v as readonly unknown[], t.element);

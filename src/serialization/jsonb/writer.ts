@@ -151,6 +151,7 @@ export class JsonbWriter extends ByteWriter {
         return this.date(v instanceof Date ? v : new Date(v as string));
       case "bytes":
       case "file":
+      case "upload":
         return this.binary(v as Uint8Array);
       case "array":
         return this.array(v as readonly unknown[], t.element, path);

@@ -1,0 +1,109 @@
+import { createHash } from "node:crypto";
+import { statSync } from "node:fs";
+import { pipeline } from "node:stream/promises";
+import { Writable } from "node:stream";
+import { Field, FileUpload, Method, Param, Service, UploadedFile } from "../../src/index.js";
+
+/** What a handler saw of one file. */
+export interface Seen {
+  filename: string;
+  contentType: string;
+  size: number;
+  sha256: string;
+  /** Spilled to disk: its path, mode and size on disk while the handler ran. */
+  path?: string;
+  mode?: number;
+  streaming: boolean;
+}
+
+/** Hashes a stream (with backpressure) and counts its bytes. */
+export async function hashStream(s: NodeJS.ReadableStream): Promise<{ sha256: string; size: number }> {
+  const h = createHash("sha256");
+  let size = 0;
+  await pipeline(
+    s,
+    new Writable({
+      write(chunk: Buffer, _enc, cb) {
+        size += chunk.length;
+        h.update(chunk);
+        cb();
+      },
+    }),
+  );
+  return { sha256: h.digest("hex"), size };
+}
+
+export async function see(f: FileUpload): Promise<Seen> {
+  const path = f.path;
+  const mode = path ? statSync(path).mode & 0o777 : undefined;
+  const streaming = f.streaming;
+  const { sha256, size } = await hashStream(f.stream());
+  return { filename: f.filename, contentType: f.contentType, size, sha256, path, mode, streaming };
+}
+
+/** A multipart form with files as fields of a class. */
+export class Album {
+  @Field(String) title!: string;
+  @Field(FileUpload) cover!: FileUpload;
+  @Field({ type: [FileUpload], optional: true }) photos!: FileUpload[];
+}
+
+@Service("test.Uploads")
+export class UploadService {
+  /** Paths of files handlers saw, to check they are gone after the call. */
+  static paths: string[] = [];
+
+  /** A file that is NOT the last parameter: bound (spilled past the threshold) before the handler runs. */
+  @Method()
+  async stored(@Param("file") file: FileUpload, @Param("note") note: string): Promise<Seen & { note: string }> {
+    const s = await see(file);
+    if (s.path) UploadService.paths.push(s.path);
+    return { ...s, note };
+  }
+
+  /** The last parameter: the handler starts while the file streams in. */
+  @Method()
+  async live(@Param("label") label: string, @Param("file") file: FileUpload): Promise<Seen & { label: string }> {
+    return { ...(await see(file)), label };
+  }
+
+  /** Several files under one name. */
+  @Method()
+  async many(@Param({ name: "files", type: [FileUpload] }) files: FileUpload[]): Promise<Seen[]> {
+    const out: Seen[] = [];
+    for (const f of files) {
+      const s = await see(f);
+      if (s.path) UploadService.paths.push(s.path);
+      out.push(s);
+    }
+    return out;
+  }
+
+  /** Files as fields of a class. */
+  @Method()
+  async album(form: Album): Promise<{ title: string; cover: Seen; photos: Seen[] }> {
+    const photos: Seen[] = [];
+    for (const p of form.photos ?? []) photos.push(await see(p));
+    return { title: form.title, cover: await see(form.cover), photos };
+  }
+
+  /** The in-memory types keep working as before. */
+  @Method()
+  legacy(@Param("a") a: Uint8Array, @Param("b") b: UploadedFile): { a: number; b: number; name: string } {
+    return { a: a.length, b: b.length, name: b.filename };
+  }
+
+  /** Reads nothing of its (live) file and answers at once. */
+  @Method()
+  ignore(@Param("file") file: FileUpload): { name: string } {
+    return { name: file.filename };
+  }
+
+  /** Waits for a cancellation while holding its spilled file. */
+  @Method()
+  async hold(@Param("file") file: FileUpload, @Param("n") _n: number): Promise<string> {
+    if (file.path) UploadService.paths.push(file.path);
+    await new Promise((r) => setTimeout(r, 60_000).unref());
+    return "late";
+  }
+}
