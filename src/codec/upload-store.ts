@@ -114,7 +114,8 @@ export class UploadStore {
     this.prepare();
     const path = join(this.dir, `triple-upload-${process.pid}-${randomBytes(12).toString("hex")}`);
     live.add(path);
-    return { path, stream: createWriteStream(path, { flags: "wx", mode: 0o600 }) };
+    // A large buffer: fewer pause/resume cycles of the request body (each costs an HTTP/2 window update).
+    return { path, stream: createWriteStream(path, { flags: "wx", mode: 0o600, highWaterMark: 1024 * 1024 }) };
   }
 
   /** Deletes a temp file (once its stream closed) and gives back its reserved bytes. */

@@ -31,6 +31,8 @@ export interface UploadSpec {
   boundary?: string;
   /** Stop after this many body bytes (a truncated body: the request is then ended or left open). */
   truncateAt?: number;
+  /** Stop sending after this many body bytes but keep the request open (a stalled client). */
+  stallAt?: number;
 }
 
 function head(name: string, filename: string | undefined, type: string | undefined, boundary: string): Buffer {
@@ -77,22 +79,32 @@ export function* bodyChunks(spec: UploadSpec): Generator<Buffer> {
   yield Buffer.from(`--${b}--\r\n`);
 }
 
-/** The body as a Readable, cut at `truncateAt` when set. */
+/** The body as a Readable (with backpressure), cut at `truncateAt`, or stalled at `stallAt`, when set. */
 export function bodyStream(spec: UploadSpec, onProgress?: (sent: number) => void): Readable {
-  const limit = spec.truncateAt ?? Number.POSITIVE_INFINITY;
+  const limit = Math.min(spec.truncateAt ?? Number.POSITIVE_INFINITY, spec.stallAt ?? Number.POSITIVE_INFINITY);
+  const it = bodyChunks(spec);
   let sent = 0;
-  return Readable.from(
-    (function* () {
-      for (const c of bodyChunks(spec)) {
-        if (sent >= limit) return;
+  return new Readable({
+    read() {
+      for (;;) {
+        if (sent >= limit) {
+          // Stalled: never push again (the request stays open); truncated: end early.
+          if (spec.stallAt === undefined) this.push(null);
+          return;
+        }
+        const r = it.next();
+        if (r.done) {
+          this.push(null);
+          return;
+        }
+        const c = r.value;
         const part = sent + c.length > limit ? c.subarray(0, limit - sent) : c;
         sent += part.length;
         onProgress?.(sent);
-        yield part;
+        if (this.destroyed || !this.push(part)) return;
       }
-    })(),
-    { objectMode: false },
-  );
+    },
+  });
 }
 
 export function contentType(boundary = BOUNDARY): string {
