@@ -38,6 +38,7 @@ export {
 export { JavaClass } from "./service/java-class.js";
 export { T, UploadedFile, type TypeDesc, type TypeSpec, type FieldDesc, type FieldOptions } from "./service/type-desc.js";
 export { FileUpload } from "./service/file-upload.js";
+export { Download, type DownloadBody, type DownloadOptions } from "./service/download.js";
 export type { MethodKind } from "./service/descriptors.js";
 
 /**

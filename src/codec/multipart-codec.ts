@@ -92,6 +92,8 @@ interface PartHead {
   readonly filename: string | undefined;
   readonly contentType: string;
   readonly charset: string | undefined;
+  /** The part had a Content-Type (without one, a file is `application/octet-stream`). */
+  readonly typed: boolean;
 }
 
 function parseHead(header: Record<string, string[] | undefined>, index: number): PartHead {
@@ -111,7 +113,7 @@ function parseHead(header: Record<string, string[] | undefined>, index: number):
   }
   if (name === undefined) throw decodeError(`multipart part #${index + 1} has no name in its Content-Disposition`);
   const mt = parseMediaType(header[H.contentType]?.[0]);
-  return { name, filename, contentType: mt?.type || "text/plain", charset: mt?.params.charset };
+  return { name, filename, contentType: mt?.type || "text/plain", charset: mt?.params.charset, typed: !!mt?.type };
 }
 
 /** How a part is read: a field or a file in memory, a streamed file, or the file the handler streams. */
@@ -219,7 +221,7 @@ class SpillPart {
 
   onEnd(): void {
     const { name, filename, contentType, charset } = this.head;
-    const type = contentType === "text/plain" && filename !== undefined ? "application/octet-stream" : contentType;
+    const type = fileType(this.head);
     const file = this.file;
     if (!file) {
       const data = Buffer.concat(this.chunks);
@@ -235,6 +237,11 @@ class SpillPart {
 }
 
 const EMPTY = Buffer.alloc(0);
+
+/** A streamed file's media type: its part's, or `application/octet-stream` when it has none. */
+function fileType(head: PartHead): string {
+  return head.typed ? head.contentType : "application/octet-stream";
+}
 
 /** Counts a streamed file's bytes against its limits; false (after failing the request) past one. */
 function countUpload(owner: PartsOwner, scope: UploadScope, head: PartHead, size: number, n: number): boolean {
@@ -267,7 +274,7 @@ class LivePart {
     private readonly part: Readable,
     private readonly scope: UploadScope,
   ) {
-    const type = head.contentType === "text/plain" && head.filename !== undefined ? "application/octet-stream" : head.contentType;
+    const type = fileType(head);
     this.upload = FileUpload.fromStream(this.out, head.filename ?? "", type);
     // A handler that never took the stream must not see its failure as an uncaught error.
     this.out.on("error", () => {});

@@ -16,6 +16,8 @@ import { tripleProtoResponseCodec } from "./proto-body.js";
 import { sendHttpError } from "../runtime/error-body.js";
 import { BodyCollector, type BodyStream, type BodyTarget, boundedBodyStream } from "./request-body.js";
 import { SseStream } from "./sse.js";
+import { DownloadSender } from "./download.js";
+import { type Download, downloadOf } from "../service/download.js";
 import { UploadScope } from "../codec/upload-store.js";
 
 /** What a Triple HTTP request's headers say, once they passed every check. */
@@ -132,6 +134,11 @@ export class TripleUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
 
   handlerReturned(value: unknown): void {
     if (this.finished) return;
+    const download = downloadOf(value);
+    if (download) {
+      this.sendDownload(download);
+      return;
+    }
     let body: Buffer | string;
     try {
       body = this.respCodec.encode(this.route.descriptor, value);
@@ -148,6 +155,22 @@ export class TripleUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
     // Unary trailers travel as `trailer-` headers, as Connect and dubbo-js send and read them.
     this.ctx.copyResponseTrailersTo(headers, TRAILER_PREFIX);
     this.ex.respond(200, headers, compressResponseBody(body, this.ex.headers, headers));
+  }
+
+  /** Streams a returned file or stream; the call's uploads stay until it ended (it may be one of them). */
+  private sendDownload(download: Download): void {
+    const uploads = this.uploads;
+    this.uploads = undefined;
+    this.end();
+    this.core.untrack(this.ctx, undefined);
+    const headers: OutHeaders = {};
+    this.ctx.copyResponseHeadersTo(headers);
+    this.ctx.copyResponseTrailersTo(headers, TRAILER_PREFIX);
+    // The download may be the upload still streaming in: the body is read until the download ends.
+    new DownloadSender(this.ex, download, headers, () => {
+      this.dropUnreadBody();
+      uploads?.release();
+    });
   }
 
   /**

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { statSync } from "node:fs";
 import { pipeline } from "node:stream/promises";
-import { Writable } from "node:stream";
-import { Field, FileUpload, Method, Param, Service, UploadedFile } from "../../src/index.js";
+import { Readable, Writable } from "node:stream";
+import { Download, Field, FileUpload, Method, Param, Service, UploadedFile } from "../../src/index.js";
 
 /** What a handler saw of one file. */
 export interface Seen {
@@ -106,4 +106,80 @@ export class UploadService {
     await new Promise((r) => setTimeout(r, 60_000).unref());
     return "late";
   }
+}
+
+/** Test-only downloads: every kind of body a method may return. */
+@Service("test.Downloads")
+export class DownloadService {
+  /** Bytes the lazy source produced so far (to see backpressure hold it back). */
+  static produced = 0;
+
+  @Method()
+  async file(@Param("path") path: string): Promise<Download> {
+    return Download.file(path, { type: "application/x-test" });
+  }
+
+  @Method()
+  readable(@Param("size") size: number): Readable {
+    return lazy(size);
+  }
+
+  @Method()
+  named(@Param("name") name: string): Download {
+    return new Download(Buffer.from("hello"), { filename: name, type: "text/plain" });
+  }
+
+  @Method()
+  blob(): Blob {
+    return new Blob(["blob body"], { type: "text/csv" });
+  }
+
+  @Method()
+  web(): ReadableStream<Uint8Array> {
+    return new ReadableStream({
+      start(c) {
+        c.enqueue(new TextEncoder().encode("web "));
+        c.enqueue(new TextEncoder().encode("stream"));
+        c.close();
+      },
+    });
+  }
+
+  /** Fails after 1 MiB: the client must see a cut response. */
+  @Method()
+  broken(): Readable {
+    let n = 0;
+    return new Readable({
+      read() {
+        if (n++ < 16) this.push(Buffer.alloc(65536, 1));
+        else this.destroy(new Error("disk on fire"));
+      },
+    });
+  }
+
+  /** Echoes an uploaded file back as a download (the browser test). */
+  @Method()
+  echo(@Param("file") file: FileUpload): Download {
+    // A file still streaming in has no final size yet: no Content-Length.
+    return new Download(file.stream(), { filename: file.filename, type: file.contentType, size: file.streaming ? undefined : file.size });
+  }
+}
+
+/** `size` bytes produced on demand, counted in `DownloadService.produced`. */
+function lazy(size: number): Readable {
+  let left = size;
+  DownloadService.produced = 0;
+  const block = Buffer.alloc(64 * 1024, 7);
+  return new Readable({
+    read() {
+      if (left <= 0) {
+        this.push(null);
+        return;
+      }
+      const n = Math.min(left, block.length);
+      left -= n;
+      DownloadService.produced += n;
+      this.push(n === block.length ? block : block.subarray(0, n));
+    },
+  });
 }

@@ -1,0 +1,75 @@
+import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
+import { basename } from "node:path";
+import { Readable } from "node:stream";
+
+/** What a download's bytes can come from. */
+export type DownloadBody = Readable | ReadableStream<Uint8Array> | Blob | Uint8Array;
+
+/** Options of a {@link Download}. */
+export interface DownloadOptions {
+  /** Sent as `Content-Disposition: attachment; filename=…` (RFC 6266, with a UTF-8 `filename*`). */
+  filename?: string;
+  /** `Content-Type`; default: the Blob's type, else `application/octet-stream`. */
+  type?: string;
+  /** `Content-Length` in bytes, when known (a Blob's and a Uint8Array's are). */
+  size?: number;
+  /** `Content-Disposition: inline` (shown by a browser) instead of `attachment`. */
+  inline?: boolean;
+}
+
+/**
+ * A file or stream a method returns as its response body (Triple HTTP): sent as it is read,
+ * with backpressure and without buffering, under `Content-Type`, `Content-Length` (when the
+ * size is known) and `Content-Disposition`. A method may also return a bare Node.js `Readable`,
+ * a web `ReadableStream` or a `Blob`. Declare the result type as `Download` (or the bare type)
+ * in a contract so the typed client reads the response as a stream.
+ */
+export class Download {
+  readonly body: DownloadBody;
+  readonly filename: string | undefined;
+  readonly type: string | undefined;
+  readonly size: number | undefined;
+  readonly inline: boolean;
+
+  constructor(body: DownloadBody, options: DownloadOptions = {}) {
+    this.body = body;
+    this.filename = options.filename;
+    this.type = options.type ?? (isBlob(body) && body.type ? body.type : undefined);
+    this.size = options.size ?? (isBlob(body) ? body.size : body instanceof Uint8Array ? body.byteLength : undefined);
+    this.inline = options.inline === true;
+  }
+
+  /** A file on disk: its size from `stat`, its base name as the default `filename`. */
+  static async file(path: string, options: DownloadOptions = {}): Promise<Download> {
+    const st = await stat(path);
+    if (!st.isFile()) throw new Error(`Download.file: ${path} is not a regular file`);
+    return new Download(createReadStream(path), { filename: basename(path), size: st.size, ...options });
+  }
+
+  /** The body as a Node.js Readable. */
+  stream(): Readable {
+    const b = this.body;
+    if (b instanceof Readable) return b;
+    if (b instanceof Uint8Array) return Readable.from([b], { objectMode: false });
+    if (isBlob(b)) return Readable.fromWeb(b.stream() as import("node:stream/web").ReadableStream<Uint8Array>);
+    return Readable.fromWeb(b as import("node:stream/web").ReadableStream<Uint8Array>);
+  }
+}
+
+function isBlob(x: unknown): x is Blob {
+  return typeof Blob !== "undefined" && x instanceof Blob;
+}
+
+/**
+ * The download a handler's result is, if it is one: a `Download`, a Node.js `Readable`, a web
+ * `ReadableStream` or a `Blob`. Anything else is an ordinary (encoded) result.
+ */
+export function downloadOf(x: unknown): Download | undefined {
+  if (x === null || typeof x !== "object") return undefined;
+  if (x instanceof Download) return x;
+  if (x instanceof Readable || isBlob(x) || (typeof ReadableStream !== "undefined" && x instanceof ReadableStream)) {
+    return new Download(x as DownloadBody);
+  }
+  return undefined;
+}
