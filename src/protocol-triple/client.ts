@@ -11,6 +11,9 @@ import { grpcClient } from "../protocol-grpc/client.js";
 import type { MessageCodec } from "../protocol-grpc/message-codec.js";
 import { messageCodec } from "../protocol-grpc/message-codec.js";
 import { tripleReplyBody } from "./client-reply.js";
+import { downloadOfReply, isFileArg, multipartAttempt } from "./client-files.js";
+import type { CallScope } from "../transport/client/call-scope.js";
+import type { Attempt } from "../runtime/invocation.js";
 
 /**
  * A unary call as one HTTP exchange with a whole body each way (Triple HTTP, and Connect's
@@ -52,6 +55,22 @@ export class WholeBodyUnary extends HttpUnaryMethod {
   }
 }
 
+/**
+ * Triple HTTP's unary method, which also carries files (client-files.ts): a call with a `File`,
+ * `Blob`, `Readable` or `FileUpload` argument goes as multipart/form-data, and a file reply (a
+ * method returning a `Download`, `Readable` or `Blob`) comes back as a `Download`.
+ */
+class TripleUnary extends WholeBodyUnary {
+  override unary(args: readonly unknown[], headers: OutgoingHttpHeaders, scope: CallScope, opts: CallOptions | undefined): Attempt<unknown> {
+    if (!args.some(isFileArg)) return super.unary(args, headers, scope, opts);
+    return multipartAttempt(this.md, this.settings, args, headers, scope, (reply) => this.read(reply, opts));
+  }
+
+  protected override read(reply: HttpReply, opts: CallOptions | undefined): unknown {
+    return downloadOfReply(reply) ?? super.read(reply, opts);
+  }
+}
+
 /** The HTTP body compression the client's `compression` option names (undefined: identity). */
 export function httpCompression(settings: WireSettings): Compression | undefined {
   return settings.compression === undefined ? undefined : HTTP_COMPRESSIONS.get(settings.compression);
@@ -82,7 +101,8 @@ class TripleSession implements ProtocolSession {
     headers[H.triProtocolVersion] = TRI_PROTOCOL_VERSION;
     headers[H.acceptEncoding] = HTTP_ACCEPT_ENCODING;
     const codec = messageCodec(md, json ? "json" : "proto");
-    return new WholeBodyUnary("triple", md, codec, headers, this.settings, this.compression, H.triServiceTimeout);
+    // File arguments go as multipart, and a file reply comes back as a Download (client-files.ts).
+    return new TripleUnary("triple", md, codec, headers, this.settings, this.compression, H.triServiceTimeout);
   }
 }
 

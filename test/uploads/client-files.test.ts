@@ -1,0 +1,66 @@
+import * as assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+import { after, before, describe, it } from "node:test";
+import { closeClient, createClient, createServer, Download, FileUpload, type TripleServer } from "../../src/index.js";
+import { DownloadService, hashStream, type Seen, UploadService } from "./services.js";
+import { MiB } from "./upload-client.js";
+
+describe("typed client: uploads (File, Blob, Readable → multipart) and downloads (→ Download) over Triple HTTP", () => {
+  let server: TripleServer;
+  let dir: string;
+  const clients: object[] = [];
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), "triple-client-files-"));
+    server = createServer({ services: [new UploadService(), new DownloadService()], uploadDir: dir });
+    await server.listen({ port: 0 });
+  });
+  after(async () => {
+    for (const c of clients) await closeClient(c);
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  for (const httpVersion of ["1.1", "2"] as const) {
+    it(`HTTP/${httpVersion}: File, Blob and Readable arguments arrive as FileUpload parameters`, async () => {
+      const up = createClient(UploadService, { providers: [server.url], httpVersion, retries: 0 });
+      clients.push(up);
+      const big = Buffer.alloc(3 * MiB, 5);
+      const file = new File([big], "photo.jpg", { type: "image/jpeg" });
+      const a = (await up.stored(file as unknown as FileUpload, "note")) as Seen & { note: string };
+      assert.equal(a.filename, "photo.jpg");
+      assert.equal(a.contentType, "image/jpeg");
+      assert.equal(a.size, big.length);
+      assert.equal(a.note, "note");
+      const b = (await up.live("label", new Blob(["hello"]) as unknown as FileUpload)) as Seen & { label: string };
+      assert.equal(b.size, 5);
+      assert.equal(b.label, "label");
+      const c = (await up.live("r", Readable.from([Buffer.from("abc"), Buffer.from("def")]) as unknown as FileUpload)) as Seen;
+      assert.equal(c.size, 6);
+    });
+
+    it(`HTTP/${httpVersion}: a method returning a file gives the client a Download`, async () => {
+      const path = join(dir, "report.bin");
+      const content = Buffer.alloc(2 * MiB + 3, 1);
+      writeFileSync(path, content);
+      const down = createClient(DownloadService, { providers: [server.url], httpVersion, retries: 0 });
+      clients.push(down);
+      const d = (await down.file(path)) as unknown as Download;
+      assert.ok(d instanceof Download);
+      assert.equal(d.filename, "report.bin");
+      assert.equal(d.type, "application/x-test");
+      assert.equal(d.size, content.length);
+      const { size } = await hashStream(d.stream());
+      assert.equal(size, content.length);
+      const n = (await down.named("résumé.txt")) as unknown as Download;
+      assert.equal(n.filename, "résumé.txt");
+      // Round trip: upload a File, get it back as a Download.
+      const e = (await down.echo(new File(["round trip"], "rt.txt", { type: "text/plain" }) as unknown as FileUpload)) as unknown as Download;
+      assert.equal(e.filename, "rt.txt");
+      assert.equal(Buffer.concat((await e.stream().toArray()) as Buffer[]).toString(), "round trip");
+    });
+  }
+});
