@@ -264,7 +264,8 @@ function countUpload(owner: PartsOwner, scope: UploadScope, head: PartHead, size
  * slower than the client sends. A limit crossed or a body cut short fails that stream.
  */
 class LivePart {
-  readonly out = new PassThrough();
+  // A roomy buffer: fewer pause/resume cycles of the request body (each costs an HTTP/2 window update).
+  readonly out = new PassThrough({ highWaterMark: 1024 * 1024 });
   private size = 0;
   readonly upload: FileUpload;
 
@@ -475,7 +476,7 @@ class MultipartReader implements PartsOwner {
 }
 
 function createDicer(boundary: string, maxHeaderBytes: number) {
-  return new (loadBusboy().Dicer)({ boundary, maxHeaderPairs: 32, maxHeaderSize: maxHeaderBytes + 256 } as ConstructorParameters<
+  return new (loadBusboy().Dicer)({ boundary, maxHeaderPairs: 32, maxHeaderSize: maxHeaderBytes + 256, partHwm: 256 * 1024 } as ConstructorParameters<
     typeof DicerClass
   >[0]);
 }
