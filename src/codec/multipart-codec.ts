@@ -201,7 +201,13 @@ class SpillPart {
     if (!this.file) {
       this.chunks.push(chunk);
       if (this.size <= this.owner.limits.uploadMemoryBytes) return;
-      this.file = this.scope.open();
+      try {
+        this.file = this.scope.open();
+      } catch (e) {
+        // The upload directory cannot be created or written: the call fails, the server stays up.
+        this.owner.fail(new RpcError(Code.Internal, `cannot spill an upload to disk: ${(e as Error).message}`));
+        return;
+      }
       this.file.stream.on("error", (e) => this.owner.fail(new RpcError(Code.Internal, `cannot write an upload to disk: ${e.message}`)));
       chunk = Buffer.concat(this.chunks);
       this.chunks = [];

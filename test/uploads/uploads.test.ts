@@ -299,3 +299,22 @@ async function upload1Raw(url: string, path: string, body: Buffer): Promise<Answ
     req.end(body);
   });
 }
+
+describe("an upload directory that cannot be used", () => {
+  it("a spilled upload fails with a clear 500; small files and other calls still work", async () => {
+    const logged: string[] = [];
+    const logger = { debug() {}, info() {}, warn: (_o: unknown, m: string) => logged.push(m), error: (_o: unknown, m: string) => logged.push(m) };
+    const server = createServer({ services: [new UploadService()], uploadDir: "/dev/null/uploads", logger });
+    await server.listen({ port: 0 });
+    try {
+      assert.ok(logged.some((m) => /cannot prepare the upload directory/.test(m)), logged.join("\n"));
+      const a = await upload1(server.url, `${S}/stored`, { files: [{ name: "file", size: 3 * MiB }], fields: [{ name: "note", value: "n" }] });
+      assert.equal(a.status, 500, a.body);
+      assert.match(a.body, /cannot spill an upload to disk/);
+      const small = await upload2(server.url, `${S}/stored`, { files: [{ name: "file", size: 100 }], fields: [{ name: "note", value: "n" }] });
+      assert.equal(small.status, 200, small.body);
+    } finally {
+      await server.close();
+    }
+  });
+});
