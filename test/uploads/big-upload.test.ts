@@ -132,20 +132,29 @@ describe("1 GiB uploads: memory, temp files, interruptions", { timeout: 240_000 
     });
   }
 
-  it("the server shuts down at 50 % of an upload: the temp file is deleted", async () => {
-    const spec: UploadSpec = { files: [{ name: "file", size: SIZE }], fields: [{ name: "note", value: "n" }], filesFirst: true, stallAt: SIZE / 2 };
-    const upload = upload2(child.url, "/test.Big/store", spec).catch((e: Error) => e);
-    // Wait until half is on the server's disk.
-    for (;;) {
-      const s = await child.call<Stats>("stats");
-      if (s.spilled >= SIZE / 2 - 4 * MiB) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    await child.call<string>("shutdown");
-    const r = await upload;
-    if (!(r instanceof Error)) assert.equal(r.status, 503, r.body);
-    for (let i = 0; i < 100 && !/CLOSED \d+/.test(child.stdout); i++) await new Promise((r) => setTimeout(r, 50));
-    assert.match(child.stdout, /CLOSED 0\b/);
-    assert.deepEqual(readdirSync(dir), []);
-  });
+  for (const [proto, send] of sends) {
+    it(`${proto}: the server shuts down at 50 % of an upload: the temp file is deleted`, async () => {
+      // Its own server: this one ends with the test.
+      const own = new BigChild(dir);
+      await own.start();
+      try {
+        const spec: UploadSpec = { files: [{ name: "file", size: SIZE }], fields: [{ name: "note", value: "n" }], filesFirst: true, stallAt: SIZE / 2 };
+        const upload = send(own.url, "/test.Big/store", spec).catch((e: Error) => e);
+        // Wait until half is on the server's disk.
+        for (;;) {
+          const s = await own.call<Stats>("stats");
+          if (s.spilled >= SIZE / 2 - 4 * MiB) break;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        await own.call<string>("shutdown");
+        const r = await upload;
+        if (!(r instanceof Error)) assert.equal(r.status, 503, r.body);
+        for (let i = 0; i < 100 && !/CLOSED \d+/.test(own.stdout); i++) await new Promise((r) => setTimeout(r, 50));
+        assert.match(own.stdout, /CLOSED 0\b/);
+        assert.deepEqual(readdirSync(dir), []);
+      } finally {
+        own.stop();
+      }
+    });
+  }
 });

@@ -208,6 +208,8 @@ describe("upload limits and bad input", () => {
         const a = await send(url, `${S}/${method}`, spec);
         assert.equal(a.status, status, a.body);
         assert.match(a.body, words);
+        // HTTP/1.1: the rest of an over-limit body is not read; the connection closes after the answer.
+        if (proto === "HTTP/1.1" && status === 413) assert.equal(a.headers.connection, "close");
         const total = spec.files.reduce((n, f) => n + f.size, 0);
         if (total > 32 * MiB) assert.ok(a.sentAtAnswer < total / 2, `answered after ${a.sentAtAnswer} of ${total} bytes`);
         await emptySoon(dir);
