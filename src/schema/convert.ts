@@ -1,5 +1,6 @@
 import { bindError } from "../codec/bind-error.js";
 import { missingField } from "../codec/binder.js";
+import { FileUpload } from "../service/file-upload.js";
 import { type TypeDesc, UploadedFile } from "../service/type-desc.js";
 
 /**
@@ -158,6 +159,9 @@ function compileFromProto(t: TypeDesc): FromProto {
       return (v) => (v instanceof Uint8Array ? v : new Uint8Array(0));
     case "file":
       return (v) => UploadedFile.wrap(v instanceof Uint8Array ? v : new Uint8Array(0), "", "application/octet-stream");
+    case "upload":
+      // Over gRPC and Connect a FileUpload is the message's bytes field, in memory.
+      return (v) => FileUpload.fromBytes(v instanceof Uint8Array ? v : new Uint8Array(0));
     case "any":
       return (v) => fromValue(v);
     case "array": {

@@ -85,6 +85,18 @@ describe("streamed uploads (FileUpload)", () => {
     });
   }
 
+  it("outside multipart (Triple JSON, Connect JSON) a FileUpload binds from base64 bytes, in memory", async () => {
+    const body = JSON.stringify({ file: Buffer.from("hello").toString("base64"), note: "x" });
+    for (const headers of [{ "content-type": "application/json" }, { "content-type": "application/json", "connect-protocol-version": "1" }]) {
+      const r = await fetch(`${url}${S}/stored`, { method: "POST", headers, body });
+      assert.equal(r.status, 200);
+      const j = (await r.json()) as Seen & { value?: Seen };
+      const seen = j.value ?? j;
+      assert.equal(seen.size, 5);
+      assert.equal(seen.path, undefined);
+    }
+  });
+
   it("several files under one name, some spilled, some in memory", async () => {
     const sizes = [10, 2 * MiB, 1 * MiB + 1];
     const a = await upload1(url, `${S}/many`, { files: sizes.map((size, i) => ({ name: "files", filename: `f${i}`, size })) });
