@@ -87,7 +87,8 @@ describe("streamed uploads (FileUpload)", () => {
 
   it("outside multipart (Triple JSON, Connect JSON) a FileUpload binds from base64 bytes, in memory", async () => {
     const body = JSON.stringify({ file: Buffer.from("hello").toString("base64"), note: "x" });
-    for (const headers of [{ "content-type": "application/json" }, { "content-type": "application/json", "connect-protocol-version": "1" }]) {
+    const variants: Record<string, string>[] = [{ "content-type": "application/json" }, { "content-type": "application/json", "connect-protocol-version": "1" }];
+    for (const headers of variants) {
       const r = await fetch(`${url}${S}/stored`, { method: "POST", headers, body });
       assert.equal(r.status, 200);
       const j = (await r.json()) as Seen & { value?: Seen };
