@@ -149,6 +149,10 @@ export function compileConverter(t: TypeDesc): Converter {
     case "file":
       conv = (v, w) => (v instanceof UploadedFile ? v : UploadedFile.wrap(toBytes(v, w), "", "application/octet-stream"));
       break;
+    case "download":
+      // A result type only (the client reads it); as a parameter it is any value.
+      conv = (v) => v;
+      break;
     case "upload":
       // Outside multipart (JSON base64, XML), a FileUpload is held in memory, bounded by maxBodyBytes.
       conv = (v, w) => (v instanceof FileUpload ? v : FileUpload.fromBytes(toBytes(v, w)));

@@ -1,7 +1,13 @@
 import { randomBytes } from "node:crypto";
 import type { OutgoingHttpHeaders } from "node:http";
+import * as http from "node:http";
 import { Readable } from "node:stream";
-import { firstHeader, H } from "../protocol/headers.js";
+import { pipeline } from "node:stream/promises";
+import { Code } from "../protocol/code.js";
+import { responseTooLarge } from "../protocol/errors.js";
+import { RpcError } from "../protocol/rpc-error.js";
+import type { Provider } from "../transport/client/provider.js";
+import { firstHeader, H, type HeaderMap } from "../protocol/headers.js";
 import type { WireSettings } from "../runtime/client-protocol.js";
 import type { Attempt } from "../runtime/invocation.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
@@ -19,43 +25,8 @@ export function isFileArg(x: unknown): boolean {
   return isBlob(x) || x instanceof Readable || x instanceof FileUpload;
 }
 
-async function bytesOf(x: Blob | Readable | FileUpload): Promise<Buffer> {
-  if (isBlob(x)) return Buffer.from(await x.arrayBuffer());
-  if (x instanceof FileUpload) return Buffer.from(await x.bytes());
-  const chunks: Buffer[] = [];
-  for await (const c of x) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c as Uint8Array));
-  return Buffer.concat(chunks);
-}
-
 function quoted(s: string): string {
   return s.replace(/["\\\r\n]/g, (c) => encodeURIComponent(c));
-}
-
-/**
- * The arguments of a call as a `multipart/form-data` body: file arguments as file parts
- * (`File` names and types kept), the others as JSON parts. Each part is named after its
- * parameter (`@Param("name")`), or `arg<i>` for unnamed ones, which the server binds in order.
- */
-export async function multipartArgs(md: MethodDescriptor, args: readonly unknown[]): Promise<{ body: Buffer; contentType: string }> {
-  const boundary = `----triple${randomBytes(12).toString("hex")}`;
-  const chunks: Buffer[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    if (a === undefined) continue;
-    const name = quoted(md.params[i]?.name ?? `arg${i}`);
-    if (isFileArg(a)) {
-      const f = a as Blob | Readable | FileUpload;
-      const filename = f instanceof FileUpload ? f.filename : typeof (f as File).name === "string" ? (f as File).name : "blob";
-      const type = (f instanceof FileUpload ? f.contentType : isBlob(f) ? f.type : "") || "application/octet-stream";
-      chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${quoted(filename)}"\r\nContent-Type: ${type}\r\n\r\n`));
-      chunks.push(await bytesOf(f), Buffer.from("\r\n"));
-    } else {
-      const json = JSON.stringify(a, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
-      chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\nContent-Type: application/json\r\n\r\n${json}\r\n`));
-    }
-  }
-  chunks.push(Buffer.from(`--${boundary}--\r\n`));
-  return { body: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
 }
 
 /** The file name of a `Content-Disposition` header: `filename*` (RFC 5987 UTF-8) first, then `filename`. */
@@ -78,9 +49,85 @@ export function downloadOfReply(reply: HttpReply): Download | undefined {
   return new Download(reply.body, { filename: dispositionFilename(cd), type, size: reply.body.length, inline: cd.trim().toLowerCase().startsWith("inline") });
 }
 
+/** A file argument as a Node.js Readable: streamed, never held whole. */
+function streamOf(x: Blob | Readable | FileUpload): Readable {
+  if (isBlob(x)) return Readable.fromWeb(x.stream() as import("node:stream/web").ReadableStream<Uint8Array>);
+  if (x instanceof FileUpload) return x.stream();
+  return x;
+}
+
+/** The multipart body of a call, generated as it is sent: file arguments stream through. */
+async function* multipartBody(md: MethodDescriptor, args: readonly unknown[], boundary: string): AsyncGenerator<Buffer> {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === undefined) continue;
+    const name = quoted(md.params[i]?.name ?? `arg${i}`);
+    if (!isFileArg(a)) {
+      const json = JSON.stringify(a, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
+      yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\nContent-Type: application/json\r\n\r\n${json}\r\n`);
+      continue;
+    }
+    const f = a as Blob | Readable | FileUpload;
+    const filename = f instanceof FileUpload ? f.filename : typeof (f as File).name === "string" ? (f as File).name : "blob";
+    const type = (f instanceof FileUpload ? f.contentType : isBlob(f) ? f.type : "") || "application/octet-stream";
+    yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${quoted(filename)}"\r\nContent-Type: ${type}\r\n\r\n`);
+    for await (const c of streamOf(f)) yield Buffer.isBuffer(c) ? c : Buffer.from(c as Uint8Array);
+    yield Buffer.from("\r\n");
+  }
+  yield Buffer.from(`--${boundary}--\r\n`);
+}
+
+/** True when an argument can be sent once only (a stream), so the call cannot be retried. */
+function oneShot(x: unknown): boolean {
+  return x instanceof Readable || (x instanceof FileUpload && x.streaming);
+}
+
 /**
- * The attempt of a call with file arguments: the arguments as a multipart body (encoded once),
- * then `read` for the reply. The transports add the path (and HTTP/2's pseudo-headers).
+ * What an attempt does with a response as it arrives: a file reply (200 with
+ * `Content-Disposition`) resolves at once to a {@link Download} over the live body; any other is
+ * collected (at most `maxBytes`) and handed to `read`.
+ */
+function settleResponse(
+  status: number,
+  headers: HeaderMap,
+  body: Readable,
+  maxBytes: number,
+  read: (reply: HttpReply) => unknown,
+  resolve: (v: unknown) => void,
+  reject: (e: unknown) => void,
+): void {
+  const cd = firstHeader(headers, "content-disposition");
+  if (status === 200 && cd !== undefined) {
+    const length = firstHeader(headers, H.contentLength);
+    const type = firstHeader(headers, H.contentType);
+    const size = length === undefined ? undefined : Number(length);
+    resolve(new Download(body, { filename: dispositionFilename(cd), type, size, inline: cd.trim().toLowerCase().startsWith("inline") }));
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  body.on("data", (c: Buffer) => {
+    size += c.length;
+    if (size > maxBytes) {
+      body.destroy();
+      reject(responseTooLarge(maxBytes));
+    } else chunks.push(c);
+  });
+  body.on("end", () => {
+    try {
+      resolve(read({ status, headers, body: Buffer.concat(chunks) }));
+    } catch (e) {
+      reject(e);
+    }
+  });
+}
+
+/**
+ * The attempt of a call with file arguments: the arguments stream out as multipart/form-data
+ * (file arguments read as they are sent, with backpressure), and a file reply streams in as a
+ * {@link Download}. One connection of its own over HTTP/1.1 (a pooled HTTP/2 session over h2);
+ * over HTTPS/1.1 (whose TLS options live in the pooled transport) the body is built in memory.
+ * A call with a stream argument is sent once: it is not retried on another provider.
  */
 export function multipartAttempt(
   md: MethodDescriptor,
@@ -90,16 +137,94 @@ export function multipartAttempt(
   scope: CallScope,
   read: (reply: HttpReply) => unknown,
 ): Attempt<unknown> {
-  const encoded = multipartArgs(md, args);
-  const transport = settings.unary();
-  const { path } = md;
-  return (p) =>
-    encoded.then(({ body, contentType }) => {
-      const headers: OutgoingHttpHeaders = { ...callHeaders, [H.contentType]: contentType };
-      delete headers[":path"];
-      delete headers[":method"];
-      const ms = scope.remaining();
-      if (ms !== undefined) headers[H.triServiceTimeout] = String(ms);
-      return transport.post(p, { path, headers, body, signal: scope.signal, maxBytes: settings.maxBytes }).then(read);
+  let sent = false;
+  const once = args.some(oneShot);
+  return (p) => {
+    if (sent && once) return Promise.reject(new RpcError(Code.Unavailable, `${md.path}: a call with a stream argument cannot be retried (the stream was read)`));
+    sent = true;
+    const boundary = `----triple${randomBytes(12).toString("hex")}`;
+    const headers: OutgoingHttpHeaders = { ...callHeaders, [H.contentType]: `multipart/form-data; boundary=${boundary}` };
+    delete headers[":path"];
+    delete headers[":method"];
+    const ms = scope.remaining();
+    if (ms !== undefined) headers[H.triServiceTimeout] = String(ms);
+    if (settings.httpVersion === "1.1" && p.secure) return bufferedPost(md, settings, args, headers, boundary, scope, read, p);
+    return postStreaming(settings, p, md.path, headers, Readable.from(multipartBody(md, args, boundary)), scope, read);
+  };
+}
+
+/**
+ * The attempt of a call whose method returns a file (`@Method({ returns: Download })`): the
+ * encoded arguments go as they are, and the reply streams in as a {@link Download} (any other
+ * reply is read as usual), unbounded by `maxResponseBytes`.
+ */
+export function downloadAttempt(
+  md: MethodDescriptor,
+  settings: WireSettings,
+  body: Uint8Array,
+  callHeaders: OutgoingHttpHeaders,
+  scope: CallScope,
+  read: (reply: HttpReply) => unknown,
+): Attempt<unknown> {
+  return (p) => {
+    const headers: OutgoingHttpHeaders = { ...callHeaders };
+    delete headers[":path"];
+    delete headers[":method"];
+    const ms = scope.remaining();
+    if (ms !== undefined) headers[H.triServiceTimeout] = String(ms);
+    if (settings.httpVersion === "1.1" && p.secure) {
+      return settings.unary().post(p, { path: md.path, headers, body, signal: scope.signal, maxBytes: settings.maxBytes }).then((r) => downloadOfReply(r) ?? read(r));
+    }
+    return postStreaming(settings, p, md.path, headers, Readable.from([Buffer.from(body.buffer, body.byteOffset, body.byteLength)], { objectMode: false }), scope, read);
+  };
+}
+
+function postStreaming(settings: WireSettings, p: Provider, path: string, headers: OutgoingHttpHeaders, body: Readable, scope: CallScope, read: (reply: HttpReply) => unknown) {
+  return settings.httpVersion === "1.1" ? post1(p, path, headers, body, scope, settings.maxBytes, read) : post2(settings, p, path, headers, body, scope, read);
+}
+
+async function bufferedPost(
+  md: MethodDescriptor,
+  settings: WireSettings,
+  args: readonly unknown[],
+  headers: OutgoingHttpHeaders,
+  boundary: string,
+  scope: CallScope,
+  read: (reply: HttpReply) => unknown,
+  p: Provider,
+): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const c of multipartBody(md, args, boundary)) chunks.push(c);
+  const reply = await settings.unary().post(p, { path: md.path, headers, body: Buffer.concat(chunks), signal: scope.signal, maxBytes: settings.maxBytes });
+  return downloadOfReply(reply) ?? read(reply);
+}
+
+function post1(p: Provider, path: string, headers: OutgoingHttpHeaders, body: Readable, scope: CallScope, maxBytes: number, read: (reply: HttpReply) => unknown) {
+  return new Promise<unknown>((resolve, reject) => {
+    const signal = scope.signal;
+    const fail = (e: Error) => reject(signal.aborted ? signal.reason : new RpcError(Code.Unavailable, `${p.address}: ${e.message}`, { cause: e }));
+    const host = p.host.startsWith("[") ? p.host.slice(1, -1) : p.host;
+    const req = http.request({ host, port: p.port, path, method: "POST", headers, agent: false });
+    const onAbort = () => req.destroy(signal.reason as Error);
+    signal.addEventListener("abort", onAbort, { once: true });
+    req.on("response", (res) => {
+      signal.removeEventListener("abort", onAbort);
+      settleResponse(res.statusCode ?? 0, res.headers, res, maxBytes, read, resolve, reject);
     });
+    req.on("error", fail);
+    pipeline(body, req).catch(fail);
+  });
+}
+
+async function post2(settings: WireSettings, p: Provider, path: string, headers: OutgoingHttpHeaders, body: Readable, scope: CallScope, read: (reply: HttpReply) => unknown) {
+  const stream = await settings.http2().open(p, { ...headers, ":method": "POST", ":path": path }, scope.signal);
+  return new Promise<unknown>((resolve, reject) => {
+    const fail = (e: Error) => reject(scope.signal.aborted ? scope.signal.reason : new RpcError(Code.Unavailable, `${p.address}: ${e.message}`, { cause: e }));
+    stream.on("response", (h) => settleResponse(Number(h[":status"]), h as HeaderMap, stream, settings.maxBytes, read, resolve, reject));
+    stream.on("error", fail);
+    stream.on("close", () => {
+      if (stream.rstCode !== undefined && stream.rstCode !== 0) fail(new Error(`the stream was reset (code ${stream.rstCode})`));
+    });
+    pipeline(body, stream).catch(fail);
+  });
 }

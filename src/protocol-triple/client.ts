@@ -11,7 +11,7 @@ import { grpcClient } from "../protocol-grpc/client.js";
 import type { MessageCodec } from "../protocol-grpc/message-codec.js";
 import { messageCodec } from "../protocol-grpc/message-codec.js";
 import { tripleReplyBody } from "./client-reply.js";
-import { downloadOfReply, isFileArg, multipartAttempt } from "./client-files.js";
+import { downloadAttempt, downloadOfReply, isFileArg, multipartAttempt } from "./client-files.js";
 import type { CallScope } from "../transport/client/call-scope.js";
 import type { Attempt } from "../runtime/invocation.js";
 
@@ -62,8 +62,10 @@ export class WholeBodyUnary extends HttpUnaryMethod {
  */
 class TripleUnary extends WholeBodyUnary {
   override unary(args: readonly unknown[], headers: OutgoingHttpHeaders, scope: CallScope, opts: CallOptions | undefined): Attempt<unknown> {
-    if (!args.some(isFileArg)) return super.unary(args, headers, scope, opts);
-    return multipartAttempt(this.md, this.settings, args, headers, scope, (reply) => this.read(reply, opts));
+    const read = (reply: HttpReply) => this.read(reply, opts);
+    if (args.some(isFileArg)) return multipartAttempt(this.md, this.settings, args, headers, scope, read);
+    if (this.md.returns?.kind === "download") return downloadAttempt(this.md, this.settings, this.encodeArgs(args), headers, scope, read);
+    return super.unary(args, headers, scope, opts);
   }
 
   protected override read(reply: HttpReply, opts: CallOptions | undefined): unknown {

@@ -213,6 +213,7 @@ export class SchemaBuilder {
       case "bytes":
       case "file":
       case "upload":
+      case "download":
         return { scalar: "bytes" };
       case "date":
         return this.ref(file, "google.protobuf.Timestamp");

@@ -22,6 +22,7 @@ export function javaTypeName(t: TypeDesc, optional = false, strict = false): str
     case "bytes":
     case "file":
     case "upload":
+    case "download":
       return "[B";
     case "array":
       return "java.util.List";

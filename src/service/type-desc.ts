@@ -1,3 +1,4 @@
+import { Download } from "./download.js";
 import { FileUpload } from "./file-upload.js";
 
 /**
@@ -17,6 +18,8 @@ export type TypeDesc =
   | { readonly kind: "file" }
   /** A streamed uploaded file: a `FileUpload` (spilled to disk past a threshold, or streamed to the handler). */
   | { readonly kind: "upload" }
+  /** A file or stream result (`@Method({ returns: Download })`): the typed client reads it as a stream. */
+  | { readonly kind: "download" }
   /** Map<string, V> or Record<string, V>: `as` says which the handler receives. */
   | { readonly kind: "map"; readonly value: TypeDesc; readonly as: "map" | "record" }
   | { readonly kind: "array"; readonly element: TypeDesc }
@@ -88,6 +91,8 @@ export const T: {
   readonly file: TypeDesc;
   /** A streamed uploaded file ({@link FileUpload}). */
   readonly upload: TypeDesc;
+  /** A file or stream result ({@link Download}). */
+  readonly download: TypeDesc;
   readonly any: TypeDesc;
   /** A number sent as protobuf `int32` (an integer in ±2³¹). */
   readonly int32: TypeDesc;
@@ -113,6 +118,7 @@ export const T: {
   bytes: { kind: "bytes" } as TypeDesc,
   file: { kind: "file" } as TypeDesc,
   upload: { kind: "upload" } as TypeDesc,
+  download: { kind: "download" } as TypeDesc,
   any: { kind: "any" } as TypeDesc,
   int32: { kind: "number", proto: "int32" } as TypeDesc,
   uint32: { kind: "number", proto: "uint32" } as TypeDesc,
@@ -261,6 +267,8 @@ export function resolveType(spec: TypeSpec | undefined, where: string): TypeDesc
       return T.file;
     case FileUpload:
       return T.upload;
+    case Download:
+      return T.download;
   }
   if (spec === Uint8Array || spec === Buffer || (typeof spec === "function" && spec.prototype instanceof Uint8Array)) {
     return spec === UploadedFile ? T.file : T.bytes;

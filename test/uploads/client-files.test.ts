@@ -15,7 +15,7 @@ describe("typed client: uploads (File, Blob, Readable → multipart) and downloa
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), "triple-client-files-"));
-    server = createServer({ services: [new UploadService(), new DownloadService()], uploadDir: dir });
+    server = createServer({ services: [new UploadService(), new DownloadService()], uploadDir: dir, limits: { maxUploadFileBytes: 1024 * MiB } });
     await server.listen({ port: 0 });
   });
   after(async () => {
@@ -61,6 +61,37 @@ describe("typed client: uploads (File, Blob, Readable → multipart) and downloa
       const e = (await down.echo(new File(["round trip"], "rt.txt", { type: "text/plain" }) as unknown as FileUpload)) as unknown as Download;
       assert.equal(e.filename, "rt.txt");
       assert.equal(Buffer.concat((await e.stream().toArray()) as Buffer[]).toString(), "round trip");
+    });
+
+    it(`HTTP/${httpVersion}: 512 MiB each way streams through the client (its RSS grows < 64 MiB)`, async () => {
+      const SIZE = 512 * MiB;
+      const block = Buffer.alloc(MiB, 3);
+      const up = createClient(UploadService, { providers: [server.url], httpVersion, retries: 0, timeout: 120_000 });
+      const down = createClient(DownloadService, { providers: [server.url], httpVersion, retries: 0, timeout: 120_000 });
+      clients.push(up, down);
+      global.gc?.();
+      const base = process.memoryUsage.rss();
+      let peak = base;
+      const timer = setInterval(() => {
+        peak = Math.max(peak, process.memoryUsage.rss());
+      }, 10);
+      try {
+        const source = Readable.from(
+          (function* () {
+            for (let i = 0; i < SIZE / MiB; i++) yield block;
+          })(),
+        );
+        const seen = (await up.live("big", source as unknown as FileUpload)) as Seen;
+        assert.equal(seen.size, SIZE);
+        const d = (await down.readable(SIZE)) as unknown as Download;
+        assert.ok(d instanceof Download);
+        const { size } = await hashStream(d.stream());
+        assert.equal(size, SIZE);
+      } finally {
+        clearInterval(timer);
+      }
+      const grew = (peak - base) / MiB;
+      assert.ok(grew < 64, `client RSS grew by ${grew.toFixed(1)} MiB`);
     });
   }
 });

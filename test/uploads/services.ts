@@ -119,7 +119,7 @@ export class DownloadService {
     return Download.file(path, { type: "application/x-test" });
   }
 
-  @Method()
+  @Method({ returns: Download })
   readable(@Param("size") size: number): Readable {
     return lazy(size);
   }

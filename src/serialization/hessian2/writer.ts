@@ -47,6 +47,7 @@ export class HessianWriter extends ByteWriter {
       case "bytes":
       case "file":
       case "upload":
+      case "download":
         return this.binary(v as Uint8Array);
       case "array":
         return this.list(v as readonly unknown[], t.element);

@@ -152,6 +152,7 @@ export class JsonbWriter extends ByteWriter {
       case "bytes":
       case "file":
       case "upload":
+      case "download":
         return this.binary(v as Uint8Array);
       case "array":
         return this.array(v as readonly unknown[], t.element, path);
