@@ -22,8 +22,9 @@ export interface DownloadOptions {
  * A file or stream a method returns as its response body (Triple HTTP): sent as it is read,
  * with backpressure and without buffering, under `Content-Type`, `Content-Length` (when the
  * size is known) and `Content-Disposition`. A method may also return a bare Node.js `Readable`,
- * a web `ReadableStream` or a `Blob`. Declare the result type as `Download` (or the bare type)
- * in a contract so the typed client reads the response as a stream.
+ * a web `ReadableStream` or a `Blob`. Declare the method `@Method({ returns: Download })` so the
+ * typed client streams the reply in as a `Download` (otherwise it reads it whole, within
+ * `maxResponseBytes`). `Range` requests are not served (Triple HTTP methods are POST-only).
  */
 export class Download {
   readonly body: DownloadBody;
