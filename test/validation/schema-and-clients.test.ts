@@ -8,6 +8,7 @@ import { FileDescriptorProtoSchema, FileDescriptorSetSchema } from "@bufbuild/pr
 import { create } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
 import * as loader from "@grpc/proto-loader";
+import * as protobuf from "protobufjs";
 import {
   badRequestViolations,
   ClientStream,
@@ -42,6 +43,12 @@ class LabelService {
     let total = 0;
     for await (const n of nums) total += n;
     return total;
+  }
+
+  @Method({ idempotent: true })
+  lookup(@Param({ name: "id", type: String, format: "uuid" }) id: string): string {
+    this.calls++;
+    return id;
   }
 
   /** Constraints declared the standard-decorator way, on `@Method({ params })`. */
@@ -153,6 +160,20 @@ describe("validation: typed clients on every protocol, the Dubbo wrapper, reques
     }
   });
 
+  it("Connect GET (an idempotent method) is validated like POST", async () => {
+    const before = labels.calls;
+    const get = (id: string) =>
+      post1(server.url, `/validation.Labels/lookup?connect=v1&encoding=json&message=${encodeURIComponent(JSON.stringify({ id }))}`, { method: "GET" });
+    const bad = await get("nope");
+    assert.equal(bad.status, 400, bad.text());
+    assert.equal(bad.json().code, "invalid_argument");
+    assert.equal(bad.json().message, "parameter #1 (id) must be a UUID");
+    assert.equal(bad.json().details[0].type, "google.rpc.BadRequest");
+    assert.equal(labels.calls, before);
+    const good = await get("123e4567-e89b-12d3-a456-426614174000");
+    assert.equal(good.status, 200, good.text());
+  });
+
   it("Triple HTTP answers 400 with the violations in the JSON body's details", async () => {
     const r = await post1(server.url, "/validation.Labels/label", { headers: { "content-type": "application/json" }, body: '["ab1",5]' });
     assert.equal(r.status, 400);
@@ -189,6 +210,18 @@ describe("validation: registration refuses constraints that cannot apply", () =>
       assert.throws(() => createServer({ services: [new BadService()] }), message);
     });
   }
+
+  it("constraints on a .proto method's parameter are refused (its rules belong in the .proto)", () => {
+    const root = protobuf.parse(`syntax = "proto3"; package v; message R { string s = 1; } service P { rpc Call (R) returns (R); }`).root;
+    @Service("v.P", { proto: root })
+    class ProtoBound {
+      @Method()
+      call(@Param({ type: Object, minLength: 1 }) r: unknown): unknown {
+        return r;
+      }
+    }
+    assert.throws(() => createServer({ services: [new ProtoBound()] }), /validation constraints apply to IDL-less methods; Call takes its \.proto's request message/);
+  });
 
   it("a parameter's constraint is checked against its type, naming the method and the parameter", () => {
     @Service("validation.BadParam")
