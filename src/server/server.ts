@@ -33,6 +33,7 @@ import { METADATA_V2_VERSION } from "../registry/instance.js";
 import type { Registry } from "../registry/registry.js";
 import { buildAuthorizer, buildInvoker, type Interceptor, invokerSeesContext } from "../runtime/interceptor.js";
 import { DEFAULT_LIMITS, type Limits } from "../runtime/limits.js";
+import { RestRouter } from "../runtime/rest-router.js";
 import { Router } from "../runtime/router.js";
 import type { ServerCore } from "../runtime/server-core.js";
 
@@ -161,6 +162,8 @@ function isRegistration(x: object): x is ServiceRegistration {
  */
 export class TripleServer implements ServerCore {
   readonly router = new Router();
+  /** REST routes, created with the first method that has one. */
+  rest: RestRouter | undefined = undefined;
   readonly limits: Limits;
   readonly requireProtocolVersion: boolean;
   private readonly listener: OnePortListener;
@@ -261,6 +264,7 @@ export class TripleServer implements ServerCore {
       const authorize = reflection ? this.reflectionAuthorizer() : buildAuthorizer(md, this.options.auth);
       if (authorize && !reflection) this.protectedMethods = true;
       const entry = { descriptor: md, service, invoke, seesContext: seesContext || reflection, errors: this.errors, authorize };
+      if (md.http) (this.rest ??= new RestRouter()).add(entry);
       for (const path of pathsOf(md)) this.router.add(path, entry);
     }
     this.services.push(service);
