@@ -24,6 +24,7 @@ import { OnePortListener, type Refusal, type TransportOptions } from "../transpo
 import { type AuthOptions, authenticate } from "../runtime/auth.js";
 import type { CallContext, WireProtocol } from "../runtime/context.js";
 import { Cors, type CorsOptions } from "./cors.js";
+import { OpenApiEndpoint, type OpenApiServeOptions } from "./openapi-endpoint.js";
 import { HEALTH_SERVICE_NAME, HealthService } from "../runtime/health.js";
 import { InflightCalls } from "../runtime/inflight.js";
 import { REFLECTION_V1, REFLECTION_V1ALPHA, ServerReflectionV1, ServerReflectionV1Alpha } from "./reflection.js";
@@ -65,6 +66,14 @@ export interface ServerOptions extends TransportOptions {
   auth?: AuthOptions;
   /** CORS for browser callers; off unless given. */
   cors?: CorsOptions;
+  /**
+   * Serve an OpenAPI 3.1 document of the registered services at `/openapi.json` and a Swagger UI
+   * docs page at `/docs` (both GET, unauthenticated, ahead of the RPC protocols). `true` for the
+   * defaults, or options for the paths and the document's `info`. Default off: the document
+   * describes every method and parameter, so turn it on where the API is meant to be public, or
+   * publish `toOpenApi()`'s output instead.
+   */
+  openapi?: boolean | OpenApiServeOptions;
   /** Serve the built-in `grpc.health.v1.Health` (Check, Watch). Default true. */
   health?: boolean;
   /**
@@ -173,6 +182,7 @@ export class TripleServer implements ServerCore {
   private readonly connect: ConnectHandler;
   private readonly interceptors: readonly Interceptor[];
   private readonly cors: Cors | undefined;
+  private readonly openapi: OpenApiEndpoint | undefined;
   private readonly inflight = new InflightCalls();
   private readonly telemetry: ServerTelemetry;
   private readonly errors: HandlerErrors;
@@ -199,6 +209,8 @@ export class TripleServer implements ServerCore {
     this.requireProtocolVersion = options.requireProtocolVersion ?? false;
     this.interceptors = options.interceptors ?? [];
     this.cors = options.cors ? new Cors(options.cors) : undefined;
+    const oa = options.openapi;
+    this.openapi = oa ? new OpenApiEndpoint(oa === true ? {} : oa, () => this.services.filter((s) => !BUILT_IN_SERVICES.has(s.name))) : undefined;
     this.logger = checkedLogger(options.logger, "createServer");
     this.errors = new HandlerErrors(this.logger, options.maskUnexpectedErrors ?? false);
     this.telemetry = new ServerTelemetry(options.telemetry, () => this.listener.address() ?? undefined);
@@ -268,6 +280,7 @@ export class TripleServer implements ServerCore {
       for (const path of pathsOf(md)) this.router.add(path, entry);
     }
     this.services.push(service);
+    this.openapi?.invalidate();
     // A service added once the server is announced changes what the registry says of it.
     if (!BUILT_IN_SERVICES.has(service.name)) void this.registration?.add(service).catch(() => {});
     return this;
@@ -314,6 +327,7 @@ export class TripleServer implements ServerCore {
         if (!next) return;
         ex = next;
       }
+      if (this.openapi?.handle(ex)) return;
       this.route(ex);
     } catch (e) {
       // A bug in a handler path must not take the process down: log it, answer 500 and carry on.
