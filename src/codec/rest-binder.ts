@@ -49,14 +49,19 @@ function decode(text: string, label: string, plus: boolean): string {
   }
 }
 
-/** The values of the wanted keys of a raw query string (`a=1&b=2&a=3`), percent-decoded, `+` as space. */
+/**
+ * The values of the wanted keys of a raw query string (`a=1&b=2&a=3`), percent-decoded, `+` as
+ * space; `a[]` counts as `a`.
+ */
 function queryValues(query: string | undefined, wanted: ReadonlySet<string>): Map<string, string[]> {
   const out = new Map<string, string[]>();
   if (!query) return out;
   for (const pair of query.split("&")) {
     if (pair === "") continue;
     const eq = pair.indexOf("=");
-    const key = decode(eq < 0 ? pair : pair.slice(0, eq), "a query parameter name", true);
+    let key = decode(eq < 0 ? pair : pair.slice(0, eq), "a query parameter name", true);
+    // `tag[]=a&tag[]=b` (what axios, jQuery and qs send for arrays) is `tag=a&tag=b`.
+    if (!wanted.has(key) && key.endsWith("[]")) key = key.slice(0, -2);
     if (!wanted.has(key)) continue;
     const value = decode(eq < 0 ? "" : pair.slice(eq + 1), `query parameter "${key}"`, true);
     const list = out.get(key);

@@ -40,6 +40,7 @@ describe("REST mappings (issue 28, item 1)", () => {
         assert.ok((await get("/users")).json().length >= 2);
         assert.deepEqual((await get("/users?limit=1")).json(), [{ id: 1, name: "ann", tags: ["admin"] }]);
         assert.deepEqual((await get("/users?tag=admin&tag=admin&limit=5")).json().map((u: { id: number }) => u.id), [1]);
+        assert.deepEqual((await get("/users?tag%5B%5D=admin&tag[]=admin")).json().map((u: { id: number }) => u.id), [1]);
       });
 
       it("every scalar type converts from text; number arrays from repeated keys", async () => {
