@@ -41,6 +41,7 @@ export { Get, Post, Put, Patch, Delete, Path, Query, Header, Body } from "./serv
 export { JavaClass } from "./service/java-class.js";
 export { T, UploadedFile, type TypeDesc, type TypeSpec, type FieldDesc, type FieldOptions } from "./service/type-desc.js";
 export type { MethodKind, HttpRoute } from "./service/descriptors.js";
+export type { Constraints, StringFormat } from "./service/constraints.js";
 
 /**
  * The body of a contract method: implementations override it. Called anyway (the contract class

@@ -1,4 +1,5 @@
-import type { FieldDesc, TypeDesc } from "../service/type-desc.js";
+import type { Constraints } from "../service/constraints.js";
+import type { TypeDesc } from "../service/type-desc.js";
 
 /** A JSON Schema (2020-12, as OpenAPI 3.1 uses it). */
 export type JsonSchema = Record<string, unknown>;
@@ -6,22 +7,47 @@ export type JsonSchema = Record<string, unknown>;
 /** How bytes travel: base64 text in JSON and XML, raw in a multipart part. */
 export type BytesForm = "base64" | "binary";
 
-/**
- * The JSON Schema keywords of a field's or parameter's constraints (`min`, `max`, `minLength`,
- * `maxLength`, `pattern`, `enum`, `format`, `minItems`, `maxItems`, `description`), when the
- * descriptor carries them (`constraints`). The one place that maps constraints to the document.
- */
-export function constraintKeywords(desc: object): JsonSchema {
-  const c = (desc as { constraints?: Record<string, unknown> }).constraints;
-  const description = (desc as { description?: unknown }).description ?? c?.description;
+/** A JSON value for a constraint's bound: numbers stay numbers, bigints and dates become text. */
+function jsonBound(v: unknown): unknown {
+  if (typeof v === "bigint") return Number.isSafeInteger(Number(v)) ? Number(v) : v.toString();
+  if (v instanceof Date) return v.toISOString();
+  return v;
+}
+
+/** The keywords of the per-value constraints (on an array: per element) for a value of type `t`. */
+function valueKeywords(c: Constraints, t: TypeDesc): JsonSchema {
   const out: JsonSchema = {};
-  if (typeof description === "string") out.description = description;
-  if (!c) return out;
-  const rename: Record<string, string> = { min: "minimum", max: "maximum" };
-  for (const key of ["min", "max", "minLength", "maxLength", "pattern", "enum", "format", "minItems", "maxItems"]) {
-    const v = c[key];
-    if (v === undefined) continue;
-    out[rename[key] ?? key] = v instanceof RegExp ? v.source : v;
+  const numeric = t.kind === "number";
+  if (c.min !== undefined) out[numeric ? "minimum" : "x-minimum"] = jsonBound(c.min);
+  if (c.max !== undefined) out[numeric ? "maximum" : "x-maximum"] = jsonBound(c.max);
+  if (c.pattern !== undefined) out.pattern = c.pattern instanceof RegExp ? c.pattern.source : c.pattern;
+  if (c.enum !== undefined) out.enum = c.enum.map((v) => (typeof v === "bigint" ? v.toString() : v));
+  if (c.format !== undefined) out.format = c.format;
+  return out;
+}
+
+/**
+ * A schema with a field's or parameter's constraints as JSON Schema keywords: the one place that
+ * maps `@Field`/`@Param` constraints to the document. On an array `min`, `max`, `pattern`, `enum`
+ * and `format` bound each element and `minLength`/`maxLength`/`minItems`/`maxItems` the count
+ * (`minProperties`/`maxProperties` on a map), as the checks apply them.
+ */
+export function withConstraints(schema: JsonSchema, t: TypeDesc, c: Constraints | undefined): JsonSchema {
+  if (!c) return schema;
+  const out: JsonSchema = { ...schema };
+  if (c.description !== undefined) out.description = c.description;
+  const isArray = t.kind === "array";
+  const count = isArray ? ["minItems", "maxItems"] : t.kind === "map" ? ["minProperties", "maxProperties"] : undefined;
+  const lengthKeys = count ?? (t.kind === "string" ? ["minLength", "maxLength"] : ["x-minLength", "x-maxLength"]);
+  if (c.minLength !== undefined) out[lengthKeys[0]] = c.minLength;
+  if (c.maxLength !== undefined) out[lengthKeys[1]] = c.maxLength;
+  if (count && c.minItems !== undefined) out[count[0]] = c.minItems;
+  if (count && c.maxItems !== undefined) out[count[1]] = c.maxItems;
+  if (isArray) {
+    const el = valueKeywords(c, (t as { element: TypeDesc }).element);
+    if (Object.keys(el).length > 0) out.items = { ...(out.items as JsonSchema), ...el };
+  } else {
+    Object.assign(out, valueKeywords(c, t));
   }
   return out;
 }
@@ -64,13 +90,9 @@ export class SchemaBuilder {
     }
   }
 
-  /** A field's or parameter's schema: its type's, with its constraints. */
-  ofField(f: FieldDesc | { type: TypeDesc }, bytes: BytesForm = "base64"): JsonSchema {
-    const base = this.of(f.type, bytes);
-    const extra = constraintKeywords(f);
-    if (Object.keys(extra).length === 0) return base;
-    // A $ref with siblings is fine in 3.1, but constraints of an array apply to the array.
-    return { ...base, ...extra };
+  /** A field's or parameter's schema: its type's, with its constraints (a `$ref` may have siblings in 3.1). */
+  ofField(f: { readonly type: TypeDesc; readonly constraints?: Constraints }, bytes: BytesForm = "base64"): JsonSchema {
+    return withConstraints(this.of(f.type, bytes), f.type, f.constraints);
   }
 
   private classSchema(t: Extract<TypeDesc, { kind: "class" }>): string {

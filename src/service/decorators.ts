@@ -1,6 +1,7 @@
 import "reflect-metadata";
 import type * as protobuf from "protobufjs";
 import type { AuthRequirement, MethodKind } from "./descriptors.js";
+import { CONSTRAINT_KEYS, type Constraints, pickConstraints } from "./constraints.js";
 import { type FieldOptions, FIELDS_KEY, type RawField, recordField, SYMBOL_METADATA, type TypeSpec } from "./type-desc.js";
 
 /** Options of `@Service`. */
@@ -64,8 +65,8 @@ export interface MethodOptions {
   description?: string;
 }
 
-/** Options of `@Param`. */
-export interface ParamOptions {
+/** Options of `@Param`: name, type, presence, field number and validation constraints. */
+export interface ParamOptions extends Constraints {
   /** Binds by this name (JSON objects, form fields, multipart parts). */
   name?: string;
   /** Overrides the type from `design:paramtypes`. */
@@ -263,7 +264,7 @@ function isOptionsObject(x: unknown, keys: readonly string[]): boolean {
 }
 
 export function isParamOptions(x: unknown): x is ParamOptions & { context?: boolean } {
-  return isOptionsObject(x, ["name", "type", "optional", "tag", "context", "in"]);
+  return isOptionsObject(x, ["name", "type", "optional", "tag", "context", "in", ...CONSTRAINT_KEYS]);
 }
 
 /**
@@ -315,7 +316,7 @@ export function Ctx(): ParameterDecorator {
 }
 
 function isFieldOptions(x: unknown): x is FieldOptions {
-  return isOptionsObject(x, ["type", "optional", "tag"]);
+  return isOptionsObject(x, ["type", "optional", "tag", ...CONSTRAINT_KEYS]);
 }
 
 /**
@@ -323,6 +324,8 @@ function isFieldOptions(x: unknown): x is FieldOptions {
  * (`@Field(Type)` or `@Field({ type })`). Fields are required: a request without one is a 400
  * naming it (`parameter #1 (item).name is missing`), unless `@Field({ optional: true })`. With
  * standard decorators, or a compiler that emits no metadata (esbuild, tsx), give the type.
+ * Validation constraints go in the same options (`@Field({ type: String, maxLength: 40,
+ * pattern: /^[a-z]+$/ })`, see {@link Constraints}).
  */
 export function Field(typeOrOptions?: TypeSpec | FieldOptions): UniversalFieldDecorator {
   const options: FieldOptions = isFieldOptions(typeOrOptions) ? typeOrOptions : { type: typeOrOptions };
@@ -331,7 +334,13 @@ export function Field(typeOrOptions?: TypeSpec | FieldOptions): UniversalFieldDe
       if (key.kind !== "field" && key.kind !== "accessor") throw new TypeError(`@Field belongs on a field, not a ${key.kind}`);
       const name = memberName(key, "@Field");
       const list = ownList<RawField>(key, FIELDS_KEY, "@Field");
-      const entry: RawField = { name, spec: options.type, optional: options.optional === true, tag: options.tag };
+      const entry: RawField = {
+        name,
+        spec: options.type,
+        optional: options.optional === true,
+        tag: options.tag,
+        constraints: pickConstraints(options),
+      };
       const i = list.findIndex((f) => f.name === name);
       if (i >= 0) list[i] = entry;
       else list.push(entry);

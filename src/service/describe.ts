@@ -4,6 +4,7 @@ import { declaredParams, PARAMS_KEY, type RawMethod, type RawParam, type RawServ
 import type { AuthRequirement, MethodDescriptor, MethodKind, ParamDescriptor, ServiceDescriptor } from "./descriptors.js";
 import { loadProto, lookupService } from "./proto.js";
 import { checkNoRestSources, type DeclaredParam, restMapping } from "./rest.js";
+import { checkConstraints, pickConstraints } from "./constraints.js";
 import { resolveType, T } from "./type-desc.js";
 
 /** Per-registration overrides of a service's version and group. */
@@ -100,7 +101,8 @@ function paramsOf(c: ClassInfo, rm: RawMethod, where: string, pm: protobuf.Metho
     const pwhere = `${where} parameter #${i + 1}${d?.options.name ? ` (${d.options.name})` : ""}`;
     const type = pm ? T.any : resolveType((d?.options.type ?? designTypes?.[i]) as never, pwhere);
     const tag = d?.options.tag ?? params.length + 1;
-    params.push({ index: i, name: d?.options.name, type, optional: d?.options.optional === true, tag, declaredIn: d?.options.in });
+    const constraints = pm ? undefined : checkConstraints(pickConstraints(d?.options), type, pwhere);
+    params.push({ index: i, name: d?.options.name, type, optional: d?.options.optional === true, tag, constraints, declaredIn: d?.options.in });
   }
   checkOptionalOrder(where, params);
   return { params, arity, contextIndex };
@@ -272,7 +274,7 @@ export function describeProtoService(svc: protobuf.Service): ServiceDescriptor {
     path: `/${name}/${m.name}`,
     propertyKey: lowerFirst(m.name),
     kind: protoKind(m),
-    params: [{ index: 0, name: undefined, type: T.any, optional: false, tag: 1 }],
+    params: [{ index: 0, name: undefined, type: T.any, optional: false, tag: 1, constraints: undefined }],
     arity: 1,
     returns: undefined,
     retries: undefined,

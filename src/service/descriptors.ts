@@ -1,4 +1,5 @@
 import type * as protobuf from "protobufjs";
+import type { Constraints } from "./constraints.js";
 import type { TypeDesc } from "./type-desc.js";
 
 /** The four RPC kinds. */
@@ -19,6 +20,8 @@ export interface ParamDescriptor {
   readonly optional: boolean;
   /** Field number in the derived protobuf request message. */
   readonly tag: number;
+  /** Validation constraints (`@Param({ min, pattern, … })`), checked against the type at registration; undefined: none. */
+  readonly constraints: Constraints | undefined;
   /** Where a REST mapping reads it (`@Path`, `@Query`, `@Header`); undefined: the body. */
   readonly in?: "path" | "query" | "header";
 }

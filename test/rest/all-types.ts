@@ -7,8 +7,11 @@ export class Address {
 
 /** A class with a field of every type of the type model, a self-reference included. */
 export class Everything {
-  @Field() text!: string;
-  @Field() count!: number;
+  @Field({ minLength: 1, maxLength: 20, pattern: "^[a-z]+$", description: "lower-case text" }) text!: string;
+  @Field({ min: 0, max: 100 }) count!: number;
+  @Field({ format: "uuid" }) id!: string;
+  @Field({ type: String, enum: ["red", "green"] }) colour!: string;
+  @Field({ type: [String], minItems: 1, maxItems: 3, format: "email" }) emails!: string[];
   @Field({ type: T.int32 }) small!: number;
   @Field({ type: T.int64 }) large!: number;
   @Field({ type: T.float }) ratio!: number;
@@ -58,9 +61,10 @@ export class AllTypesService {
     @Path("when") when: Date,
     @Query({ name: "tag", type: [String] }) tags: string[],
     @Query({ name: "flag", type: Boolean, optional: true }) flag: boolean | undefined,
+    @Query({ name: "limit", type: Number, optional: true, min: 1, max: 100 }) limit: number | undefined,
     @Header({ name: "X-Tenant", type: String }) tenant: string,
   ): Address[] {
-    return [Object.assign(new Address(), { city: `${id}${when.getTime()}${tags}${flag}${tenant}` })];
+    return [Object.assign(new Address(), { city: `${id}${when.getTime()}${tags}${flag}${limit}${tenant}` })];
   }
 
   @Post("/all/{id}")

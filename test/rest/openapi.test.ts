@@ -34,7 +34,11 @@ describe("OpenAPI 3.1 (issue 28, item 3)", () => {
     await validate(doc);
     const schemas = doc.components.schemas;
     const e = schemas.Everything;
-    assert.deepEqual(e.properties.text, { type: "string" });
+    assert.deepEqual(e.properties.text, { type: "string", minLength: 1, maxLength: 20, pattern: "^[a-z]+$", description: "lower-case text" });
+    assert.deepEqual(e.properties.count, { type: "number", format: "double", minimum: 0, maximum: 100 });
+    assert.deepEqual(e.properties.id, { type: "string", format: "uuid" });
+    assert.deepEqual(e.properties.colour, { type: "string", enum: ["red", "green"] });
+    assert.deepEqual(e.properties.emails, { type: "array", items: { type: "string", format: "email" }, minItems: 1, maxItems: 3 });
     assert.deepEqual(e.properties.small, { type: "integer", format: "int32" });
     assert.deepEqual(e.properties.large, { type: "integer", format: "int64" });
     assert.deepEqual(e.properties.when, { type: "string", format: "date-time" });
@@ -68,6 +72,7 @@ describe("OpenAPI 3.1 (issue 28, item 3)", () => {
     assert.equal(params.when.schema.format, "date-time");
     assert.deepEqual(params.tag, { name: "tag", in: "query", required: true, schema: { type: "array", items: { type: "string" } }, style: "form", explode: true });
     assert.equal(params.flag.required, false);
+    assert.deepEqual(params.limit.schema, { type: "number", format: "double", minimum: 1, maximum: 100 });
     assert.equal(params["x-tenant"].in, "header");
 
     assert.deepEqual(doc.components.securitySchemes, { bearerAuth: { type: "http", scheme: "bearer" } });
