@@ -230,3 +230,52 @@ describe("REST mapping registration errors", () => {
     }, /is @Query but the method has no REST mapping/);
   });
 });
+
+describe("REST routes with auth, interceptors and server streams", () => {
+  @Service("demo.Feed")
+  class Feed {
+    @Get("/feed/{n}")
+    @Method({ kind: "server_streaming" })
+    async *feed(@Path("n") n: number): AsyncGenerator<string> {
+      for (let i = 1; i <= n; i++) yield `item ${i}`;
+    }
+
+    @Get("/secret/{id}")
+    @Method({ auth: true })
+    secret(@Path("id") id: string): string {
+      return `secret ${id}`;
+    }
+  }
+  let server: TripleServer;
+  const seen: string[] = [];
+  before(async () => {
+    server = createServer({
+      services: [new Feed()],
+      auth: { verify: async (token) => (token === "good" ? { subject: "ann" } : undefined) },
+      interceptors: [
+        (next) => async (call) => {
+          seen.push(call.method.path);
+          return next(call);
+        },
+      ],
+    });
+    await server.listen({ port: 0 });
+  });
+  after(() => server.close());
+
+  it("a server-streaming method with a GET mapping answers Server-Sent Events", async () => {
+    const r = await fetch(`${server.url}/feed/3`, { headers: { accept: "text/event-stream" } });
+    assert.equal(r.status, 200);
+    assert.match(String(r.headers.get("content-type")), /^text\/event-stream/);
+    const text = await r.text();
+    assert.deepEqual([...text.matchAll(/^data: (.*)$/gm)].map((m) => m[1]), ['"item 1"', '"item 2"', '"item 3"']);
+  });
+
+  it("bearer auth and interceptors run on REST calls as on RPC calls", async () => {
+    const denied = await fetch(`${server.url}/secret/7`);
+    assert.equal(denied.status, 401);
+    const ok = await fetch(`${server.url}/secret/7`, { headers: { authorization: "Bearer good" } });
+    assert.equal(await ok.json(), "secret 7");
+    assert.ok(seen.includes("/demo.Feed/secret"));
+  });
+});
