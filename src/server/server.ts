@@ -346,7 +346,8 @@ export class TripleServer implements ServerCore {
       if (isGrpcWebContentType(ct)) this.grpcWeb.handle(ex);
       else this.grpc.handle(ex);
     } else if (ex.method === "GET") {
-      if (this.connect.isGet(ex)) this.connect.handleGet(ex);
+      // A REST GET may carry `?message=…` too: Connect GETs only go to RPC paths.
+      if (this.connect.isGet(ex) && (this.rest === undefined || this.router.hasPath(ex.path))) this.connect.handleGet(ex);
       else this.http.handle(ex);
     } else if (isConnectStreamType(ct)) {
       this.connect.handleStream(ex);

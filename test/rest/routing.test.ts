@@ -240,6 +240,11 @@ describe("REST routes with auth, interceptors and server streams", () => {
       for (let i = 1; i <= n; i++) yield `item ${i}`;
     }
 
+    @Get("/echo")
+    echo(@Query("message") message: string, @Query({ name: "connect", type: String, optional: true }) connect?: string): string {
+      return `${message}${connect ?? ""}`;
+    }
+
     @Get("/secret/{id}")
     @Method({ auth: true })
     secret(@Path("id") id: string): string {
@@ -269,6 +274,12 @@ describe("REST routes with auth, interceptors and server streams", () => {
     assert.match(String(r.headers.get("content-type")), /^text\/event-stream/);
     const text = await r.text();
     assert.deepEqual([...text.matchAll(/^data: (.*)$/gm)].map((m) => m[1]), ['"item 1"', '"item 2"', '"item 3"']);
+  });
+
+  it("query names Connect GETs use (message, connect) reach a REST route, not the Connect handler", async () => {
+    const r = await fetch(`${server.url}/echo?message=hi&connect=v1`);
+    assert.equal(r.status, 200);
+    assert.equal(await r.json(), "hiv1");
   });
 
   it("bearer auth and interceptors run on REST calls as on RPC calls", async () => {
