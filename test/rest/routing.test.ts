@@ -162,6 +162,37 @@ describe("REST mappings (issue 28, item 1)", () => {
   }
 });
 
+describe("REST mapping declared in @Method({ http, params }) (the form for standard decorators)", () => {
+  @Service("demo.Declared")
+  class Declared {
+    @Method({
+      http: { method: "PUT", path: "/declared/{id}" },
+      params: [
+        { name: "id", type: Number, in: "path" },
+        { name: "note", type: String, in: "query", optional: true },
+        { name: "body", type: [Number], in: "body" },
+      ],
+    })
+    put(id: number, note: string | undefined, body: number[]): string {
+      return `${typeof id}:${id} ${note} ${body.reduce((a, b) => a + b, 0)}`;
+    }
+  }
+
+  it("binds path, query and body as the parameter decorators would", async () => {
+    const server = createServer({ services: [new Declared()] });
+    await server.listen({ port: 0 });
+    try {
+      const r = await fetch(`${server.url}/declared/5?note=n`, { method: "PUT", headers: JSON_CT, body: "[1,2,3]" });
+      assert.equal(await r.json(), "number:5 n 6");
+      const d = server.registeredServices.find((s) => s.name === "demo.Declared")?.methods[0];
+      assert.deepEqual(d?.http, { method: "PUT", path: "/declared/{id}", segments: ["declared", { param: "id" }] });
+      assert.deepEqual(d?.params.map((p) => p.in), ["path", "query", undefined]);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe("REST mapping registration errors", () => {
   it("two routes of one HTTP method with the same shape conflict", () => {
     @Service("c.A")
