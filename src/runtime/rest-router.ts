@@ -168,6 +168,7 @@ function notAllowed(verb: string, path: string, nodes: readonly (Node | undefine
   const list = [...allow].join(", ");
   return new RpcError(Code.Unimplemented, `HTTP method ${verb} is not allowed on ${path}: use ${list}`, {
     httpStatus: 405,
+    legacyStatus: 40,
     metadata: { allow: list },
   });
 }

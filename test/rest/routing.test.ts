@@ -91,6 +91,7 @@ describe("REST mappings (issue 28, item 1)", () => {
         const put = await c().call("/users", { method: "PUT", headers: JSON_CT, body: "{}" });
         assert.equal(put.status, 405);
         assert.equal(put.headers.allow, "GET, HEAD, POST");
+        assert.deepEqual(put.json(), { status: 40, code: "unimplemented", message: "HTTP method PUT is not allowed on /users: use GET, HEAD, POST" });
         const post = await c().call("/users/1", { method: "POST", headers: JSON_CT, body: "{}" });
         assert.equal(post.status, 405);
         assert.equal(post.headers.allow, "GET, HEAD, PUT, DELETE");
