@@ -45,7 +45,7 @@ function snake(s: string): string {
 }
 
 /** A field name protobuf accepts, from a parameter or field name. */
-function fieldName(name: string): string {
+export function fieldName(name: string): string {
   const clean = name.replace(/[^A-Za-z0-9_]/g, "_");
   return /^[A-Za-z]/.test(clean) ? clean : `f_${clean}`;
 }
