@@ -34,7 +34,7 @@ export class UserService {
   @Get("/users")
   @Method({ returns: [User] })
   list(
-    @Query({ name: "limit", type: Number, optional: true }) limit?: number,
+    @Query({ name: "limit", type: Number, optional: true, min: 1, max: 50, description: "page size" }) limit?: number,
     @Query({ name: "tag", type: [String], optional: true }) tags?: string[],
   ): User[] {
     let all = [...this.users.values()];

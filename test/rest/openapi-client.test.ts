@@ -49,6 +49,20 @@ describe("an OpenAPI client driven by the served document alone (openapi-client-
     assert.equal(r.data, "user 2: portrait face.jpg 1234 bytes");
   });
 
+  it("a request that fails validation (limit above its maximum in the document) gets a 400 naming it", async () => {
+    const doc = (await fetch(`${server.url}/openapi.json`).then((r) => r.json())) as any;
+    const limit = doc.paths["/users"].get.parameters.find((p: { name: string }) => p.name === "limit");
+    assert.deepEqual(limit.schema, { type: "number", format: "double", minimum: 1, maximum: 50, description: "page size" });
+    const err = await client.demo_UserService_list({ limit: 51 }).then(
+      () => assert.fail("expected a 400"),
+      (e: { response: { status: number; data: unknown } }) => e.response,
+    );
+    assert.equal(err.status, 400);
+    const { details, ...body } = err.data as { details: { type: string }[] };
+    assert.deepEqual(body, { status: 40, code: "invalid_argument", message: "parameter #1 (limit) must be at most 50" });
+    assert.equal(details[0].type, "google.rpc.BadRequest");
+  });
+
   it("a request that fails binding gets the documented error body", async () => {
     const err = await client.demo_UserService_get({ id: "abc" }).then(
       () => assert.fail("expected a 400"),

@@ -67,6 +67,14 @@ describe("REST mappings (issue 28, item 1)", () => {
         assert.match(enc.json().message, /path parameter "name" is not valid percent-encoded/);
       });
 
+      it("validation constraints on REST parameters are checked: 400 naming the parameter", async () => {
+        const r = await get("/users?limit=500");
+        assert.equal(r.status, 400);
+        const { details, ...body } = r.json() as { details: { type: string }[] };
+        assert.deepEqual(body, { status: 40, code: "invalid_argument", message: "parameter #1 (limit) must be at most 50" });
+        assert.equal(details[0].type, "google.rpc.BadRequest");
+      });
+
       it("a required query parameter or header that is missing: 400 naming it", async () => {
         const r = await get("/types/true/1/2024-01-01");
         assert.equal(r.status, 400);
