@@ -82,6 +82,13 @@ describe("OpenAPI 3.1 (issue 28, item 3)", () => {
     assert.deepEqual(doc.tags, [{ name: "fixture.AllTypes", description: "Every type and every parameter source" }]);
   });
 
+  it("rpcPaths: false leaves only the REST mappings", async () => {
+    const doc: Doc = toOpenApi([UserService], { rpcPaths: false });
+    await validate(doc);
+    assert.ok(Object.keys(doc.paths).every((p) => !p.startsWith("/demo.")));
+    assert.ok(doc.paths["/users/{id}"].get && doc.paths["/users/{id}"].head === undefined);
+  });
+
   it("version and group registrations add their headers", async () => {
     const doc: Doc = toOpenApi([{ ...describeService(UserService), version: "1.0.0", group: "blue" }]);
     await validate(doc);
@@ -108,6 +115,10 @@ describe("OpenAPI 3.1 (issue 28, item 3)", () => {
         assert.ok(doc.paths["/users/{id}"].get);
         assert.ok(!Object.keys(doc.paths).some((p) => p.startsWith("/grpc.")));
       }
+      const head = await post2(server.url, "/openapi.json", { method: "HEAD" });
+      assert.equal(head.status, 200);
+      assert.equal(head.body.length, 0);
+      assert.ok(Number(head.headers["content-length"]) > 1000);
     });
 
     it("/docs serves Swagger UI from node_modules; unknown files are 404; off by default", async () => {
