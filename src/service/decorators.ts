@@ -17,6 +17,8 @@ export interface ServiceOptions {
   proto?: string | protobuf.Root;
   /** Requires bearer authentication for every method (a method can override). */
   auth?: AuthRequirement;
+  /** What the service does, for the OpenAPI document (`toOpenApi`, `/openapi.json`). */
+  description?: string;
 }
 
 /** Options of `@Method`. */
@@ -53,6 +55,14 @@ export interface MethodOptions {
    * `{ context: true }` marks the parameter that receives the {@link CallContext}, like `@Ctx()`.
    */
   params?: readonly (TypeSpec | (ParamOptions & { context?: boolean }))[];
+  /**
+   * A REST mapping besides the RPC path: `{ method: "GET", path: "/users/{id}" }` (what `@Get`,
+   * `@Post`, `@Put`, `@Patch` and `@Delete` set). Path variables are whole segments in braces,
+   * bound to the parameter of that name; see `@Path`, `@Query`, `@Header`, `@Body`.
+   */
+  http?: HttpMapping;
+  /** What the method does, for the OpenAPI document. */
+  description?: string;
 }
 
 /** Options of `@Param`: name, type, presence, field number and validation constraints. */
@@ -69,6 +79,12 @@ export interface ParamOptions extends Constraints {
   optional?: boolean;
   /** The field number of this parameter in the method's derived protobuf request message (default: its position, from 1). */
   tag?: number;
+  /**
+   * Where a REST-mapped method reads this parameter: a `{name}` segment of the path, a query
+   * parameter, a request header, or the body (the default; on GET routes named parameters default
+   * to the query). What `@Path`, `@Query`, `@Header` and `@Body` set. Ignored on RPC paths.
+   */
+  in?: ParamSource;
 }
 
 /** Raw decorator arguments, turned into descriptors by `describeService`. */
@@ -80,6 +96,15 @@ export interface RawMethod {
   propertyKey: string;
   options: MethodOptions;
 }
+/** Where a REST-mapped method reads a parameter. */
+export type ParamSource = "path" | "query" | "header" | "body";
+
+/** A REST mapping: an HTTP method and a path template (`/users/{id}`). */
+export interface HttpMapping {
+  readonly method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  readonly path: string;
+}
+
 export interface RawParam {
   index: number;
   source: "body" | "context";
@@ -177,7 +202,7 @@ function upsertMethod(list: RawMethod[], propertyKey: string, options: MethodOpt
   else list.push(entry);
 }
 
-function methodDecorator(options: MethodOptions): UniversalMethodDecorator {
+export function methodDecorator(options: MethodOptions): UniversalMethodDecorator {
   return (target: unknown, key: unknown) => {
     if (isStandard(key)) {
       if (key.kind !== "method") throw new TypeError(`@Method belongs on a method, not a ${key.kind}`);
@@ -238,8 +263,8 @@ function isOptionsObject(x: unknown, keys: readonly string[]): boolean {
   return keys.some((k) => k in x) || Object.keys(x).length === 0;
 }
 
-function isParamOptions(x: unknown): x is ParamOptions & { context?: boolean } {
-  return isOptionsObject(x, ["name", "type", "optional", "tag", "context", ...CONSTRAINT_KEYS]);
+export function isParamOptions(x: unknown): x is ParamOptions & { context?: boolean } {
+  return isOptionsObject(x, ["name", "type", "optional", "tag", "context", "in", ...CONSTRAINT_KEYS]);
 }
 
 /**
@@ -260,7 +285,7 @@ export function declaredParams(options: MethodOptions, where: string): RawParam[
   });
 }
 
-function paramDecorator(source: RawParam["source"], options: ParamOptions): ParameterDecorator {
+export function paramDecorator(source: RawParam["source"], options: ParamOptions): ParameterDecorator {
   return (target, propertyKey, index) => {
     if (typeof propertyKey !== "string") throw new TypeError("@Param belongs on method parameters");
     const all: Record<string, RawParam[]> = Reflect.hasOwnMetadata(PARAMS_KEY, target)
