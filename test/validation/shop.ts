@@ -1,4 +1,4 @@
-import { Body, Field, Method, Path, Post, Service } from "../../src/index.js";
+import { Body, Field, Path, Post, Service } from "../../src/index.js";
 
 /** An order line with a constraint of every kind on its fields. */
 export class Item {
