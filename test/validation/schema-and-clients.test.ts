@@ -3,7 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { createFileRegistry, fromBinary } from "@bufbuild/protobuf";
+import { Code as ConnectCode, ConnectError, createClient as createConnectClient } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
+import { createFileRegistry, type DescService, fromBinary } from "@bufbuild/protobuf";
 import { FileDescriptorProtoSchema, FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import { create } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
@@ -25,6 +27,7 @@ import {
   type TripleServer,
 } from "../../src/index.js";
 import { post1 } from "../helpers/http.js";
+import { violationsOf } from "./peer.js";
 import { ShopService } from "./shop.js";
 
 @Service("validation.Labels")
@@ -233,28 +236,10 @@ describe("validation: registration refuses constraints that cannot apply", () =>
   });
 });
 
-describe("validation: constraints in the exported .proto and in reflection", () => {
-  it("the exported .proto carries each field's description and constraints as comments", () => {
-    const text = toProto(ShopService);
-    assert.match(text, /\n {2}\/\/ stock keeping unit\n {2}\/\/ validate: pattern = "\^\[A-Z\]\{2\}-\\\\d\+\$"\n {2}string sku = 1;\n/);
-    assert.match(text, /\n {2}\/\/ validate: min = 1, max = 100\n {2}double qty = 2;\n/);
-    assert.match(text, /\n {2}\/\/ validate: maxItems = 3, pattern = "\^\[a-z\]\+\$"\n {2}repeated string tags = 3;\n/);
-    assert.match(text, /\n {2}\/\/ validate: enum = \["eu", "us"\]\n {2}string region = 2;\n/);
-  });
-
-  let server: TripleServer;
-  let dir: string;
-  before(async () => {
-    server = createServer({ services: [new ShopService()], reflection: true });
-    await server.listen({ port: 0 });
-    dir = mkdtempSync(join(tmpdir(), "validation-reflection-"));
-  });
-  after(async () => {
-    await server.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  it("server reflection reports the same comments (source_code_info), and the file stays valid for strict registries", async () => {
+/** The FileDescriptorProtos server reflection gives for `symbol` (one request on a v1 stream, through @grpc/grpc-js). */
+async function reflected(url: string, symbol: string): Promise<any[]> {
+  const dir = mkdtempSync(join(tmpdir(), "validation-reflection-"));
+  try {
     const file = join(dir, "reflection.proto");
     writeFileSync(
       file,
@@ -269,17 +254,47 @@ message ErrorResponse { int32 error_code = 1; string error_message = 2; }
     );
     const def = loader.loadSync(file, { keepCase: true, oneofs: true });
     const Ctor = (grpc.loadPackageDefinition(def) as any).grpc.reflection.v1.ServerReflection;
-    const client = new Ctor(new URL(server.url).host, grpc.credentials.createInsecure());
+    const client = new Ctor(new URL(url).host, grpc.credentials.createInsecure());
     const call = client.ServerReflectionInfo();
     const reply: any = await new Promise((resolve, reject) => {
       call.on("data", resolve);
       call.on("error", reject);
-      call.write({ file_containing_symbol: "validation.Shop" });
+      call.write({ file_containing_symbol: symbol });
     });
     call.end();
     client.close();
-    const protos = reply.file_descriptor_response.file_descriptor_proto.map((b: Buffer) => fromBinary(FileDescriptorProtoSchema, b));
-    const shop = protos.find((p: any) => p.package === "validation");
+    return reply.file_descriptor_response.file_descriptor_proto.map((b: Buffer) => fromBinary(FileDescriptorProtoSchema, b));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A connect-es registry of the shop service's file as reflection describes it. */
+async function shopRegistry(url: string) {
+  const protos = await reflected(url, "validation.Shop");
+  const shop = protos.find((p: any) => p.package === "validation");
+  const wkt = await import("@bufbuild/protobuf/wkt");
+  return { shop, registry: createFileRegistry(create(FileDescriptorSetSchema, { file: [wkt.file_google_protobuf_timestamp.proto, wkt.file_google_protobuf_struct.proto, shop] })) };
+}
+
+describe("validation: constraints in the exported .proto and in reflection", () => {
+  it("the exported .proto carries each field's description and constraints as comments", () => {
+    const text = toProto(ShopService);
+    assert.match(text, /\n {2}\/\/ stock keeping unit\n {2}\/\/ validate: pattern = "\^\[A-Z\]\{2\}-\\\\d\+\$"\n {2}string sku = 1;\n/);
+    assert.match(text, /\n {2}\/\/ validate: min = 1, max = 100\n {2}double qty = 2;\n/);
+    assert.match(text, /\n {2}\/\/ validate: maxItems = 3, pattern = "\^\[a-z\]\+\$"\n {2}repeated string tags = 3;\n/);
+    assert.match(text, /\n {2}\/\/ validate: enum = \["eu", "us"\]\n {2}string region = 2;\n/);
+  });
+
+  let server: TripleServer;
+  before(async () => {
+    server = createServer({ services: [new ShopService()], reflection: true });
+    await server.listen({ port: 0 });
+  });
+  after(() => server.close());
+
+  it("server reflection reports the same comments (source_code_info), and the file stays valid for strict registries", async () => {
+    const { shop, registry } = await shopRegistry(server.url);
     const mi = shop.messageType.findIndex((m: any) => m.name === "Item");
     const comment = (field: string) => {
       const fi = shop.messageType[mi].field.findIndex((f: any) => f.name === field);
@@ -288,9 +303,59 @@ message ErrorResponse { int32 error_code = 1; string error_message = 2; }
     assert.equal(comment("sku"), ' stock keeping unit\n validate: pattern = "^[A-Z]{2}-\\\\d+$"\n');
     assert.equal(comment("qty"), " validate: min = 1, max = 100\n");
     assert.equal(comment("tags"), ' validate: maxItems = 3, pattern = "^[a-z]+$"\n');
-    // Strict: @bufbuild/protobuf builds a registry from the file (its dependencies are well-known types).
-    const wkt = await import("@bufbuild/protobuf/wkt");
-    const registry = createFileRegistry(create(FileDescriptorSetSchema, { file: [wkt.file_google_protobuf_timestamp.proto, wkt.file_google_protobuf_struct.proto, shop] }));
+    // Strict: @bufbuild/protobuf built a registry from the file (its dependencies are well-known types).
     assert.ok(registry.getMessage("validation.Item"));
+  });
+});
+
+describe("validation: a connect-es client (@connectrpc/connect-node) built from the served schema", () => {
+  let server: TripleServer;
+  let shop: ShopService;
+  let service: DescService;
+  before(async () => {
+    shop = new ShopService();
+    server = createServer({ services: [shop] });
+    await server.listen({ port: 0 });
+    service = (await shopRegistry(server.url)).registry.getService("validation.Shop")!;
+  });
+  after(() => server.close());
+
+  /** JSON unless told otherwise (connect-node's default is binary; connect-web's, JSON). */
+  const client = (options: { useBinaryFormat?: boolean; jsonOptions?: { alwaysEmitImplicit?: boolean } } = {}): any =>
+    createConnectClient(service, createConnectTransport({ baseUrl: server.url, httpVersion: "2", useBinaryFormat: false, ...options }));
+
+  async function connectError(p: Promise<unknown>): Promise<ConnectError> {
+    try {
+      await p;
+    } catch (e) {
+      return ConnectError.from(e);
+    }
+    assert.fail("the call succeeded");
+  }
+
+  for (const binary of [false, true]) {
+    it(`a violation arrives as invalid_argument with its BadRequest detail (${binary ? "binary" : "JSON"})`, async () => {
+      const before = shop.calls;
+      const e = await connectError(client({ useBinaryFormat: binary }).place({ item: { sku: "bad", qty: 2 }, region: "asia" }));
+      assert.equal(e.code, ConnectCode.InvalidArgument);
+      assert.equal(e.rawMessage, 'parameter #1 (item).sku must match ^[A-Z]{2}-\\d+$; parameter #2 (region) must be one of "eu", "us"');
+      const detail = e.details.find((d: any) => d.type === "google.rpc.BadRequest") as { value: Uint8Array } | undefined;
+      assert.deepEqual(violationsOf(detail!.value), [
+        ["item.sku", "must match ^[A-Z]{2}-\\d+$"],
+        ["region", 'must be one of "eu", "us"'],
+      ]);
+      assert.equal(shop.calls, before);
+    });
+  }
+
+  it("required defaults: ProtoJSON that leaves out a default is missing; alwaysEmitImplicit or the binary format send it (docs/validation-section.md)", async () => {
+    const omitted = await connectError(client().resize({ id: "x", width: 0 }));
+    assert.equal(omitted.code, ConnectCode.InvalidArgument);
+    assert.equal(omitted.rawMessage, "parameter #2 (width) is missing");
+    // The result is a google.protobuf.Value: protobuf-es gives { kind: { case: "stringValue", value } }.
+    const text = (r: any) => r.value?.kind?.value;
+    assert.equal(text(await client({ jsonOptions: { alwaysEmitImplicit: true } }).resize({ id: "x", width: 0 })), "x:0");
+    assert.equal(text(await client({ useBinaryFormat: true }).resize({ id: "x", width: 0 })), "x:0");
+    assert.equal(text(await client().resize({ id: "x", width: 3 })), "x:3");
   });
 });
