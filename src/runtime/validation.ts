@@ -218,7 +218,7 @@ class Compiler {
   }
 
   private field(f: FieldDesc): Check | undefined {
-    const check = this.value(f.type, f.constraints);
+    const check = optionalList(f.type, f.optional, this.value(f.type, f.constraints));
     if (!check) return undefined;
     const name = f.name;
     const suffix = `.${name}`;
@@ -227,6 +227,19 @@ class Compiler {
       if (x !== undefined && x !== null) check(x, p, path + suffix, out);
     };
   }
+}
+
+/**
+ * An optional array or map that is empty counts as absent, so is not checked: protobuf gives
+ * repeated and map fields no presence, and decodes a left-out one as empty, where JSON leaves
+ * it out. Without this rule `minItems` would refuse on gRPC what it lets pass on JSON.
+ */
+function optionalList(t: TypeDesc, optional: boolean, check: Check | undefined): Check | undefined {
+  if (!check || !optional || (t.kind !== "array" && t.kind !== "map")) return check;
+  return (v, p, path, out) => {
+    const empty = v instanceof Map ? v.size === 0 : Array.isArray(v) ? v.length === 0 : Object.keys(v as object).length === 0;
+    if (!empty) check(v, p, path, out);
+  };
 }
 
 function opt<T>(x: T | undefined): T[] {
@@ -254,7 +267,7 @@ function validationError(md: MethodDescriptor, found: readonly Found[]): RpcErro
 export function compileValidator(md: MethodDescriptor): Validator | undefined {
   if (md.requestType) return undefined;
   const compiler = new Compiler();
-  const params = md.params.map((p) => compiler.value(p.type, p.constraints));
+  const params = md.params.map((p) => optionalList(p.type, p.optional, compiler.value(p.type, p.constraints)));
   if (params.every((c) => c === undefined)) return undefined;
   // Validators run synchronously, one at a time: one scratch list per method, emptied per call.
   const found: Found[] = [];

@@ -282,7 +282,7 @@ describe("validation: constraints in the exported .proto and in reflection", () 
     const text = toProto(ShopService);
     assert.match(text, /\n {2}\/\/ stock keeping unit\n {2}\/\/ validate: pattern = "\^\[A-Z\]\{2\}-\\\\d\+\$"\n {2}string sku = 1;\n/);
     assert.match(text, /\n {2}\/\/ validate: min = 1, max = 100\n {2}double qty = 2;\n/);
-    assert.match(text, /\n {2}\/\/ validate: maxItems = 3, pattern = "\^\[a-z\]\+\$"\n {2}repeated string tags = 3;\n/);
+    assert.match(text, /\n {2}\/\/ validate: minItems = 2, maxItems = 3, pattern = "\^\[a-z\]\+\$"\n {2}repeated string tags = 3;\n/);
     assert.match(text, /\n {2}\/\/ validate: enum = \["eu", "us"\]\n {2}string region = 2;\n/);
   });
 
@@ -302,7 +302,7 @@ describe("validation: constraints in the exported .proto and in reflection", () 
     };
     assert.equal(comment("sku"), ' stock keeping unit\n validate: pattern = "^[A-Z]{2}-\\\\d+$"\n');
     assert.equal(comment("qty"), " validate: min = 1, max = 100\n");
-    assert.equal(comment("tags"), ' validate: maxItems = 3, pattern = "^[a-z]+$"\n');
+    assert.equal(comment("tags"), ' validate: minItems = 2, maxItems = 3, pattern = "^[a-z]+$"\n');
     // Strict: @bufbuild/protobuf built a registry from the file (its dependencies are well-known types).
     assert.ok(registry.getMessage("validation.Item"));
   });

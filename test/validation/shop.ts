@@ -4,13 +4,15 @@ import { Body, Field, Path, Post, Service } from "../../src/index.js";
 export class Item {
   @Field({ type: String, pattern: "^[A-Z]{2}-\\d+$", description: "stock keeping unit" }) sku!: string;
   @Field({ type: Number, min: 1, max: 100 }) qty!: number;
-  @Field({ type: [String], pattern: /^[a-z]+$/, maxItems: 3, optional: true }) tags?: string[];
+  @Field({ type: [String], pattern: /^[a-z]+$/, minItems: 2, maxItems: 3, optional: true }) tags?: string[];
   @Field({ type: String, minLength: 2, maxLength: 5, optional: true }) note?: string;
   @Field({ type: String, format: "email", optional: true }) email?: string;
   @Field({ type: String, format: "uuid", optional: true }) ref?: string;
   @Field({ type: String, format: "uri", optional: true }) link?: string;
   @Field({ type: Date, min: "2020-01-01T00:00:00Z", optional: true }) due?: Date;
   @Field({ type: BigInt, max: 1000n, optional: true }) cents?: bigint;
+  @Field({ type: String, format: "date-time", optional: true }) at?: string;
+  @Field({ type: Uint8Array, maxLength: 4, optional: true }) blob?: Uint8Array;
 }
 
 @Service("validation.Shop")

@@ -215,10 +215,13 @@ describe("validation: each constraint × each protocol gives the same error, and
     ["format uri", { ...ok, link: "not a uri" }, "eu", [["item.link", "must be an absolute URI (with a scheme)"]]],
     ["min (date)", { ...ok, due: "2019-06-01T00:00:00.000Z" }, "eu", [["item.due", "must be at or after 2020-01-01T00:00:00.000Z"]]],
     ["max (bigint)", { ...ok, cents: "5000" }, "eu", [["item.cents", "must be at most 1000"]]],
+    ["minItems (an empty optional array counts as absent)", { ...ok, tags: ["a"] }, "eu", [["item.tags", "must have at least 2 elements"]]],
+    ["format date-time", { ...ok, at: "2026-13-01T00:00:00Z" }, "eu", [["item.at", "must be an RFC 3339 date-time"]]],
+    ["maxLength (bytes)", { ...ok, blob: Buffer.from([1, 2, 3, 4, 5]).toString("base64") }, "eu", [["item.blob", "must be at most 4 bytes long"]]],
     ["enum (parameter)", ok, "asia", [["region", 'must be one of "eu", "us"']]],
     [
       "every violation at once, in parameter and field order",
-      { sku: "bad", qty: 0, tags: ["X"] },
+      { sku: "bad", qty: 0, tags: ["X", "y"] },
       "asia",
       [
         ["item.sku", "must match ^[A-Z]{2}-\\d+$"],
@@ -251,7 +254,18 @@ describe("validation: each constraint × each protocol gives the same error, and
 
   it("valid arguments pass on every protocol (the handler runs once per call)", async () => {
     const before = shop.calls;
-    const item = { ...ok, tags: ["a", "b"], note: "hi", email: "ann@example.com", ref: "123e4567-e89b-12d3-a456-426614174000", link: "https://example.com/x", due: "2026-01-01T00:00:00.000Z", cents: "999" };
+    const item = {
+      ...ok,
+      tags: ["a", "b"],
+      note: "hi",
+      email: "ann@example.com",
+      ref: "123e4567-e89b-12d3-a456-426614174000",
+      link: "https://example.com/x",
+      due: "2026-01-01T00:00:00.000Z",
+      cents: "999",
+      at: "2026-11-25T10:00:00+01:00",
+      blob: Buffer.from([1, 2, 3, 4]).toString("base64"),
+    };
     for (const way of ways) {
       const o = await way.call("place", { item, region: "us" });
       assert.equal(o.code, 0, `${way.name}: ${o.message}`);
