@@ -42,6 +42,7 @@ export { JavaClass } from "./service/java-class.js";
 export { T, UploadedFile, type TypeDesc, type TypeSpec, type FieldDesc, type FieldOptions } from "./service/type-desc.js";
 export type { MethodKind, HttpRoute } from "./service/descriptors.js";
 export type { Constraints, StringFormat } from "./service/constraints.js";
+export { BAD_REQUEST_TYPE, badRequestViolations, type FieldViolation } from "./protocol/bad-request.js";
 
 /**
  * The body of a contract method: implementations override it. Called anyway (the contract class

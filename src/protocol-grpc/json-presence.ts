@@ -126,3 +126,90 @@ export function jsonPresence(md: MethodDescriptor, dm: DerivedMethod, req: proto
     for (let i = 0; i < checks.length; i++) checks[i](v, labels[i]);
   };
 }
+
+/** The ProtoJSON of a plain scalar's default value, which ProtoJSON writers leave out. */
+function defaultJson(f: protobuf.Field): unknown {
+  switch (f.type) {
+    case "bool":
+      return false;
+    case "string":
+    case "bytes":
+      return "";
+    case "int64":
+    case "uint64":
+    case "sint64":
+    case "fixed64":
+    case "sfixed64":
+      return "0";
+    default:
+      return 0;
+  }
+}
+
+/** Puts back the required plain scalars a ProtoJSON writer left out because they held the default. */
+type Fill = (json: Record<string, unknown>, value: unknown) => void;
+
+function fillClass(t: Extract<TypeDesc, { kind: "class" }>, type: protobuf.Type, seen: Map<object, Fill | null>): Fill | undefined {
+  if (seen.has(t.ctor)) return seen.get(t.ctor) ?? undefined;
+  seen.set(t.ctor, null);
+  const parts: Fill[] = [];
+  for (const f of t.fields) {
+    const field = type.fields[fieldName(f.name)];
+    if (!field) continue;
+    const key = field.jsonName ?? field.name;
+    if (!f.optional && !field.resolvedType && !field.repeated && !field.map) {
+      parts.push((json, v) => {
+        const x = (v as Record<string, unknown>)[f.name];
+        if (x !== undefined && x !== null && json[key] === undefined) json[key] = defaultJson(field);
+      });
+    } else if (f.type.kind === "class" && field.resolvedType && "fields" in field.resolvedType) {
+      const inner = fillClass(f.type, field.resolvedType as protobuf.Type, seen);
+      if (inner) {
+        parts.push((json, v) => {
+          const x = (v as Record<string, unknown>)[f.name];
+          const j = json[key];
+          if (x !== undefined && x !== null && isObject(j)) inner(j, x);
+        });
+      }
+    }
+  }
+  const fill: Fill | undefined =
+    parts.length === 0
+      ? undefined
+      : (json, v) => {
+          for (const p of parts) p(json, v);
+        };
+  seen.set(t.ctor, fill ?? null);
+  return fill;
+}
+
+/**
+ * Client: the ProtoJSON of a request with every required plain scalar written, even when it
+ * holds its default (protobuf's JSON writers leave those out, and the server reads a required
+ * parameter or field that is absent from ProtoJSON as missing). Undefined when nothing is needed.
+ */
+export function jsonDefaults(md: MethodDescriptor, dm: DerivedMethod, req: protobuf.Type): ((json: unknown, args: readonly unknown[]) => void) | undefined {
+  req.resolveAll();
+  const seen = new Map<object, Fill | null>();
+  if (dm.requestShape === "class") {
+    const t = md.params[0]?.type;
+    const fill = t?.kind === "class" ? fillClass(t, req, seen) : undefined;
+    return fill && ((json, args) => isObject(json) && args[0] != null && fill(json, args[0]));
+  }
+  if (dm.requestShape !== "params") return undefined;
+  const wrapper: Extract<TypeDesc, { kind: "class" }> = {
+    kind: "class",
+    ctor: class {} as new () => unknown,
+    fields: md.params.map((p, i) => ({ name: dm.paramFields[i], type: p.type, optional: p.optional, tag: p.tag, constraints: undefined })),
+  };
+  const fill = fillClass(wrapper, req, seen);
+  if (!fill) return undefined;
+  return (json, args) => {
+    if (!isObject(json)) return;
+    const byField: Record<string, unknown> = {};
+    dm.paramFields.forEach((f, i) => {
+      byField[f] = args[i];
+    });
+    fill(json, byField);
+  };
+}

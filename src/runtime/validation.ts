@@ -259,6 +259,7 @@ export function compileValidator(md: MethodDescriptor): Validator | undefined {
   // Validators run synchronously, one at a time: one scratch list per method, emptied per call.
   const found: Found[] = [];
   return (args) => {
+    found.length = 0; // a check that threw on an unexpected value must not leak into the next call
     for (let i = 0; i < params.length; i++) {
       const check = params[i];
       const v = args[i];

@@ -101,7 +101,11 @@ function paramsOf(c: ClassInfo, rm: RawMethod, where: string, pm: protobuf.Metho
     const pwhere = `${where} parameter #${i + 1}${d?.options.name ? ` (${d.options.name})` : ""}`;
     const type = pm ? T.any : resolveType((d?.options.type ?? designTypes?.[i]) as never, pwhere);
     const tag = d?.options.tag ?? params.length + 1;
-    const constraints = pm ? undefined : checkConstraints(pickConstraints(d?.options), type, pwhere);
+    const picked = pickConstraints(d?.options);
+    if (pm && picked) {
+      throw new TypeError(`${pwhere}: validation constraints apply to IDL-less methods; ${pm.name} takes its .proto's request message, whose rules belong in the .proto`);
+    }
+    const constraints = checkConstraints(picked, type, pwhere);
     params.push({ index: i, name: d?.options.name, type, optional: d?.options.optional === true, tag, constraints, declaredIn: d?.options.in });
   }
   checkOptionalOrder(where, params);

@@ -1,4 +1,4 @@
-import { Field, Method, Param, Service } from "../../src/index.js";
+import { Body, Field, Path, Post, Service } from "../../src/index.js";
 
 /** An order line with a constraint of every kind on its fields. */
 export class Item {
@@ -18,15 +18,15 @@ export class ShopService {
   /** How many times a handler ran: a refused call must leave it alone. */
   calls = 0;
 
-  @Method()
-  place(@Param({ name: "item", type: Item }) item: Item, @Param({ name: "region", type: String, enum: ["eu", "us"] }) region: string): string {
+  @Post("/shop/{region}/orders")
+  place(@Body({ name: "item", type: Item }) item: Item, @Path({ name: "region", type: String, enum: ["eu", "us"] }) region: string): string {
     this.calls++;
     return `${item.sku}x${item.qty}@${region}`;
   }
 
   /** No constraints: only presence (issue 28: `{"id":"x"}` over Connect answered 200 with width 0). */
-  @Method()
-  resize(@Param({ name: "id", type: String }) id: string, @Param({ name: "width", type: Number }) width: number): string {
+  @Post("/sizes/{id}")
+  resize(@Path({ name: "id", type: String }) id: string, @Body({ name: "width", type: Number }) width: number): string {
     this.calls++;
     return `${id}:${width}`;
   }
