@@ -330,3 +330,22 @@ describe("REST routes with auth, interceptors and server streams", () => {
     assert.ok(seen.includes("/demo.Feed/secret"));
   });
 });
+
+describe("REST routes of versioned registrations", () => {
+  it("tri-service-version / tri-service-group pick the registration, as on RPC paths", async () => {
+    const v2 = new UserService();
+    v2.users.set(1, Object.assign(v2.users.get(1) as object, { name: "ann v2" }) as never);
+    const server = createServer({ services: [new UserService(), { implementation: v2, version: "2.0.0" }] });
+    await server.listen({ port: 0 });
+    try {
+      assert.equal(((await (await fetch(`${server.url}/users/1`)).json()) as { name: string }).name, "ann");
+      const r = await fetch(`${server.url}/users/1`, { headers: { "tri-service-version": "2.0.0" } });
+      assert.equal(((await r.json()) as { name: string }).name, "ann v2");
+      const none = await fetch(`${server.url}/users/1`, { headers: { "tri-service-version": "9" } });
+      assert.equal(none.status, 404);
+      assert.match(((await none.json()) as { message: string }).message, /no implementation with version "9"/);
+    } finally {
+      await server.close();
+    }
+  });
+});
