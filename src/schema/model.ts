@@ -21,6 +21,8 @@ export interface SchemaField {
   readonly map: boolean;
   /** proto3 `optional`: the field has presence (scalars only; messages always have it). */
   readonly optional: boolean;
+  /** The comment above the field (lines separated by `\n`): its description and validation constraints. */
+  readonly comment?: string;
 }
 
 /** A message type. */
