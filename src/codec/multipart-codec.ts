@@ -431,7 +431,17 @@ class MultipartReader implements PartsOwner {
     this.total += n;
     // Bytes moved out (spilled, streamed on) are known only after dicer saw them: judge the bytes before this chunk.
     const held = this.total - n - this.moved;
-    if (held > this.limits.maxBodyBytes && !this.failed) this.fail(bodyTooLarge(this.limits.maxBodyBytes));
+    if (held > this.limits.maxBodyBytes && !this.failed) this.fail(this.heldTooMuch());
+  }
+
+  /** Over maxBodyBytes: with streamed files, say what counts (the bytes held in memory). */
+  private heldTooMuch() {
+    const max = this.limits.maxBodyBytes;
+    if (!this.uploads || (this.plan.uploadNames.size === 0 && !this.plan.unnamedUpload)) return bodyTooLarge(max);
+    return overLimit(
+      `more than ${max} bytes of this multipart body are held in memory (limits.maxBodyBytes): fields, ` +
+        `in-memory files and streamed files under limits.uploadMemoryBytes count; larger streamed files are spilled to disk`,
+    );
   }
 
   private checkHeader(): void {

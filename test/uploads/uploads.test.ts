@@ -110,6 +110,13 @@ describe("streamed uploads (FileUpload)", () => {
     await emptySoon(dir);
   });
 
+  it("small streamed files held in memory count against maxBodyBytes, with a message saying so", async () => {
+    const a = await upload1(url, `${S}/many`, { files: Array.from({ length: 6 }, (_, i) => ({ name: "files", filename: `s${i}`, size: 900 * 1024 })) });
+    assert.equal(a.status, 413, a.body);
+    assert.match(a.body, /held in memory \(limits\.maxBodyBytes\)/);
+    await emptySoon(dir);
+  });
+
   it("FileUpload fields of a class bound from multipart", async () => {
     const a = await upload2(url, `${S}/album`, {
       fields: [{ name: "title", value: "Holiday" }],
