@@ -45,7 +45,8 @@ export class Download {
   static async file(path: string, options: DownloadOptions = {}): Promise<Download> {
     const st = await stat(path);
     if (!st.isFile()) throw new Error(`Download.file: ${path} is not a regular file`);
-    return new Download(createReadStream(path), { filename: basename(path), size: st.size, ...options });
+    // 256 KiB reads: a quarter of the chunks (and writes, and drain waits) of the default 64 KiB.
+    return new Download(createReadStream(path, { highWaterMark: 256 * 1024 }), { filename: basename(path), size: st.size, ...options });
   }
 
   /** The body as a Node.js Readable. */
