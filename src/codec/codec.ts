@@ -61,6 +61,8 @@ export interface RequestCodec {
     limits: BodyLimits,
     uploads?: UploadScope,
   ): Promise<unknown[]>;
+  /** True when `decodeStream` streams files for `method` (it then needs an `uploads` scope). */
+  streamsFiles?(method: MethodDescriptor): boolean;
   /** The most body bytes `decodeStream` may read for `method` (default `limits.maxBodyBytes`). */
   bodyLimit?(method: MethodDescriptor, limits: BodyLimits): number;
 }

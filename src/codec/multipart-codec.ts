@@ -511,6 +511,7 @@ function readParts(body: Readable, boundary: string, limits: BodyLimits, plan: P
 export const multipartRequestCodec: RequestCodec = {
   mediaTypes: ["multipart/form-data"],
   responseMediaType: "application/json",
+  streamsFiles: bindsUploads,
   bodyLimit(method, limits) {
     return bindsUploads(method) ? limits.maxBodyBytes + limits.maxUploadBytes : limits.maxBodyBytes;
   },

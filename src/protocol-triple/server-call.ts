@@ -86,7 +86,7 @@ export class TripleUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
       const max = codec.bodyLimit ? codec.bodyLimit(md, limits) : limits.maxBodyBytes;
       const body = (this.bodyStream = boundedBodyStream(this.ex, compression, max));
       const store = this.core.uploads;
-      if (store) {
+      if (store && codec.streamsFiles?.(md)) {
         const scope = (this.uploads = new UploadScope(store));
         // Shutdown and other cancellations abort the context: the temp files go with the call.
         this.ctx.signal.addEventListener("abort", () => scope.release(), { once: true });
