@@ -149,6 +149,8 @@ function checkRest(core: ServerCore, ex: Exchange, match: RestMatch): TripleRequ
   const compression = hasBody ? compressionOf(h) : undefined;
   if (core.draining) throw serverShuttingDown();
   const declared = firstHeader(h, H.contentLength);
-  if (hasBody && !compression && declared !== undefined && Number(declared) > limits.maxBodyBytes) throw bodyTooLarge(limits.maxBodyBytes);
+  const body = match.binder.body;
+  const max = body && codec.bodyLimit ? codec.bodyLimit(body, limits) : limits.maxBodyBytes;
+  if (hasBody && !compression && declared !== undefined && Number(declared) > max) throw bodyTooLarge(max);
   return { route: match.route, codec, mediaType, timeoutMs, compression, rest: match };
 }

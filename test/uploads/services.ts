@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { statSync } from "node:fs";
 import { pipeline } from "node:stream/promises";
 import { Readable, Writable } from "node:stream";
-import { Download, Field, FileUpload, Method, Param, Service, UploadedFile } from "../../src/index.js";
+import { Body, Download, Field, FileUpload, Method, Param, Path, Post, Service, UploadedFile } from "../../src/index.js";
 
 /** What a handler saw of one file. */
 export interface Seen {
@@ -182,4 +182,13 @@ function lazy(size: number): Readable {
       this.push(n === block.length ? block : block.subarray(0, n));
     },
   });
+}
+
+/** A REST route taking a streamed file. */
+@Service("test.RestFiles")
+export class RestFileService {
+  @Post("/files/{id}")
+  async put(@Path("id") id: string, @Body("file") file: FileUpload): Promise<Seen & { id: string }> {
+    return { ...(await see(file)), id };
+  }
 }

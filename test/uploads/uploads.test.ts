@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { createServer, type TripleServer } from "../../src/index.js";
 import type { Seen } from "./services.js";
-import { UploadService } from "./services.js";
+import { RestFileService, UploadService } from "./services.js";
 import { type Answer, BOUNDARY, MiB, sha256Of, type UploadSpec, upload1, upload2 } from "./upload-client.js";
 
 const S = "/test.Uploads";
@@ -321,6 +321,31 @@ async function upload1Raw(url: string, path: string, body: Buffer): Promise<Answ
     req.end(body);
   });
 }
+
+describe("a REST route with a FileUpload body parameter", () => {
+  it("takes a 6 MiB upload with a Content-Length past maxBodyBytes", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "triple-up-rest-"));
+    const server = createServer({ services: [new RestFileService()], uploadDir: dir });
+    await server.listen({ port: 0 });
+    try {
+      const data = Buffer.alloc(6 * MiB, 7);
+      const body = Buffer.concat([
+        Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="r.bin"\r\n\r\n`),
+        data,
+        Buffer.from(`\r\n--${BOUNDARY}--\r\n`),
+      ]);
+      const a = await upload1Raw(server.url, "/files/abc", body);
+      assert.equal(a.status, 200, a.body);
+      const seen = JSON.parse(a.body) as Seen & { id: string };
+      assert.equal(seen.id, "abc");
+      assert.equal(seen.size, data.length);
+      assert.equal(seen.streaming, true);
+    } finally {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe("an upload directory that cannot be used", () => {
   it("a spilled upload fails with a clear 500; small files and other calls still work", async () => {
