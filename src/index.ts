@@ -30,6 +30,16 @@ export {
   type ListenOptions,
 } from "./server/server.js";
 export type { TransportOptions } from "./transport/server/listener.js";
+export {
+  createHandler,
+  type HandlerOptions,
+  type NextFunction,
+  type NodeRequest,
+  type NodeResponse,
+  type TripleHandler,
+} from "./adapters/node-handler.js";
+export { expressTripleMiddleware } from "./adapters/express.js";
+export { type FastifyInstanceLike, fastifyTriplePlugin } from "./adapters/fastify.js";
 export type { ServerTelemetryOptions } from "./observability/server-observer.js";
 
 // Built-ins: auth, CORS, gRPC extras, health

@@ -163,7 +163,10 @@ export class TripleServer implements ServerCore {
   readonly router = new Router();
   readonly limits: Limits;
   readonly requireProtocolVersion: boolean;
-  private readonly listener: OnePortListener;
+  /** The server's own port; undefined for a handler mounted in someone else's server ({@link createHandler}). */
+  private readonly listener: OnePortListener | undefined;
+  /** Mounted: the local address of the first request, for telemetry's `server.address`. */
+  mountedAddress: AddressInfo | undefined = undefined;
   private readonly http: TripleHttpHandler;
   private readonly grpc: GrpcHandler;
   private readonly grpcWeb: GrpcWebHandler;
@@ -191,21 +194,29 @@ export class TripleServer implements ServerCore {
   /** The server's registry nodes, when `registry` is set. */
   private readonly registration: ProviderRegistration | undefined;
 
-  constructor(readonly options: ServerOptions = {}) {
+  /**
+   * @param mounted internal: no listener of its own, requests come from {@link createHandler}.
+   */
+  constructor(
+    readonly options: ServerOptions = {},
+    mounted = false,
+  ) {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.requireProtocolVersion = options.requireProtocolVersion ?? false;
     this.interceptors = options.interceptors ?? [];
     this.cors = options.cors ? new Cors(options.cors) : undefined;
     this.logger = checkedLogger(options.logger, "createServer");
     this.errors = new HandlerErrors(this.logger, options.maskUnexpectedErrors ?? false);
-    this.telemetry = new ServerTelemetry(options.telemetry, () => this.listener.address() ?? undefined);
+    this.telemetry = new ServerTelemetry(options.telemetry, () => this.listener?.address() ?? this.mountedAddress);
     const access = options.accessLog;
     this.accessLog = access ? new AccessLog(access === true ? true : checkedLogger(access, "createServer accessLog")) : undefined;
     this.http = new TripleHttpHandler(this);
     this.grpc = new GrpcHandler(this);
     this.grpcWeb = new GrpcWebHandler(this);
     this.connect = new ConnectHandler(this);
-    this.listener = new OnePortListener(
+    this.listener = mounted
+      ? undefined
+      : new OnePortListener(
       {
         onExchange: (ex) => this.dispatch(ex),
         onRefusal: (r, refusal) => answerRefusal(r, refusal, this.accessLog),
@@ -303,7 +314,8 @@ export class TripleServer implements ServerCore {
     return this.services;
   }
 
-  private dispatch(ex: Exchange): void {
+  /** Serves one exchange: CORS, then the protocol its headers name. Never throws. */
+  dispatch(ex: Exchange): void {
     try {
       if (this.cors) {
         const next = this.cors.apply(ex);
@@ -339,6 +351,22 @@ export class TripleServer implements ServerCore {
     }
   }
 
+  /**
+   * Answers a request the server will not serve (before any handler ran) with `err`, in the
+   * terms of the protocol its headers name: gRPC / gRPC-Web status, Connect error JSON, or the
+   * Triple HTTP error body.
+   */
+  answerError(ex: Exchange, err: RpcError): void {
+    const ct = ex.headers[H.contentType];
+    const connect = isConnectStreamType(ct) || ex.headers[CH.protocolVersion] !== undefined;
+    const protocol: WireProtocol = isGrpcWebContentType(ct) ? "grpc-web" : isGrpcContentType(ct) ? "grpc" : connect ? "connect" : "triple";
+    this.refused(ex, protocol, err);
+    if (protocol === "grpc-web") sendGrpcStatus(ex, err, { [H.contentType]: "application/grpc-web+proto" });
+    else if (protocol === "grpc") sendGrpcStatus(ex, err, { [H.contentType]: "application/grpc" });
+    else if (protocol === "connect") sendConnectError(ex, err, "connect");
+    else sendHttpError(ex, err);
+  }
+
   track(ctx: CallContext, ex: Exchange): void {
     this.inflight.add(ctx, ex);
     if (ctx.observer !== undefined) return;
@@ -365,7 +393,7 @@ export class TripleServer implements ServerCore {
 
   /** Open connections, and connections refused at accept since the start (`maxConnections`, `maxConnectionsPerPeer`). */
   get connections(): { open: number; refused: number } {
-    return this.listener.connections;
+    return this.listener?.connections ?? { open: 0, refused: 0 };
   }
 
   /** Number of calls in progress. */
@@ -378,6 +406,7 @@ export class TripleServer implements ServerCore {
    * services are registered (or the registry's first attempt failed; it keeps retrying).
    */
   async listen(opts: ListenOptions = {}): Promise<AddressInfo> {
+    if (!this.listener) throw new Error("a mounted handler does not listen: its server (node:http, node:http2, Express, Fastify) owns the port");
     await this.listener.listen(opts.port ?? 50051, opts.host ?? "127.0.0.1");
     if (this.registration) {
       await this.registration.register(
@@ -395,7 +424,7 @@ export class TripleServer implements ServerCore {
 
   /** The bound address; throws before `listen()` resolved. */
   get address(): AddressInfo {
-    const a = this.listener.address();
+    const a = this.listener?.address();
     if (!a) throw new Error("the server is not listening yet: await server.listen() before reading its address or url");
     return a;
   }
@@ -429,7 +458,7 @@ export class TripleServer implements ServerCore {
       const delay = this.options.drainDelayMs ?? 0;
       if (delay > 0) await new Promise((r) => setTimeout(r, delay));
       this.draining = true;
-      const stopped = this.listener.stopAccepting();
+      const stopped = this.listener?.stopAccepting();
       if (this.inflight.size > 0) {
         let timer: NodeJS.Timeout | undefined;
         await Promise.race([
@@ -447,7 +476,7 @@ export class TripleServer implements ServerCore {
       }
       // Let final responses flush before the sockets go.
       await new Promise((r) => setTimeout(r, 20));
-      this.listener.destroyAll();
+      this.listener?.destroyAll();
       await stopped;
     })();
   }

@@ -1,0 +1,56 @@
+import type { NodeRequest, NodeResponse } from "./node-handler.js";
+import { type HandlerOptions, mountedServer, nodeHandlerOf } from "./node-handler.js";
+
+/** The part of a Fastify instance the plugin uses (Fastify itself is not loaded by triple-rpc). */
+export interface FastifyInstanceLike {
+  readonly prefix?: string;
+  removeAllContentTypeParsers(): void;
+  addContentTypeParser(
+    contentType: string | RegExp,
+    parser: (request: unknown, payload: unknown, done: (err: Error | null, body?: unknown) => void) => void,
+  ): void;
+  route(options: {
+    method: string[];
+    url: string;
+    handler: (request: { raw: NodeRequest }, reply: { raw: NodeResponse; hijack(): void }) => void;
+  }): unknown;
+  addHook(name: "onClose", hook: (instance: unknown, done: () => void) => void): unknown;
+}
+
+/**
+ * A Fastify plugin serving triple-rpc services: one route per registered method's path (POST,
+ * GET and OPTIONS), beside the app's own routes; works over HTTP/1.1 and in Fastify's
+ * `http2: true` mode (then gRPC too). Options are {@link HandlerOptions} (those of
+ * `createServer` without the port's). Inside the plugin Fastify's body parsers are off, so the
+ * bodies reach triple-rpc unread (Fastify's `bodyLimit` does not apply; `limits` does); a
+ * registration `prefix` is honoured. The calls drain when Fastify closes.
+ *
+ * ```ts
+ * const app = Fastify({ http2: true });
+ * await app.register(fastifyTriplePlugin, { services: [new GreeterImpl()] });
+ * ```
+ */
+export async function fastifyTriplePlugin(instance: FastifyInstanceLike, options: HandlerOptions): Promise<void> {
+  // Fastify passes its own registration options (prefix, logLevel …) along with ours.
+  const { prefix: _prefix, logLevel: _logLevel, ...rest } = options as HandlerOptions & { prefix?: string; logLevel?: string };
+  const core = mountedServer(rest, "fastifyTriplePlugin");
+  const prefix = instance.prefix ?? "";
+  const handler = nodeHandlerOf(core, prefix);
+  // Encapsulated to this plugin: the app's own routes keep their parsers.
+  instance.removeAllContentTypeParsers();
+  instance.addContentTypeParser(/.*/, (_request, _payload, done) => done(null, undefined));
+  for (const path of handler.paths()) {
+    instance.route({
+      method: ["POST", "GET", "OPTIONS"],
+      // A ':' would start a route parameter in Fastify; '::' is a literal one.
+      url: path.replace(/:/g, "::"),
+      handler: (request, reply) => {
+        reply.hijack();
+        handler(request.raw, reply.raw);
+      },
+    });
+  }
+  instance.addHook("onClose", (_i, done) => {
+    void core.close().then(done, done);
+  });
+}
