@@ -38,7 +38,7 @@ export async function fastifyTriplePlugin(instance: FastifyInstanceLike, options
   const handler = nodeHandlerOf(core, prefix);
   // Encapsulated to this plugin: the app's own routes keep their parsers.
   instance.removeAllContentTypeParsers();
-  instance.addContentTypeParser(/.*/, (_request, _payload, done) => done(null, undefined));
+  instance.addContentTypeParser(/^.*/, (_request, _payload, done) => done(null, undefined));
   for (const path of handler.paths()) {
     instance.route({
       method: ["POST", "GET", "OPTIONS"],
