@@ -8,7 +8,6 @@ import { GreetServiceImpl } from "../greet/greet-service.js";
  * greet service is served at `/greet.GreetService/<Method>` beside the app's own routes.
  */
 export async function greetFastifyApp(http2: boolean): Promise<FastifyInstance> {
-  // biome-ignore lint/suspicious/noExplicitAny: one code path for Fastify's HTTP/1.1 and HTTP/2 instance types
   const app: FastifyInstance<any, any, any> = http2 ? Fastify({ http2: true }) : Fastify();
   await app.register(fastifyTriplePlugin, { services: [new GreetServiceImpl()] });
   app.get("/app/hello", async (_req, reply) => {

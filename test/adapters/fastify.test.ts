@@ -8,7 +8,6 @@ import { post1, post2 } from "../helpers/http.js";
 import { APP_ROUTE, APP_TEXT, mountedContract, mountedOptions } from "./mounted.js";
 import { startSample, stopSample } from "./sample-process.js";
 
-// biome-ignore lint/suspicious/noExplicitAny: Fastify's HTTP/1.1 and HTTP/2 instances differ in type only
 type AnyFastify = FastifyInstance<any, any, any>;
 
 for (const http2 of [false, true]) {
