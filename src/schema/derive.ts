@@ -137,7 +137,7 @@ export class SchemaBuilder {
   }
 
   private paramsRequest(file: FileBuilder, prefix: string, md: MethodDescriptor) {
-    const fields = md.params.map((p, i) => this.field(file, fieldName(p.name ?? `arg${i + 1}`), p.tag, p.type, p.optional));
+    const fields = md.params.map((p, i) => this.field(file, fieldName(p.name ?? `arg${i + 1}`), p.tag, p.type, p.optional, !p.optional));
     const name = this.message(file, `${prefix}Request`, fields);
     return { name, shape: "params" as MessageShape, field: "" };
   }
@@ -180,19 +180,19 @@ export class SchemaBuilder {
     this.messageFiles.set(fullName, file);
     file.messages.push(message);
     t.fields.forEach((f: FieldDesc, i) => {
-      fields.push(this.field(file, fieldName(f.name), f.tag ?? i + 1, f.type, f.optional));
+      fields.push(this.field(file, fieldName(f.name), f.tag ?? i + 1, f.type, f.optional, !f.optional));
     });
     checkFields(fullName, fields);
     return fullName;
   }
 
-  private field(file: FileBuilder, name: string, number: number, t: TypeDesc, optional: boolean): SchemaField {
+  private field(file: FileBuilder, name: string, number: number, t: TypeDesc, optional: boolean, required = false): SchemaField {
     if (t.kind === "array") {
-      return { name, number, type: this.elementType(file, t.element), repeated: true, map: false, optional: false };
+      return { name, number, type: this.elementType(file, t.element), repeated: true, map: false, optional: false, required };
     }
-    if (t.kind === "map") return { name, number, type: this.elementType(file, t.value), repeated: false, map: true, optional: false };
+    if (t.kind === "map") return { name, number, type: this.elementType(file, t.value), repeated: false, map: true, optional: false, required };
     const type = this.typeOf(file, t);
-    return { name, number, type, repeated: false, map: false, optional: optional && "scalar" in type };
+    return { name, number, type, repeated: false, map: false, optional: optional && "scalar" in type, required };
   }
 
   /** An array element or map value: nested arrays and maps travel as google.protobuf.Value. */
