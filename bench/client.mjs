@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Client benchmark: calls/s of each client against bare node servers, one client at a time.
 //
-//   npm run build && node bench/client.mjs        # DURATION=5 WARMUP=1 ROUNDS=3 INFLIGHT=64
+//   npm run build && node bench/client.mjs        # DURATION=5 WARMUP=1 ROUNDS=3 INFLIGHT=64 ONLY=h1,bare
 //
 // The server process (pinned to SERVER_CPU, 0) answers GreetService/Greet as cheaply as node
 // allows: gRPC (framed bytes and `grpc-status: 0` trailers), Triple/Connect JSON and binary, on an
@@ -93,6 +93,7 @@ const CLIENTS = {
   "triple-rpc gRPC": (a, b) => CLIENTS.ours(a, b, { protocol: "grpc" }),
   "triple-rpc Triple JSON h2": (a, b) => CLIENTS.ours(a, b, { httpVersion: "2" }),
   "triple-rpc Triple JSON h1": (a, b) => CLIENTS.ours(a, b, { httpVersion: "1.1" }),
+  "triple-rpc Connect h2": (a, b) => CLIENTS.ours(a, b, { protocol: "connect", contentType: "proto" }),
   async "grpc-js"(h2url) {
     const grpc = await import("@grpc/grpc-js");
     const loader = await import("@grpc/proto-loader");
@@ -221,7 +222,9 @@ async function main() {
   await new Promise((ok) => server.stdout.on("data", (d) => /ready/.test(d.toString()) && ok()));
   const h2url = `http://127.0.0.1:${h2port}`;
   const h1url = `http://127.0.0.1:${h1port}`;
-  const names = Object.keys(CLIENTS).filter((n) => n !== "ours");
+  // ONLY=a,b runs the clients whose names contain one of the substrings (ratios of absent rows print n/a).
+  const only = process.env.ONLY?.split(",");
+  const names = Object.keys(CLIENTS).filter((n) => n !== "ours" && (!only || only.some((o) => n.includes(o))));
   const rates = Object.fromEntries(names.map((n) => [n, []]));
   console.log(`client benchmark: ${ROUNDS} rounds, ${DURATION}s each after ${WARMUP}s, ${INFLIGHT} calls in flight; server CPU ${SERVER_CPU}, client CPU ${CLIENT_CPU}`);
   for (let round = 1; round <= ROUNDS; round++) {
@@ -236,7 +239,7 @@ async function main() {
   }
   server.kill("SIGKILL");
   const m = Object.fromEntries(names.map((n) => [n, median(rates[n])]));
-  const ratio = (a, b) => `${(m[a] / m[b]).toFixed(2)}x`;
+  const ratio = (a, b) => (m[a] && m[b] ? `${(m[a] / m[b]).toFixed(2)}x` : "n/a");
   console.log("\nmedian calls/s:");
   for (const n of names) console.log(`  ${n.padEnd(28)} ${Math.round(m[n]).toLocaleString("en-US").padStart(8)}`);
   console.log("\nratios (targets: >= 0.85x the bare client of the HTTP version; gRPC >= 1.5x grpc-js):");
@@ -244,6 +247,7 @@ async function main() {
   console.log(`  triple-rpc gRPC / grpc-js                    ${ratio("triple-rpc gRPC", "grpc-js")}`);
   console.log(`  triple-rpc Triple JSON h2 / bare node:http2  ${ratio("triple-rpc Triple JSON h2", "bare node:http2")}`);
   console.log(`  triple-rpc Triple JSON h1 / bare node:http   ${ratio("triple-rpc Triple JSON h1", "bare node:http")}`);
+  console.log(`  triple-rpc Connect h2 / connect-node Connect ${ratio("triple-rpc Connect h2", "connect-node Connect h2")}`);
 }
 
 const [mode, ...rest] = process.argv.slice(2);

@@ -1,43 +1,27 @@
 import type { OutgoingHttpHeaders } from "node:http";
 import { Code } from "../protocol/code.js";
-import { codeFromGrpcHttpStatus } from "../protocol/status-table.js";
-import {
-  COMPRESS_MIN_BYTES,
-  type Compression,
-  GRPC_ACCEPT_ENCODING,
-  GRPC_COMPRESSIONS,
-  HTTP_ACCEPT_ENCODING,
-  HTTP_COMPRESSIONS,
-} from "../protocol/compression.js";
+import { HTTP_COMPRESSIONS } from "../protocol/compression.js";
 import { callerCancelled } from "../protocol/errors.js";
-import { H, metadataOf, RESERVED_HEADERS, TRAILER_PREFIX, TRI_PROTOCOL_VERSION, trailersOf } from "../protocol/headers.js";
+import { H, RESERVED_HEADERS } from "../protocol/headers.js";
 import { type MetadataInit, RpcError } from "../protocol/rpc-error.js";
-import { type EnvelopeProtocol, GrpcClientCall, grpcHeaders, type ResponseMode } from "../protocol-grpc/client-call.js";
-import type { GrpcMessageFormat } from "../protocol-grpc/content-type.js";
-import { type MessageCodec, messageCodec } from "../protocol-grpc/message-codec.js";
-import { checkedSerialization, wrapperFormat } from "./serialization-option.js";
-import { formatGrpcTimeout } from "../protocol-grpc/timeout.js";
-import { tripleReplyBody } from "../protocol-triple/client-reply.js";
-import { CH, CONNECT_ACCEPT_ENCODING } from "../protocol-connect/wire.js";
-import { grpcWebReplyMessage } from "../protocol-grpc-web/client-reply.js";
-import { requestFrame } from "../protocol-grpc/framing.js";
-import { type ClientCallObserver, ClientTelemetry } from "../observability/client-observer.js";
+import { USER_AGENT } from "../protocol/version.js";
+import type { CallOptions } from "../runtime/call-options.js";
+import type { ProtocolClient, ProtocolSession, ResponseMode, StreamCall, WireMethod, WireOptions } from "../runtime/client-protocol.js";
 import { checkedLogger } from "../runtime/logger.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
+import { CallScope, NEVER_ABORTS } from "../transport/client/call-scope.js";
 import { Http1Transport } from "../transport/client/http1.js";
 import { Http2Transport } from "../transport/client/http2.js";
-import type { HttpReply, UnaryTransport } from "../transport/client/unary-transport.js";
-import type { CallOptions } from "../runtime/call-options.js";
-import { CallScope, NEVER_ABORTS } from "../transport/client/call-scope.js";
-
+import type { Provider, ProviderInit } from "../transport/client/provider.js";
+import type { UnaryTransport } from "../transport/client/unary-transport.js";
+import { type ClientCallObserver, ClientTelemetry } from "../observability/client-observer.js";
 import type { Attempt, ClusterContext, ClusterPolicy, Invocation } from "./cluster/cluster.js";
 import { type Directory, StaticDirectory } from "./cluster/directory.js";
-import { clusterPolicy } from "./cluster/policies.js";
 import { outlierSettings } from "./cluster/outlier.js";
+import { clusterPolicy } from "./cluster/policies.js";
 import { loadBalancer } from "./loadbalance/balancers.js";
-import type { ClientContentType, ClientOptions, ClientProtocol } from "./options.js";
-import type { Provider, ProviderInit } from "../transport/client/provider.js";
-import { USER_AGENT } from "../protocol/version.js";
+import type { ClientOptions } from "./options.js";
+import { PROTOCOLS } from "./protocols.js";
 
 /** The scope of every call without a timeout or a caller's signal. */
 const UNBOUNDED_SCOPE = new CallScope(undefined, undefined);
@@ -45,24 +29,13 @@ const UNBOUNDED_SCOPE = new CallScope(undefined, undefined);
 /** A stream's outcome while its caller may still stop reading it (which cancels the call). */
 const STOPPED_READING: unique symbol = Symbol("stopped reading");
 
-/** A method prepared once per client: codec, protocol and the headers every call repeats. */
+/** A method prepared once per client: its protocol's side of it, and its retries. */
 export interface PreparedMethod {
   readonly md: MethodDescriptor;
-  readonly codec: MessageCodec;
-  /** The Content-Type of its requests. */
-  readonly contentType: string;
-  /** The protocol of this method's calls (a Triple client's streams are gRPC). */
-  readonly wire: ClientProtocol;
-  /** The protocol and message compression of its calls on an HTTP/2 stream (gRPC unary, and streams). */
-  readonly envelope: EnvelopeProtocol;
-  readonly messageCompression: Compression | undefined;
+  /** Codec, framing, headers and the call shapes of the client's protocol. */
+  readonly wire: WireMethod;
   /** Retries of this method: the client's per-method option, else `@Method({ retries })`, else the client's. */
   readonly retries: number;
-  /** The complete gRPC request headers of a call that adds none of its own. */
-  readonly grpcHeaders: OutgoingHttpHeaders;
-  /** The complete Triple HTTP/2 request headers (pseudo-headers included) of such a call. */
-  readonly h2Headers: OutgoingHttpHeaders;
-  readonly headers: OutgoingHttpHeaders;
 }
 
 function isDirectory(x: unknown): x is Directory {
@@ -85,8 +58,6 @@ function nonNegative(name: string, v: number | undefined, fallback: number): num
   return v;
 }
 
-const PROTOCOLS: readonly ClientProtocol[] = ["triple", "grpc", "connect", "grpc-web"];
-
 /** The spellings `httpVersion` accepts, and what each means. */
 const HTTP_VERSIONS: ReadonlyMap<unknown, "1.1" | "2"> = new Map<unknown, "1.1" | "2">([
   ["1.1", "1.1"],
@@ -108,41 +79,27 @@ function checkedHttpVersion(o: ClientOptions): ClientOptions {
   return { ...o, httpVersion: version };
 }
 
-/** The client's protocol and content type, checked against each other and the HTTP version. */
-function checkedWire(o: ClientOptions): { protocol: ClientProtocol; ct: ClientContentType } {
-  if (o.serialization !== undefined) return checkedSerialization(o);
-  if (o.protocol !== undefined && !PROTOCOLS.includes(o.protocol)) {
-    throw new TypeError(`createClient: protocol must be "triple", "grpc", "connect" or "grpc-web", got "${o.protocol}"`);
+/**
+ * The client's protocol (its `protocol` option, else the first that claims its `contentType`)
+ * and the content type its calls use, as the protocol checked them.
+ */
+function checkedWire(o: ClientOptions): { protocol: ProtocolClient; contentType: string } {
+  const wire: WireOptions = { protocol: o.protocol, contentType: o.contentType, httpVersion: o.httpVersion as WireOptions["httpVersion"], compression: o.compression, serialization: o.serialization };
+  const wanted = o.protocol;
+  if (wanted !== undefined) {
+    const protocol = PROTOCOLS.find((p) => p.name === wanted);
+    if (!protocol) throw new TypeError(`createClient: protocol must be one of ${PROTOCOLS.map((p) => `"${p.name}"`).join(", ")}; got "${wanted}"`);
+    return { protocol, contentType: protocol.contentType(wire) };
   }
-  if (o.protocol === "connect" || o.protocol === "grpc-web") {
-    const ct = o.contentType ?? (o.protocol === "connect" ? "json" : "proto");
-    if (ct !== "json" && ct !== "proto") throw new TypeError(`createClient: protocol ${o.protocol} takes contentType json or proto, got "${ct}"`);
-    return { protocol: o.protocol, ct };
-  }
-  const ct = o.contentType ?? (o.protocol === "grpc" ? "grpc+proto" : "json");
-  if (!["json", "proto", "grpc+proto", "grpc+json"].includes(ct)) {
-    throw new TypeError(`createClient: contentType must be json, proto, grpc+proto or grpc+json, got "${ct}"`);
-  }
-  const grpc = ct.startsWith("grpc");
-  if (o.protocol === "grpc" && !grpc) {
-    throw new TypeError(`createClient: protocol grpc needs contentType grpc+proto or grpc+json, got "${ct}"`);
-  }
-  if (o.protocol === "triple" && grpc) {
-    throw new TypeError(`createClient: contentType ${ct} is gRPC; use protocol "grpc" (or leave protocol out)`);
-  }
-  if (grpc && o.httpVersion === "1.1") throw new TypeError("createClient: gRPC needs HTTP/2, not HTTP/1.1");
-  return { protocol: grpc ? "grpc" : "triple", ct };
+  const protocol = PROTOCOLS.find((p) => p.claims(wire)) ?? PROTOCOLS[0];
+  return { protocol, contentType: protocol.contentType(wire) };
 }
 
-/** The request compression for Triple HTTP and for gRPC; identity is none. */
-function checkedCompression(name: string | undefined, grpc: boolean): [Compression | undefined, Compression | undefined] {
-  const comp = name ?? "identity";
-  if (comp === "identity") return [undefined, undefined];
-  const http = HTTP_COMPRESSIONS.get(comp);
-  const forGrpc = GRPC_COMPRESSIONS.get(comp);
-  if (!http) throw new TypeError(`createClient: unknown compression "${comp}"`);
-  if (grpc && !forGrpc) throw new TypeError(`createClient: gRPC supports gzip and deflate compression, not "${comp}"`);
-  return [http, forGrpc];
+/** The `compression` option: a known name, or undefined for identity (each protocol checks it can use it). */
+function checkedCompression(name: string | undefined): string | undefined {
+  if (name === undefined || name === "identity") return undefined;
+  if (!HTTP_COMPRESSIONS.has(name)) throw new TypeError(`createClient: unknown compression "${name}": use gzip, deflate, br or identity`);
+  return name;
 }
 
 /** The directory of `providers` (a list, or a Directory the caller owns), refusing a missing or doubled source. */
@@ -185,16 +142,13 @@ export class ClientCore {
   private readonly ownsDirectory: boolean;
   private readonly policy: ClusterPolicy;
   private readonly ctx: ClusterContext;
-  private readonly contentType: ClientContentType;
-  private readonly protocol: ClientProtocol;
   private readonly timeout: number | undefined;
-  private readonly maxBytes: number;
-  private readonly httpCompression: Compression | undefined;
-  private readonly grpcCompression: Compression | undefined;
   private readonly tokenFn: (() => string | Promise<string>) | undefined;
   private readonly baseHeaders: OutgoingHttpHeaders = {};
   private readonly settings;
   private readonly telemetry: ClientTelemetry;
+  /** The client's protocol, set up for it. */
+  private readonly session: ProtocolSession;
   private h1: Http1Transport | undefined;
   private h2: Http2Transport | undefined;
 
@@ -207,10 +161,9 @@ export class ClientCore {
     const o = checkedHttpVersion(options);
     this.options = o;
     [this.directory, this.ownsDirectory] = registryDirectory ? [registryDirectory, true] : staticDirectory(o);
-    ({ protocol: this.protocol, ct: this.contentType } = checkedWire(o));
+    const { protocol, contentType } = checkedWire(o);
     this.timeout = o.timeout === undefined ? undefined : nonNegative("timeout", o.timeout, 0) || undefined;
-    this.maxBytes = nonNegative("maxResponseBytes", o.maxResponseBytes, 4 * 1024 * 1024);
-    [this.httpCompression, this.grpcCompression] = checkedCompression(o.compression, this.protocol === "grpc" || this.protocol === "grpc-web");
+    const maxBytes = nonNegative("maxResponseBytes", o.maxResponseBytes, 4 * 1024 * 1024);
     const policy = clusterPolicy(o.cluster);
     this.policy = this.directory.ready ? awaitingFirstList(policy, this.directory) : policy;
     this.telemetry = new ClientTelemetry(o.telemetry);
@@ -230,9 +183,17 @@ export class ClientCore {
       keepaliveMs: nonNegative("keepaliveMs", o.keepaliveMs, 30_000),
       keepaliveTimeoutMs: nonNegative("keepaliveTimeoutMs", o.keepaliveTimeoutMs, 10_000) || 10_000,
     };
+    this.session = protocol.open({
+      protocol: o.protocol,
+      contentType,
+      httpVersion: o.httpVersion as WireOptions["httpVersion"],
+      compression: checkedCompression(o.compression),
+      serialization: o.serialization,
+      maxBytes,
+      unary: () => this.unaryTransport(),
+      http2: () => this.http2(),
+    });
     const h = this.baseHeaders;
-    // Connect servers tell dubbo-js's Triple variant from Connect by this header: send it only for Triple and gRPC.
-    if (this.protocol === "triple" || this.protocol === "grpc") h[H.triProtocolVersion] = TRI_PROTOCOL_VERSION;
     h[H.userAgent] = USER_AGENT;
     if (o.token !== undefined) {
       if (typeof o.token === "function") this.tokenFn = o.token;
@@ -241,45 +202,14 @@ export class ClientCore {
     addMetadata(h, o.metadata);
   }
 
-  /** Prepares a method: its codec for this client's content type and its constant headers. */
+  /** Prepares a method: its protocol's codec, framing and constant headers, and its retries. */
   prepare(md: MethodDescriptor, version: string, group: string): PreparedMethod {
-    const streaming = md.kind !== "unary";
-    // Streams exist only in gRPC among Triple's forms; a Triple client streams as gRPC.
-    const wire: ClientProtocol = this.protocol === "triple" && streaming ? "grpc" : this.protocol;
-    const wf = wireFormat(md, wire, this.contentType, streaming);
-    const { contentType } = wf;
-    const format = wrapperFormat(md, this.options.serialization) ?? wf.format;
-    const codec = messageCodec(md, format);
-    const headers: OutgoingHttpHeaders = { ...this.baseHeaders, [H.contentType]: contentType };
+    const headers: OutgoingHttpHeaders = { ...this.baseHeaders };
     if (version) headers[H.triServiceVersion] = version;
     if (group) headers[H.triServiceGroup] = group;
-    this.addProtocolHeaders(headers, wire, streaming);
     const own = this.options.methods?.[md.name] ?? this.options.methods?.[md.propertyKey];
     const retries = Math.floor(nonNegative(`methods.${md.name}.retries`, own?.retries ?? md.retries, this.ctx.retries));
-    const h2Headers = { ...headers, ":method": "POST", ":path": md.path };
-    // A Triple client's unary calls never open a stream: its streams (and gRPC clients) are gRPC.
-    const envelope: EnvelopeProtocol = wire === "triple" ? "grpc" : wire;
-    const messageCompression = envelope === "connect" ? this.httpCompression : this.grpcCompression;
-    return { md, codec, contentType, wire, envelope, messageCompression, headers, retries, grpcHeaders: grpcHeaders(md.path, headers), h2Headers };
-  }
-
-  /** The compression and protocol headers every call of a method repeats. */
-  private addProtocolHeaders(headers: OutgoingHttpHeaders, wire: ClientProtocol, streaming: boolean): void {
-    switch (wire) {
-      case "grpc":
-      case "grpc-web":
-        if (wire === "grpc-web") headers["x-grpc-web"] = "1";
-        headers[H.grpcAcceptEncoding] = GRPC_ACCEPT_ENCODING;
-        if (this.grpcCompression) headers[H.grpcEncoding] = this.grpcCompression.name;
-        return;
-      case "connect":
-        headers[CH.protocolVersion] = "1";
-        if (!streaming) break;
-        headers[CH.acceptEncoding] = CONNECT_ACCEPT_ENCODING;
-        if (this.httpCompression) headers[CH.contentEncoding] = this.httpCompression.name;
-        return;
-    }
-    headers[H.acceptEncoding] = HTTP_ACCEPT_ENCODING;
+    return { md, wire: this.session.prepare(md, headers), retries };
   }
 
   private http1(): Http1Transport {
@@ -298,8 +228,8 @@ export class ClientCore {
 
   /** The headers of one call (before the per-attempt timeout); a promise only when a token function must run. */
   private callHeaders(pm: PreparedMethod, opts: CallOptions | undefined): OutgoingHttpHeaders | Promise<OutgoingHttpHeaders> {
-    if (!opts?.metadata && !this.tokenFn) return pm.headers;
-    const h: OutgoingHttpHeaders = { ...pm.headers };
+    if (!opts?.metadata && !this.tokenFn) return pm.wire.headers;
+    const h: OutgoingHttpHeaders = { ...pm.wire.headers };
     addMetadata(h, opts?.metadata);
     const tokenFn = this.tokenFn;
     if (!tokenFn) return h;
@@ -307,20 +237,6 @@ export class ClientCore {
       h[H.authorization] = `Bearer ${token}`;
       return h;
     });
-  }
-
-  private withTimeout(headers: OutgoingHttpHeaders, scope: CallScope, wire: ClientProtocol): OutgoingHttpHeaders {
-    const ms = scope.remaining();
-    if (ms === undefined) return headers;
-    switch (wire) {
-      case "grpc":
-      case "grpc-web":
-        return { ...headers, [H.grpcTimeout]: formatGrpcTimeout(ms) };
-      case "connect":
-        return { ...headers, [CH.timeoutMs]: String(ms) };
-      default:
-        return { ...headers, [H.triServiceTimeout]: String(ms) };
-    }
   }
 
   private scope(opts: CallOptions | undefined): CallScope {
@@ -335,33 +251,16 @@ export class ClientCore {
     return { method: pm.md, args, signal: scope.signal, committed: false, streaming, retries: pm.retries };
   }
 
-  /** The request headers of one Triple HTTP call: prepared ones (with HTTP/2's pseudo-headers) unless this call adds any. */
-  private tripleRequestHeaders(pm: PreparedMethod, headers: OutgoingHttpHeaders, scope: CallScope): OutgoingHttpHeaders {
-    if (headers === pm.headers && scope.deadline === undefined) return this.options.httpVersion === "1.1" ? pm.headers : pm.h2Headers;
-    return this.withTimeout(headers, scope, pm.wire);
-  }
-
-  /** The request headers of one gRPC call: the method's prepared ones unless this call adds any. */
-  private grpcRequestHeaders(pm: PreparedMethod, headers: OutgoingHttpHeaders, scope: CallScope): OutgoingHttpHeaders {
-    if (headers === pm.headers && scope.deadline === undefined) return pm.grpcHeaders;
-    return grpcHeaders(pm.md.path, this.withTimeout(headers, scope, pm.wire));
-  }
-
-  private openGrpc(
+  /** Opens a stream on a provider in the client's protocol. */
+  private openStream(
     p: Provider,
     pm: PreparedMethod,
     headers: OutgoingHttpHeaders,
     scope: CallScope,
     opts: CallOptions | undefined,
     mode: ResponseMode,
-  ): Promise<GrpcClientCall> {
-    const h2 = this.http2();
-    const requestHeaders = this.grpcRequestHeaders(pm, headers, scope);
-    const settings = { codec: pm.codec, maxBytes: this.maxBytes, compression: pm.messageCompression, signal: scope.signal, options: opts, protocol: pm.envelope };
-    // A connected session takes the stream at once: no promise to wait for.
-    const now = scope.signal === NEVER_ABORTS ? h2.openNow(p, requestHeaders) : undefined;
-    if (now) return Promise.resolve(new GrpcClientCall(now, p, settings, mode));
-    return h2.open(p, requestHeaders, scope.signal).then((stream) => new GrpcClientCall(stream, p, settings, mode));
+  ): Promise<StreamCall> {
+    return pm.wire.open(p, headers, scope, opts, mode);
   }
 
   /** The headers of one call with the trace context of an observed call; a promise only when a token function must run. */
@@ -375,14 +274,14 @@ export class ClientCore {
     return pending instanceof Promise ? pending.then((h) => obs.inject(h)) : obs.inject(pending);
   }
 
-  /** A unary call: Triple HTTP unary or gRPC, through the cluster policy. */
+  /** A unary call, through the cluster policy. */
   unary(pm: PreparedMethod, args: readonly unknown[], opts: CallOptions | undefined): Promise<unknown> {
     const scope = this.scope(opts);
-    if (this.telemetry.on()) return this.scopedUnary(pm, args, opts, scope, this.telemetry.start(pm.md, pm.wire));
+    if (this.telemetry.on()) return this.scopedUnary(pm, args, opts, scope, this.telemetry.start(pm.md, pm.wire.protocol));
     if (scope.signal !== NEVER_ABORTS || this.tokenFn || opts?.metadata) return this.scopedUnary(pm, args, opts, scope, undefined);
     // Nothing can end this call early and nothing needs awaiting or disposing: one promise chain.
     try {
-      return this.policy.invoke(this.invocation(pm, args, scope, false), this.unaryAttempt(pm, args, pm.headers, scope, opts), this.ctx);
+      return this.policy.invoke(this.invocation(pm, args, scope, false), pm.wire.unary(args, pm.wire.headers, scope, opts), this.ctx);
     } catch (e) {
       return Promise.reject(e);
     }
@@ -400,7 +299,7 @@ export class ClientCore {
       scope.throwIfAborted();
       const pending = this.observedHeaders(pm, opts, obs);
       const headers = pending instanceof Promise ? await pending : pending;
-      let attempt = this.unaryAttempt(pm, args, headers, scope, opts);
+      let attempt = pm.wire.unary(args, headers, scope, opts);
       if (obs) attempt = obs.attempts(attempt);
       const result = await this.policy.invoke(this.invocation(pm, args, scope, false), attempt, this.ctx);
       obs?.end(undefined);
@@ -413,58 +312,6 @@ export class ClientCore {
     }
   }
 
-  /** One attempt of a unary call: Triple HTTP unary or gRPC, its body encoded once for all attempts. */
-  private unaryAttempt(
-    pm: PreparedMethod,
-    args: readonly unknown[],
-    callHeaders: OutgoingHttpHeaders,
-    scope: CallScope,
-    opts: CallOptions | undefined,
-  ): Attempt<unknown> {
-    let body = pm.codec.encodeArgs(args);
-    let headers = callHeaders;
-    if (pm.wire === "grpc") {
-      return (p) =>
-        this.openGrpc(p, pm, headers, scope, opts, "single").then((call) => {
-          call.sendArgs(body);
-          return call.result();
-        });
-    }
-    const transport = this.unaryTransport();
-    const path = pm.md.path;
-    if (pm.wire === "grpc-web") {
-      const frame = requestFrame(body, pm.messageCompression);
-      return (p) =>
-        transport
-          .post(p, { path, headers: this.tripleRequestHeaders(pm, headers, scope), body: frame, signal: scope.signal, maxBytes: this.maxBytes })
-          .then((reply) => this.grpcWebReply(pm, reply, opts));
-    }
-    if (this.httpCompression && body.byteLength >= COMPRESS_MIN_BYTES) {
-      body = this.httpCompression.compress(body);
-      headers = { ...headers, [H.contentEncoding]: this.httpCompression.name };
-    }
-    return (p) =>
-      transport
-        .post(p, { path, headers: this.tripleRequestHeaders(pm, headers, scope), body, signal: scope.signal, maxBytes: this.maxBytes })
-        .then((reply) => this.tripleReply(pm, reply, opts));
-  }
-
-  private grpcWebReply(pm: PreparedMethod, reply: HttpReply, opts: CallOptions | undefined): unknown {
-    opts?.onHeaders?.(metadataOf(reply.headers));
-    const { message, trailers } = grpcWebReplyMessage(reply, this.maxBytes);
-    opts?.onTrailers?.(trailersOf(trailers));
-    return pm.codec.decodeResponse(message);
-  }
-
-  private tripleReply(pm: PreparedMethod, reply: HttpReply, opts: CallOptions | undefined): unknown {
-    // A Connect reply without a usable error body: Connect infers the code as gRPC does.
-    const body = tripleReplyBody(reply, this.maxBytes, pm.contentType, pm.wire === "connect" ? codeFromGrpcHttpStatus : undefined);
-    opts?.onHeaders?.(metadataOf(reply.headers));
-    // Unary trailers: `trailer-` headers (Connect, dubbo-js, us), or real HTTP/2 trailers.
-    opts?.onTrailers?.({ ...trailersOf(reply.headers, TRAILER_PREFIX), ...trailersOf(reply.trailers) });
-    return pm.codec.decodeResponse(body);
-  }
-
   /**
    * A server-streaming call. The cluster may retry until the first response message arrives
    * (or the stream ends); after that, errors reach the caller as they are.
@@ -472,16 +319,16 @@ export class ClientCore {
   async *serverStream(pm: PreparedMethod, args: readonly unknown[], opts: CallOptions | undefined): AsyncGenerator<unknown> {
     const scope = this.scope(opts);
     const obs = this.observe(pm);
-    let call: GrpcClientCall | undefined;
+    let call: StreamCall | undefined;
     let outcome: unknown = STOPPED_READING;
     try {
       scope.throwIfAborted();
-      const body = pm.codec.encodeArgs(args);
+      const body = pm.wire.encodeArgs(args);
       const pending = this.observedHeaders(pm, opts, obs);
       const headers = pending instanceof Promise ? await pending : pending;
       const inv = this.invocation(pm, args, scope, true);
-      const open: Attempt<{ c: GrpcClientCall; first: IteratorResult<unknown> }> = async (p) => {
-        const c = await this.openGrpc(p, pm, headers, scope, opts, "stream");
+      const open: Attempt<{ c: StreamCall; first: IteratorResult<unknown> }> = async (p) => {
+        const c = await this.openStream(p, pm, headers, scope, opts, "stream");
         c.sendArgs(body);
         try {
           return { c, first: await c.responses!.next() };
@@ -510,7 +357,7 @@ export class ClientCore {
 
   /** A call's observer when telemetry is on. */
   private observe(pm: PreparedMethod): ClientCallObserver | undefined {
-    return this.telemetry.on() ? this.telemetry.start(pm.md, pm.wire) : undefined;
+    return this.telemetry.on() ? this.telemetry.start(pm.md, pm.wire.protocol) : undefined;
   }
 
   /** Opens a request-streaming call: the cluster may retry only until the stream is open. */
@@ -521,14 +368,14 @@ export class ClientCore {
     opts: CallOptions | undefined,
     mode: ResponseMode,
     obs: ClientCallObserver | undefined,
-  ): Promise<GrpcClientCall> {
+  ): Promise<StreamCall> {
     if (!isIterable(input)) {
       throw new RpcError(Code.InvalidArgument, `${pm.md.path} streams its requests: pass an AsyncIterable or an Iterable`);
     }
     const pending = this.observedHeaders(pm, opts, obs);
     const headers = pending instanceof Promise ? await pending : pending;
     const inv = this.invocation(pm, [], scope, true);
-    const open: Attempt<GrpcClientCall> = (p) => this.openGrpc(p, pm, headers, scope, opts, mode);
+    const open: Attempt<StreamCall> = (p) => this.openStream(p, pm, headers, scope, opts, mode);
     const call = await this.policy.invoke(inv, obs ? obs.attempts(open) : open, this.ctx);
     inv.committed = true;
     void pump(call, input);
@@ -539,7 +386,7 @@ export class ClientCore {
   async clientStream(pm: PreparedMethod, input: unknown, opts: CallOptions | undefined): Promise<unknown> {
     const scope = this.scope(opts);
     const obs = this.observe(pm);
-    let call: GrpcClientCall | undefined;
+    let call: StreamCall | undefined;
     try {
       scope.throwIfAborted();
       call = await this.openStreaming(pm, input, scope, opts, "single", obs);
@@ -559,7 +406,7 @@ export class ClientCore {
   async *bidiStream(pm: PreparedMethod, input: unknown, opts: CallOptions | undefined): AsyncGenerator<unknown> {
     const scope = this.scope(opts);
     const obs = this.observe(pm);
-    let call: GrpcClientCall | undefined;
+    let call: StreamCall | undefined;
     let outcome: unknown = STOPPED_READING;
     try {
       scope.throwIfAborted();
@@ -589,27 +436,6 @@ export class ClientCore {
   }
 }
 
-/**
- * The message format and Content-Type of one method's calls. Triple: IDL methods use their
- * messages (ProtoJSON for JSON), IDL-less ones JSON (`proto` falls back to JSON, the only body
- * such a method takes over Triple HTTP); gRPC: `+proto` carries the method's messages or the
- * derived schema's; Connect and gRPC-Web: the client's `json` or `proto`, in their own types.
- */
-function wireFormat(md: MethodDescriptor, wire: ClientProtocol, ct: ClientContentType, streaming: boolean): { format: GrpcMessageFormat; contentType: string } {
-  const idl = md.requestType !== undefined && md.responseType !== undefined;
-  const json = ct === "json" || ct === "grpc+json";
-  switch (wire) {
-    case "connect":
-      return { format: json ? "protojson" : "proto", contentType: `application/${streaming ? "connect+" : ""}${json ? "json" : "proto"}` };
-    case "grpc-web":
-      return { format: json ? "protojson" : "proto", contentType: `application/grpc-web+${json ? "json" : "proto"}` };
-    case "grpc":
-      return { format: json ? "json" : "proto", contentType: json ? "application/grpc+json" : "application/grpc+proto" };
-    default:
-      return json || !idl ? { format: "json", contentType: "application/json" } : { format: "proto", contentType: "application/proto" };
-  }
-}
-
 function isIterable(x: unknown): x is AsyncIterable<unknown> | Iterable<unknown> {
   return (
     typeof x === "object" &&
@@ -625,7 +451,7 @@ function isIterable(x: unknown): x is AsyncIterable<unknown> | Iterable<unknown>
  * closed (`return()`), also while it is waiting to produce its next message: a generator ends
  * at its next `yield`, running its `finally`.
  */
-async function pump(call: GrpcClientCall, input: AsyncIterable<unknown> | Iterable<unknown>): Promise<void> {
+async function pump(call: StreamCall, input: AsyncIterable<unknown> | Iterable<unknown>): Promise<void> {
   const asyncInput = typeof (input as AsyncIterable<unknown>)[Symbol.asyncIterator] === "function";
   const it = asyncInput ? (input as AsyncIterable<unknown>)[Symbol.asyncIterator]() : (input as Iterable<unknown>)[Symbol.iterator]();
   let closed = false;

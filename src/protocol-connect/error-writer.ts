@@ -2,9 +2,10 @@ import { RpcError } from "../protocol/rpc-error.js";
 import { errorHeaders } from "../runtime/error-body.js";
 import { httpStatusOf } from "../protocol/status-table.js";
 import type { OutHeaders, Responder } from "../transport/server/exchange.js";
-import { type ConnectDialect, connectHttpStatus, dialectErrorObject } from "./wire.js";
+import { type ConnectDialect, dialectErrorObject } from "../protocol/error-json.js";
+import { connectHttpStatus } from "./wire.js";
 
-export type { ConnectDialect } from "./wire.js";
+export type { ConnectDialect } from "../protocol/error-json.js";
 
 /**
  * The one writer of unary Connect error responses: Connect's HTTP status for the code and its

@@ -4,7 +4,8 @@ import type { RpcError } from "../protocol/rpc-error.js";
 import { EnvelopeResponder } from "../protocol-grpc/stream-responder.js";
 import type { CallContext } from "../runtime/context.js";
 import type { Exchange, OutHeaders } from "../transport/server/exchange.js";
-import { CH, CONNECT_ACCEPT_ENCODING, type ConnectDialect, endStreamFrame } from "./wire.js";
+import type { ConnectDialect } from "../protocol/error-json.js";
+import { CH, CONNECT_ACCEPT_ENCODING, endStreamFrame } from "./wire.js";
 
 /**
  * Writes a Connect streaming response: always HTTP 200, headers on the first message (or with

@@ -4,7 +4,6 @@ import { type ErrorDetail, RpcError } from "../protocol/rpc-error.js";
 import type { MetadataValue } from "../protocol/headers.js";
 import { type ConnectDialect, dialectErrorObject } from "../protocol/error-json.js";
 
-export { type ConnectDialect, connectCodeName, connectErrorObject, dialectErrorObject } from "../protocol/error-json.js";
 
 /**
  * The rules of the Connect protocol (connectrpc.com/docs/protocol) that both sides share:

@@ -4,18 +4,18 @@ import { streamClosedError, streamError } from "../transport/client/errors.js";
 import type { CallOptions } from "../runtime/call-options.js";
 import type { Provider } from "../transport/client/provider.js";
 import { Code } from "../protocol/code.js";
-import { type Compression, GRPC_COMPRESSIONS, HTTP_COMPRESSIONS } from "../protocol/compression.js";
+import { type Compression, GRPC_COMPRESSIONS } from "../protocol/compression.js";
 import { callerCancelled } from "../protocol/errors.js";
 import { H, type HeaderMap, metadataOf, trailersOf } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import { codeFromGrpcHttpStatus } from "../protocol/status-table.js";
 import { requestFrame } from "./framing.js";
+import { formatGrpcTimeout } from "./timeout.js";
 import type { MessageCodec } from "./message-codec.js";
 import { CLIENT_QUEUE_BOUNDS, MessageQueue } from "./message-queue.js";
 import { MessageReader, type MessageSink } from "./message-reader.js";
 import { errorFromGrpcTrailers } from "./status.js";
-import { CH, CONNECT_FLAG_END_STREAM, parseEndStream } from "../protocol-connect/wire.js";
-import { GRPC_WEB_FLAG_TRAILERS, parseTrailerBlock } from "../protocol-grpc-web/wire.js";
+import type { ResponseMode, StreamCall } from "../runtime/client-protocol.js";
 
 /** Settings of one gRPC call. */
 export interface GrpcCallSettings {
@@ -25,17 +25,48 @@ export interface GrpcCallSettings {
   readonly compression: Compression | undefined;
   readonly signal: AbortSignal;
   readonly options: CallOptions | undefined;
-  /**
-   * The protocol on the stream: gRPC (the status in HTTP/2 trailers), gRPC-Web (in a trailer
-   * frame flagged 0x80) or Connect (in an end-stream message flagged 0x02). Default gRPC.
-   */
-  readonly protocol?: EnvelopeProtocol;
+  /** The protocol on the stream (default gRPC). */
+  readonly dialect?: StreamDialect;
 }
 
-/** The protocols whose calls are length-prefixed messages on an HTTP/2 stream. */
-export type EnvelopeProtocol = "grpc" | "grpc-web" | "connect";
+/**
+ * What sets apart the protocols whose calls are length-prefixed messages on an HTTP/2 stream:
+ * gRPC (the status in HTTP/2 trailers), gRPC-Web (in a trailer frame flagged 0x80) and Connect
+ * (in an end-stream message flagged 0x02). Each protocol folder defines its own.
+ */
+export interface StreamDialect {
+  /** How errors name the protocol: `invalid content-type "…" in a <name> response`. */
+  readonly name: string;
+  /** The flag of the frame that ends the response (0: none, the outcome is in HTTP/2 trailers). */
+  readonly endFlag: number;
+  /** True for a response Content-Type of this protocol. */
+  acceptsContentType(contentType: string): boolean;
+  /** The response header naming the message compression, and the names it may take. */
+  readonly encodingHeader: string;
+  readonly compressions: ReadonlyMap<string, Compression>;
+  /** Reads the end frame: the trailers it carries and the error it reports (undefined: OK). */
+  readEndFrame(payload: Buffer): { trailers: HeaderMap; error: RpcError | undefined };
+  /** True when only the end frame carries the outcome: a response that ends without one failed. */
+  readonly endFrameRequired: boolean;
+  /** The request header carrying the time left before the call's deadline, and its format. */
+  readonly timeoutHeader: string;
+  formatTimeout(ms: number): string;
+}
 
-const END_FLAGS: Readonly<Record<EnvelopeProtocol, number>> = { grpc: 0, "grpc-web": GRPC_WEB_FLAG_TRAILERS, connect: CONNECT_FLAG_END_STREAM };
+/** gRPC's dialect: the outcome in HTTP/2 trailers (`grpc-status`), messages compressed per `grpc-encoding`. */
+export const GRPC_DIALECT: StreamDialect = {
+  name: "gRPC",
+  endFlag: 0,
+  acceptsContentType: (ct) => ct.startsWith("application/grpc") || ct.startsWith("application/triple"),
+  encodingHeader: H.grpcEncoding,
+  compressions: GRPC_COMPRESSIONS,
+  readEndFrame: () => {
+    throw new RpcError(Code.Internal, "protocol error: an end frame in a gRPC response");
+  },
+  endFrameRequired: false,
+  timeoutHeader: H.grpcTimeout,
+  formatTimeout: formatGrpcTimeout,
+};
 
 /** The call on a stream, set once: the stream's listeners are shared by every call. */
 const kCall = Symbol("triple.grpcClientCall");
@@ -60,8 +91,6 @@ function onClose(this: TaggedStream): void {
   this[kCall].onClose();
 }
 
-/** How a call's responses reach the caller: one message (unary, client streaming) or a stream. */
-export type ResponseMode = "single" | "stream";
 
 /**
  * One gRPC call on the client, on an open HTTP/2 stream: length-prefixed request messages out;
@@ -70,7 +99,7 @@ export type ResponseMode = "single" | "stream";
  * while the caller lags); the outcome from `grpc-status` in the trailers or in a trailers-only
  * response.
  */
-export class GrpcClientCall implements MessageSink {
+export class GrpcClientCall implements MessageSink, StreamCall {
   /** The response messages of a streaming call, ending when the trailers say OK and failing otherwise. */
   readonly responses: MessageQueue<unknown> | undefined;
   /** @internal */
@@ -84,8 +113,8 @@ export class GrpcClientCall implements MessageSink {
   private resolveResult: ((v: unknown) => void) | undefined = undefined;
   private rejectResult: ((e: unknown) => void) | undefined = undefined;
   private readonly outcomeResult: Promise<unknown> | undefined;
-  private readonly protocol: EnvelopeProtocol;
-  /** The error of Connect's end-stream message (undefined: none yet, or success). */
+  private readonly dialect: StreamDialect;
+  /** The error the end frame reported (undefined: none yet, or success). */
   private endError: RpcError | undefined = undefined;
   private endSeen = false;
   /** Stops the caller's request stream once the call is over (set by a request-streaming call). */
@@ -99,8 +128,8 @@ export class GrpcClientCall implements MessageSink {
     private readonly settings: GrpcCallSettings,
     mode: ResponseMode,
   ) {
-    this.protocol = settings.protocol ?? "grpc";
-    this.reader = new MessageReader(settings.maxBytes, undefined, this, END_FLAGS[this.protocol]);
+    this.dialect = settings.dialect ?? GRPC_DIALECT;
+    this.reader = new MessageReader(settings.maxBytes, undefined, this, this.dialect.endFlag);
     if (mode === "stream") {
       this.responses = new MessageQueue<unknown>(
         (pause) => (pause ? stream.pause() : stream.resume()),
@@ -181,15 +210,15 @@ export class GrpcClientCall implements MessageSink {
       this.trailers = h; // trailers-only: the outcome is in these headers
       return;
     }
-    const connect = this.protocol === "connect";
-    const err = checkResponseHeaders(h, this.provider, connect);
+    const dialect = this.dialect;
+    const err = checkResponseHeaders(h, this.provider, dialect);
     if (err) {
       this.fail(err);
       return;
     }
-    const enc = h[connect ? CH.contentEncoding : H.grpcEncoding];
+    const enc = h[dialect.encodingHeader];
     if (enc !== undefined && enc !== "identity") {
-      const c = (connect ? HTTP_COMPRESSIONS : GRPC_COMPRESSIONS).get(String(enc));
+      const c = dialect.compressions.get(String(enc));
       if (!c) {
         this.fail(new RpcError(Code.Internal, `the response uses unsupported grpc-encoding "${enc}"`));
         return;
@@ -216,15 +245,11 @@ export class GrpcClientCall implements MessageSink {
 
   /** The end frame: Connect's end-stream message, or gRPC-Web's trailers. */
   onEndFrame(_flags: number, payload: Buffer): void {
-    if (this.protocol === "grpc-web") {
-      this.trailers = parseTrailerBlock(payload);
-      return;
-    }
-    this.endSeen = true;
     try {
-      const end = parseEndStream(payload);
+      const end = this.dialect.readEndFrame(payload);
+      this.endSeen = true;
       this.endError = end.error;
-      this.trailers = end.trailers as HeaderMap;
+      this.trailers = end.trailers;
     } catch (e) {
       this.fail(e);
     }
@@ -267,12 +292,12 @@ export class GrpcClientCall implements MessageSink {
   private outcome(): unknown {
     const t = this.trailers;
     if (this.settings.signal.aborted) return this.settings.signal.reason;
-    if (this.protocol === "connect" && !this.endSeen) {
-      return this.stream.rstCode ? streamClosedError(this.provider, this.stream) : new RpcError(Code.Internal, "protocol error: the Connect stream ended without an end-stream message");
+    if (this.dialect.endFrameRequired && !this.endSeen) {
+      return this.stream.rstCode ? streamClosedError(this.provider, this.stream) : new RpcError(Code.Internal, `protocol error: the ${this.dialect.name} ended without an end-stream message`);
     }
     if (!t) return streamClosedError(this.provider, this.stream);
     if (t !== this.headers) this.settings.options?.onTrailers?.(trailersOf(t));
-    const err = this.protocol === "connect" ? this.endError : errorFromGrpcTrailers(t);
+    const err = this.endSeen ? this.endError : errorFromGrpcTrailers(t);
     if (!err && this.reader.truncated) return new RpcError(Code.Internal, "the response ended in the middle of a message");
     return err;
   }
@@ -325,10 +350,9 @@ export class GrpcClientCall implements MessageSink {
 
 /**
  * A response that is not of the call's protocol at all: a non-200 status, or a content type
- * other than gRPC's (gRPC, gRPC-Web, Dubbo's wrapper) or, for Connect, `application/connect+…`.
- * Connect infers codes from HTTP statuses as gRPC does.
+ * the dialect does not accept. Every dialect infers codes from HTTP statuses as gRPC does.
  */
-function checkResponseHeaders(h: http2.IncomingHttpHeaders, provider: Provider, connect: boolean): RpcError | undefined {
+function checkResponseHeaders(h: http2.IncomingHttpHeaders, provider: Provider, dialect: StreamDialect): RpcError | undefined {
   const status = Number(h[":status"]);
   if (status !== 200) {
     return new RpcError(codeFromGrpcHttpStatus(status), `HTTP status ${status} from ${provider.address}`, {
@@ -337,9 +361,8 @@ function checkResponseHeaders(h: http2.IncomingHttpHeaders, provider: Provider, 
     });
   }
   const ct = String(h[H.contentType] ?? "");
-  const ok = connect ? ct.startsWith("application/connect+") : ct.startsWith("application/grpc") || ct.startsWith("application/triple");
-  if (!ok) {
-    return new RpcError(Code.Unknown, `invalid content-type "${ct}" in a ${connect ? "Connect stream" : "gRPC"} response`, { metadata: metadataOf(h) });
+  if (!dialect.acceptsContentType(ct)) {
+    return new RpcError(Code.Unknown, `invalid content-type "${ct}" in a ${dialect.name} response`, { metadata: metadataOf(h) });
   }
   return undefined;
 }

@@ -259,7 +259,7 @@ describe("source tree structure", () => {
   });
 
   it("dist/src/runtime/context.d.ts does not expose the @internal members inflightPrev and abort()", (t) => {
-    const dts = join(ROOT, "dist", "src", "server", "context.d.ts");
+    const dts = join(ROOT, "dist", "src", "runtime", "context.d.ts");
     if (!existsSync(dts)) {
       t.skip("no dist/src/runtime/context.d.ts (not built)");
       return;

@@ -1,0 +1,64 @@
+import type { OutgoingHttpHeaders } from "node:http";
+import { type Compression, HTTP_ACCEPT_ENCODING, HTTP_COMPRESSIONS } from "../protocol/compression.js";
+import { H } from "../protocol/headers.js";
+import { codeFromGrpcHttpStatus } from "../protocol/status-table.js";
+import { type ProtocolClient, type ProtocolSession, refuseSerialization, type WireMethod, type WireOptions, type WireSettings } from "../runtime/client-protocol.js";
+import type { MethodDescriptor } from "../service/descriptors.js";
+import type { StreamDialect } from "../protocol-grpc/client-call.js";
+import { EnvelopedMethod } from "../protocol-grpc/client.js";
+import { messageCodec } from "../protocol-grpc/message-codec.js";
+import { httpCompression, WholeBodyUnary } from "../protocol-triple/client.js";
+import { CH, CONNECT_ACCEPT_ENCODING, CONNECT_FLAG_END_STREAM, parseEndStream } from "./wire.js";
+
+/** Connect's streams: enveloped messages, the outcome in an end-stream message flagged 0x02 that must come. */
+export const CONNECT_DIALECT: StreamDialect = {
+  name: "Connect stream",
+  endFlag: CONNECT_FLAG_END_STREAM,
+  acceptsContentType: (ct) => ct.startsWith("application/connect+"),
+  encodingHeader: CH.contentEncoding,
+  compressions: HTTP_COMPRESSIONS,
+  readEndFrame: (payload) => {
+    const end = parseEndStream(payload);
+    return { trailers: end.trailers as Record<string, string | string[]>, error: end.error };
+  },
+  endFrameRequired: true,
+  timeoutHeader: CH.timeoutMs,
+  formatTimeout: String,
+};
+
+class ConnectSession implements ProtocolSession {
+  private readonly compression: Compression | undefined;
+
+  constructor(private readonly settings: WireSettings) {
+    this.compression = httpCompression(settings);
+  }
+
+  prepare(md: MethodDescriptor, base: OutgoingHttpHeaders): WireMethod {
+    const streaming = md.kind !== "unary";
+    const json = this.settings.contentType === "json";
+    const contentType = `application/${streaming ? "connect+" : ""}${json ? "json" : "proto"}`;
+    const headers: OutgoingHttpHeaders = { ...base, [H.contentType]: contentType, [CH.protocolVersion]: "1" };
+    const codec = messageCodec(md, json ? "protojson" : "proto");
+    if (!streaming) {
+      headers[H.acceptEncoding] = HTTP_ACCEPT_ENCODING;
+      // A reply without a usable error body: Connect infers the code as gRPC does.
+      return new WholeBodyUnary("connect", md, codec, headers, this.settings, this.compression, CH.timeoutMs, codeFromGrpcHttpStatus);
+    }
+    headers[CH.acceptEncoding] = CONNECT_ACCEPT_ENCODING;
+    if (this.compression) headers[CH.contentEncoding] = this.compression.name;
+    return new EnvelopedMethod("connect", md, codec, headers, this.settings, CONNECT_DIALECT, this.compression);
+  }
+}
+
+/** The Connect protocol's client half: unary as plain POSTs (HTTP/1.1 or HTTP/2), streams over HTTP/2. */
+export const connectClient: ProtocolClient = {
+  name: "connect",
+  claims: () => false,
+  contentType(o: WireOptions): string {
+    refuseSerialization(o, "connect");
+    const ct = o.contentType ?? "json";
+    if (ct !== "json" && ct !== "proto") throw new TypeError(`createClient: protocol connect takes contentType json or proto, got "${ct}"`);
+    return ct;
+  },
+  open: (settings: WireSettings) => new ConnectSession(settings),
+};
