@@ -91,7 +91,7 @@ export function parseSchemaLock(text: string, where: string): SchemaLock {
     throw new Error(`${where} is not JSON (${(e as Error).message}): regenerate it with triple-rpc schema <module> --write ${where}`);
   }
   const lock = v as SchemaLock;
-  if (!lock || lock.lockVersion !== 1 || typeof lock.services !== "object" || typeof lock.messages !== "object") {
+  if (lock?.lockVersion !== 1 || typeof lock.services !== "object" || typeof lock.messages !== "object") {
     throw new Error(`${where} is not a triple-rpc schema lock (lockVersion 1): regenerate it with triple-rpc schema <module> --write ${where}`);
   }
   return lock;
