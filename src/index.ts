@@ -39,6 +39,7 @@ export {
   type TripleHandler,
 } from "./adapters/node-handler.js";
 export { expressTripleMiddleware } from "./adapters/express.js";
+export { createTestClient, type TestClientOptions } from "./adapters/test-client.js";
 export { createFetchHandler, type FetchHandler, type FetchHandlerOptions } from "./adapters/fetch-handler.js";
 export { type FastifyInstanceLike, fastifyTriplePlugin } from "./adapters/fastify.js";
 export type { ServerTelemetryOptions } from "./observability/server-observer.js";

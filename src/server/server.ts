@@ -1,4 +1,5 @@
 import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
 import { Code } from "../protocol/code.js";
 import { headersTooLarge, serverShutDown } from "../protocol/errors.js";
 import { H } from "../protocol/headers.js";
@@ -389,6 +390,15 @@ export class TripleServer implements ServerCore {
     if (this.inflight.remove(ctx) && this.draining && this.inflight.size === 0) {
       for (const w of this.drainWaiters.splice(0)) w();
     }
+  }
+
+  /**
+   * Serves a connection that does not come from the server's port (an in-memory one of
+   * `createTestClient`), as HTTP/1.1 or HTTP/2.
+   */
+  acceptConnection(connection: Duplex, httpVersion: "1.1" | "2"): void {
+    if (!this.listener) throw new Error("a mounted handler takes its connections from the server it is mounted in");
+    this.listener.accept(connection, httpVersion);
   }
 
   /** Open connections, and connections refused at accept since the start (`maxConnections`, `maxConnectionsPerPeer`). */
