@@ -5,6 +5,7 @@ import { Code } from "../protocol/code.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import { type ServerOptions, TripleServer } from "../server/server.js";
 import { type Exchange, Http1Exchange, Http2Exchange } from "../transport/server/exchange.js";
+import { installStreamTable } from "../transport/stream-table.js";
 
 /**
  * Options of {@link createHandler}: those of `createServer`, minus what belongs to the server
@@ -97,10 +98,26 @@ export function bodyConsumedError(): RpcError {
   );
 }
 
+/** HTTP/2 servers whose next sessions get the stream table (see {@link installStreamTable}). */
+const tuned = new WeakSet<object>();
+
+/**
+ * Gives the next sessions of the HTTP/2 server a request came from the stream table
+ * `createServer`'s own listener installs (less GC under load); a session can only take it
+ * before its first stream, so the one at hand keeps node's Map.
+ */
+function tuneServer(stream: http2.ServerHttp2Stream): void {
+  const server = (stream.session as (http2.ServerHttp2Session & { server?: http2.Http2Server }) | undefined)?.server;
+  if (server === undefined || tuned.has(server)) return;
+  tuned.add(server);
+  server.on("session", installStreamTable);
+}
+
 /** The exchange of a node:http request, or of a node:http2 compatibility request (its stream). */
 function exchangeOf(req: NodeRequest, res: NodeResponse): Exchange {
   const stream = (req as http2.Http2ServerRequest).stream as http2.ServerHttp2Stream | undefined;
   if (stream === undefined) return new Http1Exchange(req as http.IncomingMessage, res as http.ServerResponse);
+  tuneServer(stream);
   // node's compatibility response answers 'wantTrailers' with its own (empty) trailers; the
   // exchange sends the call's (gRPC status), so it must be the only one to answer.
   stream.removeAllListeners("wantTrailers");
