@@ -97,6 +97,13 @@ describe("createFetchHandler under Node's own Request / Response", () => {
     assert.equal(frames.at(-1)?.flags, 2);
   });
 
+  it("SSE: a server stream called with plain JSON", async () => {
+    const r = await handler(new Request(`${BASE}/greet.GreetService/GreetServerStream`, { method: "POST", headers: JSON_CT, body: '{"name":"e"}' }));
+    assert.equal(r.status, 200);
+    assert.match(r.headers.get("content-type") ?? "", /^text\/event-stream/);
+    assert.equal((await r.text()).match(/^data: /gm)?.length, 3);
+  });
+
   it("errors: the handler's, unknown path 404, body limit 413, auth 401, gRPC refused with its reason", async () => {
     const bad = await handler(new Request(`${BASE}/greet.GreetService/Greet`, { method: "POST", headers: JSON_CT, body: '{"name":"x"}' }));
     assert.equal(bad.status, 500);

@@ -109,6 +109,13 @@ export function mountedContract(url: () => string, http2: boolean): void {
     assert.equal(app.body, APP_TEXT);
   });
 
+  it("SSE: a server stream called with plain JSON is text/event-stream", async () => {
+    const r = await (http2 ? post2 : post1)(url(), "/greet.GreetService/GreetServerStream", { headers: { "content-type": "application/json" }, body: '{"name":"sse"}' });
+    assert.equal(r.status, 200);
+    assert.match(String(r.headers["content-type"]), /^text\/event-stream/);
+    assert.equal(r.text().match(/^data: \{"greeting":"hello, sse \(\d\/3\)"\}$/gm)?.length, 3);
+  });
+
   it("the body limit holds: 413 / resource_exhausted", async () => {
     const body = JSON.stringify({ name: "x".repeat(100 * 1024) });
     const post = http2 ? post2 : post1;
