@@ -10,7 +10,7 @@
 // one server at a time, rounds alternating so drift hits both alike. The script re-runs itself
 // with `--serve <kind> <port>`.
 import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import * as http from "node:http";
 import * as http2 from "node:http2";
 import { tmpdir } from "node:os";
@@ -36,7 +36,12 @@ async function serve(kind, port) {
   if (kind === "createServer") await createServer({ services }).listen({ port, host: "127.0.0.1" });
   else {
     const handler = createHandler({ services });
-    const server = kind === "handler-h2" ? http2.createServer(handler) : http.createServer({ keepAliveTimeout: 5000 }, handler);
+    const server =
+      kind === "handler-h2"
+        ? http2.createServer(handler)
+        : kind === "stream-h2"
+          ? http2.createServer().on("stream", handler.onStream)
+          : http.createServer({ keepAliveTimeout: 5000 }, handler);
     await new Promise((r) => server.listen(port, "127.0.0.1", r));
   }
   console.log("ready");
@@ -78,6 +83,12 @@ async function autocannon(port) {
   return { rps: j.requests.average, ok: j["2xx"] };
 }
 
+/** utime + stime of a process, in seconds. */
+function cpuSeconds(pid) {
+  const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(f[11]) + Number(f[12])) / 100;
+}
+
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), "bench-adapters-"));
   const bodyFile = join(dir, "greet.bin");
@@ -85,19 +96,26 @@ async function main() {
   const table = [
     { name: "gRPC unary, createServer", kind: "createServer", load: h2load },
     { name: "gRPC unary, createHandler in http2.createServer", kind: "handler-h2", load: h2load },
+    { name: "gRPC unary, handler.onStream on http2.createServer()", kind: "stream-h2", load: h2load },
     { name: "Triple JSON HTTP/1.1, createServer", kind: "createServer", load: autocannon },
     { name: "Triple JSON HTTP/1.1, createHandler in http.createServer", kind: "handler-h1", load: autocannon },
   ];
   const results = new Map(table.map((t) => [t.name, []]));
+  // Server CPU per successful call: steadier than throughput on a shared machine.
+  const cpu = new Map(table.map((t) => [t.name, []]));
   for (let round = 0; round < ROUNDS; round++) {
     for (const t of table) {
       const port = await freePort();
       const child = await start(t.kind, port);
+      // taskset execs node in place, so the child's pid is the server's.
       try {
+        const cpu0 = cpuSeconds(child.pid);
         const r = await t.load(port, bodyFile);
+        const usPerCall = ((cpuSeconds(child.pid) - cpu0) * 1e6) / Math.max(1, r.ok);
         if (r.ok === 0) throw new Error(`${t.name}: no successful response`);
         results.get(t.name).push(r.rps);
-        console.error(`round ${round + 1} ${t.name}: ${Math.round(r.rps)} req/s`);
+        cpu.get(t.name).push(usPerCall);
+        console.error(`round ${round + 1} ${t.name}: ${Math.round(r.rps)} req/s, ${usPerCall.toFixed(1)} µs server CPU per call`);
       } finally {
         await stop(child);
       }
@@ -105,10 +123,17 @@ async function main() {
   }
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   console.log(`\nmedian of ${ROUNDS} rounds, ${DURATION} s each:`);
-  for (const [name, xs] of results) console.log(`  ${name.padEnd(58)} ${String(Math.round(median(xs))).padStart(8)} req/s`);
+  for (const [name, xs] of results) {
+    console.log(`  ${name.padEnd(58)} ${String(Math.round(median(xs))).padStart(8)} req/s  ${median(cpu.get(name)).toFixed(1).padStart(7)} µs CPU/call`);
+  }
   const g = median(results.get(table[1].name)) / median(results.get(table[0].name));
-  const h = median(results.get(table[3].name)) / median(results.get(table[2].name));
-  console.log(`  mounted / createServer: gRPC ${(g * 100).toFixed(1)} %, HTTP/1.1 ${(h * 100).toFixed(1)} %`);
+  const h = median(results.get(table[4].name)) / median(results.get(table[3].name));
+  const s = median(results.get(table[2].name)) / median(results.get(table[0].name));
+  console.log(`  mounted / createServer throughput: gRPC ${(g * 100).toFixed(1)} % (onStream ${(s * 100).toFixed(1)} %), HTTP/1.1 ${(h * 100).toFixed(1)} %`);
+  const gc = median(cpu.get(table[1].name)) / median(cpu.get(table[0].name));
+  const hc = median(cpu.get(table[4].name)) / median(cpu.get(table[3].name));
+  const sc = median(cpu.get(table[2].name)) / median(cpu.get(table[0].name));
+  console.log(`  mounted / createServer CPU per call: gRPC ${(gc * 100).toFixed(1)} % (onStream ${(sc * 100).toFixed(1)} %), HTTP/1.1 ${(hc * 100).toFixed(1)} %`);
 }
 
 if (process.argv[2] === "--serve") await serve(process.argv[3], Number(process.argv[4]));

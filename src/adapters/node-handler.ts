@@ -67,6 +67,14 @@ export interface TripleHandler {
    * 404.
    */
   (req: NodeRequest, res: NodeResponse, next?: NextFunction): void;
+  /**
+   * The fast path for node:http2 without the compatibility API: a `'stream'` listener,
+   * `http2.createServer().on("stream", handler.onStream)`, serving the streams whose path is a
+   * method's (true) and leaving the others to the caller's own listeners (false). It skips the
+   * request/response objects node builds per stream for `(req, res)` handlers, the difference
+   * that remains between a mounted handler and `createServer` on small gRPC calls.
+   */
+  onStream(stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, flags?: number, rawHeaders?: string[]): boolean;
   /** True when requests for `path` (without query) are served here. */
   handles(path: string): boolean;
   /** Every path served here (each method under its declared and its upper/lower-case names). */
@@ -98,26 +106,26 @@ export function bodyConsumedError(): RpcError {
   );
 }
 
-/** HTTP/2 servers whose next sessions get the stream table (see {@link installStreamTable}). */
+/** HTTP/2 sessions already given the stream table. */
 const tuned = new WeakSet<object>();
 
 /**
- * Gives the next sessions of the HTTP/2 server a request came from the stream table
- * `createServer`'s own listener installs (less GC under load); a session can only take it
- * before its first stream, so the one at hand keeps node's Map.
+ * Gives the HTTP/2 session a request came on the stream table `createServer`'s own listener
+ * installs (far less GC under load; see `transport/stream-table.ts`), once per session: its
+ * streams so far move over.
  */
-function tuneServer(stream: http2.ServerHttp2Stream): void {
-  const server = (stream.session as (http2.ServerHttp2Session & { server?: http2.Http2Server }) | undefined)?.server;
-  if (server === undefined || tuned.has(server)) return;
-  tuned.add(server);
-  server.on("session", installStreamTable);
+function tuneSession(stream: http2.ServerHttp2Stream): void {
+  const session = stream.session;
+  if (session === undefined || tuned.has(session)) return;
+  tuned.add(session);
+  installStreamTable(session, true);
 }
 
 /** The exchange of a node:http request, or of a node:http2 compatibility request (its stream). */
 function exchangeOf(req: NodeRequest, res: NodeResponse): Exchange {
   const stream = (req as http2.Http2ServerRequest).stream as http2.ServerHttp2Stream | undefined;
   if (stream === undefined) return new Http1Exchange(req as http.IncomingMessage, res as http.ServerResponse);
-  tuneServer(stream);
+  tuneSession(stream);
   // node's compatibility response answers 'wantTrailers' with its own (empty) trailers; the
   // exchange sends the call's (gRPC status), so it must be the only one to answer.
   stream.removeAllListeners("wantTrailers");
@@ -171,7 +179,17 @@ export function nodeHandlerOf(core: TripleServer, stripPrefix = ""): TripleHandl
     }
     core.dispatch(ex);
   };
+  const onStream = (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, _flags?: number, rawHeaders?: string[]): boolean => {
+    if (stripPrefix) stripH2Path(headers, stripPrefix);
+    const p = headers[":path"] ?? "/";
+    const q = p.indexOf("?");
+    if (!core.router.hasPath(q < 0 ? p : p.slice(0, q))) return false;
+    tuneSession(stream);
+    core.dispatch(new Http2Exchange(stream, headers, rawHeaders ? rawHeaders.length >> 1 : Object.keys(headers).length));
+    return true;
+  };
   return Object.assign(handler, {
+    onStream,
     handles,
     paths: () => [...core.router.paths()],
     close: () => core.close(),
@@ -186,6 +204,14 @@ function refuseConsumedBody(core: TripleServer, ex: Exchange): void {
     core.logger.warn({ path: ex.path }, err.message);
   }
   core.answerError(ex, err);
+}
+
+/** Removes a mount prefix from an HTTP/2 request's `:path`. */
+function stripH2Path(headers: http2.IncomingHttpHeaders, prefix: string): void {
+  const url = headers[":path"];
+  if (url === undefined || !url.startsWith(prefix)) return;
+  const rest = url.slice(prefix.length);
+  headers[":path"] = rest.startsWith("/") ? rest : `/${rest}`;
 }
 
 /** Removes a mount prefix from a request's path (`/rpc/svc/m` → `/svc/m`). */

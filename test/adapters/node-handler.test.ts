@@ -81,3 +81,30 @@ describe("createHandler without next", () => {
     }
   });
 });
+
+describe("handler.onStream: a 'stream' listener on node:http2 without the compatibility API", () => {
+  let server: http2.Http2Server;
+  let handler: TripleHandler;
+  let url = "";
+  before(async () => {
+    handler = createHandler(mountedOptions());
+    server = http2.createServer();
+    server.on("stream", (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, flags: number, rawHeaders: string[]) => {
+      if (handler.onStream(stream, headers, flags, rawHeaders)) return;
+      // The app's own streams.
+      if (headers[":path"] === APP_ROUTE) {
+        stream.respond({ ":status": 200, "content-type": "text/plain" });
+        stream.end(APP_TEXT);
+      } else {
+        stream.respond({ ":status": 404 });
+        stream.end("app 404");
+      }
+    });
+    url = await listen(server);
+  });
+  after(async () => {
+    await handler.close();
+    await shut(server);
+  });
+  mountedContract(() => url, true);
+});
