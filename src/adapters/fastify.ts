@@ -18,8 +18,8 @@ export interface FastifyInstanceLike {
 }
 
 /**
- * A Fastify plugin serving triple-rpc services: one route per registered method's path (POST,
- * GET and OPTIONS), beside the app's own routes; works over HTTP/1.1 and in Fastify's
+ * A Fastify plugin serving triple-rpc services: one route per registered method's path (every
+ * HTTP method; the protocol answers those it does not take), beside the app's own routes; works over HTTP/1.1 and in Fastify's
  * `http2: true` mode (then gRPC too). Options are {@link HandlerOptions} (those of
  * `createServer` without the port's). Inside the plugin Fastify's body parsers are off, so the
  * bodies reach triple-rpc unread (Fastify's `bodyLimit` does not apply; `limits` does); a
@@ -41,7 +41,8 @@ export async function fastifyTriplePlugin(instance: FastifyInstanceLike, options
   instance.addContentTypeParser(/^.*/, (_request, _payload, done) => done(null, undefined));
   for (const path of handler.paths()) {
     instance.route({
-      method: ["POST", "GET", "OPTIONS"],
+      // Every method, so the others get the protocol's own 405 rather than a Fastify 404 (HEAD comes with GET).
+      method: ["POST", "GET", "OPTIONS", "PUT", "DELETE", "PATCH"],
       // A ':' would start a route parameter in Fastify; '::' is a literal one.
       url: path.replace(/:/g, "::"),
       handler: (request, reply) => {
