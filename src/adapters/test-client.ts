@@ -24,8 +24,9 @@ const endpoints = new FinalizationRegistry<() => void>((remove) => remove());
  * A client of `service` wired to an in-process server of `options.services`, without a socket:
  * the client's HTTP/2 (or HTTP/1.1) connection is a pair of in-memory streams into the server's
  * own HTTP stack, so every call runs the whole pipeline a networked one does (protocol, binding,
- * validation, limits, auth, interceptors, errors, streams), a unit test's call costing tens of
- * microseconds. `closeClient(client)` ends its connection.
+ * validation, limits, auth, interceptors, errors, streams), with no port to listen on or
+ * collide with; a call takes about what one over loopback does. `closeClient(client)` ends its
+ * connection.
  *
  * ```ts
  * const client = createTestClient(GreeterImpl, { services: [new GreeterImpl()] });
