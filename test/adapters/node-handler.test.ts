@@ -3,7 +3,9 @@ import * as http from "node:http";
 import * as http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { createHandler, type TripleHandler } from "../../src/index.js";
+import { GreetServiceImpl } from "../../samples/greet/greet-service.js";
+import { closeClient, createClient, createHandler, type TripleHandler } from "../../src/index.js";
+import { selfSigned } from "../helpers/tls.js";
 import { post1 } from "../helpers/http.js";
 import { APP_ROUTE, APP_TEXT, mountedContract, mountedOptions } from "./mounted.js";
 
@@ -107,4 +109,26 @@ describe("handler.onStream: a 'stream' listener on node:http2 without the compat
     await shut(server);
   });
   mountedContract(() => url, true);
+});
+
+describe("createHandler in http2.createSecureServer({ allowHTTP1: true }): h2 and HTTP/1.1 by ALPN", () => {
+  it("our client calls it over https with HTTP/2 (unary, gRPC) and HTTP/1.1", async () => {
+    const { key, cert } = selfSigned();
+    const handler = createHandler({ services: [new GreetServiceImpl()] });
+    const server = http2.createSecureServer({ key, cert, allowHTTP1: true }, handler);
+    const url = (await listen(server as unknown as http2.Http2Server)).replace("http:", "https:");
+    try {
+      for (const combo of [{ httpVersion: "2" as const }, { httpVersion: "2" as const, contentType: "grpc+proto" as const }, { httpVersion: "1.1" as const }]) {
+        const client = createClient(GreetServiceImpl, { providers: [url], tls: { ca: cert }, retries: 0, ...combo });
+        try {
+          assert.deepEqual(await client.greet({ name: "triple" }), { greeting: "triple" }, JSON.stringify(combo));
+        } finally {
+          await closeClient(client);
+        }
+      }
+    } finally {
+      await handler.close();
+      await shut(server as unknown as http2.Http2Server);
+    }
+  });
 });
