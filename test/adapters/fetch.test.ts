@@ -7,11 +7,36 @@ import { Readable } from "node:stream";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import { after, before, describe, it } from "node:test";
 import { GREET_CACHE_CONTROL, GreetServiceImpl } from "../../samples/greet/greet-service.js";
-import { closeClient, createClient, createFetchHandler, type FetchHandler, RpcError } from "../../src/index.js";
+import {
+  type CallContext,
+  closeClient,
+  createClient,
+  createFetchHandler,
+  Ctx,
+  type FetchHandler,
+  Param,
+  RpcError,
+  ServerStream,
+  Service,
+} from "../../src/index.js";
 import { greetDescriptors } from "../connect/greet-descriptors.js";
 import { SecretService, TOKEN } from "./mounted.js";
 
 const BASE = "http://fetch.test";
+
+/** A stream that ticks until the call is aborted, and says when it was. */
+@Service("adapters.Ticker")
+class Ticker {
+  static aborted: (() => void) | undefined;
+  @ServerStream()
+  async *tick(@Param() _n: number, @Ctx() ctx: CallContext): AsyncGenerator<number> {
+    ctx.signal.addEventListener("abort", () => Ticker.aborted?.());
+    for (let i = 0; !ctx.signal.aborted; i++) {
+      yield i;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  }
+}
 const JSON_CT = { "content-type": "application/json" };
 
 /**
@@ -122,6 +147,21 @@ describe("createFetchHandler under Node's own Request / Response", () => {
     assert.equal(grpc.status, 505);
     assert.equal(grpc.headers.get("grpc-status"), "12");
     assert.match(grpc.headers.get("grpc-message") ?? "", /needs HTTP\/2/);
+  });
+
+  it("a reader that cancels the streamed response aborts the call (ctx.signal)", async () => {
+    const h = createFetchHandler({ services: [new Ticker()] });
+    try {
+      const aborted = new Promise<void>((r) => (Ticker.aborted = r));
+      const r = await h(new Request(`${BASE}/adapters.Ticker/tick`, { method: "POST", headers: JSON_CT, body: "1" }));
+      assert.match(r.headers.get("content-type") ?? "", /^text\/event-stream/);
+      const reader = (r.body as ReadableStream<Uint8Array>).getReader();
+      assert.ok((await reader.read()).value);
+      await reader.cancel();
+      await aborted;
+    } finally {
+      await h.close();
+    }
   });
 
   it("prefix and fallback: /api/<service>/<method> served, other paths to the app", async () => {
