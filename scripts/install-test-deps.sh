@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what `npm test` needs besides Node and the npm packages, on Debian or Ubuntu (apt, as
-# root): h2load (nghttp2-client), Chromium (the browser tests), curl, openssl, protoc
+# root): h2load (nghttp2-client), Chromium (the browser tests), tesseract-ocr (reads back the
+# screenshot of the /docs page's answer), curl, openssl, protoc
 # (protobuf-compiler), ZooKeeper with its Java runtime (the registry tests run a real one) and
 # kazoo (they read its nodes with it), and for the hessian2 tests' Java peer a JDK (javac), Caucho
 # Hessian and protobuf-java. Installs only what is missing. .ci/run uses it too.
@@ -9,6 +10,7 @@ export DEBIAN_FRONTEND=noninteractive
 need=()
 command -v h2load >/dev/null 2>&1 || need+=(nghttp2-client)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v tesseract >/dev/null 2>&1 || need+=(tesseract-ocr)
 command -v curl >/dev/null 2>&1 || need+=(curl)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
 command -v protoc >/dev/null 2>&1 || need+=(protobuf-compiler)

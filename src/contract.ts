@@ -34,10 +34,15 @@ export {
   type ServiceOptions,
   type MethodOptions,
   type ParamOptions,
+  type HttpMapping,
+  type ParamSource,
 } from "./service/decorators.js";
+export { Get, Post, Put, Patch, Delete, Path, Query, Header, Body } from "./service/rest-decorators.js";
 export { JavaClass } from "./service/java-class.js";
 export { T, UploadedFile, type TypeDesc, type TypeSpec, type FieldDesc, type FieldOptions } from "./service/type-desc.js";
-export type { MethodKind } from "./service/descriptors.js";
+export type { MethodKind, HttpRoute } from "./service/descriptors.js";
+export type { Constraints, StringFormat } from "./service/constraints.js";
+export { BAD_REQUEST_TYPE, badRequestViolations, type FieldViolation } from "./protocol/bad-request.js";
 
 /**
  * The body of a contract method: implementations override it. Called anyway (the contract class

@@ -18,6 +18,9 @@ export type {
 export { describeService } from "./service/describe.js";
 export { loadProto } from "./service/proto.js";
 export { toProto, toProtoFiles } from "./schema/proto-text.js";
+export { toOpenApi, type OpenApiOptions, type OpenApiDocument, type OpenApiService } from "./server/openapi.js";
+export type { OpenApiServeOptions } from "./server/openapi-endpoint.js";
+export type { HttpRoute } from "./service/descriptors.js";
 export { CallContext, createContextKey, type ContextKey, type Identity } from "./runtime/context.js";
 export { Metadata, OutgoingMetadata } from "./runtime/metadata.js";
 export type { Call, Interceptor, Next } from "./runtime/interceptor.js";

@@ -6,15 +6,21 @@ import "reflect-metadata";
 import { diffSchemaLocks, formatSchemaChanges, parseSchemaLock, schemaLock } from "../schema/lock.js";
 import { toProtoFiles } from "../schema/proto-text.js";
 import { describeService } from "../service/describe.js";
+import { toOpenApi } from "../server/openapi.js";
 import { definedServices, type RawService, SERVICE_KEY } from "../service/decorators.js";
 
 const USAGE = `usage: triple-rpc proto <module.js> [--out file.proto | --out-dir dir]
+       triple-rpc openapi <module.js> [--out file.json] [--title T] [--api-version V] [--server URL]
        triple-rpc schema <module.js> [--write [lock.json] | --check [lock.json]]
 
 Prints the .proto of every decorated service class the module exports (the schema derived from
 the classes, as the server's reflection serves it); a module that exports none but defines some
 (a server's main module) gives the ones it defined. --out writes it to a file instead; services
 in several packages need --out-dir, which writes one file per package.
+
+openapi prints the OpenAPI 3.1 document (JSON) of the same services: RPC paths and REST
+mappings, as createServer({ openapi: true }) serves it at /openapi.json. --out writes it to a
+file; --title and --api-version set info.title and info.version; --server adds a servers entry.
 
 The module is imported, so its top-level code runs, with TRIPLE_RPC_CLI=1 in the environment: a
 module that starts a server can skip that when the variable is set. The command exits once the
@@ -114,6 +120,19 @@ async function proto(args: string[]): Promise<void> {
   else await new Promise<void>((done) => process.stdout.write(files[0].text, () => done()));
 }
 
+async function openapi(args: string[]): Promise<void> {
+  const out = option(args, "--out");
+  const title = option(args, "--title");
+  const version = option(args, "--api-version");
+  const server = option(args, "--server");
+  if (args.length !== 1) throw new Error(USAGE);
+  process.env.TRIPLE_RPC_CLI = "1";
+  const doc = toOpenApi(await classesOf(args[0]), { title, version, servers: server ? [{ url: server }] : undefined });
+  const text = `${JSON.stringify(doc, null, 2)}\n`;
+  if (out) writeFileSync(out, text);
+  else await new Promise<void>((done) => process.stdout.write(text, () => done()));
+}
+
 /** An option with an optional value: undefined when absent, the value or `fallback` when present. */
 function flag(args: string[], name: string, fallback: string): string | undefined {
   const i = args.indexOf(name);
@@ -155,6 +174,7 @@ async function schema(args: string[]): Promise<number> {
 async function main(argv: string[]): Promise<number | void> {
   const [command, ...args] = argv;
   if (command === "proto") return proto(args);
+  if (command === "openapi") return openapi(args);
   if (command === "schema") return schema(args);
   if (command === "--help" || command === "-h" || command === undefined) {
     process.stdout.write(`${USAGE}\n`);

@@ -8,6 +8,7 @@ import { Code } from "../protocol/code.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import { fromProto, type FromProto, hasPresence, toProto, type ToProto } from "../schema/convert.js";
 import { type DerivedMethod, SchemaBuilder } from "../schema/derive.js";
+import { jsonDefaults, jsonPresence } from "./json-presence.js";
 import { toProtobufRoot } from "../schema/protobufjs.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import type { TypeDesc } from "../service/type-desc.js";
@@ -93,6 +94,8 @@ export function derivedCodec(md: MethodDescriptor): MessageCodec {
   const element = md.params[0]?.type ?? ANY;
   const result = md.returns ?? ANY;
   const reqFrom = fromProto(element);
+  // Named as Triple HTTP names it, so a missing field reads the same on every protocol.
+  const reqLabel = md.params[0] ? paramLabel(md.params[0], 0) : "the request message";
   const reqTo = toProto(element);
   const resFrom = fromProto(result);
   const resTo = toProto(result);
@@ -109,7 +112,7 @@ export function derivedCodec(md: MethodDescriptor): MessageCodec {
     decodeRequest(bytes) {
       const msg = decodeReq(bytes);
       if (dm.requestShape === "params") return argsFrom(slots, msg);
-      return [reqFrom(dm.requestShape === "class" ? msg : msg[dm.requestField], "the request message")];
+      return [reqFrom(dm.requestShape === "class" ? msg : msg[dm.requestField], reqLabel)];
     },
     encodeResponse: (value) => encodeWith(res, wrapRes(value)),
     encodeArgs: (args) => encodeWith(req, argsTo(slots, args)),
@@ -216,8 +219,10 @@ function jsonToBinary(type: protobuf.Type, v: unknown, what: string): Uint8Array
 }
 
 /** The binary form of `type` → its ProtoJSON text. */
-function binaryToJson(type: protobuf.Type, bytes: Uint8Array): Buffer {
-  return Buffer.from(JSON.stringify(protojson().toJson(type, type.decode(bytes))), "utf8");
+function binaryToJson(type: protobuf.Type, bytes: Uint8Array, fill?: (json: unknown) => void): Buffer {
+  const json = protojson().toJson(type, type.decode(bytes));
+  fill?.(json);
+  return Buffer.from(JSON.stringify(json), "utf8");
 }
 
 /**
@@ -260,16 +265,19 @@ export function derivedJsonCodec(md: MethodDescriptor, arrays: (value: unknown) 
   // naming none of the message's fields) goes through the Triple binder.
   const protoJson = namesAField(req);
   const tripleForm = (v: unknown): boolean => dm.requestShape === "params" && !protoJson(v);
+  const present = jsonPresence(md, dm, req);
+  const fill = jsonDefaults(md, dm, req);
   return {
     decodeRequest(bytes) {
       if (bytes.length === 0) return bin.decodeRequest(bytes);
       const v = parseJsonBytes(bytes, dm.request);
       if (tripleForm(v)) return arrays(v);
+      present?.(v);
       return bin.decodeRequest(jsonToBinary(req, v, dm.request));
     },
     encodeResponse: (value) => binaryToJson(res, bin.encodeResponse(value)),
-    encodeArgs: (args) => binaryToJson(req, bin.encodeArgs(args)),
-    encodeRequest: (value) => binaryToJson(req, bin.encodeRequest(value)),
+    encodeArgs: (args) => binaryToJson(req, bin.encodeArgs(args), fill && ((json) => fill(json, args))),
+    encodeRequest: (value) => binaryToJson(req, bin.encodeRequest(value), fill && ((json) => fill(json, [value]))),
     decodeResponse: (bytes) => bin.decodeResponse(bytes.length === 0 ? bytes : jsonToBinary(res, parseJsonBytes(bytes, dm.response), dm.response)),
   };
 }

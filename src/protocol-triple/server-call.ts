@@ -3,11 +3,13 @@ import { responseCodecFor } from "../codec/registry.js";
 import { Code } from "../protocol/code.js";
 import { type Compression, compressResponseBody } from "../protocol/compression.js";
 import type { MediaType } from "../protocol/content-type.js";
+import type { MethodDescriptor } from "../service/descriptors.js";
 import { clientCancelled, deadlineExceeded } from "../protocol/errors.js";
 import { firstHeader, H, TRAILER_PREFIX } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import { CallContext } from "../runtime/context.js";
 import { type HandlerOutcome, invokeHandler } from "../runtime/handler-result.js";
+import type { RestMatch } from "../runtime/rest-router.js";
 import type { RegisteredMethod } from "../runtime/router.js";
 import type { ServerCore } from "../runtime/server-core.js";
 import type { AbortSink, Exchange, OutHeaders } from "../transport/server/exchange.js";
@@ -24,6 +26,8 @@ export interface TripleRequest {
   readonly mediaType: MediaType;
   readonly timeoutMs: number | undefined;
   readonly compression: Compression | undefined;
+  /** The REST route matched (`@Get("/users/{id}")` …); undefined on RPC paths. */
+  readonly rest: RestMatch | undefined;
 }
 
 const JSON_CODEC = responseCodecFor("application/json") as ResponseCodec;
@@ -41,6 +45,8 @@ export class TripleUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
   private readonly req: TripleRequest;
   private timer: NodeJS.Timeout | undefined = undefined;
   private finished = false;
+  /** A REST call's arguments from the path, query and headers (body slots filled in later). */
+  private restArgs: unknown[] | undefined = undefined;
   /** The body stream a streaming codec (multipart) reads, while it reads it. */
   private bodyStream: BodyStream | undefined = undefined;
 
@@ -67,8 +73,9 @@ export class TripleUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
   }
 
   private readArgs(req: TripleRequest): void {
+    if (req.rest !== undefined && !this.readRestArgs(req.rest)) return;
     const { codec, mediaType, compression } = req;
-    const md = this.route.descriptor;
+    const md = this.bodyMethod();
     const limits = this.core.limits;
     if (codec.decodeStream) {
       const body = (this.bodyStream = boundedBodyStream(this.ex, compression, limits.maxBodyBytes));
@@ -79,6 +86,30 @@ export class TripleUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
       return;
     }
     new BodyCollector(this.ex, limits.maxBodyBytes, this);
+  }
+
+  /** The method as the body codecs see it: on a REST route, its body parameters only. */
+  private bodyMethod(): MethodDescriptor {
+    return this.req.rest?.binder.body ?? this.route.descriptor;
+  }
+
+  /**
+   * Binds a REST request's path, query and header parameters; true when the body is still to be
+   * read (some parameter comes from it). Without body parameters the call goes on at once.
+   */
+  private readRestArgs(rest: RestMatch): boolean {
+    try {
+      this.restArgs = rest.binder.bind(rest.pathValues, this.ex.query, this.ex.headers);
+    } catch (e) {
+      this.fail(e);
+      return false;
+    }
+    if (rest.binder.body !== undefined) return true;
+    // A body nobody reads is dropped once answered (node's HTTP/2 ends a HEAD stream's writable
+    // side at once, so discarding there would close the stream before the answer).
+    if (!rest.head) this.ex.discardBody(false);
+    this.onArgs([]);
+    return false;
   }
 
   /** The whole body arrived (or could not): decompress, decode, bind. */
@@ -93,7 +124,7 @@ export class TripleUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
     let args: unknown[];
     try {
       const data = compression ? compression.decompress(raw, limits.maxBodyBytes) : raw;
-      args = (codec.decode as NonNullable<RequestCodec["decode"]>)(this.route.descriptor, data, mediaType, limits);
+      args = (codec.decode as NonNullable<RequestCodec["decode"]>)(this.bodyMethod(), data, mediaType, limits);
     } catch (e) {
       this.fail(e);
       return;
@@ -103,6 +134,8 @@ export class TripleUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
 
   private onArgs(args: unknown[]): void {
     if (this.finished) return;
+    const rest = this.req.rest;
+    if (rest !== undefined) args = rest.binder.merge(this.restArgs as unknown[], args);
     if (this.route.descriptor.kind === "server_streaming") {
       this.end();
       new SseStream(this.ex, this.route, this.ctx, this.core, this.req.timeoutMs).start(args);
@@ -131,7 +164,15 @@ export class TripleUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
     this.ctx.copyResponseHeadersTo(headers);
     // Unary trailers travel as `trailer-` headers, as Connect and dubbo-js send and read them.
     this.ctx.copyResponseTrailersTo(headers, TRAILER_PREFIX);
-    this.ex.respond(200, headers, compressResponseBody(body, this.ex.headers, headers));
+    const out = compressResponseBody(body, this.ex.headers, headers);
+    if (this.req.rest?.head) {
+      // HEAD: the GET answer's headers, its length included, and no body (node's HTTP/1.1
+      // server drops a HEAD response's body itself and keeps the length).
+      headers[H.contentLength] = typeof out === "string" ? Buffer.byteLength(out) : out.byteLength;
+      this.ex.respond(200, headers, this.ex.httpVersion === "1.1" ? out : undefined);
+      return;
+    }
+    this.ex.respond(200, headers, out);
   }
 
   /** Marks the call over and stops its timer; the context stays tracked for an SSE hand-over. */

@@ -4,6 +4,8 @@ import { tripleProtoRequestCodec } from "./proto-body.js";
 import type { RequestCodec } from "../codec/codec.js";
 import { protoRequestCodec } from "../codec/proto-codec.js";
 import { requestCodecFor, supportedRequestTypes } from "../codec/registry.js";
+import { jsonRequestCodec } from "../codec/json-codec.js";
+import type { RestMatch } from "../runtime/rest-router.js";
 import { Code } from "../protocol/code.js";
 import { type Compression, HTTP_ACCEPT_ENCODING, HTTP_COMPRESSIONS } from "../protocol/compression.js";
 import { type MediaType, parseMediaType } from "../protocol/content-type.js";
@@ -86,6 +88,12 @@ export class TripleHttpHandler {
 
   /** Everything that can be refused before any byte of the body is read. */
   private check(ex: Exchange): TripleRequest {
+    const rest = this.core.rest;
+    if (rest !== undefined && (ex.method !== "POST" || !this.core.router.hasPath(ex.path))) {
+      const match = rest.match(ex.method, ex.path, ex.headers);
+      if (match) return checkRest(this.core, ex, match);
+      if (ex.method !== "POST" && !this.core.router.hasPath(ex.path)) throw noRestRoute(ex.method, ex.path);
+    }
     if (ex.method !== "POST") throw methodNotAllowed(ex.method);
     const h = ex.headers;
     const { limits } = this.core;
@@ -109,6 +117,36 @@ export class TripleHttpHandler {
     if (this.core.draining && route.service.name !== HEALTH_SERVICE_NAME) throw serverShuttingDown();
     const declared = firstHeader(h, H.contentLength);
     if (!compression && declared !== undefined && Number(declared) > limits.maxBodyBytes) throw bodyTooLarge(limits.maxBodyBytes);
-    return { route, codec, mediaType, timeoutMs, compression };
+    return { route, codec, mediaType, timeoutMs, compression, rest: undefined };
   }
+}
+
+/** A request for a path neither REST routes nor RPC paths know. */
+function noRestRoute(method: string, path: string): RpcError {
+  return new RpcError(Code.Unimplemented, `no route for ${method} ${path}: no REST mapping matches it and it is not an RPC path`, {
+    httpStatus: 404,
+  });
+}
+
+const JSON_MEDIA_TYPE: MediaType = { type: "application/json", params: {} };
+
+/**
+ * The checks of a REST request (`@Get("/users/{id}")` …): as for RPC paths, except that the body
+ * (and so its Content-Type) matters only when a parameter comes from it.
+ */
+function checkRest(core: ServerCore, ex: Exchange, match: RestMatch): TripleRequest {
+  const h = ex.headers;
+  const { limits } = core;
+  if (ex.headerCount > limits.maxHeaderCount) throw tooManyHeaders(ex.headerCount, limits.maxHeaderCount);
+  checkProtocolVersion(h, false);
+  const hasBody = match.binder.body !== undefined;
+  const { codec, mediaType } = hasBody ? requestCodecOf(h) : { codec: jsonRequestCodec, mediaType: JSON_MEDIA_TYPE };
+  const timeoutMs =
+    parseTriTimeout(H.triServiceTimeout, firstHeader(h, H.triServiceTimeout)) ??
+    parseTriTimeout(H.restServiceTimeout, firstHeader(h, H.restServiceTimeout));
+  const compression = hasBody ? compressionOf(h) : undefined;
+  if (core.draining) throw serverShuttingDown();
+  const declared = firstHeader(h, H.contentLength);
+  if (hasBody && !compression && declared !== undefined && Number(declared) > limits.maxBodyBytes) throw bodyTooLarge(limits.maxBodyBytes);
+  return { route: match.route, codec, mediaType, timeoutMs, compression, rest: match };
 }

@@ -1,6 +1,7 @@
-import type { MethodDescriptor } from "../service/descriptors.js";
+import { type MethodDescriptor, requestStreams } from "../service/descriptors.js";
 import { type AuthOptions, authenticate } from "./auth.js";
 import type { CallContext } from "./context.js";
+import { compileValidator, validatedStream } from "./validation.js";
 
 /** One call as interceptors see it. */
 export interface Call {
@@ -46,6 +47,37 @@ export function invokerSeesContext(
   return method.contextIndex >= 0 || interceptors.length > 0 || authRequirement(method, auth) !== undefined;
 }
 
+type Invoke = (ctx: CallContext, input: unknown[]) => unknown;
+
+/** The implementation called with the bound arguments (the context spliced in where `@Ctx()` asks). */
+function directCall(impl: object, method: MethodDescriptor): Invoke {
+  const fn = (impl as Impl)[method.propertyKey];
+  const ci = method.contextIndex;
+  if (ci < 0) return (_ctx, input) => fn.apply(impl, input);
+  return (ctx, input) => {
+    const args = input.slice();
+    args.splice(ci, 0, ctx);
+    return fn.apply(impl, args);
+  };
+}
+
+/**
+ * The call with the method's validation constraints checked first (after binding and the
+ * interceptors, right before the implementation), on every protocol alike; the call itself when
+ * the method has no constraints.
+ */
+function validating(method: MethodDescriptor, call: Invoke): Invoke {
+  const validate = compileValidator(method);
+  if (!validate) return call;
+  if (requestStreams(method.kind)) {
+    return (ctx, input) => call(ctx, [validatedStream(input[0] as AsyncIterable<unknown>, validate)]);
+  }
+  return (ctx, input) => {
+    validate(input);
+    return call(ctx, input);
+  };
+}
+
 /**
  * Builds the per-method invoker once, at registration: a direct call when there are no
  * interceptors (the hot path), the composed chain otherwise.
@@ -56,16 +88,7 @@ export function buildInvoker(
   interceptors: readonly Interceptor[],
   auth?: AuthOptions,
 ): (ctx: CallContext, input: unknown[]) => unknown {
-  const fn = (impl as Impl)[method.propertyKey];
-  const ci = method.contextIndex;
-  const direct =
-    ci < 0
-      ? (_ctx: CallContext, input: unknown[]) => fn.apply(impl, input)
-      : (ctx: CallContext, input: unknown[]) => {
-          const args = input.slice();
-          args.splice(ci, 0, ctx);
-          return fn.apply(impl, args);
-        };
+  const direct = validating(method, directCall(impl, method));
   // Authentication runs before the body is read (`buildAuthorizer`, called by every protocol);
   // the invoker checks again for a call that reached it unauthenticated, so no path that forgets
   // the early check can bypass it. Interceptors already see `ctx.identity`.

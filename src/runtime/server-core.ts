@@ -2,11 +2,14 @@ import type { RpcError } from "../protocol/rpc-error.js";
 import type { Exchange } from "../transport/server/exchange.js";
 import type { CallContext, WireProtocol } from "./context.js";
 import type { Limits } from "./limits.js";
+import type { RestRouter } from "./rest-router.js";
 import type { Router } from "./router.js";
 
 /** What the protocol handlers need from the server. */
 export interface ServerCore {
   readonly router: Router;
+  /** The REST routes (`@Get("/users/{id}")` …); undefined while no method has one. */
+  readonly rest: RestRouter | undefined;
   readonly limits: Limits;
   /** Reject HTTP unary requests without `tri-protocol-version`. */
   readonly requireProtocolVersion: boolean;

@@ -1,3 +1,4 @@
+import { type Constraints, constraintComment } from "../service/constraints.js";
 import type { MethodDescriptor, ServiceDescriptor } from "../service/descriptors.js";
 import type { FieldDesc, TypeDesc } from "../service/type-desc.js";
 import {
@@ -45,7 +46,7 @@ function snake(s: string): string {
 }
 
 /** A field name protobuf accepts, from a parameter or field name. */
-function fieldName(name: string): string {
+export function fieldName(name: string): string {
   const clean = name.replace(/[^A-Za-z0-9_]/g, "_");
   return /^[A-Za-z]/.test(clean) ? clean : `f_${clean}`;
 }
@@ -137,7 +138,7 @@ export class SchemaBuilder {
   }
 
   private paramsRequest(file: FileBuilder, prefix: string, md: MethodDescriptor) {
-    const fields = md.params.map((p, i) => this.field(file, fieldName(p.name ?? `arg${i + 1}`), p.tag, p.type, p.optional, !p.optional));
+    const fields = md.params.map((p, i) => this.field(file, fieldName(p.name ?? `arg${i + 1}`), p.tag, p.type, p.optional, p.constraints, !p.optional));
     const name = this.message(file, `${prefix}Request`, fields);
     return { name, shape: "params" as MessageShape, field: "" };
   }
@@ -180,19 +181,21 @@ export class SchemaBuilder {
     this.messageFiles.set(fullName, file);
     file.messages.push(message);
     t.fields.forEach((f: FieldDesc, i) => {
-      fields.push(this.field(file, fieldName(f.name), f.tag ?? i + 1, f.type, f.optional, !f.optional));
+      fields.push(this.field(file, fieldName(f.name), f.tag ?? i + 1, f.type, f.optional, f.constraints, !f.optional));
     });
     checkFields(fullName, fields);
     return fullName;
   }
 
-  private field(file: FileBuilder, name: string, number: number, t: TypeDesc, optional: boolean, required = false): SchemaField {
+  private field(file: FileBuilder, name: string, number: number, t: TypeDesc, optional: boolean, c?: Constraints, required = false): SchemaField {
+    const comment = constraintComment(c);
+    const extra = comment === undefined ? { required } : { comment, required };
     if (t.kind === "array") {
-      return { name, number, type: this.elementType(file, t.element), repeated: true, map: false, optional: false, required };
+      return { name, number, type: this.elementType(file, t.element), repeated: true, map: false, optional: false, ...extra };
     }
-    if (t.kind === "map") return { name, number, type: this.elementType(file, t.value), repeated: false, map: true, optional: false, required };
+    if (t.kind === "map") return { name, number, type: this.elementType(file, t.value), repeated: false, map: true, optional: false, ...extra };
     const type = this.typeOf(file, t);
-    return { name, number, type, repeated: false, map: false, optional: optional && "scalar" in type, required };
+    return { name, number, type, repeated: false, map: false, optional: optional && "scalar" in type, ...extra };
   }
 
   /** An array element or map value: nested arrays and maps travel as google.protobuf.Value. */

@@ -139,11 +139,18 @@ export interface DescriptorIndex {
 export interface DescriptorSource {
   readonly root: protobuf.Root;
   fileOf?(fullName: string): string | undefined;
+  /**
+   * Report the fields' comments (`source_code_info`): the derived schema's, which carry the
+   * descriptions and validation constraints the exported .proto shows.
+   */
+  readonly comments?: boolean;
 }
 
 interface FileAcc {
   readonly pkg: string;
   readonly tops: Top[];
+  /** Report the comments of these tops' fields. */
+  comments: boolean;
 }
 
 function tops(ns: protobuf.NamespaceBase, out: Top[]): Top[] {
@@ -183,8 +190,9 @@ export function buildDescriptorIndex(sources: readonly DescriptorSource[]): Desc
       if (t instanceof protobuf.Service) for (const m of t.methodsArray) symbols.set(`${full}.${m.name}`, file);
       if (t instanceof protobuf.Type) indexNested(t, file, symbols);
       let f = acc.get(file);
-      if (!f) acc.set(file, (f = { pkg: stripDot(t.parent?.fullName ?? ""), tops: [] }));
+      if (!f) acc.set(file, (f = { pkg: stripDot(t.parent?.fullName ?? ""), tops: [], comments: false }));
       f.tops.push(t);
+      if (src.comments) f.comments = true;
     }
   }
   const files = new Map<string, Uint8Array>();
@@ -227,9 +235,33 @@ function fileProto(name: string, f: FileAcc, symbols: ReadonlyMap<string, string
     else service.push(serviceProto(t, refs));
   }
   const deps = [...new Set([...refs].map((r) => symbols.get(r)).filter((d): d is string => !!d && d !== name))].sort();
-  const obj = { name, package: f.pkg, dependency: deps, messageType, enumType, service, syntax: "proto3" };
+  const obj: Record<string, unknown> = { name, package: f.pkg, dependency: deps, messageType, enumType, service, syntax: "proto3" };
+  if (f.comments) {
+    const location = fieldComments(f.tops.filter((t): t is protobuf.Type => t instanceof protobuf.Type));
+    if (location.length > 0) obj.sourceCodeInfo = { location };
+  }
   const T = descriptorTypes().FileDescriptorProto as unknown as protobuf.Type;
   return [T.encode(T.fromObject(obj)).finish(), deps];
+}
+
+/**
+ * `source_code_info` locations of the top-level messages' commented fields: path `[4, message,
+ * 2, field]` (FileDescriptorProto.message_type, DescriptorProto.field), each comment line led by
+ * a space as protoc writes it. There is no source text, so every span is `[0, 0, 0]`.
+ */
+function fieldComments(messages: readonly protobuf.Type[]): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  messages.forEach((m, mi) => {
+    m.fieldsArray.forEach((f, fi) => {
+      if (!f.comment) return;
+      const leadingComments = `${f.comment
+        .split("\n")
+        .map((l) => ` ${l}`)
+        .join("\n")}\n`;
+      out.push({ path: [4, mi, 2, fi], span: [0, 0, 0], leadingComments });
+    });
+  });
+  return out;
 }
 
 /** Gives every type of a JSON-built root the file name reflection reports for it. */

@@ -26,6 +26,8 @@ export interface SchemaField {
    * not part of the .proto, recorded by the schema lock.
    */
   readonly required?: boolean;
+  /** The comment above the field (lines separated by `\n`): its description and validation constraints. */
+  readonly comment?: string;
 }
 
 /** A message type. */

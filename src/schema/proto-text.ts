@@ -7,9 +7,10 @@ function typeName(f: SchemaField): string {
 }
 
 function fieldLine(f: SchemaField): string {
-  if (f.map) return `  map<string, ${typeName(f)}> ${f.name} = ${f.number};`;
+  const comment = f.comment === undefined ? "" : f.comment.split("\n").map((l) => `  // ${l}\n`).join("");
+  if (f.map) return `${comment}  map<string, ${typeName(f)}> ${f.name} = ${f.number};`;
   const label = f.repeated ? "repeated " : f.optional ? "optional " : "";
-  return `  ${label}${typeName(f)} ${f.name} = ${f.number};`;
+  return `${comment}  ${label}${typeName(f)} ${f.name} = ${f.number};`;
 }
 
 function messageText(m: SchemaMessage): string {

@@ -23,11 +23,12 @@ function namespaceFor(root: JsonNamespace, pkg: string): JsonNamespace {
   return ns;
 }
 
-function fieldJson(f: SchemaField): protobuf.IField & { keyType?: string } {
+function fieldJson(f: SchemaField): protobuf.IField & { keyType?: string; comment?: string } {
   const type = "scalar" in f.type ? f.type.scalar : `.${f.type.message}`;
-  if (f.map) return { keyType: "string", type, id: f.number };
-  if (f.repeated) return { rule: "repeated", type, id: f.number };
-  return f.optional ? { type, id: f.number, options: { proto3_optional: true } } : { type, id: f.number };
+  const comment = f.comment === undefined ? {} : { comment: f.comment };
+  if (f.map) return { keyType: "string", type, id: f.number, ...comment };
+  if (f.repeated) return { rule: "repeated", type, id: f.number, ...comment };
+  return f.optional ? { type, id: f.number, options: { proto3_optional: true }, ...comment } : { type, id: f.number, ...comment };
 }
 
 /** A protobufjs Root holding the files' messages and services (and the well-known types they use), resolved. */

@@ -101,7 +101,7 @@ function indexOf(services: readonly ServiceDescriptor[]): DescriptorIndex {
     const { files } = derived.build();
     const fileOf = new Map<string, string>();
     for (const f of files) for (const m of [...f.messages, ...f.services]) fileOf.set(m.fullName, f.name);
-    sources.push({ root: toProtobufRoot(files), fileOf: (name) => fileOf.get(name) });
+    sources.push({ root: toProtobufRoot(files), fileOf: (name) => fileOf.get(name), comments: true });
   }
   for (const root of roots) sources.push({ root });
   return buildDescriptorIndex(sources);

@@ -25,6 +25,7 @@ import { OnePortListener, type Refusal, type TransportOptions } from "../transpo
 import { type AuthOptions, authenticate } from "../runtime/auth.js";
 import type { CallContext, WireProtocol } from "../runtime/context.js";
 import { Cors, type CorsOptions } from "./cors.js";
+import { OpenApiEndpoint, type OpenApiServeOptions } from "./openapi-endpoint.js";
 import { HEALTH_SERVICE_NAME, HealthService } from "../runtime/health.js";
 import { InflightCalls } from "../runtime/inflight.js";
 import { REFLECTION_V1, REFLECTION_V1ALPHA, ServerReflectionV1, ServerReflectionV1Alpha } from "./reflection.js";
@@ -34,6 +35,7 @@ import { METADATA_V2_VERSION } from "../registry/instance.js";
 import type { Registry } from "../registry/registry.js";
 import { buildAuthorizer, buildInvoker, type Interceptor, invokerSeesContext } from "../runtime/interceptor.js";
 import { DEFAULT_LIMITS, type Limits } from "../runtime/limits.js";
+import { RestRouter } from "../runtime/rest-router.js";
 import { Router } from "../runtime/router.js";
 import type { ServerCore } from "../runtime/server-core.js";
 
@@ -65,6 +67,14 @@ export interface ServerOptions extends TransportOptions {
   auth?: AuthOptions;
   /** CORS for browser callers; off unless given. */
   cors?: CorsOptions;
+  /**
+   * Serve an OpenAPI 3.1 document of the registered services at `/openapi.json` and a Swagger UI
+   * docs page at `/docs` (both GET, unauthenticated, ahead of the RPC protocols). `true` for the
+   * defaults, or options for the paths and the document's `info`. Default off: the document
+   * describes every method and parameter, so turn it on where the API is meant to be public, or
+   * publish `toOpenApi()`'s output instead.
+   */
+  openapi?: boolean | OpenApiServeOptions;
   /** Serve the built-in `grpc.health.v1.Health` (Check, Watch). Default true. */
   health?: boolean;
   /**
@@ -162,6 +172,8 @@ function isRegistration(x: object): x is ServiceRegistration {
  */
 export class TripleServer implements ServerCore {
   readonly router = new Router();
+  /** REST routes, created with the first method that has one. */
+  rest: RestRouter | undefined = undefined;
   readonly limits: Limits;
   readonly requireProtocolVersion: boolean;
   /** The server's own port; undefined for a handler mounted in someone else's server ({@link createHandler}). */
@@ -174,6 +186,7 @@ export class TripleServer implements ServerCore {
   private readonly connect: ConnectHandler;
   private readonly interceptors: readonly Interceptor[];
   private readonly cors: Cors | undefined;
+  private readonly openapi: OpenApiEndpoint | undefined;
   private readonly inflight = new InflightCalls();
   private readonly telemetry: ServerTelemetry;
   private readonly errors: HandlerErrors;
@@ -206,6 +219,8 @@ export class TripleServer implements ServerCore {
     this.requireProtocolVersion = options.requireProtocolVersion ?? false;
     this.interceptors = options.interceptors ?? [];
     this.cors = options.cors ? new Cors(options.cors) : undefined;
+    const oa = options.openapi;
+    this.openapi = oa ? new OpenApiEndpoint(oa === true ? {} : oa, () => this.services.filter((s) => !BUILT_IN_SERVICES.has(s.name))) : undefined;
     this.logger = checkedLogger(options.logger, "createServer");
     this.errors = new HandlerErrors(this.logger, options.maskUnexpectedErrors ?? false);
     this.telemetry = new ServerTelemetry(options.telemetry, () => this.listener?.address() ?? this.mountedAddress);
@@ -215,20 +230,7 @@ export class TripleServer implements ServerCore {
     this.grpc = new GrpcHandler(this);
     this.grpcWeb = new GrpcWebHandler(this);
     this.connect = new ConnectHandler(this);
-    this.listener = mounted
-      ? undefined
-      : new OnePortListener(
-      {
-        onExchange: (ex) => this.dispatch(ex),
-        onRefusal: (r, refusal) => answerRefusal(r, refusal, this.accessLog),
-        onConnectionsRefused: (r) =>
-          this.logger.warn(
-            { reason: r.reason, limit: r.limit, refused: r.refused, peer: r.peer },
-            `refusing new connections: ${r.reason} (${r.limit}) reached; ${r.refused} refused since the last report`,
-          ),
-      },
-      options,
-    );
+    this.listener = mounted ? undefined : this.createListener(options);
     for (const s of options.services ?? []) {
       if (isRegistration(s)) this.register(s.implementation, s);
       else this.register(s);
@@ -258,6 +260,22 @@ export class TripleServer implements ServerCore {
     }
   }
 
+  /** The server's own port: its exchanges come here, its refusals are answered here. */
+  private createListener(options: ServerOptions): OnePortListener {
+    return new OnePortListener(
+      {
+        onExchange: (ex) => this.dispatch(ex),
+        onRefusal: (r, refusal) => answerRefusal(r, refusal, this.accessLog),
+        onConnectionsRefused: (r) =>
+          this.logger.warn(
+            { reason: r.reason, limit: r.limit, refused: r.refused, peer: r.peer },
+            `refusing new connections: ${r.reason} (${r.limit}) reached; ${r.refused} refused since the last report`,
+          ),
+      },
+      options,
+    );
+  }
+
   /** Registers a service implementation (an instance of an `@Service` class). */
   register(implementation: object, options: RegistrationOptions = {}): this {
     const base = describeService(implementationClass(implementation));
@@ -273,9 +291,11 @@ export class TripleServer implements ServerCore {
       const authorize = reflection ? this.reflectionAuthorizer() : buildAuthorizer(md, this.options.auth);
       if (authorize && !reflection) this.protectedMethods = true;
       const entry = { descriptor: md, service, invoke, seesContext: seesContext || reflection, errors: this.errors, authorize };
+      if (md.http) (this.rest ??= new RestRouter()).add(entry);
       for (const path of pathsOf(md)) this.router.add(path, entry);
     }
     this.services.push(service);
+    this.openapi?.invalidate();
     // A service added once the server is announced changes what the registry says of it.
     if (!BUILT_IN_SERVICES.has(service.name)) void this.registration?.add(service).catch(() => {});
     return this;
@@ -323,6 +343,7 @@ export class TripleServer implements ServerCore {
         if (!next) return;
         ex = next;
       }
+      if (this.openapi?.handle(ex)) return;
       this.route(ex);
     } catch (e) {
       // A bug in a handler path must not take the process down: log it, answer 500 and carry on.
@@ -341,7 +362,8 @@ export class TripleServer implements ServerCore {
       if (isGrpcWebContentType(ct)) this.grpcWeb.handle(ex);
       else this.grpc.handle(ex);
     } else if (ex.method === "GET") {
-      if (this.connect.isGet(ex)) this.connect.handleGet(ex);
+      // A REST GET may carry `?message=…` too: Connect GETs only go to RPC paths.
+      if (this.connect.isGet(ex) && (this.rest === undefined || this.router.hasPath(ex.path))) this.connect.handleGet(ex);
       else this.http.handle(ex);
     } else if (isConnectStreamType(ct)) {
       this.connect.handleStream(ex);

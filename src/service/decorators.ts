@@ -1,6 +1,7 @@
 import "reflect-metadata";
 import type * as protobuf from "protobufjs";
 import type { AuthRequirement, MethodKind } from "./descriptors.js";
+import { CONSTRAINT_KEYS, type Constraints, pickConstraints } from "./constraints.js";
 import { type FieldOptions, FIELDS_KEY, type RawField, recordField, SYMBOL_METADATA, type TypeSpec } from "./type-desc.js";
 
 /** Options of `@Service`. */
@@ -16,6 +17,8 @@ export interface ServiceOptions {
   proto?: string | protobuf.Root;
   /** Requires bearer authentication for every method (a method can override). */
   auth?: AuthRequirement;
+  /** What the service does, for the OpenAPI document (`toOpenApi`, `/openapi.json`). */
+  description?: string;
 }
 
 /** Options of `@Method`. */
@@ -52,10 +55,18 @@ export interface MethodOptions {
    * `{ context: true }` marks the parameter that receives the {@link CallContext}, like `@Ctx()`.
    */
   params?: readonly (TypeSpec | (ParamOptions & { context?: boolean }))[];
+  /**
+   * A REST mapping besides the RPC path: `{ method: "GET", path: "/users/{id}" }` (what `@Get`,
+   * `@Post`, `@Put`, `@Patch` and `@Delete` set). Path variables are whole segments in braces,
+   * bound to the parameter of that name; see `@Path`, `@Query`, `@Header`, `@Body`.
+   */
+  http?: HttpMapping;
+  /** What the method does, for the OpenAPI document. */
+  description?: string;
 }
 
-/** Options of `@Param`. */
-export interface ParamOptions {
+/** Options of `@Param`: name, type, presence, field number and validation constraints. */
+export interface ParamOptions extends Constraints {
   /** Binds by this name (JSON objects, form fields, multipart parts). */
   name?: string;
   /** Overrides the type from `design:paramtypes`. */
@@ -68,6 +79,12 @@ export interface ParamOptions {
   optional?: boolean;
   /** The field number of this parameter in the method's derived protobuf request message (default: its position, from 1). */
   tag?: number;
+  /**
+   * Where a REST-mapped method reads this parameter: a `{name}` segment of the path, a query
+   * parameter, a request header, or the body (the default; on GET routes named parameters default
+   * to the query). What `@Path`, `@Query`, `@Header` and `@Body` set. Ignored on RPC paths.
+   */
+  in?: ParamSource;
 }
 
 /** Raw decorator arguments, turned into descriptors by `describeService`. */
@@ -79,6 +96,15 @@ export interface RawMethod {
   propertyKey: string;
   options: MethodOptions;
 }
+/** Where a REST-mapped method reads a parameter. */
+export type ParamSource = "path" | "query" | "header" | "body";
+
+/** A REST mapping: an HTTP method and a path template (`/users/{id}`). */
+export interface HttpMapping {
+  readonly method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  readonly path: string;
+}
+
 export interface RawParam {
   index: number;
   source: "body" | "context";
@@ -176,7 +202,7 @@ function upsertMethod(list: RawMethod[], propertyKey: string, options: MethodOpt
   else list.push(entry);
 }
 
-function methodDecorator(options: MethodOptions): UniversalMethodDecorator {
+export function methodDecorator(options: MethodOptions): UniversalMethodDecorator {
   return (target: unknown, key: unknown) => {
     if (isStandard(key)) {
       if (key.kind !== "method") throw new TypeError(`@Method belongs on a method, not a ${key.kind}`);
@@ -237,8 +263,8 @@ function isOptionsObject(x: unknown, keys: readonly string[]): boolean {
   return keys.some((k) => k in x) || Object.keys(x).length === 0;
 }
 
-function isParamOptions(x: unknown): x is ParamOptions & { context?: boolean } {
-  return isOptionsObject(x, ["name", "type", "optional", "tag", "context"]);
+export function isParamOptions(x: unknown): x is ParamOptions & { context?: boolean } {
+  return isOptionsObject(x, ["name", "type", "optional", "tag", "context", "in", ...CONSTRAINT_KEYS]);
 }
 
 /**
@@ -259,7 +285,7 @@ export function declaredParams(options: MethodOptions, where: string): RawParam[
   });
 }
 
-function paramDecorator(source: RawParam["source"], options: ParamOptions): ParameterDecorator {
+export function paramDecorator(source: RawParam["source"], options: ParamOptions): ParameterDecorator {
   return (target, propertyKey, index) => {
     if (typeof propertyKey !== "string") throw new TypeError("@Param belongs on method parameters");
     const all: Record<string, RawParam[]> = Reflect.hasOwnMetadata(PARAMS_KEY, target)
@@ -290,7 +316,7 @@ export function Ctx(): ParameterDecorator {
 }
 
 function isFieldOptions(x: unknown): x is FieldOptions {
-  return isOptionsObject(x, ["type", "optional", "tag"]);
+  return isOptionsObject(x, ["type", "optional", "tag", ...CONSTRAINT_KEYS]);
 }
 
 /**
@@ -298,6 +324,8 @@ function isFieldOptions(x: unknown): x is FieldOptions {
  * (`@Field(Type)` or `@Field({ type })`). Fields are required: a request without one is a 400
  * naming it (`parameter #1 (item).name is missing`), unless `@Field({ optional: true })`. With
  * standard decorators, or a compiler that emits no metadata (esbuild, tsx), give the type.
+ * Validation constraints go in the same options (`@Field({ type: String, maxLength: 40,
+ * pattern: /^[a-z]+$/ })`, see {@link Constraints}).
  */
 export function Field(typeOrOptions?: TypeSpec | FieldOptions): UniversalFieldDecorator {
   const options: FieldOptions = isFieldOptions(typeOrOptions) ? typeOrOptions : { type: typeOrOptions };
@@ -306,7 +334,13 @@ export function Field(typeOrOptions?: TypeSpec | FieldOptions): UniversalFieldDe
       if (key.kind !== "field" && key.kind !== "accessor") throw new TypeError(`@Field belongs on a field, not a ${key.kind}`);
       const name = memberName(key, "@Field");
       const list = ownList<RawField>(key, FIELDS_KEY, "@Field");
-      const entry: RawField = { name, spec: options.type, optional: options.optional === true, tag: options.tag };
+      const entry: RawField = {
+        name,
+        spec: options.type,
+        optional: options.optional === true,
+        tag: options.tag,
+        constraints: pickConstraints(options),
+      };
       const i = list.findIndex((f) => f.name === name);
       if (i >= 0) list[i] = entry;
       else list.push(entry);

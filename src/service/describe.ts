@@ -3,6 +3,8 @@ import * as protobuf from "protobufjs";
 import { declaredParams, PARAMS_KEY, type RawMethod, type RawParam, type RawService, rawMethodsOf, SERVICE_KEY } from "./decorators.js";
 import type { AuthRequirement, MethodDescriptor, MethodKind, ParamDescriptor, ServiceDescriptor } from "./descriptors.js";
 import { loadProto, lookupService } from "./proto.js";
+import { checkNoRestSources, type DeclaredParam, restMapping } from "./rest.js";
+import { checkConstraints, pickConstraints } from "./constraints.js";
 import { resolveType, T } from "./type-desc.js";
 
 /** Per-registration overrides of a service's version and group. */
@@ -92,14 +94,19 @@ function paramsOf(c: ClassInfo, rm: RawMethod, where: string, pm: protobuf.Metho
   const arity = Math.max(fn.length, designTypes?.length ?? 0, ...decorated.map((p) => p.index + 1));
   const contextIndex = decorated.find((p) => p.source === "context")?.index ?? -1;
   if (!designTypes && !pm) requireTypes(where, arity, contextIndex, decorated);
-  const params: ParamDescriptor[] = [];
+  const params: DeclaredParam[] = [];
   for (let i = 0; i < arity; i++) {
     if (i === contextIndex) continue;
     const d = decorated.find((p) => p.index === i);
     const pwhere = `${where} parameter #${i + 1}${d?.options.name ? ` (${d.options.name})` : ""}`;
     const type = pm ? T.any : resolveType((d?.options.type ?? designTypes?.[i]) as never, pwhere);
     const tag = d?.options.tag ?? params.length + 1;
-    params.push({ index: i, name: d?.options.name, type, optional: d?.options.optional === true, tag });
+    const picked = pickConstraints(d?.options);
+    if (pm && picked) {
+      throw new TypeError(`${pwhere}: validation constraints apply to IDL-less methods; ${pm.name} takes its .proto's request message, whose rules belong in the .proto`);
+    }
+    const constraints = checkConstraints(picked, type, pwhere);
+    params.push({ index: i, name: d?.options.name, type, optional: d?.options.optional === true, tag, constraints, declaredIn: d?.options.in });
   }
   checkOptionalOrder(where, params);
   return { params, arity, contextIndex };
@@ -127,6 +134,15 @@ function kindOf(rm: RawMethod, fn: unknown, pm: protobuf.Method | undefined, whe
   return k;
 }
 
+/** The method's REST mapping and its parameters' sources (plain parameters when it has none). */
+function httpOf(rm: RawMethod, declared: readonly DeclaredParam[], kind: MethodKind, pm: protobuf.Method | undefined, where: string) {
+  const mapping = rm.options.http;
+  if (mapping === undefined) return { http: undefined, params: checkNoRestSources(declared, where) };
+  if (pm) throw new TypeError(`${where} implements a .proto rpc: REST mappings need IDL-less methods (parameters declared in TypeScript)`);
+  const { route, params } = restMapping(mapping, declared, kind, where);
+  return { http: route, params };
+}
+
 function describeMethod(c: ClassInfo, rm: RawMethod): MethodDescriptor {
   const key = rm.propertyKey;
   const where = `${c.ctor.name}.${key}`;
@@ -135,7 +151,9 @@ function describeMethod(c: ClassInfo, rm: RawMethod): MethodDescriptor {
   const pm = c.protoByKey.get(key) ?? c.protoService?.methods[rm.options.name ?? ""] ?? undefined;
   const wireName = rm.options.name ?? pm?.name ?? key;
   const kind = kindOf(rm, fn, pm, where);
-  const { params, arity, contextIndex } = paramsOf(c, rm, where, pm);
+  const declared = paramsOf(c, rm, where, pm);
+  const { arity, contextIndex } = declared;
+  const { http, params } = httpOf(rm, declared.params, kind, pm, where);
   if (pm && params.length !== 1) {
     throw new TypeError(`${where} implements rpc ${pm.name} and must take exactly one request parameter`);
   }
@@ -163,6 +181,8 @@ function describeMethod(c: ClassInfo, rm: RawMethod): MethodDescriptor {
     requestType: pm?.resolvedRequestType ?? undefined,
     responseType: pm?.resolvedResponseType ?? undefined,
     auth: rm.options.auth ?? c.serviceAuth,
+    http,
+    description: rm.options.description,
   };
 }
 
@@ -208,6 +228,7 @@ export function describeService(ctor: abstract new (...args: never[]) => unknown
     group: raw.options.group ?? "",
     methods,
     proto: protoService,
+    description: raw.options.description,
   };
   cache.set(ctor, desc);
   return desc;
@@ -257,7 +278,7 @@ export function describeProtoService(svc: protobuf.Service): ServiceDescriptor {
     path: `/${name}/${m.name}`,
     propertyKey: lowerFirst(m.name),
     kind: protoKind(m),
-    params: [{ index: 0, name: undefined, type: T.any, optional: false, tag: 1 }],
+    params: [{ index: 0, name: undefined, type: T.any, optional: false, tag: 1, constraints: undefined }],
     arity: 1,
     returns: undefined,
     retries: undefined,

@@ -1,4 +1,5 @@
 import type * as protobuf from "protobufjs";
+import type { Constraints } from "./constraints.js";
 import type { TypeDesc } from "./type-desc.js";
 
 /** The four RPC kinds. */
@@ -19,6 +20,20 @@ export interface ParamDescriptor {
   readonly optional: boolean;
   /** Field number in the derived protobuf request message. */
   readonly tag: number;
+  /** Validation constraints (`@Param({ min, pattern, … })`), checked against the type at registration; undefined: none. */
+  readonly constraints: Constraints | undefined;
+  /** Where a REST mapping reads it (`@Path`, `@Query`, `@Header`); undefined: the body. */
+  readonly in?: "path" | "query" | "header";
+}
+
+/** A method's REST mapping, parsed at registration. */
+export interface HttpRoute {
+  /** `GET`, `POST`, `PUT`, `PATCH` or `DELETE` (a GET route also answers HEAD). */
+  readonly method: string;
+  /** The template as declared: `/users/{id}`. */
+  readonly path: string;
+  /** The template's segments after the leading `/`: literal text, or `{ param }` for a variable. */
+  readonly segments: readonly (string | { readonly param: string })[];
 }
 
 /** Everything the router, the binder and the client need to know about one method. */
@@ -53,6 +68,10 @@ export interface MethodDescriptor {
   readonly responseType: protobuf.Type | undefined;
   /** Authentication this method requires; `false` waives a server-wide default; undefined: not set. */
   readonly auth: AuthRequirement | false | undefined;
+  /** The REST mapping (`@Get("/users/{id}")` …), if any; the RPC path answers either way. */
+  readonly http?: HttpRoute;
+  /** `@Method({ description })`, for the OpenAPI document. */
+  readonly description?: string;
 }
 
 /** A service class described once, at registration. */
@@ -63,6 +82,8 @@ export interface ServiceDescriptor {
   readonly methods: readonly MethodDescriptor[];
   /** The .proto service it is bound to, if any. */
   readonly proto: protobuf.Service | undefined;
+  /** `@Service(name, { description })`, for the OpenAPI document. */
+  readonly description?: string;
 }
 
 /** True when the method's request side is a stream. */

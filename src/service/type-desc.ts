@@ -1,3 +1,5 @@
+import { type Constraints, checkConstraints, pickConstraints } from "./constraints.js";
+
 /**
  * Plain descriptions of parameter and field types, built once at registration from
  * `design:*` metadata and explicit overrides. The binder, the client and any schema export read
@@ -32,10 +34,12 @@ export interface FieldDesc {
   readonly optional: boolean;
   /** Field number in the class's derived protobuf message (default: declaration order, from 1). */
   readonly tag: number | undefined;
+  /** Validation constraints (`@Field({ min, pattern, … })`), checked against the type at registration; undefined: none. */
+  readonly constraints: Constraints | undefined;
 }
 
-/** Options of `@Field`. */
-export interface FieldOptions {
+/** Options of `@Field`: its type, presence, field number and validation constraints. */
+export interface FieldOptions extends Constraints {
   /** Overrides the type from `design:type`. */
   type?: TypeSpec;
   /** The field may be absent. */
@@ -144,6 +148,7 @@ export interface RawField {
   spec: TypeSpec | undefined;
   optional: boolean;
   tag: number | undefined;
+  constraints?: Constraints;
 }
 
 /** Marks a class that can never be a bound parameter (the call context: `@Ctx()` injects it). */
@@ -157,7 +162,13 @@ export function recordField(target: object, name: string, options: FieldOptions)
     : [...(Reflect.getMetadata(FIELDS_KEY, ctor) ?? [])];
   const designType = Reflect.getMetadata("design:type", target, name);
   const i = own.findIndex((f) => f.name === name);
-  const entry: RawField = { name, spec: options.type ?? designType, optional: options.optional === true, tag: options.tag };
+  const entry: RawField = {
+    name,
+    spec: options.type ?? designType,
+    optional: options.optional === true,
+    tag: options.tag,
+    constraints: pickConstraints(options),
+  };
   if (i >= 0) own[i] = entry;
   else own.push(entry);
   Reflect.defineMetadata(FIELDS_KEY, own, ctor);
@@ -196,7 +207,8 @@ function classType(spec: new () => unknown, where: string): TypeDesc {
     for (const f of raw) {
       const fwhere = `${spec.name}.${f.name}`;
       if (f.spec === undefined) throw untypedField(fwhere);
-      fields.push({ name: f.name, type: resolveType(f.spec, fwhere), optional: f.optional, tag: f.tag });
+      const type = resolveType(f.spec, fwhere);
+      fields.push({ name: f.name, type, optional: f.optional, tag: f.tag, constraints: checkConstraints(f.constraints, type, fwhere) });
     }
   } catch (e) {
     classCache.delete(spec);

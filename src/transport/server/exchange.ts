@@ -490,7 +490,8 @@ export class Http2Exchange implements Exchange {
 
   discardBody(): void {
     const s = this.stream;
-    if (s.destroyed) return;
+    // No body at all (END_STREAM on the request's HEADERS, as for a GET): nothing to stop.
+    if (s.destroyed || s.endAfterHeaders) return;
     // RFC 9113 §8.1: after a complete response, RST_STREAM(NO_ERROR) asks the client to stop sending.
     if (s.writableFinished) s.close(0);
     else s.once("finish", () => s.close(0));

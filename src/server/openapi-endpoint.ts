@@ -1,0 +1,130 @@
+import { readFileSync } from "node:fs";
+import * as path from "node:path";
+import { Code } from "../protocol/code.js";
+import { H } from "../protocol/headers.js";
+import { RpcError } from "../protocol/rpc-error.js";
+import { sendHttpError } from "../runtime/error-body.js";
+import type { ServiceDescriptor } from "../service/descriptors.js";
+import type { Exchange, OutHeaders } from "../transport/server/exchange.js";
+import { type OpenApiOptions, toOpenApi } from "./openapi.js";
+
+/** `createServer({ openapi })`: where the document and the docs page are served, and the document's `info`. */
+export interface OpenApiServeOptions extends OpenApiOptions {
+  /** Where the OpenAPI 3.1 document is served (GET). Default `/openapi.json`. */
+  path?: string;
+  /**
+   * Where the Swagger UI docs page is served (GET), built from the `swagger-ui-dist` package in
+   * `node_modules` (no CDN, no network): "Try it out" calls this server. `false` serves the
+   * document only. Default `/docs`.
+   */
+  docs?: string | false;
+}
+
+/** The Swagger UI files the docs page loads, and their types. */
+const ASSETS: Record<string, string> = {
+  "swagger-ui.css": "text/css; charset=utf-8",
+  "swagger-ui-bundle.js": "text/javascript; charset=utf-8",
+  "favicon-32x32.png": "image/png",
+  "favicon-16x16.png": "image/png",
+};
+
+function page(title: string, docsPath: string): string {
+  const esc = title.replace(/[<>&"]/g, (c) => `&#${c.charCodeAt(0)};`);
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${esc}</title>
+<link rel="stylesheet" href="${docsPath}/swagger-ui.css">
+<link rel="icon" type="image/png" href="${docsPath}/favicon-32x32.png">
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="${docsPath}/swagger-ui-bundle.js"></script>
+<script src="${docsPath}/init.js"></script>
+</body>
+</html>
+`;
+}
+
+/**
+ * Serves `/openapi.json` and the `/docs` page (GET and HEAD), ahead of the protocols. The
+ * document is built on first request and again after a service is registered; Swagger UI's
+ * files are read from `node_modules/swagger-ui-dist` once.
+ */
+export class OpenApiEndpoint {
+  readonly path: string;
+  readonly docsPath: string | undefined;
+  private doc: Buffer | undefined;
+  private readonly files = new Map<string, Buffer>();
+
+  constructor(
+    private readonly options: OpenApiServeOptions,
+    private readonly services: () => readonly ServiceDescriptor[],
+  ) {
+    this.path = options.path ?? "/openapi.json";
+    this.docsPath = options.docs === false ? undefined : (options.docs ?? "/docs").replace(/\/+$/, "");
+    for (const p of [this.path, this.docsPath]) {
+      if (p !== undefined && !p.startsWith("/")) throw new TypeError(`createServer({ openapi }): paths must start with "/", got ${JSON.stringify(p)}`);
+    }
+  }
+
+  /** The services changed: rebuild the document on the next request. */
+  invalidate(): void {
+    this.doc = undefined;
+  }
+
+  /** Answers the request when it is for the document or the docs page; false otherwise. */
+  handle(ex: Exchange): boolean {
+    if (ex.method !== "GET" && ex.method !== "HEAD") return false;
+    const p = ex.path;
+    if (p === this.path) {
+      this.doc ??= Buffer.from(JSON.stringify(toOpenApi(this.services(), this.options)));
+      send(ex, "application/json", this.doc, "no-cache");
+      return true;
+    }
+    const docs = this.docsPath;
+    if (docs === undefined || !p.startsWith(docs) || (p.length > docs.length && p[docs.length] !== "/")) return false;
+    const file = p.slice(docs.length + 1);
+    if (file === "" || file === "index.html") send(ex, "text/html; charset=utf-8", Buffer.from(page(this.options.title ?? "API docs", docs)), "no-cache");
+    else if (file === "init.js") send(ex, "text/javascript; charset=utf-8", Buffer.from(this.initScript()), "no-cache");
+    else if (ASSETS[file] !== undefined) this.sendAsset(ex, file);
+    else sendHttpError(ex, new RpcError(Code.NotFound, `no such file of the docs page: ${file}`, { httpStatus: 404 }));
+    return true;
+  }
+
+  private initScript(): string {
+    const url = JSON.stringify(this.path);
+    return `window.ui = SwaggerUIBundle({ url: ${url}, dom_id: "#swagger-ui", deepLinking: true, tryItOutEnabled: false });\n`;
+  }
+
+  private sendAsset(ex: Exchange, file: string): void {
+    let body = this.files.get(file);
+    if (!body) {
+      try {
+        body = readFileSync(path.join(swaggerUiDir(), file));
+      } catch (e) {
+        sendHttpError(ex, new RpcError(Code.Unimplemented, `the docs page needs the swagger-ui-dist package: npm install swagger-ui-dist (${(e as Error).message})`, { httpStatus: 501 }));
+        return;
+      }
+      this.files.set(file, body);
+    }
+    send(ex, ASSETS[file], body, "public, max-age=3600");
+  }
+}
+
+function swaggerUiDir(): string {
+  return path.dirname(require.resolve("swagger-ui-dist/package.json"));
+}
+
+function send(ex: Exchange, contentType: string, body: Buffer, cache: string): void {
+  const headers: OutHeaders = { [H.contentType]: contentType, "cache-control": cache, "x-content-type-options": "nosniff" };
+  if (ex.method === "HEAD") {
+    headers[H.contentLength] = body.byteLength;
+    ex.respond(200, headers, ex.httpVersion === "1.1" ? body : undefined);
+  } else {
+    ex.respond(200, headers, body);
+  }
+  ex.discardBody(false);
+}
