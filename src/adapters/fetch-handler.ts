@@ -42,7 +42,7 @@ export function createFetchHandler(options: FetchHandlerOptions = {}): FetchHand
     let path = url.pathname;
     if (prefix && path.startsWith(prefix)) path = path.slice(prefix.length) || "/";
     if (!path.startsWith("/")) path = `/${path}`;
-    if (fallback && !core.router.hasPath(path)) return fallback(request);
+    if (fallback && !core.serves(path)) return fallback(request);
     if (core.mountedAddress === undefined) {
       const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
       core.mountedAddress = { address: url.hostname, port, family: "IPv4" } as AddressInfo;

@@ -158,13 +158,13 @@ export function mountedServer(options: HandlerOptions, who: string): TripleServe
  * Fastify plugin's) from the request path first.
  */
 export function nodeHandlerOf(core: TripleServer, stripPrefix = ""): TripleHandler {
-  const handles = (path: string) => core.router.hasPath(path);
+  const handles = (path: string) => core.serves(path);
   const handler = (req: NodeRequest, res: NodeResponse, next?: NextFunction): void => {
     if (stripPrefix) stripPath(req, stripPrefix);
     const url = (req as http2.Http2ServerRequest).stream ? (req.headers[":path"] as string | undefined) : req.url;
     const q = url ? url.indexOf("?") : -1;
     const path = url === undefined ? "/" : q < 0 ? url : url.slice(0, q);
-    if (next && !core.router.hasPath(path)) {
+    if (next && !core.serves(path)) {
       next();
       return;
     }
@@ -183,7 +183,7 @@ export function nodeHandlerOf(core: TripleServer, stripPrefix = ""): TripleHandl
     if (stripPrefix) stripH2Path(headers, stripPrefix);
     const p = headers[":path"] ?? "/";
     const q = p.indexOf("?");
-    if (!core.router.hasPath(q < 0 ? p : p.slice(0, q))) return false;
+    if (!core.serves(q < 0 ? p : p.slice(0, q))) return false;
     tuneSession(stream);
     core.dispatch(new Http2Exchange(stream, headers, rawHeaders ? rawHeaders.length >> 1 : Object.keys(headers).length));
     return true;

@@ -335,6 +335,15 @@ export class TripleServer implements ServerCore {
     return this.services;
   }
 
+  /**
+   * True when requests for `path` are served here, whatever their HTTP method: a registered
+   * method's RPC path, a REST route's, or the OpenAPI document and docs page. What a mounted
+   * handler takes; the rest is its app's.
+   */
+  serves(path: string): boolean {
+    return this.router.hasPath(path) || (this.rest?.hasPath(path) ?? false) || (this.openapi?.serves(path) ?? false);
+  }
+
   /** Serves one exchange: CORS, then the protocol its headers name. Never throws. */
   dispatch(ex: Exchange): void {
     try {

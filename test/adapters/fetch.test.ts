@@ -20,7 +20,7 @@ import {
   Service,
 } from "../../src/index.js";
 import { greetDescriptors } from "../connect/greet-descriptors.js";
-import { SecretService, TOKEN } from "./mounted.js";
+import { SecretService, ThingService, TOKEN } from "./mounted.js";
 
 const BASE = "http://fetch.test";
 
@@ -159,6 +159,18 @@ describe("createFetchHandler under Node's own Request / Response", () => {
       assert.ok((await reader.read()).value);
       await reader.cancel();
       await aborted;
+    } finally {
+      await h.close();
+    }
+  });
+
+  it("REST: a GET route with a path variable, and fallback leaves it alone", async () => {
+    const h = createFetchHandler({ services: [new ThingService()], fallback: () => new Response("app") });
+    try {
+      const r = await h(new Request(`${BASE}/things/3`));
+      assert.equal(r.status, 200);
+      assert.deepEqual(await r.json(), { id: 3, name: "thing 3" });
+      assert.equal(await (await h(new Request(`${BASE}/other/3`))).text(), "app");
     } finally {
       await h.close();
     }

@@ -6,7 +6,7 @@ import { execFile } from "node:child_process";
 import { it } from "node:test";
 import { promisify } from "node:util";
 import { GreetServiceImpl } from "../../samples/greet/greet-service.js";
-import { closeClient, Code, createClient, type HandlerOptions, Method, Param, RpcError, Service } from "../../src/index.js";
+import { closeClient, Code, createClient, Get, type HandlerOptions, Method, Param, Path, RpcError, Service } from "../../src/index.js";
 import { greetDescriptors } from "../connect/greet-descriptors.js";
 import { clients as grpcClients, unary } from "../grpc/grpc-js-client.js";
 import { post1, post2 } from "../helpers/http.js";
@@ -22,13 +22,24 @@ export class SecretService {
   }
 }
 
+/** A REST route, served by mounted handlers as by createServer. */
+@Service("adapters.Things")
+export class ThingService {
+  @Get("/things/{id}")
+  @Method()
+  async thing(@Path("id") id: number): Promise<{ id: number; name: string }> {
+    return { id, name: `thing ${id}` };
+  }
+}
+
 /** The token the mounted services accept. */
 export const TOKEN = "let-me-in";
 
 /** What every adapter test mounts: greet, a protected service, a small body limit, auth. */
 export function mountedOptions(): HandlerOptions {
   return {
-    services: [new GreetServiceImpl(), new SecretService()],
+    services: [new GreetServiceImpl(), new SecretService(), new ThingService()],
+    openapi: true,
     limits: { maxBodyBytes: 64 * 1024 },
     auth: { verify: (t) => (t === TOKEN ? { subject: "tester" } : null) },
   };
@@ -114,6 +125,17 @@ export function mountedContract(url: () => string, http2: boolean): void {
     assert.equal(r.status, 200);
     assert.match(String(r.headers["content-type"]), /^text\/event-stream/);
     assert.equal(r.text().match(/^data: \{"greeting":"hello, sse \(\d\/3\)"\}$/gm)?.length, 3);
+  });
+
+  it("REST routes and the OpenAPI document are served too; another HTTP method on a REST path is its 405", async () => {
+    const r = await curl(`${url()}/things/7`, http2, []);
+    assert.equal(r.status, 200, r.body);
+    assert.deepEqual(JSON.parse(r.body), { id: 7, name: "thing 7" });
+    const wrong = await curl(`${url()}/things/7`, http2, ["-X", "DELETE"]);
+    assert.equal(wrong.status, 405, wrong.body);
+    const doc = await curl(`${url()}/openapi.json`, http2, []);
+    assert.equal(doc.status, 200);
+    assert.ok(JSON.parse(doc.body).paths["/things/{id}"]);
   });
 
   it("the body limit holds: 413 / resource_exhausted", async () => {
