@@ -33,6 +33,18 @@ export {
   type ListenOptions,
 } from "./server/server.js";
 export type { TransportOptions } from "./transport/server/listener.js";
+export {
+  createHandler,
+  type HandlerOptions,
+  type NextFunction,
+  type NodeRequest,
+  type NodeResponse,
+  type TripleHandler,
+} from "./adapters/node-handler.js";
+export { expressTripleMiddleware } from "./adapters/express.js";
+export { createTestClient, type TestClientOptions } from "./adapters/test-client.js";
+export { createFetchHandler, type FetchHandler, type FetchHandlerOptions } from "./adapters/fetch-handler.js";
+export { type FastifyInstanceLike, fastifyTriplePlugin } from "./adapters/fastify.js";
 export type { ServerTelemetryOptions } from "./observability/server-observer.js";
 
 // Built-ins: auth, CORS, gRPC extras, health

@@ -1,14 +1,17 @@
 #!/usr/bin/env node
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import "reflect-metadata";
+import { diffSchemaLocks, formatSchemaChanges, parseSchemaLock, schemaLock } from "../schema/lock.js";
 import { toProtoFiles } from "../schema/proto-text.js";
+import { describeService } from "../service/describe.js";
 import { toOpenApi } from "../server/openapi.js";
 import { definedServices, type RawService, SERVICE_KEY } from "../service/decorators.js";
 
 const USAGE = `usage: triple-rpc proto <module.js> [--out file.proto | --out-dir dir]
        triple-rpc openapi <module.js> [--out file.json] [--title T] [--api-version V] [--server URL]
+       triple-rpc schema <module.js> [--write [lock.json] | --check [lock.json]]
 
 Prints the .proto of every decorated service class the module exports (the schema derived from
 the classes, as the server's reflection serves it); a module that exports none but defines some
@@ -21,7 +24,16 @@ file; --title and --api-version set info.title and info.version; --server adds a
 
 The module is imported, so its top-level code runs, with TRIPLE_RPC_CLI=1 in the environment: a
 module that starts a server can skip that when the variable is set. The command exits once the
-.proto is written, whatever the module started.`;
+.proto is written, whatever the module started.
+
+schema prints the schema lock of the module's services (services, methods, messages, field
+numbers and types, as JSON); --write saves it (default triple-rpc.lock.json); --check compares
+the classes with the saved lock and exits 1 listing the breaking changes (a field number reused
+or retyped, a required field added, a method removed or renamed, a parameter reordered without
+tag), 0 when there are none (compatible changes, such as a new optional field or a new method,
+are listed and allowed).`;
+
+const DEFAULT_LOCK = "triple-rpc.lock.json";
 
 /** How long the module may take to load (top-level await included). */
 const IMPORT_TIMEOUT_MS = 15_000;
@@ -121,10 +133,49 @@ async function openapi(args: string[]): Promise<void> {
   else await new Promise<void>((done) => process.stdout.write(text, () => done()));
 }
 
-async function main(argv: string[]): Promise<void> {
+/** An option with an optional value: undefined when absent, the value or `fallback` when present. */
+function flag(args: string[], name: string, fallback: string): string | undefined {
+  const i = args.indexOf(name);
+  if (i < 0) return undefined;
+  const v = args[i + 1];
+  // A value is the next word unless it is an option or the module (the one .js/.mjs/.cjs argument).
+  if (v !== undefined && !v.startsWith("--") && !/\.[cm]?js$/.test(v)) {
+    args.splice(i, 2);
+    return v;
+  }
+  args.splice(i, 1);
+  return fallback;
+}
+
+async function schema(args: string[]): Promise<number> {
+  const write = flag(args, "--write", DEFAULT_LOCK);
+  const check = flag(args, "--check", DEFAULT_LOCK);
+  if (args.length !== 1 || (write && check)) throw new Error(USAGE);
+  process.env.TRIPLE_RPC_CLI = "1";
+  const lock = schemaLock((await classesOf(args[0])).map((c) => describeService(c)));
+  const json = `${JSON.stringify(lock, null, 2)}\n`;
+  if (write) {
+    writeFileSync(write, json);
+    process.stderr.write(`wrote ${write}\n`);
+    return 0;
+  }
+  if (!check) {
+    await new Promise<void>((done) => process.stdout.write(json, () => done()));
+    return 0;
+  }
+  if (!existsSync(check)) throw new Error(`no schema lock at ${check}: create it with triple-rpc schema ${args[0]} --write ${check}, and commit it`);
+  const changes = diffSchemaLocks(parseSchemaLock(readFileSync(check, "utf8"), check), lock);
+  const report = formatSchemaChanges(changes, check);
+  const broken = changes.some((c) => c.breaking);
+  await new Promise<void>((done) => (broken ? process.stderr : process.stdout).write(`${report}\n`, () => done()));
+  return broken ? 1 : 0;
+}
+
+async function main(argv: string[]): Promise<number | void> {
   const [command, ...args] = argv;
   if (command === "proto") return proto(args);
   if (command === "openapi") return openapi(args);
+  if (command === "schema") return schema(args);
   if (command === "--help" || command === "-h" || command === undefined) {
     process.stdout.write(`${USAGE}\n`);
     return;
@@ -134,7 +185,7 @@ async function main(argv: string[]): Promise<void> {
 
 // Exit explicitly: the imported module may have started servers, timers or connections.
 main(process.argv.slice(2)).then(
-  () => process.exit(0),
+  (code) => process.exit(code ?? 0),
   (e: Error) => {
     process.stderr.write(`triple-rpc: ${e.message}\n`, () => process.exit(1));
   },

@@ -106,6 +106,14 @@ export class RestRouter {
     else v.byKey.set(key, entry);
   }
 
+  /** True when some REST route (for any HTTP method) has this path. */
+  hasPath(path: string): boolean {
+    if (this.literalPaths.has(path)) return true;
+    const found: { node: Node; values: string[] }[] = [];
+    if (this.root.literals.size > 0 || this.root.param) collect(this.root, path.slice(1).split("/"), 0, [], found);
+    return found.length > 0;
+  }
+
   /**
    * The REST route for a request, or undefined when no REST path matches (the caller goes on
    * with RPC paths). A path that matches for other HTTP methods only is a 405 listing them in

@@ -74,6 +74,11 @@ export class Router {
     return this.routes.has(path);
   }
 
+  /** Every path a method is registered under. */
+  paths(): IterableIterator<string> {
+    return this.routes.keys();
+  }
+
   hasService(name: string): boolean {
     return this.services.has(name);
   }

@@ -138,7 +138,7 @@ export class SchemaBuilder {
   }
 
   private paramsRequest(file: FileBuilder, prefix: string, md: MethodDescriptor) {
-    const fields = md.params.map((p, i) => this.field(file, fieldName(p.name ?? `arg${i + 1}`), p.tag, p.type, p.optional, p.constraints));
+    const fields = md.params.map((p, i) => this.field(file, fieldName(p.name ?? `arg${i + 1}`), p.tag, p.type, p.optional, p.constraints, !p.optional));
     const name = this.message(file, `${prefix}Request`, fields);
     return { name, shape: "params" as MessageShape, field: "" };
   }
@@ -181,15 +181,15 @@ export class SchemaBuilder {
     this.messageFiles.set(fullName, file);
     file.messages.push(message);
     t.fields.forEach((f: FieldDesc, i) => {
-      fields.push(this.field(file, fieldName(f.name), f.tag ?? i + 1, f.type, f.optional, f.constraints));
+      fields.push(this.field(file, fieldName(f.name), f.tag ?? i + 1, f.type, f.optional, f.constraints, !f.optional));
     });
     checkFields(fullName, fields);
     return fullName;
   }
 
-  private field(file: FileBuilder, name: string, number: number, t: TypeDesc, optional: boolean, c?: Constraints): SchemaField {
+  private field(file: FileBuilder, name: string, number: number, t: TypeDesc, optional: boolean, c?: Constraints, required = false): SchemaField {
     const comment = constraintComment(c);
-    const extra = comment === undefined ? {} : { comment };
+    const extra = comment === undefined ? { required } : { comment, required };
     if (t.kind === "array") {
       return { name, number, type: this.elementType(file, t.element), repeated: true, map: false, optional: false, ...extra };
     }

@@ -21,6 +21,11 @@ export interface SchemaField {
   readonly map: boolean;
   /** proto3 `optional`: the field has presence (scalars only; messages always have it). */
   readonly optional: boolean;
+  /**
+   * The binder refuses a request without it (a parameter or `@Field` not declared optional);
+   * not part of the .proto, recorded by the schema lock.
+   */
+  readonly required?: boolean;
   /** The comment above the field (lines separated by `\n`): its description and validation constraints. */
   readonly comment?: string;
 }

@@ -75,6 +75,12 @@ export class OpenApiEndpoint {
     this.doc = undefined;
   }
 
+  /** True when `path` is the document's or under the docs page's. */
+  serves(path: string): boolean {
+    const docs = this.docsPath;
+    return path === this.path || (docs !== undefined && path.startsWith(docs) && (path.length === docs.length || path[docs.length] === "/"));
+  }
+
   /** Answers the request when it is for the document or the docs page; false otherwise. */
   handle(ex: Exchange): boolean {
     if (ex.method !== "GET" && ex.method !== "HEAD") return false;

@@ -1,4 +1,5 @@
 import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
 import { Code } from "../protocol/code.js";
 import { headersTooLarge, serverShutDown } from "../protocol/errors.js";
 import { H } from "../protocol/headers.js";
@@ -185,7 +186,10 @@ export class TripleServer implements ServerCore {
   readonly requireProtocolVersion: boolean;
   /** Where streamed uploads are spilled (`uploadDir`). */
   readonly uploads: UploadStore;
-  private readonly listener: OnePortListener;
+  /** The server's own port; undefined for a handler mounted in someone else's server ({@link createHandler}). */
+  private readonly listener: OnePortListener | undefined;
+  /** Mounted: the local address of the first request, for telemetry's `server.address`. */
+  mountedAddress: AddressInfo | undefined = undefined;
   private readonly http: TripleHttpHandler;
   private readonly grpc: GrpcHandler;
   private readonly grpcWeb: GrpcWebHandler;
@@ -214,7 +218,13 @@ export class TripleServer implements ServerCore {
   /** The server's registry nodes, when `registry` is set. */
   private readonly registration: ProviderRegistration | undefined;
 
-  constructor(readonly options: ServerOptions = {}) {
+  /**
+   * @param mounted internal: no listener of its own, requests come from {@link createHandler}.
+   */
+  constructor(
+    readonly options: ServerOptions = {},
+    mounted = false,
+  ) {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.uploads = new UploadStore(options.uploadDir ?? defaultUploadDir(), this.limits.maxUploadDiskBytes);
     this.requireProtocolVersion = options.requireProtocolVersion ?? false;
@@ -224,25 +234,16 @@ export class TripleServer implements ServerCore {
     this.openapi = oa ? new OpenApiEndpoint(oa === true ? {} : oa, () => this.services.filter((s) => !BUILT_IN_SERVICES.has(s.name))) : undefined;
     this.logger = checkedLogger(options.logger, "createServer");
     this.errors = new HandlerErrors(this.logger, options.maskUnexpectedErrors ?? false);
-    this.telemetry = new ServerTelemetry(options.telemetry, () => this.listener.address() ?? undefined);
+    this.telemetry = new ServerTelemetry(options.telemetry, () => this.listener?.address() ?? this.mountedAddress);
     const access = options.accessLog;
     this.accessLog = access ? new AccessLog(access === true ? true : checkedLogger(access, "createServer accessLog")) : undefined;
     this.http = new TripleHttpHandler(this);
     this.grpc = new GrpcHandler(this);
     this.grpcWeb = new GrpcWebHandler(this);
     this.connect = new ConnectHandler(this);
-    this.listener = new OnePortListener(
-      {
-        onExchange: (ex) => this.dispatch(ex),
-        onRefusal: (r, refusal) => answerRefusal(r, refusal, this.accessLog),
-        onConnectionsRefused: (r) =>
-          this.logger.warn(
-            { reason: r.reason, limit: r.limit, refused: r.refused, peer: r.peer },
-            `refusing new connections: ${r.reason} (${r.limit}) reached; ${r.refused} refused since the last report`,
-          ),
-      },
-      options,
-    );
+    this.listener = mounted ? undefined : this.createListener(options);
+    // A mounted handler never listens: its upload directory is prepared now.
+    if (mounted) this.sweepUploads();
     for (const s of options.services ?? []) {
       if (isRegistration(s)) this.register(s.implementation, s);
       else this.register(s);
@@ -270,6 +271,22 @@ export class TripleServer implements ServerCore {
       const ms = this.registration.metadataService;
       if (ms) this.register(ms).register(ms, { version: METADATA_V2_VERSION, group: this.registration.application });
     }
+  }
+
+  /** The server's own port: its exchanges come here, its refusals are answered here. */
+  private createListener(options: ServerOptions): OnePortListener {
+    return new OnePortListener(
+      {
+        onExchange: (ex) => this.dispatch(ex),
+        onRefusal: (r, refusal) => answerRefusal(r, refusal, this.accessLog),
+        onConnectionsRefused: (r) =>
+          this.logger.warn(
+            { reason: r.reason, limit: r.limit, refused: r.refused, peer: r.peer },
+            `refusing new connections: ${r.reason} (${r.limit}) reached; ${r.refused} refused since the last report`,
+          ),
+      },
+      options,
+    );
   }
 
   /** Registers a service implementation (an instance of an `@Service` class). */
@@ -331,7 +348,17 @@ export class TripleServer implements ServerCore {
     return this.services;
   }
 
-  private dispatch(ex: Exchange): void {
+  /**
+   * True when requests for `path` are served here, whatever their HTTP method: a registered
+   * method's RPC path, a REST route's, or the OpenAPI document and docs page. What a mounted
+   * handler takes; the rest is its app's.
+   */
+  serves(path: string): boolean {
+    return this.router.hasPath(path) || (this.rest?.hasPath(path) ?? false) || (this.openapi?.serves(path) ?? false);
+  }
+
+  /** Serves one exchange: CORS, then the protocol its headers name. Never throws. */
+  dispatch(ex: Exchange): void {
     try {
       if (this.cors) {
         const next = this.cors.apply(ex);
@@ -369,6 +396,22 @@ export class TripleServer implements ServerCore {
     }
   }
 
+  /**
+   * Answers a request the server will not serve (before any handler ran) with `err`, in the
+   * terms of the protocol its headers name: gRPC / gRPC-Web status, Connect error JSON, or the
+   * Triple HTTP error body.
+   */
+  answerError(ex: Exchange, err: RpcError): void {
+    const ct = ex.headers[H.contentType];
+    const connect = isConnectStreamType(ct) || ex.headers[CH.protocolVersion] !== undefined;
+    const protocol: WireProtocol = isGrpcWebContentType(ct) ? "grpc-web" : isGrpcContentType(ct) ? "grpc" : connect ? "connect" : "triple";
+    this.refused(ex, protocol, err);
+    if (protocol === "grpc-web") sendGrpcStatus(ex, err, { [H.contentType]: "application/grpc-web+proto" });
+    else if (protocol === "grpc") sendGrpcStatus(ex, err, { [H.contentType]: "application/grpc" });
+    else if (protocol === "connect") sendConnectError(ex, err, "connect");
+    else sendHttpError(ex, err);
+  }
+
   track(ctx: CallContext, ex: Exchange): void {
     this.inflight.add(ctx, ex);
     if (ctx.observer !== undefined) return;
@@ -393,9 +436,18 @@ export class TripleServer implements ServerCore {
     }
   }
 
+  /**
+   * Serves a connection that does not come from the server's port (an in-memory one of
+   * `createTestClient`), as HTTP/1.1 or HTTP/2.
+   */
+  acceptConnection(connection: Duplex, httpVersion: "1.1" | "2"): void {
+    if (!this.listener) throw new Error("a mounted handler takes its connections from the server it is mounted in");
+    this.listener.accept(connection, httpVersion);
+  }
+
   /** Open connections, and connections refused at accept since the start (`maxConnections`, `maxConnectionsPerPeer`). */
   get connections(): { open: number; refused: number } {
-    return this.listener.connections;
+    return this.listener?.connections ?? { open: 0, refused: 0 };
   }
 
   /** Number of calls in progress. */
@@ -404,16 +456,24 @@ export class TripleServer implements ServerCore {
   }
 
   /**
-   * Starts listening; resolves with the bound address. With a registry, resolves once the
-   * services are registered (or the registry's first attempt failed; it keeps retrying).
+   * Creates the upload directory and deletes the temp files of crashed processes, before this
+   * server spills anything; a directory that cannot be used is logged (spilled uploads then fail).
    */
-  async listen(opts: ListenOptions = {}): Promise<AddressInfo> {
-    // Leftovers of a crashed process go before this one spills anything.
+  private sweepUploads(): void {
     try {
       this.uploads.sweep();
     } catch (e) {
       this.logger.warn({ dir: this.uploads.dir, err: e }, `cannot prepare the upload directory: ${(e as Error).message}; large streamed uploads will fail`);
     }
+  }
+
+  /**
+   * Starts listening; resolves with the bound address. With a registry, resolves once the
+   * services are registered (or the registry's first attempt failed; it keeps retrying).
+   */
+  async listen(opts: ListenOptions = {}): Promise<AddressInfo> {
+    if (!this.listener) throw new Error("a mounted handler does not listen: its server (node:http, node:http2, Express, Fastify) owns the port");
+    this.sweepUploads();
     await this.listener.listen(opts.port ?? 50051, opts.host ?? "127.0.0.1");
     if (this.registration) {
       await this.registration.register(
@@ -431,7 +491,7 @@ export class TripleServer implements ServerCore {
 
   /** The bound address; throws before `listen()` resolved. */
   get address(): AddressInfo {
-    const a = this.listener.address();
+    const a = this.listener?.address();
     if (!a) throw new Error("the server is not listening yet: await server.listen() before reading its address or url");
     return a;
   }
@@ -465,7 +525,7 @@ export class TripleServer implements ServerCore {
       const delay = this.options.drainDelayMs ?? 0;
       if (delay > 0) await new Promise((r) => setTimeout(r, delay));
       this.draining = true;
-      const stopped = this.listener.stopAccepting();
+      const stopped = this.listener?.stopAccepting();
       if (this.inflight.size > 0) {
         let timer: NodeJS.Timeout | undefined;
         await Promise.race([
@@ -483,7 +543,7 @@ export class TripleServer implements ServerCore {
       }
       // Let final responses flush before the sockets go.
       await new Promise((r) => setTimeout(r, 20));
-      this.listener.destroyAll();
+      this.listener?.destroyAll();
       await stopped;
     })();
   }

@@ -84,18 +84,24 @@ export class StreamTable<V> {
 let stateKey: symbol | null | undefined;
 
 /**
- * Puts a {@link StreamTable} in place of a fresh session's stream Map. Does nothing (and never
- * tries again) on a node whose sessions do not have the expected private shape: an empty `Map`
- * (node's own `SafeMap`) at `session[Symbol(state)].streams`.
+ * Puts a {@link StreamTable} in place of a fresh session's stream Map (with `adopt`, of a session
+ * that already has streams, which move over). Does nothing (and never tries again) on a node
+ * whose sessions do not have the expected private shape: a `Map` (node's own `SafeMap`, empty
+ * unless `adopt`) at `session[Symbol(state)].streams`.
  */
-export function installStreamTable(session: http2.Http2Session): void {
+export function installStreamTable(session: http2.Http2Session, adopt = false): void {
   if (stateKey === null) return;
   const s = session as unknown as Record<symbol, { streams?: unknown } | undefined>;
   stateKey ??= Object.getOwnPropertySymbols(session).find((k) => k.description === "state") ?? null;
   const state = stateKey === null ? undefined : s[stateKey];
-  if (!state || !isMap(state.streams) || state.streams.size !== 0) {
-    stateKey = null;
+  if (!state || !isMap(state.streams) || (!adopt && state.streams.size !== 0)) {
+    // A table already in place (adopt on a session seen before) is fine; anything else is a shape we do not know.
+    if (!(adopt && state?.streams instanceof StreamTable)) stateKey = null;
     return;
   }
-  state.streams = new StreamTable();
+  const table = new StreamTable<unknown>();
+  // `adopt`: a session that already has streams (a server someone else owns, seen mid-session):
+  // they move over in id order, synchronously, so node never sees the difference.
+  for (const [id, stream] of state.streams as Map<number, unknown>) table.set(id, stream);
+  state.streams = table;
 }

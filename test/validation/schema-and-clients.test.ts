@@ -348,7 +348,7 @@ describe("validation: a connect-es client (@connectrpc/connect-node) built from 
     });
   }
 
-  it("required defaults: ProtoJSON that leaves out a default is missing; alwaysEmitImplicit or the binary format send it (docs/validation-section.md)", async () => {
+  it("required defaults: ProtoJSON that leaves out a default is missing; alwaysEmitImplicit or the binary format send it (docs/http-api.md, Validation)", async () => {
     const omitted = await connectError(client().resize({ id: "x", width: 0 }));
     assert.equal(omitted.code, ConnectCode.InvalidArgument);
     assert.equal(omitted.rawMessage, "parameter #2 (width) is missing");

@@ -1,6 +1,7 @@
 import * as http from "node:http";
 import * as https from "node:https";
 import type { Socket } from "node:net";
+import { memoryConnection } from "../memory.js";
 import { NEVER_ABORTS } from "./call-scope.js";
 import type { Provider } from "./provider.js";
 import { responseTooLarge } from "../../protocol/errors.js";
@@ -206,6 +207,11 @@ export class Http1Transport implements UnaryTransport {
         headers: { ...headers, [H.contentLength]: body.byteLength },
         agent: provider.secure ? this.tlsAgent : this.agent,
       };
+      if (provider.memory) {
+        // An in-process server (memory://): one in-memory connection per request, no pool.
+        options.agent = undefined;
+        options.createConnection = () => memoryConnection(provider.host, "1.1") as unknown as Socket;
+      }
       const post = new Http1Post(options, provider, signal, maxBytes, this.settings.connectTimeoutMs, resolve, reject);
       post.req.end(body);
     });

@@ -4,6 +4,7 @@ import { NEVER_ABORTS } from "./call-scope.js";
 import type { Provider } from "./provider.js";
 import { responseTooLarge } from "../../protocol/errors.js";
 import { RpcError } from "../../protocol/rpc-error.js";
+import { memoryConnection } from "../memory.js";
 import { installStreamTable } from "../stream-table.js";
 import { connectFailure, isConnectErrorCode, kSession, type SessionState, streamClosedError, streamError, transportError } from "./errors.js";
 import type { HttpReply, TransportSettings, UnaryRequest, UnaryTransport } from "./unary-transport.js";
@@ -33,6 +34,7 @@ class PooledSession implements SessionState {
     this.session = http2.connect(provider.origin, {
       ...settings.tls,
       settings: { enablePush: false },
+      ...(provider.memory ? { createConnection: () => memoryConnection(provider.host, "2") } : undefined),
     });
     const s = this.session;
     installStreamTable(s);

@@ -22,6 +22,8 @@ export class Provider {
   readonly host: string;
   readonly port: number;
   readonly secure: boolean;
+  /** A `memory://<name>` provider: an in-process server, connected through {@link memoryConnection}. */
+  readonly memory: boolean;
   /** Relative weight for the weighted balancers (default 100, like Dubbo). */
   readonly weight: number;
   /** Calls in flight. */
@@ -72,15 +74,17 @@ export class Provider {
           `or a URL (http://${u.hostname} means port 80)`,
       );
     }
-    if (u.protocol !== "http:" && u.protocol !== "https:") {
+    if (u.protocol !== "http:" && u.protocol !== "https:" && u.protocol !== "memory:") {
       throw new TypeError(`provider ${url}: only http:// and https:// providers are supported`);
     }
+    // memory://<name>: a server in this process (createTestClient), reached without a socket.
+    this.memory = u.protocol === "memory:";
     this.secure = u.protocol === "https:";
     this.host = u.hostname;
     this.port = u.port ? Number(u.port) : this.secure ? 443 : 80;
     // URL keeps IPv6 hosts bracketed, which is what host:port needs too.
     this.address = `${this.host}:${this.port}`;
-    this.origin = `${u.protocol}//${this.address}`;
+    this.origin = `${this.memory ? "http:" : u.protocol}//${this.address}`;
     if (!isValidWeight(weight)) throw new TypeError(`provider ${url}: weight must be a number >= 0`);
     this.weight = weight;
   }

@@ -316,6 +316,19 @@ export class OnePortListener {
     socket.once("timeout", onIdle);
   }
 
+  /**
+   * Serves a connection that is no socket of this listener's (an in-memory one, see
+   * `transport/memory.ts`) as HTTP/1.1 or HTTP/2. The caller knows which: there is nothing to sniff.
+   */
+  accept(connection: import("node:stream").Duplex, httpVersion: "1.1" | "2"): void {
+    const socket = connection as net.Socket;
+    if (httpVersion === "2") this.toHttp2(socket);
+    else {
+      this.http1.emit("connection", socket);
+      socket.resume();
+    }
+  }
+
   private toHttp2(socket: net.Socket): void {
     this.handoff = socket;
     try {

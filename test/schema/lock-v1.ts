@@ -1,0 +1,12 @@
+import { Method, Param, Service } from "../../src/index.js";
+
+/** The schema-lock CLI test's service, first version. */
+@Service("lockcli.Calc")
+export class Calc {
+  @Method() async add(@Param("x") x: number, @Param("y") y: number): Promise<number> {
+    return x + y;
+  }
+  @Method() async sub(@Param("x") x: number, @Param("y") y: number): Promise<number> {
+    return x - y;
+  }
+}
