@@ -1,4 +1,5 @@
-import type { Readable } from "node:stream";
+import { createReadStream } from "node:fs";
+import { Readable } from "node:stream";
 import { H } from "../protocol/headers.js";
 import type { Download } from "../service/download.js";
 import type { AbortSink, Exchange, OutHeaders } from "../transport/server/exchange.js";
@@ -10,6 +11,42 @@ export function contentDisposition(filename: string | undefined, inline: boolean
   const ascii = filename.replace(/[^\x20-\x7e]|["\\%]/g, "_");
   const utf8 = encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return ascii === filename ? `${kind}; filename="${ascii}"` : `${kind}; filename="${ascii}"; filename*=UTF-8''${utf8}`;
+}
+
+/** A single `bytes=` range of a `size`-byte file, inclusive; undefined to ignore it; "unsatisfiable". */
+export function parseRange(value: string, size: number): { start: number; end: number } | "unsatisfiable" | undefined {
+  const m = /^bytes=(\d*)-(\d*)$/.exec(value.trim());
+  if (!m || (m[1] === "" && m[2] === "")) return undefined; // several ranges, other units: the whole file
+  if (m[1] === "") {
+    const n = Number(m[2]);
+    return n === 0 || size === 0 ? "unsatisfiable" : { start: Math.max(0, size - n), end: size - 1 };
+  }
+  const start = Number(m[1]);
+  const end = m[2] === "" ? size - 1 : Math.min(Number(m[2]), size - 1);
+  if (start >= size) return "unsatisfiable";
+  return start > end ? undefined : { start, end };
+}
+
+/**
+ * The status and source of a download: a file returned to a GET (or HEAD) request answers a
+ * single `Range` (206 with `Content-Range`, or 416), anything else is the whole body (200).
+ */
+function ranged(ex: Exchange, d: Download, headers: OutHeaders): { status: number; source: Readable } {
+  const size = d.size;
+  if ((ex.method !== "GET" && ex.method !== "HEAD") || d.path === undefined || size === undefined) return { status: 200, source: d.stream() };
+  headers["accept-ranges"] = "bytes";
+  const header = ex.headers.range;
+  const range = typeof header === "string" ? parseRange(header, size) : undefined;
+  if (range === undefined) return { status: 200, source: d.stream() };
+  d.stream().destroy();
+  if (range === "unsatisfiable") {
+    headers[H.contentLength] = 0;
+    headers["content-range"] = `bytes */${size}`;
+    return { status: 416, source: Readable.from([]) };
+  }
+  headers[H.contentLength] = range.end - range.start + 1;
+  headers["content-range"] = `bytes ${range.start}-${range.end}/${size}`;
+  return { status: 206, source: createReadStream(d.path, { start: range.start, end: range.end, highWaterMark: 256 * 1024 }) };
 }
 
 /**
@@ -33,9 +70,10 @@ export class DownloadSender implements AbortSink {
     if (download.size !== undefined) headers[H.contentLength] = download.size;
     headers["content-disposition"] = contentDisposition(download.filename, download.inline);
     headers["x-content-type-options"] = "nosniff";
-    const source = (this.source = download.stream());
+    const { status, source } = ranged(ex, download, headers);
+    this.source = source;
     ex.onAbort(this);
-    ex.start(200, headers, false);
+    ex.start(status, headers, false);
     source.on("data", (chunk: Buffer) => this.onData(chunk));
     source.on("end", () => this.finish(undefined));
     source.on("error", (e) => this.finish(e));

@@ -24,7 +24,8 @@ export interface DownloadOptions {
  * size is known) and `Content-Disposition`. A method may also return a bare Node.js `Readable`,
  * a web `ReadableStream` or a `Blob`. Declare the method `@Method({ returns: Download })` so the
  * typed client streams the reply in as a `Download` (otherwise it reads it whole, within
- * `maxResponseBytes`). `Range` requests are not served (Triple HTTP methods are POST-only).
+ * `maxResponseBytes`). A `Download.file` returned by a GET route (`@Get`) answers single-range
+ * `Range` requests (206, or 416 when unsatisfiable) and says `Accept-Ranges: bytes`.
  */
 export class Download {
   readonly body: DownloadBody;
@@ -32,6 +33,8 @@ export class Download {
   readonly type: string | undefined;
   readonly size: number | undefined;
   readonly inline: boolean;
+  /** The file of a {@link Download.file}: lets a GET route answer `Range` requests from it. */
+  readonly path: string | undefined = undefined;
 
   constructor(body: DownloadBody, options: DownloadOptions = {}) {
     this.body = body;
@@ -46,7 +49,9 @@ export class Download {
     const st = await stat(path);
     if (!st.isFile()) throw new Error(`Download.file: ${path} is not a regular file`);
     // 256 KiB reads: a quarter of the chunks (and writes, and drain waits) of the default 64 KiB.
-    return new Download(createReadStream(path, { highWaterMark: 256 * 1024 }), { filename: basename(path), size: st.size, ...options });
+    const d = new Download(createReadStream(path, { highWaterMark: 256 * 1024 }), { filename: basename(path), size: st.size, ...options });
+    (d as { path: string | undefined }).path = path;
+    return d;
   }
 
   /** The body as a Node.js Readable. */

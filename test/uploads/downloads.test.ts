@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { createServer, type TripleServer } from "../../src/index.js";
-import { DownloadService, UploadService } from "./services.js";
+import { DownloadService, RangeFileService, UploadService } from "./services.js";
 import { MiB } from "./upload-client.js";
 
 interface Got {
@@ -63,6 +63,44 @@ function get2(url: string, path: string, args: unknown[]): Promise<Got> {
   });
 }
 
+/** A GET with an optional Range header over HTTP/1.1. */
+function getRange1(url: string, path: string, range: string | undefined): Promise<Got> {
+  const u = new URL(encodeURI(path), url);
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = range ? { range } : {};
+    http
+      .get({ host: u.hostname, port: u.port, path: u.pathname, agent: false, headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), complete: true }));
+      })
+      .on("error", reject);
+  });
+}
+
+/** The same over HTTP/2. */
+function getRange2(url: string, path: string, range: string | undefined): Promise<Got> {
+  return new Promise((resolve, reject) => {
+    const session = http2.connect(url);
+    session.on("error", reject);
+    const req = session.request({ ":method": "GET", ":path": encodeURI(path), ...(range ? { range } : {}) });
+    let status = 0;
+    let headers: Record<string, unknown> = {};
+    const chunks: Buffer[] = [];
+    req.on("response", (h) => {
+      status = Number(h[":status"]);
+      headers = h;
+    });
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      session.close();
+      resolve({ status, headers, body: Buffer.concat(chunks), complete: true });
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
 const gets = [
   ["HTTP/1.1", get1],
   ["HTTP/2", get2],
@@ -79,7 +117,8 @@ describe("downloads: a method returns a file or a stream", () => {
     dir = mkdtempSync(join(tmpdir(), "triple-down-"));
     file = join(dir, "report 2024.bin");
     writeFileSync(file, content);
-    server = createServer({ services: [new DownloadService(), new UploadService()], uploadDir: dir });
+    RangeFileService.dir = dir;
+    server = createServer({ services: [new DownloadService(), new UploadService(), new RangeFileService()], uploadDir: dir });
     await server.listen({ port: 0 });
     url = server.url;
   });
@@ -124,6 +163,35 @@ describe("downloads: a method returns a file or a stream", () => {
       assert.ok(r.body.length <= 16 * 65536);
       const ok = await get(url, "/test.Downloads/named", ["a.txt"]);
       assert.equal(ok.body.toString(), "hello");
+    });
+  }
+
+  for (const [proto, get] of [
+    ["HTTP/1.1", getRange1],
+    ["HTTP/2", getRange2],
+  ] as const) {
+    it(`${proto}: a GET route's Download.file answers Range requests (206, 416), POST never`, async () => {
+      const whole = await get(url, "/dl/report 2024.bin", undefined);
+      assert.equal(whole.status, 200);
+      assert.equal(whole.headers["accept-ranges"], "bytes");
+      assert.equal(whole.body.length, content.length);
+      const mid = await get(url, "/dl/report 2024.bin", "bytes=10-19");
+      assert.equal(mid.status, 206);
+      assert.equal(mid.headers["content-range"], `bytes 10-19/${content.length}`);
+      assert.equal(mid.headers["content-length"], "10");
+      assert.ok(mid.body.equals(content.subarray(10, 20)));
+      const tail = await get(url, "/dl/report 2024.bin", "bytes=-5");
+      assert.equal(tail.status, 206);
+      assert.ok(tail.body.equals(content.subarray(content.length - 5)));
+      const from = await get(url, "/dl/report 2024.bin", `bytes=${content.length - 3}-`);
+      assert.equal(from.body.length, 3);
+      const bad = await get(url, "/dl/report 2024.bin", `bytes=${content.length}-`);
+      assert.equal(bad.status, 416);
+      assert.equal(bad.headers["content-range"], `bytes */${content.length}`);
+      const multi = await get(url, "/dl/report 2024.bin", "bytes=0-1,5-6");
+      assert.equal(multi.status, 200);
+      const post = await get1(url, "/test.Downloads/file", [file]);
+      assert.equal(post.headers["accept-ranges"], undefined);
     });
   }
 

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { statSync } from "node:fs";
 import { pipeline } from "node:stream/promises";
 import { Readable, Writable } from "node:stream";
-import { Body, Download, Field, FileUpload, Method, Param, Path, Post, Service, UploadedFile } from "../../src/index.js";
+import { Body, Download, Field, FileUpload, Get, Method, Param, Path, Post, Service, UploadedFile } from "../../src/index.js";
 
 /** What a handler saw of one file. */
 export interface Seen {
@@ -190,5 +190,15 @@ export class RestFileService {
   @Post("/files/{id}")
   async put(@Path("id") id: string, @Body("file") file: FileUpload): Promise<Seen & { id: string }> {
     return { ...(await see(file)), id };
+  }
+}
+
+/** A GET route returning files: Range requests. */
+@Service("test.RangeFiles")
+export class RangeFileService {
+  static dir = "";
+  @Get("/dl/{name}")
+  file(@Path("name") name: string): Promise<Download> {
+    return Download.file(`${RangeFileService.dir}/${name.replace(/[/\\\\]/g, "_")}`);
   }
 }
