@@ -2,7 +2,7 @@ import type { OutgoingHttpHeaders } from "node:http";
 import { type Compression, HTTP_ACCEPT_ENCODING, HTTP_COMPRESSIONS } from "../protocol/compression.js";
 import { H } from "../protocol/headers.js";
 import { codeFromGrpcHttpStatus } from "../protocol/status-table.js";
-import { type ProtocolClient, type ProtocolSession, refuseSerialization, type WireMethod, type WireOptions, type WireSettings } from "../runtime/client-protocol.js";
+import { type ProtocolClient, type ProtocolSession, jsonOrProto, type WireMethod, type WireOptions, type WireSettings } from "../runtime/client-protocol.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import type { StreamDialect } from "../protocol-grpc/client-call.js";
 import { EnvelopedMethod } from "../protocol-grpc/client.js";
@@ -54,11 +54,6 @@ class ConnectSession implements ProtocolSession {
 export const connectClient: ProtocolClient = {
   name: "connect",
   claims: () => false,
-  contentType(o: WireOptions): string {
-    refuseSerialization(o, "connect");
-    const ct = o.contentType ?? "json";
-    if (ct !== "json" && ct !== "proto") throw new TypeError(`createClient: protocol connect takes contentType json or proto, got "${ct}"`);
-    return ct;
-  },
+  contentType: (o: WireOptions) => jsonOrProto(o, "connect", "json"),
   open: (settings: WireSettings) => new ConnectSession(settings),
 };

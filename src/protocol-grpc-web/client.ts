@@ -2,7 +2,7 @@ import type { OutgoingHttpHeaders } from "node:http";
 import { type Compression, GRPC_ACCEPT_ENCODING, GRPC_COMPRESSIONS } from "../protocol/compression.js";
 import { H, metadataOf, trailersOf } from "../protocol/headers.js";
 import type { CallOptions } from "../runtime/call-options.js";
-import { type ProtocolClient, type ProtocolSession, refuseSerialization, type WireMethod, type WireOptions, type WireSettings } from "../runtime/client-protocol.js";
+import { type ProtocolClient, type ProtocolSession, jsonOrProto, type WireMethod, type WireOptions, type WireSettings } from "../runtime/client-protocol.js";
 import { HttpUnaryMethod } from "../runtime/http-unary.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import type { HttpReply } from "../transport/client/unary-transport.js";
@@ -83,11 +83,6 @@ class GrpcWebSession implements ProtocolSession {
 export const grpcWebClient: ProtocolClient = {
   name: "grpc-web",
   claims: () => false,
-  contentType(o: WireOptions): string {
-    refuseSerialization(o, "grpc-web");
-    const ct = o.contentType ?? "proto";
-    if (ct !== "json" && ct !== "proto") throw new TypeError(`createClient: protocol grpc-web takes contentType json or proto, got "${ct}"`);
-    return ct;
-  },
+  contentType: (o: WireOptions) => jsonOrProto(o, "grpc-web", "proto"),
   open: (settings: WireSettings) => new GrpcWebSession(settings),
 };

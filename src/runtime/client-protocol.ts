@@ -130,6 +130,17 @@ export class MethodHeaders {
 }
 
 /**
+ * The content type of a protocol that carries its messages as `json` (ProtoJSON) or `proto`:
+ * the option, or the protocol's default; anything else, or a `serialization`, is refused.
+ */
+export function jsonOrProto(o: WireOptions, name: string, fallback: "json" | "proto"): string {
+  refuseSerialization(o, name);
+  const ct = o.contentType ?? fallback;
+  if (ct !== "json" && ct !== "proto") throw new TypeError(`createClient: protocol ${name} takes contentType json or proto, got "${ct}"`);
+  return ct;
+}
+
+/**
  * Refuses the `serialization` option on a protocol that does not carry Dubbo's wrapper (only
  * gRPC does): the caller asked for Java serializations that this protocol would silently drop.
  */
