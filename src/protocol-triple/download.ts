@@ -46,7 +46,7 @@ function ranged(ex: Exchange, d: Download, headers: OutHeaders): { status: numbe
   }
   headers[H.contentLength] = range.end - range.start + 1;
   headers["content-range"] = `bytes ${range.start}-${range.end}/${size}`;
-  return { status: 206, source: createReadStream(d.path, { start: range.start, end: range.end, highWaterMark: 256 * 1024 }) };
+  return { status: 206, source: createReadStream(d.path, { start: range.start, end: range.end, highWaterMark: 64 * 1024 }) };
 }
 
 /**

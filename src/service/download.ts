@@ -48,8 +48,8 @@ export class Download {
   static async file(path: string, options: DownloadOptions = {}): Promise<Download> {
     const st = await stat(path);
     if (!st.isFile()) throw new Error(`Download.file: ${path} is not a regular file`);
-    // 256 KiB reads: a quarter of the chunks (and writes, and drain waits) of the default 64 KiB.
-    const d = new Download(createReadStream(path, { highWaterMark: 256 * 1024 }), { filename: basename(path), size: st.size, ...options });
+    // 64 KiB reads (node's default, what `createReadStream().pipe(res)` does): 256 KiB reads measured slower over HTTP/2 (0.72x vs 0.77-0.80x of the bare pipe).
+    const d = new Download(createReadStream(path, { highWaterMark: 64 * 1024 }), { filename: basename(path), size: st.size, ...options });
     (d as { path: string | undefined }).path = path;
     return d;
   }
