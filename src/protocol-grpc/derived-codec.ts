@@ -219,9 +219,9 @@ function jsonToBinary(type: protobuf.Type, v: unknown, what: string): Uint8Array
 }
 
 /** The binary form of `type` → its ProtoJSON text. */
-function binaryToJson(type: protobuf.Type, bytes: Uint8Array, fill?: (json: unknown) => void): Buffer {
+function binaryToJson(type: protobuf.Type, bytes: Uint8Array, fill?: (json: unknown, args: readonly unknown[]) => void, args?: readonly unknown[]): Buffer {
   const json = protojson().toJson(type, type.decode(bytes));
-  fill?.(json);
+  if (fill && args) fill(json, args);
   return Buffer.from(JSON.stringify(json), "utf8");
 }
 
@@ -276,8 +276,8 @@ export function derivedJsonCodec(md: MethodDescriptor, arrays: (value: unknown) 
       return bin.decodeRequest(jsonToBinary(req, v, dm.request));
     },
     encodeResponse: (value) => binaryToJson(res, bin.encodeResponse(value)),
-    encodeArgs: (args) => binaryToJson(req, bin.encodeArgs(args), fill && ((json) => fill(json, args))),
-    encodeRequest: (value) => binaryToJson(req, bin.encodeRequest(value), fill && ((json) => fill(json, [value]))),
+    encodeArgs: (args) => binaryToJson(req, bin.encodeArgs(args), fill, args),
+    encodeRequest: (value) => binaryToJson(req, bin.encodeRequest(value), fill, fill && [value]),
     decodeResponse: (bytes) => bin.decodeResponse(bytes.length === 0 ? bytes : jsonToBinary(res, parseJsonBytes(bytes, dm.response), dm.response)),
   };
 }

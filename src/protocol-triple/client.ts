@@ -61,10 +61,12 @@ export class WholeBodyUnary extends HttpUnaryMethod {
  * method returning a `Download`, `Readable` or `Blob`) comes back as a `Download`.
  */
 class TripleUnary extends WholeBodyUnary {
+  /** A parameter may take a file (its type is bytes, a file, an upload or untyped): only then are arguments looked at. */
+  private readonly takesFiles = this.md.params.some((p) => FILE_KINDS.has(p.type.kind));
+
   override unary(args: readonly unknown[], headers: OutgoingHttpHeaders, scope: CallScope, opts: CallOptions | undefined): Attempt<unknown> {
-    const read = (reply: HttpReply) => this.read(reply, opts);
-    if (args.some(isFileArg)) return multipartAttempt(this.md, this.settings, args, headers, scope, read);
-    if (this.md.returns?.kind === "download") return downloadAttempt(this.md, this.settings, this.encodeArgs(args), headers, scope, read);
+    if (this.takesFiles && args.some(isFileArg)) return multipartAttempt(this.md, this.settings, args, headers, scope, (r) => this.read(r, opts));
+    if (this.md.returns?.kind === "download") return downloadAttempt(this.md, this.settings, this.encodeArgs(args), headers, scope, (r) => this.read(r, opts));
     return super.unary(args, headers, scope, opts);
   }
 
@@ -72,6 +74,9 @@ class TripleUnary extends WholeBodyUnary {
     return downloadOfReply(reply) ?? super.read(reply, opts);
   }
 }
+
+/** The parameter types a `File`, `Blob`, `Readable` or `FileUpload` argument may be given for. */
+const FILE_KINDS: ReadonlySet<string> = new Set(["bytes", "file", "upload", "any"]);
 
 /** The HTTP body compression the client's `compression` option names (undefined: identity). */
 export function httpCompression(settings: WireSettings): Compression | undefined {
