@@ -125,21 +125,38 @@ function jsonArgs(md: MethodDescriptor): (args: readonly unknown[]) => unknown {
 }
 
 /**
+ * How to read a JSON answer for a response message of one field named `value` (how the derived
+ * schema carries a result), given that a derived method answers Triple HTTP JSON with its bare
+ * result (docs/schema.md): undefined for other messages; else a test of whether an answer is the
+ * bare result. Every non-object is. An object is only where the field takes one (a map, or
+ * `google.protobuf.Value`/`Struct`: any JSON) and it is not the message's own ProtoJSON (`{}` or
+ * `{"value": …}` alone).
+ */
+function bareResultTest(type: protobuf.Type): ((v: unknown) => boolean) | undefined {
+  const fields = type.fieldsArray;
+  if (fields.length !== 1 || fields[0].name !== "value") return undefined;
+  const f = fields[0];
+  const message = f.resolve().resolvedType?.fullName;
+  const takesObject = f.map || message === ".google.protobuf.Value" || message === ".google.protobuf.Struct";
+  return (v) => {
+    if (typeof v !== "object" || v === null || Array.isArray(v)) return true;
+    if (!takesObject) return false;
+    const keys = Object.keys(v);
+    return keys.length > 0 && !(keys.length === 1 && keys[0] === "value");
+  };
+}
+
+/**
  * Client half of JSON for IDL methods: ProtoJSON. Simple messages (scalar fields only) go through
  * the compiled field tables of `protojson-fast`; anything else is validated through the binary
  * form and converted by protobufjs's protojson.
  */
-/** A message of one field named `value`: how the derived schema carries a bare result. */
-function isValueWrapper(type: protobuf.Type): boolean {
-  const fields = type.fieldsArray;
-  return fields.length === 1 && fields[0].name === "value";
-}
-
 function protoJsonClient(md: MethodDescriptor): Pick<MessageCodec, "encodeArgs" | "encodeRequest" | "decodeResponse"> {
   const req = md.requestType!;
   const res = md.responseType!;
   const toBytes = protoEncoder(req);
   const slow = (value: unknown) => Buffer.from(JSON.stringify(protojson().toJson(req, req.decode(toBytes(value)))));
+  const isBare = bareResultTest(res);
   const encode = (value: unknown): Uint8Array => {
     if (typeof value === "object" && value !== null && !(value instanceof req.ctor) && req.verify(value as Record<string, unknown>) === null) {
       const fast = fastToJson(req, value);
@@ -153,13 +170,10 @@ function protoJsonClient(md: MethodDescriptor): Pick<MessageCodec, "encodeArgs" 
     decodeResponse(bytes) {
       try {
         let v = parseJson(decodeUtf8(bytes));
-        let plain = typeof v === "object" && v !== null && !Array.isArray(v);
         // A derived method answers Triple HTTP JSON with its bare result (Dubbo's form), which the
         // exported .proto wraps in a message whose one field is `value` (docs/schema.md).
-        if (!plain && isValueWrapper(res)) {
-          v = { value: v };
-          plain = true;
-        }
+        if (isBare?.(v)) v = { value: v };
+        const plain = typeof v === "object" && v !== null && !Array.isArray(v);
         const msg = (plain && fastFromJson(res, v as Record<string, unknown>)) || protojson().fromJson(res, v, { ignoreUnknownFields: true });
         return res.toObject(msg, TO_OBJECT);
       } catch (e) {

@@ -3,12 +3,13 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { closeClient, createClient, createServer, Field, Method, Param, Service, toProto, type TripleServer } from "../../src/index.js";
+import { closeClient, createClient, createServer, Field, Method, Param, Service, T, toProto, type TripleServer } from "../../src/index.js";
 
 /**
  * A client built from the `.proto` we export for an IDL-less service calls that service over
  * Triple HTTP with JSON (the default) and with protobuf: the one rule is that a derived method
- * answers JSON with its bare result, which the exported schema wraps in a `value` field, and
+ * answers JSON with its bare result (a Date, a number, an array, a map, any JSON), which the
+ * exported schema wraps in a `value` field, and
  * answers protobuf with the derived response message.
  */
 
@@ -27,6 +28,24 @@ class Clock {
   @Method({ returns: Number })
   async add(@Param("a") a: number, @Param("b") b: number): Promise<number> {
     return a + b;
+  }
+
+  @Method({ returns: T.map(Number) })
+  async counts(@Param("n") n: number): Promise<Map<string, number>> {
+    return new Map([
+      ["a", n],
+      ["value", 2],
+    ]);
+  }
+
+  @Method({ returns: T.record(String) })
+  async labels(@Param("n") n: number): Promise<Record<string, string>> {
+    return { zone: `eu-${n}` };
+  }
+
+  @Method()
+  async anything(@Param("n") n: number): Promise<unknown> {
+    return { hello: n, list: [1, "x"] };
   }
 
   @Method({ returns: Pet })
@@ -62,6 +81,12 @@ describe("a client built from the exported .proto calls the IDL-less service ove
         const pet = await c.pet({ name: "rex" });
         assert.equal(pet.name, "rex");
         assert.equal(Number(pet.born.seconds), Date.UTC(2020, 5, 1) / 1000);
+        // Object-shaped bare results (a map, a record, any JSON) are the value too, not a message.
+        assert.deepEqual({ ...(await c.counts({ n: 5 })).value }, { a: 5, value: 2 });
+        assert.deepEqual({ ...(await c.labels({ n: 1 })).value }, { zone: "eu-1" });
+        const any = (await c.anything({ n: 7 })).value;
+        assert.equal(any.structValue.fields.hello.numberValue, 7);
+        assert.equal(any.structValue.fields.list.listValue.values[1].stringValue, "x");
       } finally {
         closeClient(c);
       }
