@@ -3,7 +3,7 @@
 # root): h2load (nghttp2-client), Chromium (the browser tests), tesseract-ocr (reads back the
 # screenshot of the /docs page's answer), curl, openssl, protoc
 # (protobuf-compiler), ZooKeeper with its Java runtime (the registry tests run a real one) and
-# kazoo (they read its nodes with it), and for the hessian2 tests' Java peer a JDK (javac), Caucho
+# kazoo (they read its nodes with it), grpcio (a real gRPC-only peer for the client's hint), and for the hessian2 tests' Java peer a JDK (javac), Caucho
 # Hessian and protobuf-java. Installs only what is missing. .ci/run uses it too.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
@@ -16,6 +16,7 @@ command -v openssl >/dev/null 2>&1 || need+=(openssl)
 command -v protoc >/dev/null 2>&1 || need+=(protobuf-compiler)
 dpkg -s zookeeper >/dev/null 2>&1 || need+=(zookeeper)
 /usr/bin/python3 -c "import kazoo" >/dev/null 2>&1 || need+=(python3-kazoo)
+/usr/bin/python3 -c "import grpc" >/dev/null 2>&1 || need+=(python3-grpcio)
 command -v javac >/dev/null 2>&1 || need+=(default-jdk-headless)
 dpkg -s libhessian-java >/dev/null 2>&1 || need+=(libhessian-java)
 dpkg -s libprotobuf-java >/dev/null 2>&1 || need+=(libprotobuf-java)

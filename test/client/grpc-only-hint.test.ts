@@ -1,6 +1,8 @@
 import * as assert from "node:assert/strict";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import * as http2 from "node:http2";
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { closeClient, Code, createClient, type RpcError } from "../../src/index.js";
 import { GreetServiceImpl } from "../../samples/greet/greet-service.js";
@@ -15,6 +17,21 @@ async function rawServer(headers: http2.OutgoingHttpHeaders): Promise<{ url: str
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
+}
+
+/** Debian's python3 with python3-grpcio (scripts/install-test-deps.sh); the PATH's python3 may be another one. */
+const PYTHON = "/usr/bin/python3";
+const HAVE_GRPCIO = spawnSync(PYTHON, ["-c", "import grpc"]).status === 0;
+
+/** A real grpcio (C-core) server of greet.GreetService/Greet (test/fixtures/grpcio/greet_server.py). */
+async function grpcioServer(): Promise<{ url: string; close(): void }> {
+  const script = join(process.cwd(), "test/fixtures/grpcio/greet_server.py");
+  const child: ChildProcess = spawn(PYTHON, [script], { stdio: ["pipe", "pipe", "inherit"] });
+  const port = await new Promise<string>((resolve, reject) => {
+    child.stdout!.once("data", (d: Buffer) => resolve(d.toString().trim()));
+    child.once("exit", (c) => reject(new Error(`the grpcio server exited with ${c}`)));
+  });
+  return { url: `http://127.0.0.1:${port}`, close: () => child.kill() };
 }
 
 const HINT = /answers gRPC only, so call it with protocol: "grpc"/;
@@ -44,6 +61,24 @@ describe("a Triple call to a gRPC-only server says to use protocol grpc", () => 
     assert.equal(e.code, Code.Internal);
     assert.match(e.message, /^HTTP status 415/);
     assert.match(e.message, HINT);
+  });
+
+  it("grpcio (a real C-core server: trailers-only, Missing :te header), and with protocol grpc the same call works", { skip: !HAVE_GRPCIO && !process.env.CI && "python3-grpcio is not installed" }, async () => {
+    const peer = await grpcioServer();
+    try {
+      const e = await failure(peer.url);
+      assert.equal(e.code, Code.Unknown, e.message);
+      assert.match(e.message, /Missing :te header/);
+      assert.match(e.message, HINT);
+      const client = createClient(GreetServiceImpl, { providers: peer.url, protocol: "grpc", cluster: "failfast" });
+      try {
+        assert.deepEqual({ ...(await client.greet({ name: "py" })) }, { greeting: "hello, py" });
+      } finally {
+        closeClient(client);
+      }
+    } finally {
+      peer.close();
+    }
   });
 
   it('grpcio\'s answer, simulated (C-core answers a request without "te: trailers" trailers-only: 200, application/grpc, grpc-status 2, "Missing :te header")', async () => {

@@ -34,10 +34,10 @@ describe("the README", () => {
 
   it('"Running the tests": every prerequisite, and the one command that installs them (which CI runs too)', () => {
     const text = section("Running the tests");
-    for (const need of ["Java", "ZooKeeper", "kazoo", "Chromium", "h2load", "protoc"]) assert.ok(text.includes(need), `mentions ${need}`);
+    for (const need of ["Java", "ZooKeeper", "kazoo", "grpcio", "Chromium", "h2load", "protoc"]) assert.ok(text.includes(need), `mentions ${need}`);
     assert.ok(text.includes("scripts/install-test-deps.sh"));
     const script = readFileSync(join(ROOT, "scripts", "install-test-deps.sh"), "utf8");
-    for (const pkg of ["zookeeper", "python3-kazoo", "chromium", "nghttp2-client", "protobuf-compiler"]) assert.ok(script.includes(pkg), `installs ${pkg}`);
+    for (const pkg of ["zookeeper", "python3-kazoo", "python3-grpcio", "chromium", "nghttp2-client", "protobuf-compiler"]) assert.ok(script.includes(pkg), `installs ${pkg}`);
     assert.match(readFileSync(join(ROOT, ".ci", "run"), "utf8"), /^bash scripts\/install-test-deps\.sh$/m);
     assert.ok(existsSync(join(ROOT, "scripts", "install-test-deps.sh")));
   });
