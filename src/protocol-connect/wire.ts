@@ -139,11 +139,12 @@ export function parseEndStream(bytes: Uint8Array): { error: RpcError | undefined
     throw new RpcError(Code.Internal, "protocol error: the end-stream message is not a JSON object");
   }
   const o = v as { error?: unknown; metadata?: unknown };
-  // One value is a string, several an array: the shape of gRPC-Web's trailer block and of headers.
-  const trailers: Record<string, string | string[]> = {};
+  // One string per name, several values joined with ", ": the shape node's HTTP/2 gives gRPC's
+  // trailers, so onTrailers sees the same on every protocol.
+  const trailers: Record<string, string> = {};
   if (o.metadata && typeof o.metadata === "object") {
     for (const [k, vals] of Object.entries(o.metadata as Record<string, unknown>)) {
-      if (Array.isArray(vals) && vals.length > 0) trailers[k.toLowerCase()] = vals.length === 1 ? String(vals[0]) : vals.map(String);
+      if (Array.isArray(vals) && vals.length > 0) trailers[k.toLowerCase()] = vals.map(String).join(", ");
     }
   }
   if (o.error === undefined) return { error: undefined, trailers };

@@ -59,16 +59,19 @@ export function trailerFrame(err: RpcError | undefined, trailers: Record<string,
   return out;
 }
 
-/** Reads a trailer frame's header block into lower-case names (repeated names become lists). */
-export function parseTrailerBlock(payload: Uint8Array): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
+/**
+ * Reads a trailer frame's header block into lower-case names; a repeated name's values are joined
+ * with ", " (as node's HTTP/2 joins gRPC's trailers, so onTrailers sees one shape everywhere).
+ */
+export function parseTrailerBlock(payload: Uint8Array): Record<string, string> {
+  const out: Record<string, string> = {};
   for (const line of Buffer.from(payload).toString("latin1").split("\r\n")) {
     const i = line.indexOf(":");
     if (i <= 0) continue;
     const k = line.slice(0, i).trim().toLowerCase();
     const v = line.slice(i + 1).trim();
     const prev = out[k];
-    out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+    out[k] = prev === undefined ? v : `${prev}, ${v}`;
   }
   return out;
 }

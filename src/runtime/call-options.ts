@@ -14,7 +14,9 @@ export interface CallOptions {
   onHeaders?(headers: Readonly<Record<string, string | string[]>>): void;
   /**
    * Receives the response trailers: gRPC trailers, or the `trailer-` headers of a Triple HTTP
-   * unary response (prefix stripped); `-bin` entries arrive as bytes.
+   * unary response (prefix stripped), the end-stream metadata of Connect, gRPC-Web's trailer
+   * block: one string per name on every protocol (a repeated one's values joined with ", "),
+   * `-bin` entries as bytes.
    */
   onTrailers?(trailers: Readonly<Record<string, string | string[] | Uint8Array>>): void;
 }

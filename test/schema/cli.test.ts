@@ -30,6 +30,7 @@ describe("triple-rpc proto on modules with side effects", () => {
   it("the module sees TRIPLE_RPC_CLI=1, so it can skip starting its server", () => {
     const r = cli("dist/test/schema/cli-server-module.js");
     assert.match(r.stderr, /started \(TRIPLE_RPC_CLI=1\)|^(?!.*started)/s);
+    assert.match(r.stderr, /imported \(TRIPLE_RPC_CLI=1\)/);
   });
 
   it("a module with a timer and no service: exit 1 naming what it looked for", () => {
