@@ -134,6 +134,18 @@ describe("registration refuses what would misbehave", () => {
     });
   });
 
+  it("parameters declared both with @Method({ params }) and with @Param: a registration error saying to pick one", () => {
+    class Mixed {
+      add(a: number, b: number): number {
+        return a + b;
+      }
+    }
+    Service("calc.Mixed")(Mixed);
+    Method({ params: [{ name: "a", type: Number }, { name: "b", type: Number }] })(Mixed.prototype, "add", Object.getOwnPropertyDescriptor(Mixed.prototype, "add")!);
+    Param({ name: "a", type: Number })(Mixed.prototype, "add", 0);
+    assert.throws(() => createServer({ services: [new Mixed()], health: false }), /^TypeError: Mixed\.add: declare parameters either with @Method\(\{ params \}\) or with @Param\/@Ctx, not both$/);
+  });
+
   it("explicit parameter types need no metadata, and bind as declared", async () => {
     class Calc2 {
       add(a: number, b: number): number {
