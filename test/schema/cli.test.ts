@@ -1,6 +1,8 @@
 import * as assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { resolve } from "node:path";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { describe, it } from "node:test";
 
 /**
@@ -38,5 +40,19 @@ describe("triple-rpc proto on modules with side effects", () => {
     assert.equal(r.signal, null, "the command exits on its own");
     assert.equal(r.status, 1);
     assert.match(r.stderr, /cli-empty-module\.js exports no @Service class and defines none: point the command at the compiled module that defines your service classes/);
+  });
+
+  it("an ES module whose top-level await never settles: exit 1 after the import limit (15 s), naming the module", () => {
+    const dir = mkdtempSync(join(tmpdir(), "triple-cli-"));
+    try {
+      const file = join(dir, "hangs.mjs");
+      writeFileSync(file, "setInterval(() => {}, 1000);\nawait new Promise(() => {});\n");
+      const r = cli(file);
+      assert.equal(r.signal, null, "the command exits on its own");
+      assert.equal(r.status, 1);
+      assert.match(r.stderr, /hangs\.mjs did not finish loading within 15 s \(a top-level await that never settles\?\)/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
