@@ -4,13 +4,13 @@ import { after, before, describe, it } from "node:test";
 import { closeClient, Code, createClient, createServer, describeService, type RpcError, type TripleServer } from "../../src/index.js";
 import { fillDefaults } from "../../src/protocol-grpc/java-serialization.js";
 import { messageCodec } from "../../src/protocol-grpc/message-codec.js";
-import { decodeResponseWrapper, encodeRequestWrapper } from "../../src/protocol-grpc/wrapper.js";
+import { decodeRequestWrapper, decodeResponseWrapper, encodeRequestWrapper } from "../../src/protocol-grpc/wrapper.js";
 import { JAVA_CLASS, readHessian } from "../../src/serialization/hessian2/reader.js";
 import { writeHessian } from "../../src/serialization/hessian2/writer.js";
 import { T } from "../../src/index.js";
 import { frame, rawCall } from "../grpc/raw.js";
 import { hex, javaMissing, javaPeer, unhex } from "./peer.js";
-import { AnonService, seen, User, UserService } from "./user-service.js";
+import { AnonService, anonCalls, seen, User, UserService } from "./user-service.js";
 
 const skip = javaMissing();
 
@@ -204,7 +204,8 @@ describe("our client with serialization hessian2 against our server", () => {
     assert.deepEqual(names, ["a?"]);
   });
 
-  it("a result class without @JavaClass: the server answers internal, naming it", async () => {
+  it("a result class without @JavaClass: the server answers internal, naming it, before the handler runs", async () => {
+    anonCalls.n = 0;
     const session = http2.connect(server.url);
     const r = await rawCall(
       session,
@@ -215,6 +216,37 @@ describe("our client with serialization hessian2 against our server", () => {
     session.close();
     assert.equal(r.grpcStatus, Code.Internal);
     assert.match(decodeURIComponent(r.grpcMessage ?? ""), /Anonymous has no Java class name/);
+    assert.equal(anonCalls.n, 0, "the handler did not run: its reply could not have been written");
+  });
+
+  it("argTypes and the response type as Dubbo Java writes them for each call kind", async () => {
+    const methods = describeService(UserService).methods;
+    const md = (name: string) => methods.find((m) => m.name === name)!;
+    const argTypes = (name: string, encode: (c: ReturnType<typeof messageCodec>) => Uint8Array) =>
+      decodeRequestWrapper(encode(messageCodec(md(name), "hessian2"))).argTypes;
+    // Unary: each declared parameter's Class.getName().
+    assert.deepEqual(argTypes("greet", (c) => c.encodeArgs([new User(), 1])), ["org.example.User", "int"]);
+    assert.deepEqual(argTypes("sum", (c) => c.encodeArgs([[1], new Date(0), new Uint8Array(0)])), ["java.util.List", "java.util.Date", "[B"]);
+    // Server stream `void count(int n, StreamObserver<String> out)`: the observer is a parameter too.
+    assert.deepEqual(argTypes("count", (c) => c.encodeArgs([1])), ["int", "org.apache.dubbo.common.stream.StreamObserver"]);
+    // Client and bidi streams `StreamObserver<Integer> total(StreamObserver<Integer> out)`: the type argument, boxed.
+    assert.deepEqual(argTypes("total", (c) => c.encodeRequest(1)), ["java.lang.Integer"]);
+    assert.deepEqual(argTypes("rename", (c) => c.encodeRequest(new User())), ["org.example.User"]);
+    // Response types: a unary method's return type; a stream's element type, boxed.
+    const session = http2.connect(server.url);
+    const call = (name: string, arg: Buffer, argType: string) =>
+      rawCall(
+        session,
+        `/org.example.UserService/${name}`,
+        [frame(encodeRequestWrapper({ serializeType: "hessian4", args: [arg], argTypes: [argType] }))],
+        { "content-type": "application/grpc+proto" },
+      );
+    const total = await call("total", writeHessian(5, T.int32), "java.lang.Integer");
+    const echo = await call("echo", writeHessian("x", T.string), "java.lang.String");
+    session.close();
+    assert.equal(total.grpcStatus, 0, total.grpcMessage);
+    assert.equal(decodeResponseWrapper(total.messages[0].payload).type, "java.lang.Integer");
+    assert.equal(decodeResponseWrapper(echo.messages[0].payload).type, "java.lang.String");
   });
 
   it("a class without @JavaClass is refused at client creation, naming it", () => {

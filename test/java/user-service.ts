@@ -68,11 +68,15 @@ export class UserService {
   }
 }
 
+/** How often AnonService.anonymous ran. */
+export const anonCalls = { n: 0 };
+
 /** A service whose result class has no @JavaClass. */
 @Service("org.example.AnonService")
 export class AnonService {
   @Method({ returns: Anonymous })
   async anonymous(@Param("name") name: string): Promise<Anonymous> {
+    anonCalls.n++;
     return Object.assign(new Anonymous(), { name });
   }
 }
