@@ -89,16 +89,23 @@ export function javaSerialization(serializeType: string): JavaSerialization | un
 
 /**
  * A decoded Java exception (a `java.lang.Throwable` object: its fields include `detailMessage`
- * and `stackTrace` in hessian2; fastjson2 writes `message` and `stackTrace`), or undefined.
+ * and `stackTrace`, as hessian2 and Dubbo's field-based fastjson2 write it; fastjson2 without
+ * `FieldBased` writes `message`), or undefined. `flagged` (the response carried Dubbo's
+ * `tri-exception-code`): the value is an exception whatever its shape (its class, else
+ * `java.lang.Exception`; its message field, else a string value's text).
  */
-export function javaException(v: unknown): JavaException | undefined {
-  if (typeof v !== "object" || v === null) return undefined;
+export function javaException(v: unknown, flagged = false): JavaException | undefined {
+  if (typeof v !== "object" || v === null) {
+    return flagged ? new JavaException("java.lang.Exception", typeof v === "string" ? v : "", {}) : undefined;
+  }
   const o = v as Record<string | symbol, unknown>;
   const cls = o[JAVA_CLASS];
-  if (typeof cls !== "string" || !("stackTrace" in o)) return undefined;
-  if (!("detailMessage" in o) && !("message" in o)) return undefined;
+  if (!flagged) {
+    if (typeof cls !== "string" || !("stackTrace" in o)) return undefined;
+    if (!("detailMessage" in o) && !("message" in o)) return undefined;
+  }
   const msg = o.detailMessage ?? o.message;
-  return new JavaException(cls, typeof msg === "string" ? msg : "", o as Record<string, unknown>);
+  return new JavaException(typeof cls === "string" ? cls : "java.lang.Exception", typeof msg === "string" ? msg : "", o as Record<string, unknown>);
 }
 
 const DEFAULTS: Partial<Record<TypeDesc["kind"], unknown>> = { number: 0, boolean: false, bigint: 0n };

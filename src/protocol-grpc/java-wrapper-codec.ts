@@ -95,9 +95,9 @@ function argsDecoder(md: MethodDescriptor, ser: JavaSerialization, names: Return
   };
 }
 
-function resultDecoder(md: MethodDescriptor, ser: JavaSerialization): (bytes: Uint8Array) => unknown {
+function resultDecoder(md: MethodDescriptor, ser: JavaSerialization): (bytes: Uint8Array, flagged?: boolean) => unknown {
   const conv: Converter | undefined = md.returns ? compileConverter(md.returns) : undefined;
-  return (bytes) => {
+  return (bytes, flagged) => {
     let w: ReturnType<typeof decodeResponseWrapper>;
     let v: unknown;
     try {
@@ -106,7 +106,7 @@ function resultDecoder(md: MethodDescriptor, ser: JavaSerialization): (bytes: Ui
     } catch (e) {
       throw new RpcError(Code.Internal, `invalid TripleResponseWrapper (${ser.name}) response: ${(e as Error).message}`, { cause: e });
     }
-    const ex = javaException(v);
+    const ex = javaException(v, flagged);
     if (ex) throw new RpcError(Code.Unknown, `${ex.javaClass}: ${ex.message}`, { rawMessage: ex.message, cause: ex });
     if (v === null || v === undefined || !conv) return v ?? undefined;
     try {
