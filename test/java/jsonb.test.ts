@@ -101,6 +101,24 @@ describe("JSONB vectors (fastjson2's format description and tests)", () => {
     assert.equal(readJsonb(b(0xa8, 0x07, 0xe8, 1, 2, 3, 4, 5, 0x00)), "2024-01-02T03:04:05.000");
   });
 
+  it("zoned and offset date-times: 0xaa, read as the instant (TimestampTest.testTimestampWithTZ, 15 bytes)", () => {
+    // ZonedDateTime.of(2023-01-07T15:22:53.089, ZoneOffset.UTC): year int16, month…second bytes, nanos as an int32, the zone id "Z".
+    const zoned = (zone: string, y = 2023, mo = 1, d = 7, h = 15, mi = 22, s = 53, nanos = 89000000) =>
+      Buffer.concat([b(0xaa, y >> 8, y & 0xff, mo, d, h, mi, s, 0x48), Buffer.from([nanos >>> 24, (nanos >> 16) & 0xff, (nanos >> 8) & 0xff, nanos & 0xff]), str(zone)]);
+    const utc = zoned("Z");
+    assert.equal(utc.length, 15);
+    const at = (bytes: Buffer) => (readJsonb(bytes) as Date).toISOString();
+    assert.equal(at(utc), "2023-01-07T15:22:53.089Z");
+    // OffsetDateTime writes its offset id; a ZonedDateTime its region.
+    assert.equal(at(zoned("+08:00")), "2023-01-07T07:22:53.089Z");
+    assert.equal(at(zoned("-05:30")), "2023-01-07T20:52:53.089Z");
+    assert.equal(at(zoned("Asia/Shanghai")), "2023-01-07T07:22:53.089Z");
+    assert.equal(at(zoned("America/New_York")), "2023-01-07T20:22:53.089Z", "winter: UTC-5");
+    assert.equal(at(zoned("America/New_York", 2023, 7, 1, 12, 0, 0, 0)), "2023-07-01T16:00:00.000Z", "summer: UTC-4");
+    assert.equal(at(zoned("UTC")), "2023-01-07T15:22:53.089Z");
+    assert.throws(() => readJsonb(zoned("Mars/Olympus_Mons")), /unknown time zone "Mars\/Olympus_Mons"/);
+  });
+
   it("binary 0x91, arrays 0x94–0xa3 and 0xa4, objects 0xa6…0xa5", () => {
     assert.deepEqual(writeJsonb(new Uint8Array([1, 2]), T.bytes), b(0x91, 0x02, 1, 2));
     assert.deepEqual(readJsonb(b(0x91, 0x02, 1, 2)), Buffer.from([1, 2]));
