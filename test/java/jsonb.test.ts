@@ -54,6 +54,17 @@ describe("JSONB vectors (fastjson2's format description and tests)", () => {
       assert.equal(BigInt(readJsonb(bytes) as number), v);
     }
     assert.equal(typeof readJsonb(b(0xbe, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)), "bigint", "beyond 2^53: a bigint");
+    // Past a long, a bigint is written as fastjson2 writes a BigInteger (0xbb, the length, BigInteger.toByteArray()).
+    const big: [bigint, Buffer][] = [
+      [2n ** 63n, b(0xbb, 0x09, 0x00, 0x80, 0, 0, 0, 0, 0, 0, 0)],
+      [2n ** 64n, b(0xbb, 0x09, 0x01, 0, 0, 0, 0, 0, 0, 0, 0)],
+      [-(2n ** 63n) - 1n, b(0xbb, 0x09, 0xff, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)],
+      [-(2n ** 64n), b(0xbb, 0x09, 0xff, 0, 0, 0, 0, 0, 0, 0, 0)],
+    ];
+    for (const [v, bytes] of big) {
+      assert.deepEqual(writeJsonb(v, T.bigint), bytes, String(v));
+      assert.equal(readJsonb(bytes), v);
+    }
   });
 
   it("null, booleans, doubles, floats, int8/int16, decimals, bigints, chars", () => {
