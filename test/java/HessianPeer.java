@@ -15,6 +15,7 @@ import org.example.User;
  *   values            hessian2 of sample values, `label hex` per value, on one line separated by ';'
  *   user              hessian2 of a sample User (nested User, a list shared by reference)
  *   decode HEX        reads one hessian2 value and describes it
+ *   shared HEX        reads a User: whether its friend's tags are the very list of its own (a back-reference)
  *   request           a whole TripleRequestWrapper for greet(User, int) in hessian4
  *   response HEX      a TripleResponseWrapper: its serializeType, type and described data
  *   args HEX          a TripleRequestWrapper: its serializeType, argTypes and each argument described
@@ -43,6 +44,7 @@ public class HessianPeer {
             case "values": return values();
             case "user": return hex(hessian(sampleUser()));
             case "decode": return describe(decode(unhex(arg)));
+            case "shared": return shared(decode(unhex(arg)));
             case "request": return hex(request());
             case "response": return response(unhex(arg));
             case "args": return args(unhex(arg));
@@ -160,6 +162,11 @@ public class HessianPeer {
             }
         }
         return st + " " + types + " " + String.join(" | ", args);
+    }
+
+    static String shared(Object o) {
+        User u = (User) o;
+        return "friend.tags==tags:" + (u.friend != null && u.tags != null && u.friend.tags == u.tags);
     }
 
     static String describe(Object o) {

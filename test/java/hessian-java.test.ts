@@ -69,8 +69,11 @@ describe("hessian2 against Caucho Hessian (Java)", { skip }, () => {
     });
     user.friend = Object.assign(new User(), { name: "F", age: 1, id: -(2n ** 40n), score: -0.1, active: false, tags: user.tags });
     const userType = describeService(UserService).methods.find((m) => m.name === "greet")!.returns!;
+    const userBytes = writeHessian(user, userType);
+    // One class definition for both Users, the shared list written once and then referenced.
+    assert.equal(userBytes.toString("latin1").split("org.example.User").length - 1, 1, "one class definition");
     const lines = javaPeer([
-      `decode ${hex(writeHessian(user, userType))}`,
+      `decode ${hex(userBytes)}`,
       `decode ${hex(writeHessian([1, -70000, 3000000000, 1.25, "s", null, true], T.array(T.any)))}`,
       `decode ${hex(writeHessian(`${"😀".repeat(20000)}é`, T.string))}`,
       `decode ${hex(writeHessian(new Uint8Array(40000).fill(7), T.bytes))}`,
@@ -91,6 +94,7 @@ describe("hessian2 against Caucho Hessian (Java)", { skip }, () => {
     assert.equal(lines[5], "Double:123.456");
     assert.equal(lines[6], "Date(1700000000123)");
     assert.equal(lines[7], "{String:a=[Integer:1,Integer:2]}");
+    assert.deepEqual(javaPeer([`shared ${hex(userBytes)}`]), ["friend.tags==tags:true"], "Java resolved our back-reference to the same list");
   });
 
   it("Java reads the TripleRequestWrapper our hessian2 client sends, argument by argument", () => {
