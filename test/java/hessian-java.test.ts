@@ -287,7 +287,15 @@ describe("bad hessian2 input", () => {
     return Buffer.concat([...Array.from({ length: 2000 }, () => def), Buffer.from([0x60])]);
   };
 
+  /** Billion laughs by reference: 31 lists, each holding the previous one twice (2^30 values once expanded). */
+  const laughs = (): Buffer => {
+    const parts = [Buffer.from([0x58, 0x90 + 31, 0x7a, 0x4e, 0x4e])];
+    for (let i = 2; i <= 31; i++) parts.push(Buffer.from([0x7a, 0x51, 0x90 + i - 1, 0x51, 0x90 + i - 1]));
+    return Buffer.concat(parts);
+  };
+
   const cases: [string, Buffer, RegExp][] = [
+    ["reference amplification", laughs(), /more than 1000000 values/],
     ["truncated string", Buffer.from([0x05, 0x61]), /5 bytes announced/],
     ["truncated long", Buffer.from([0x4c, 0, 0]), /8 bytes announced/],
     ["huge string length", Buffer.from([0x53, 0xff, 0xff, 0x61]), /65535 bytes announced/],

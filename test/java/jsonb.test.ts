@@ -234,6 +234,8 @@ describe("fastjson2 wrappers on our server and client", () => {
       [framed(Buffer.concat([Buffer.alloc(1000, 0x95), b(0xaf)])), /nested deeper than 64/],
       [framed(b(0xa4, 0x48, 0x7f, 0xff, 0xff, 0xff)), /2147483647 bytes announced/],
       [framed(b(0x7f, 0x05)), /symbol 5 undefined/],
+      // Billion laughs by reference: 31 arrays, each holding the previous one twice by its path.
+      [framed(Buffer.concat([b(0xa4, 0x1f, 0x96, 0xaf, 0xaf), ...Array.from({ length: 30 }, (_, i) => Buffer.concat([b(0x96, 0x93), str(`$[${i}]`), b(0x93), str(`$[${i}]`)]))])), /more than 1000000 values/],
     ];
     for (const [arg, msg] of cases) {
       const r = await call(arg);
