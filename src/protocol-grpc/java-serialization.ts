@@ -113,15 +113,44 @@ const DEFAULTS: Partial<Record<TypeDesc["kind"], unknown>> = { number: 0, boolea
 /** Caucho Hessian writes a lone Short, Byte or Float as an object of one of these, its value in `_value`. */
 const HANDLES = new Set(["com.caucho.hessian.io.ShortHandle", "com.caucho.hessian.io.ByteHandle", "com.caucho.hessian.io.FloatHandle"]);
 
-/** A Java object that stands for a plain value: Caucho's number handles, an enum (`{ name }`) where a string is declared. */
+/**
+ * A Java object that stands for a plain value: Caucho's number handles, an enum (`{ name }`)
+ * where a string is declared, and hessian2's `java.math` numbers: a `BigInteger` (written field
+ * by field: `signum` and the magnitude `mag`, big-endian 32-bit words) and a `BigDecimal` (its
+ * text in `value`, as hessian-lite's StringValueSerializer writes it), as the declared type takes
+ * them (a `bigint`, a `number`, their text for a `string`).
+ */
 function plainValue(v: object, t: TypeDesc): unknown {
   const o = v as Record<string | symbol, unknown>;
   const cls = o[JAVA_CLASS];
   if (typeof cls !== "string") return v;
   if (HANDLES.has(cls)) return o._value;
+  if (cls === "java.math.BigInteger") return bigInteger(o, t) ?? v;
+  if (cls === "java.math.BigDecimal" && typeof o.value === "string") return bigDecimal(o.value, t);
   const keys = Object.keys(o);
   if (t.kind === "string" && keys.length === 1 && keys[0] === "name" && typeof o.name === "string") return o.name;
   return v;
+}
+
+function bigInteger(o: Record<string, unknown>, t: TypeDesc): unknown {
+  const { signum, mag } = o;
+  if ((signum !== -1 && signum !== 0 && signum !== 1) || !Array.isArray(mag)) return undefined;
+  let b = 0n;
+  for (const w of mag) {
+    if (!Number.isInteger(w)) return undefined;
+    b = (b << 32n) | BigInt((w as number) >>> 0);
+  }
+  if (signum === -1) b = -b;
+  if (t.kind === "string") return b.toString();
+  if (t.kind === "number" && b >= BigInt(Number.MIN_SAFE_INTEGER) && b <= BigInt(Number.MAX_SAFE_INTEGER)) return Number(b);
+  return b;
+}
+
+function bigDecimal(text: string, t: TypeDesc): unknown {
+  if (t.kind === "string") return text;
+  if (t.kind === "bigint" && /^-?\d+$/.test(text)) return BigInt(text);
+  const n = Number(text);
+  return Number.isFinite(n) ? n : text;
 }
 
 /**

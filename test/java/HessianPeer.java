@@ -87,6 +87,10 @@ public class HessianPeer {
             {"list", Arrays.asList(1, "two", 3.5)}, {"map", new TreeMap<>(Map.of("k", "v"))},
             {"intmap", new HashMap<>(Map.of(1, "one"))}, {"enum", Thread.State.NEW}, {"short", (short) -5},
             {"byte", (byte) 3}, {"float", 1.5f}, {"char", 'c'},
+            {"bigint", new java.math.BigInteger("123456789012345678901234567890")},
+            {"bignegint", new java.math.BigInteger("-340282366920938463463374607431768211457")},
+            {"bigsmall", java.math.BigInteger.valueOf(-42)}, {"bigzero", java.math.BigInteger.ZERO},
+            {"bigdec", new java.math.BigDecimal("-12345678901234567890.125")},
         };
         StringBuilder sb = new StringBuilder();
         for (Object[] v : vs) {
@@ -96,9 +100,23 @@ public class HessianPeer {
         return sb.toString();
     }
 
+    /** Dubbo's hessian-lite writes a BigDecimal with Caucho's StringValueSerializer (its text in `value`). */
+    static final com.caucho.hessian.io.SerializerFactory FACTORY = new com.caucho.hessian.io.SerializerFactory();
+    static {
+        FACTORY.addFactory(new com.caucho.hessian.io.AbstractSerializerFactory() {
+            public com.caucho.hessian.io.Serializer getSerializer(Class cl) {
+                return cl == java.math.BigDecimal.class ? new com.caucho.hessian.io.StringValueSerializer() : null;
+            }
+            public com.caucho.hessian.io.Deserializer getDeserializer(Class cl) {
+                return null;
+            }
+        });
+    }
+
     static byte[] hessian(Object o) throws Exception {
         ByteArrayOutputStream bos = new ByteArrayOutputStream();
         Hessian2Output out = new Hessian2Output(bos);
+        out.setSerializerFactory(FACTORY);
         out.writeObject(o);
         out.flush();
         return bos.toByteArray();

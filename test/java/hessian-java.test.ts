@@ -47,6 +47,14 @@ describe("hessian2 against Caucho Hessian (Java)", { skip }, () => {
     assert.equal(fillDefaults(read("float"), T.float), 1.5);
     assert.equal(fillDefaults(read("enum"), T.string), "NEW");
     assert.equal((read("enum") as Record<symbol, unknown>)[JAVA_CLASS], "java.lang.Thread$State");
+    // java.math: a BigInteger field by field (signum, mag), a BigDecimal as hessian-lite writes it (its text).
+    assert.equal(fillDefaults(read("bigint"), T.bigint), 123456789012345678901234567890n);
+    assert.equal(fillDefaults(read("bignegint"), T.bigint), -340282366920938463463374607431768211457n);
+    assert.equal(fillDefaults(read("bigsmall"), T.number), -42);
+    assert.equal(fillDefaults(read("bigzero"), T.bigint), 0n);
+    assert.equal(fillDefaults(read("bigint"), T.string), "123456789012345678901234567890");
+    assert.equal(fillDefaults(read("bigdec"), T.string), "-12345678901234567890.125");
+    assert.equal(fillDefaults(read("bigdec"), T.number), -12345678901234567890.125);
   });
 
   it("reads Java's POJO: class definitions, nested objects, a shared list by reference", () => {
