@@ -16,7 +16,7 @@ export function javaTypeName(t: TypeDesc, optional = false, strict = false): str
     case "boolean":
       return optional ? "java.lang.Boolean" : "boolean";
     case "bigint":
-      return optional ? "java.lang.Long" : "long";
+      return t.java ?? (optional ? "java.lang.Long" : "long");
     case "date":
       return "java.util.Date";
     case "bytes":

@@ -15,7 +15,7 @@ import org.example.User;
  *   values            hessian2 of sample values, `label hex` per value, on one line separated by ';'
  *   user              hessian2 of a sample User (nested User, a list shared by reference)
  *   decode HEX        reads one hessian2 value and describes it
- *   shared HEX        reads a User: whether its friend's tags are the very list of its own (a back-reference)
+ *   shared HEX        reads a User: whether its friend's tags are the very list of its own (a back-reference), and both BigIntegers
  *   request           a whole TripleRequestWrapper for greet(User, int) in hessian4
  *   response HEX      a TripleResponseWrapper: its serializeType, type and described data
  *   args HEX          a TripleRequestWrapper: its serializeType, argTypes and each argument described
@@ -184,7 +184,8 @@ public class HessianPeer {
 
     static String shared(Object o) {
         User u = (User) o;
-        return "friend.tags==tags:" + (u.friend != null && u.tags != null && u.friend.tags == u.tags);
+        return "friend.tags==tags:" + (u.friend != null && u.tags != null && u.friend.tags == u.tags) + " big:" + u.big
+            + " friend.big:" + (u.friend == null ? "-" : String.valueOf(u.friend.big));
     }
 
     static String describe(Object o) {

@@ -7,6 +7,7 @@ import { messageCodec } from "../../src/protocol-grpc/message-codec.js";
 import { decodeRequestWrapper, decodeResponseWrapper, encodeRequestWrapper } from "../../src/protocol-grpc/wrapper.js";
 import { JAVA_CLASS, readHessian } from "../../src/serialization/hessian2/reader.js";
 import { writeHessian } from "../../src/serialization/hessian2/writer.js";
+import { javaTypeName } from "../../src/serialization/java-types.js";
 import { T } from "../../src/index.js";
 import { frame, rawCall } from "../grpc/raw.js";
 import { hex, javaMissing, javaPeer, unhex } from "./peer.js";
@@ -76,6 +77,9 @@ describe("hessian2 against Caucho Hessian (Java)", { skip }, () => {
       avatar: new Uint8Array([9]), tags: ["x"], attrs: new Map([["k", 70000]]),
     });
     user.friend = Object.assign(new User(), { name: "F", age: 1, id: -(2n ** 40n), score: -0.1, active: false, tags: user.tags });
+    // java.math.BigInteger fields (T.bigInteger): written before the shared list, so its reference number depends on them.
+    user.big = -(2n ** 100n) - 7n;
+    user.friend.big = 0n;
     const userType = describeService(UserService).methods.find((m) => m.name === "greet")!.returns!;
     const userBytes = writeHessian(user, userType);
     // One class definition for both Users, the shared list written once and then referenced.
@@ -102,7 +106,17 @@ describe("hessian2 against Caucho Hessian (Java)", { skip }, () => {
     assert.equal(lines[5], "Double:123.456");
     assert.equal(lines[6], "Date(1700000000123)");
     assert.equal(lines[7], "{String:a=[Integer:1,Integer:2]}");
-    assert.deepEqual(javaPeer([`shared ${hex(userBytes)}`]), ["friend.tags==tags:true"], "Java resolved our back-reference to the same list");
+    assert.deepEqual(
+      javaPeer([`shared ${hex(userBytes)}`]),
+      [`friend.tags==tags:true big:${-(2n ** 100n) - 7n} friend.big:0`],
+      "Java resolved our back-reference to the same list, and read both BigIntegers",
+    );
+    const bigs = [0n, 1n, -1n, 2n ** 31n, 2n ** 32n, -(2n ** 64n), 2n ** 255n - 1n, 10n ** 40n];
+    assert.deepEqual(
+      javaPeer(bigs.map((v) => `decode ${hex(writeHessian(v, T.bigInteger))}`)),
+      bigs.map((v) => `BigInteger:${v}`),
+    );
+    for (const v of bigs) assert.equal(fillDefaults(readHessian(writeHessian(v, T.bigInteger)), T.bigInteger), v, "and we read it back");
   });
 
   it("Java reads the TripleRequestWrapper our hessian2 client sends, argument by argument", () => {
@@ -185,12 +199,13 @@ describe("our client with serialization hessian2 against our server", () => {
   });
 
   it("unary: a class with every field type, both ways", async () => {
-    const u = Object.assign(new User(), { name: "C", age: 1, id: 2n ** 60n, score: 0.25, active: true, born: new Date(5), tags: ["t"] });
+    const u = Object.assign(new User(), { name: "C", age: 1, id: 2n ** 60n, big: 3n ** 80n, score: 0.25, active: true, born: new Date(5), tags: ["t"] });
     u.friend = Object.assign(new User(), { name: "D", age: 2, id: 1n, score: 1, active: false });
     const back = await client.greet(u, 4);
     assert.ok(back instanceof User);
     assert.equal(back.age, 5);
     assert.equal(back.id, 2n ** 60n);
+    assert.equal(back.big, 3n ** 80n);
     assert.equal(back.friend?.name, "D!");
     assert.equal(back.born?.getTime(), 5);
     assert.deepEqual(back.tags, ["t"]);
@@ -239,6 +254,9 @@ describe("our client with serialization hessian2 against our server", () => {
     // Unary: each declared parameter's Class.getName().
     assert.deepEqual(argTypes("greet", (c) => c.encodeArgs([new User(), 1])), ["org.example.User", "int"]);
     assert.deepEqual(argTypes("sum", (c) => c.encodeArgs([[1], new Date(0), new Uint8Array(0)])), ["java.util.List", "java.util.Date", "[B"]);
+    assert.equal(javaTypeName(T.bigInteger), "java.math.BigInteger");
+    assert.equal(javaTypeName(T.bigint), "long");
+    assert.equal(javaTypeName(T.bigint, true), "java.lang.Long");
     // Server stream `void count(int n, StreamObserver<String> out)`: the observer is a parameter too.
     assert.deepEqual(argTypes("count", (c) => c.encodeArgs([1])), ["int", "org.apache.dubbo.common.stream.StreamObserver"]);
     // Client and bidi streams `StreamObserver<Integer> total(StreamObserver<Integer> out)`: the type argument, boxed.

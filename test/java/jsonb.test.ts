@@ -65,6 +65,11 @@ describe("JSONB vectors (fastjson2's format description and tests)", () => {
       assert.deepEqual(writeJsonb(v, T.bigint), bytes, String(v));
       assert.equal(readJsonb(bytes), v);
     }
+    // Declared T.bigInteger (a java.math.BigInteger): fastjson2's writeBigInt, 0xba + int64 when it fits (BC_BIGINT_LONG).
+    assert.deepEqual(writeJsonb(5n, T.bigInteger), b(0xba, 0xe5));
+    assert.deepEqual(writeJsonb(-(2n ** 40n), T.bigInteger), b(0xba, 0xbe, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0));
+    assert.deepEqual(writeJsonb(2n ** 64n, T.bigInteger), big[1][1]);
+    assert.equal(readJsonb(b(0xba, 0xe5)), 5n);
   });
 
   it("null, booleans, doubles, floats, int8/int16, decimals, bigints, chars", () => {
@@ -247,11 +252,12 @@ describe("fastjson2 wrappers on our server and client", () => {
   });
 
   it("our client with serialization fastjson2: unary and the three streaming kinds", async () => {
-    const u = Object.assign(new User(), { name: "C", age: 1, id: 2n ** 60n, score: 0.25, active: true, born: new Date(5), tags: ["t"] });
+    const u = Object.assign(new User(), { name: "C", age: 1, id: 2n ** 60n, big: -(2n ** 90n), score: 0.25, active: true, born: new Date(5), tags: ["t"] });
     const back = await client.greet(u, 4);
     assert.ok(back instanceof User);
     assert.equal(back.age, 5);
     assert.equal(back.id, 2n ** 60n);
+    assert.equal(back.big, -(2n ** 90n));
     assert.equal(back.born?.getTime(), 5);
     assert.equal(await client.sum([1, 2], new Date(Date.UTC(2020, 0, 1)), new Uint8Array(1)), 2024);
     const got: string[] = [];

@@ -6,6 +6,7 @@ export class User {
   @Field({ optional: true }) name?: string;
   @Field(T.int32) age!: number;
   @Field() id!: bigint;
+  @Field({ type: T.bigInteger, optional: true }) big?: bigint;
   @Field() score!: number;
   @Field() active!: boolean;
   @Field({ optional: true }) born?: Date;

@@ -61,6 +61,13 @@ export class JsonbWriter extends ByteWriter {
     this.len += 8;
   }
 
+  /** A `java.math.BigInteger` as fastjson2 writes one: `0xba` and an int64 when it fits, else `0xbb` and its bytes. */
+  private bigIntegerValue(v: bigint): undefined {
+    if (v < -(2n ** 63n) || v >= 2n ** 63n) return this.bigInteger(v);
+    this.byte(0xba);
+    this.int64(v);
+  }
+
   /** Past a long: `0xbb`, the length, then the two's complement bytes (Java's `BigInteger.toByteArray()`). */
   private bigInteger(v: bigint): undefined {
     const bits = (v < 0n ? -v - 1n : v).toString(2).length;
@@ -162,7 +169,7 @@ export class JsonbWriter extends ByteWriter {
       case "boolean":
         return this.byte(v ? 0xb1 : 0xb0);
       case "bigint":
-        return this.int64(BigInt(v as bigint));
+        return t.java ? this.bigIntegerValue(BigInt(v as bigint)) : this.int64(BigInt(v as bigint));
       case "date":
         return this.date(v instanceof Date ? v : new Date(v as string));
       case "bytes":
