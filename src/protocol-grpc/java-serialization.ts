@@ -126,6 +126,8 @@ function plainValue(v: object, t: TypeDesc): unknown {
   if (typeof cls !== "string") return v;
   if (HANDLES.has(cls)) return o._value;
   if (cls === "java.math.BigInteger") return bigInteger(o, t) ?? v;
+  const time = javaTime(o, cls);
+  if (time !== undefined) return time;
   if (cls === "java.math.BigDecimal" && typeof o.value === "string") return bigDecimal(o.value, t);
   const keys = Object.keys(o);
   if (t.kind === "string" && keys.length === 1 && keys[0] === "name" && typeof o.name === "string") return o.name;
@@ -144,6 +146,59 @@ function bigInteger(o: Record<string, unknown>, t: TypeDesc): unknown {
   if (t.kind === "string") return b.toString();
   if (t.kind === "number" && b >= BigInt(Number.MIN_SAFE_INTEGER) && b <= BigInt(Number.MAX_SAFE_INTEGER)) return Number(b);
   return b;
+}
+
+const pad = (n: unknown, w = 2): string => String(n).padStart(w, "0");
+const int = (x: unknown): x is number => Number.isSafeInteger(x);
+
+/**
+ * hessian-lite writes `java.time` values as handle objects (`…hessian.io.java8.LocalDateHandle`
+ * { year, month, day }, `LocalTimeHandle` { hour, minute, second, nano }, `LocalDateTimeHandle`
+ * { date, time }, `InstantHandle` { seconds, nanos }, `OffsetDateTimeHandle` and
+ * `ZonedDateTimeHandle` { dateTime, offset: `ZoneOffsetHandle` { seconds }, zoneId }). Local
+ * values → ISO text without a zone (as JSONB's), instants → `Date`; undefined for anything else.
+ */
+function javaTime(o: Record<string, unknown>, cls: string): unknown {
+  const m = /\.hessian\.[\w.]*\.(\w+Handle)$/.exec(cls);
+  if (!m) return undefined;
+  switch (m[1]) {
+    case "LocalDateHandle":
+      return localDate(o);
+    case "LocalTimeHandle":
+      return localTime(o);
+    case "LocalDateTimeHandle":
+      return localDateTime(o);
+    case "InstantHandle":
+      return int(o.seconds) && int(o.nanos) ? new Date(o.seconds * 1000 + Math.floor(o.nanos / 1e6)) : undefined;
+    case "OffsetDateTimeHandle":
+    case "ZonedDateTimeHandle": {
+      const local = localDateTime(o.dateTime);
+      const off = (o.offset as Record<string, unknown> | null)?.seconds;
+      if (local === undefined || !int(off)) return undefined;
+      const d = new Date(`${local}Z`);
+      return Number.isNaN(d.getTime()) ? undefined : new Date(d.getTime() - off * 1000);
+    }
+  }
+  return undefined;
+}
+
+function localDate(x: unknown): string | undefined {
+  const o = x as Record<string, unknown> | null;
+  if (!o || !int(o.year) || !int(o.month) || !int(o.day)) return undefined;
+  return `${pad(o.year, 4)}-${pad(o.month)}-${pad(o.day)}`;
+}
+
+function localTime(x: unknown): string | undefined {
+  const o = x as Record<string, unknown> | null;
+  if (!o || !int(o.hour) || !int(o.minute) || !int(o.second) || !int(o.nano)) return undefined;
+  return `${pad(o.hour)}:${pad(o.minute)}:${pad(o.second)}.${pad(Math.floor(o.nano / 1e6), 3)}`;
+}
+
+function localDateTime(x: unknown): string | undefined {
+  const o = x as Record<string, unknown> | null;
+  const date = localDate(o?.date);
+  const time = localTime(o?.time);
+  return date === undefined || time === undefined ? undefined : `${date}T${time}`;
 }
 
 function bigDecimal(text: string, t: TypeDesc): unknown {

@@ -1,7 +1,7 @@
 import * as assert from "node:assert/strict";
 import * as http2 from "node:http2";
 import { after, before, describe, it } from "node:test";
-import { closeClient, Code, createClient, createServer, describeService, type RpcError, type TripleServer } from "../../src/index.js";
+import { closeClient, Code, createClient, createServer, describeService, Field, JavaClass, type RpcError, type TripleServer } from "../../src/index.js";
 import { fillDefaults } from "../../src/protocol-grpc/java-serialization.js";
 import { messageCodec } from "../../src/protocol-grpc/message-codec.js";
 import { decodeRequestWrapper, decodeResponseWrapper, encodeRequestWrapper } from "../../src/protocol-grpc/wrapper.js";
@@ -284,6 +284,88 @@ describe("our client with serialization hessian2 against our server", () => {
       () => createClient(AnonService, { providers: "127.0.0.1:1", serialization: "hessian2" }),
       /Anonymous has no Java class name: declare it with @JavaClass/,
     );
+  });
+});
+
+/** hessian-lite's java.time handle classes, field for field (hessian-lite is not packaged here: shapes from its source). */
+const J8 = "com.alibaba.com.caucho.hessian.io.java8.";
+@JavaClass(`${J8}LocalDateHandle`)
+class LocalDateHandle {
+  @Field(T.int32) year!: number;
+  @Field(T.int32) month!: number;
+  @Field(T.int32) day!: number;
+}
+@JavaClass(`${J8}LocalTimeHandle`)
+class LocalTimeHandle {
+  @Field(T.int32) hour!: number;
+  @Field(T.int32) minute!: number;
+  @Field(T.int32) second!: number;
+  @Field(T.int32) nano!: number;
+}
+@JavaClass(`${J8}LocalDateTimeHandle`)
+class LocalDateTimeHandle {
+  @Field({ type: LocalDateHandle }) date!: LocalDateHandle;
+  @Field({ type: LocalTimeHandle }) time!: LocalTimeHandle;
+}
+@JavaClass(`${J8}ZoneOffsetHandle`)
+class ZoneOffsetHandle {
+  @Field(T.int32) seconds!: number;
+}
+@JavaClass(`${J8}ZonedDateTimeHandle`)
+class ZonedDateTimeHandle {
+  @Field({ type: LocalDateTimeHandle }) dateTime!: LocalDateTimeHandle;
+  @Field({ type: ZoneOffsetHandle }) offset!: ZoneOffsetHandle;
+  @Field() zoneId!: string;
+}
+@JavaClass(`${J8}InstantHandle`)
+class InstantHandle {
+  @Field(T.int64) seconds!: number;
+  @Field(T.int32) nanos!: number;
+}
+
+describe("hessian-lite's java.time handles", () => {
+  let server: TripleServer;
+  let session: http2.ClientHttp2Session;
+  before(async () => {
+    server = createServer({ services: [new UserService()] });
+    await server.listen({ port: 0 });
+    session = http2.connect(server.url);
+    session.on("error", () => {});
+  });
+  after(async () => {
+    session.close();
+    await server.close();
+  });
+  const ldt = () =>
+    Object.assign(new LocalDateTimeHandle(), {
+      date: Object.assign(new LocalDateHandle(), { year: 2024, month: 2, day: 29 }),
+      time: Object.assign(new LocalTimeHandle(), { hour: 23, minute: 5, second: 7, nano: 123456789 }),
+    });
+  const call = (method: string, args: Buffer[], argTypes: string[]) =>
+    rawCall(session, `/org.example.UserService/${method}`, [frame(encodeRequestWrapper({ serializeType: "hessian4", args, argTypes }))], {
+      "content-type": "application/grpc+proto",
+    });
+
+  it("local values bind as ISO text, instants (zoned, offset, Instant) as Date", async () => {
+    const read = (v: unknown, t: Parameters<typeof fillDefaults>[1]) => fillDefaults(readHessian(writeHessian(v)), t);
+    assert.equal(read(ldt(), T.string), "2024-02-29T23:05:07.123");
+    assert.equal(read(ldt().date, T.string), "2024-02-29");
+    assert.equal(read(ldt().time, T.string), "23:05:07.123");
+    const zoned = Object.assign(new ZonedDateTimeHandle(), { dateTime: ldt(), offset: Object.assign(new ZoneOffsetHandle(), { seconds: 8 * 3600 }), zoneId: "Asia/Shanghai" });
+    assert.equal((read(zoned, T.date) as Date).toISOString(), "2024-02-29T15:05:07.123Z");
+    const instant = Object.assign(new InstantHandle(), { seconds: 1700000000, nanos: 5000000 });
+    assert.equal((read(instant, T.date) as Date).getTime(), 1700000000005);
+  });
+
+  it("through the wrapper: a ZonedDateTime for a Date parameter, a LocalDateTime for a string", async () => {
+    const zoned = Object.assign(new ZonedDateTimeHandle(), { dateTime: ldt(), offset: Object.assign(new ZoneOffsetHandle(), { seconds: -5 * 3600 }), zoneId: "America/New_York" });
+    seen.length = 0;
+    const r = await call("sum", [writeHessian([1], T.array(T.int64)), writeHessian(zoned), writeHessian(new Uint8Array(0), T.bytes)], ["java.util.List", "java.time.ZonedDateTime", "[B"]);
+    assert.equal(r.grpcStatus, 0, r.grpcMessage);
+    assert.equal(((seen[0] as unknown[])[1] as Date).toISOString(), "2024-03-01T04:05:07.123Z");
+    const e = await call("echo", [writeHessian(ldt())], ["java.time.LocalDateTime"]);
+    assert.equal(e.grpcStatus, 0, e.grpcMessage);
+    assert.equal(readHessian(decodeResponseWrapper(e.messages[0].payload).data), "2024-02-29T23:05:07.123");
   });
 });
 
