@@ -1,7 +1,7 @@
 import * as assert from "node:assert/strict";
 import * as http2 from "node:http2";
 import { after, before, describe, it } from "node:test";
-import { closeClient, Code, createClient, createServer, describeService, Field, JavaClass, type RpcError, type TripleServer } from "../../src/index.js";
+import { closeClient, Code, createClient, createServer, describeService, Field, JavaClass, Method, Param, type RpcError, Service, type TripleServer } from "../../src/index.js";
 import { fillDefaults } from "../../src/protocol-grpc/java-serialization.js";
 import { messageCodec } from "../../src/protocol-grpc/message-codec.js";
 import { decodeRequestWrapper, decodeResponseWrapper, encodeRequestWrapper } from "../../src/protocol-grpc/wrapper.js";
@@ -11,7 +11,7 @@ import { javaTypeName } from "../../src/serialization/java-types.js";
 import { T } from "../../src/index.js";
 import { frame, rawCall } from "../grpc/raw.js";
 import { hex, javaMissing, javaPeer, unhex } from "./peer.js";
-import { AnonService, anonCalls, seen, User, UserService } from "./user-service.js";
+import { Anonymous, AnonService, anonCalls, seen, User, UserService } from "./user-service.js";
 
 const skip = javaMissing();
 
@@ -277,6 +277,22 @@ describe("our client with serialization hessian2 against our server", () => {
     assert.equal(total.grpcStatus, 0, total.grpcMessage);
     assert.equal(decodeResponseWrapper(total.messages[0].payload).type, "java.lang.Integer");
     assert.equal(decodeResponseWrapper(echo.messages[0].payload).type, "java.lang.String");
+  });
+
+  it("a service that names some classes for Java and not all is a registration error, naming the class", () => {
+    @Service("org.example.MixedService")
+    class MixedService {
+      @Method({ returns: Anonymous })
+      async lookup(@Param({ name: "user", type: User }) user: User): Promise<Anonymous> {
+        return Object.assign(new Anonymous(), { name: user.name });
+      }
+    }
+    assert.throws(
+      () => createServer({ services: [new MixedService()] }),
+      /org\.example\.MixedService\.lookup: class Anonymous has no Java class name: declare it with @JavaClass\("org\.example\.Anonymous"\)/,
+    );
+    // A service with no Java names at all registers (JSON and protobuf callers need none).
+    createServer({ services: [new AnonService()] });
   });
 
   it("a class without @JavaClass is refused at client creation, naming it", () => {
