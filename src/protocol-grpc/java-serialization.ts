@@ -168,8 +168,10 @@ function javaTime(o: Record<string, unknown>, cls: string): unknown {
       return localTime(o);
     case "LocalDateTimeHandle":
       return localDateTime(o);
-    case "InstantHandle":
-      return int(o.seconds) && int(o.nanos) ? new Date(o.seconds * 1000 + Math.floor(o.nanos / 1e6)) : undefined;
+    case "InstantHandle": {
+      const d = int(o.seconds) && int(o.nanos) ? new Date(o.seconds * 1000 + Math.floor(o.nanos / 1e6)) : undefined;
+      return d && !Number.isNaN(d.getTime()) ? d : undefined;
+    }
     case "OffsetDateTimeHandle":
     case "ZonedDateTimeHandle": {
       const local = localDateTime(o.dateTime);

@@ -371,6 +371,9 @@ describe("hessian-lite's java.time handles", () => {
     assert.equal((read(zoned, T.date) as Date).toISOString(), "2024-02-29T15:05:07.123Z");
     const instant = Object.assign(new InstantHandle(), { seconds: 1700000000, nanos: 5000000 });
     assert.equal((read(instant, T.date) as Date).getTime(), 1700000000005);
+    // Out of Date's range: left as the object, which a Date parameter then refuses.
+    const far = Object.assign(new InstantHandle(), { seconds: 9e15, nanos: 0 });
+    assert.ok(!((read(far, T.date) as object) instanceof Date));
   });
 
   it("through the wrapper: a ZonedDateTime for a Date parameter, a LocalDateTime for a string", async () => {
