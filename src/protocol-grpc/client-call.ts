@@ -105,6 +105,8 @@ export class GrpcClientCall implements MessageSink, StreamCall {
   /** @internal */
   readonly reader: MessageReader;
   private headers: HeaderMap | undefined = undefined;
+  /** Dubbo Java's `tri-exception-code` header (not 0): the response message is a Java exception. */
+  private javaException = false;
   /** @internal */
   trailers: HeaderMap | undefined = undefined;
   private done = false;
@@ -225,13 +227,15 @@ export class GrpcClientCall implements MessageSink, StreamCall {
       }
       this.reader.compression = c;
     }
+    const jx = h[H.triExceptionCode];
+    if (jx !== undefined && String(jx) !== "0") this.javaException = true;
     this.settings.options?.onHeaders?.(metadataOf(h));
   }
 
   /** One response message (from the reader). */
   onMessage(payload: Buffer): void {
     if (this.done) return;
-    const value = this.settings.codec.decodeResponse(payload);
+    const value = this.settings.codec.decodeResponse(payload, this.javaException);
     if (this.responses) {
       this.responses.push(value, payload.length);
       return;

@@ -18,8 +18,11 @@ export interface MessageCodec {
   encodeArgs(args: readonly unknown[]): Uint8Array;
   /** Client: one message of a request stream. */
   encodeRequest(value: unknown): Uint8Array;
-  /** Client: one response message. */
-  decodeResponse(bytes: Uint8Array): unknown;
+  /**
+   * Client: one response message. `javaException`: the response headers carried Dubbo's
+   * `tri-exception-code` (not 0), so the message is a serialized Java exception (Dubbo's wrapper).
+   */
+  decodeResponse(bytes: Uint8Array, javaException?: boolean): unknown;
   /**
    * Server: the codec for the rest of a call, chosen by its first request message (plain
    * protobuf or Dubbo's wrapper for IDL-less methods). Absent: this codec serves every call.

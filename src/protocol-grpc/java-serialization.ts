@@ -89,16 +89,23 @@ export function javaSerialization(serializeType: string): JavaSerialization | un
 
 /**
  * A decoded Java exception (a `java.lang.Throwable` object: its fields include `detailMessage`
- * and `stackTrace` in hessian2; fastjson2 writes `message` and `stackTrace`), or undefined.
+ * and `stackTrace`, as hessian2 and Dubbo's field-based fastjson2 write it; fastjson2 without
+ * `FieldBased` writes `message`), or undefined. `flagged` (the response carried Dubbo's
+ * `tri-exception-code`): the value is an exception whatever its shape (its class, else
+ * `java.lang.Exception`; its message field, else a string value's text).
  */
-export function javaException(v: unknown): JavaException | undefined {
-  if (typeof v !== "object" || v === null) return undefined;
+export function javaException(v: unknown, flagged = false): JavaException | undefined {
+  if (typeof v !== "object" || v === null) {
+    return flagged ? new JavaException("java.lang.Exception", typeof v === "string" ? v : "", {}) : undefined;
+  }
   const o = v as Record<string | symbol, unknown>;
   const cls = o[JAVA_CLASS];
-  if (typeof cls !== "string" || !("stackTrace" in o)) return undefined;
-  if (!("detailMessage" in o) && !("message" in o)) return undefined;
+  if (!flagged) {
+    if (typeof cls !== "string" || !("stackTrace" in o)) return undefined;
+    if (!("detailMessage" in o) && !("message" in o)) return undefined;
+  }
   const msg = o.detailMessage ?? o.message;
-  return new JavaException(cls, typeof msg === "string" ? msg : "", o as Record<string, unknown>);
+  return new JavaException(typeof cls === "string" ? cls : "java.lang.Exception", typeof msg === "string" ? msg : "", o as Record<string, unknown>);
 }
 
 const DEFAULTS: Partial<Record<TypeDesc["kind"], unknown>> = { number: 0, boolean: false, bigint: 0n };
@@ -106,15 +113,101 @@ const DEFAULTS: Partial<Record<TypeDesc["kind"], unknown>> = { number: 0, boolea
 /** Caucho Hessian writes a lone Short, Byte or Float as an object of one of these, its value in `_value`. */
 const HANDLES = new Set(["com.caucho.hessian.io.ShortHandle", "com.caucho.hessian.io.ByteHandle", "com.caucho.hessian.io.FloatHandle"]);
 
-/** A Java object that stands for a plain value: Caucho's number handles, an enum (`{ name }`) where a string is declared. */
+/**
+ * A Java object that stands for a plain value: Caucho's number handles, an enum (`{ name }`)
+ * where a string is declared, and hessian2's `java.math` numbers: a `BigInteger` (written field
+ * by field: `signum` and the magnitude `mag`, big-endian 32-bit words) and a `BigDecimal` (its
+ * text in `value`, as hessian-lite's StringValueSerializer writes it), as the declared type takes
+ * them (a `bigint`, a `number`, their text for a `string`).
+ */
 function plainValue(v: object, t: TypeDesc): unknown {
   const o = v as Record<string | symbol, unknown>;
   const cls = o[JAVA_CLASS];
   if (typeof cls !== "string") return v;
   if (HANDLES.has(cls)) return o._value;
+  if (cls === "java.math.BigInteger") return bigInteger(o, t) ?? v;
+  const time = javaTime(o, cls);
+  if (time !== undefined) return time;
+  if (cls === "java.math.BigDecimal" && typeof o.value === "string") return bigDecimal(o.value, t);
   const keys = Object.keys(o);
   if (t.kind === "string" && keys.length === 1 && keys[0] === "name" && typeof o.name === "string") return o.name;
   return v;
+}
+
+function bigInteger(o: Record<string, unknown>, t: TypeDesc): unknown {
+  const { signum, mag } = o;
+  if ((signum !== -1 && signum !== 0 && signum !== 1) || !Array.isArray(mag)) return undefined;
+  let b = 0n;
+  for (const w of mag) {
+    if (!Number.isInteger(w)) return undefined;
+    b = (b << 32n) | BigInt((w as number) >>> 0);
+  }
+  if (signum === -1) b = -b;
+  if (t.kind === "string") return b.toString();
+  if (t.kind === "number" && b >= BigInt(Number.MIN_SAFE_INTEGER) && b <= BigInt(Number.MAX_SAFE_INTEGER)) return Number(b);
+  return b;
+}
+
+const pad = (n: unknown, w = 2): string => String(n).padStart(w, "0");
+const int = (x: unknown): x is number => Number.isSafeInteger(x);
+
+/**
+ * hessian-lite writes `java.time` values as handle objects (`…hessian.io.java8.LocalDateHandle`
+ * { year, month, day }, `LocalTimeHandle` { hour, minute, second, nano }, `LocalDateTimeHandle`
+ * { date, time }, `InstantHandle` { seconds, nanos }, `OffsetDateTimeHandle` and
+ * `ZonedDateTimeHandle` { dateTime, offset: `ZoneOffsetHandle` { seconds }, zoneId }). Local
+ * values → ISO text without a zone (as JSONB's), instants → `Date`; undefined for anything else.
+ */
+function javaTime(o: Record<string, unknown>, cls: string): unknown {
+  const m = /\.hessian\.[\w.]*\.(\w+Handle)$/.exec(cls);
+  if (!m) return undefined;
+  switch (m[1]) {
+    case "LocalDateHandle":
+      return localDate(o);
+    case "LocalTimeHandle":
+      return localTime(o);
+    case "LocalDateTimeHandle":
+      return localDateTime(o);
+    case "InstantHandle": {
+      const d = int(o.seconds) && int(o.nanos) ? new Date(o.seconds * 1000 + Math.floor(o.nanos / 1e6)) : undefined;
+      return d && !Number.isNaN(d.getTime()) ? d : undefined;
+    }
+    case "OffsetDateTimeHandle":
+    case "ZonedDateTimeHandle": {
+      const local = localDateTime(o.dateTime);
+      const off = (o.offset as Record<string, unknown> | null)?.seconds;
+      if (local === undefined || !int(off)) return undefined;
+      const d = new Date(`${local}Z`);
+      return Number.isNaN(d.getTime()) ? undefined : new Date(d.getTime() - off * 1000);
+    }
+  }
+  return undefined;
+}
+
+function localDate(x: unknown): string | undefined {
+  const o = x as Record<string, unknown> | null;
+  if (!o || !int(o.year) || !int(o.month) || !int(o.day)) return undefined;
+  return `${pad(o.year, 4)}-${pad(o.month)}-${pad(o.day)}`;
+}
+
+function localTime(x: unknown): string | undefined {
+  const o = x as Record<string, unknown> | null;
+  if (!o || !int(o.hour) || !int(o.minute) || !int(o.second) || !int(o.nano)) return undefined;
+  return `${pad(o.hour)}:${pad(o.minute)}:${pad(o.second)}.${pad(Math.floor(o.nano / 1e6), 3)}`;
+}
+
+function localDateTime(x: unknown): string | undefined {
+  const o = x as Record<string, unknown> | null;
+  const date = localDate(o?.date);
+  const time = localTime(o?.time);
+  return date === undefined || time === undefined ? undefined : `${date}T${time}`;
+}
+
+function bigDecimal(text: string, t: TypeDesc): unknown {
+  if (t.kind === "string") return text;
+  if (t.kind === "bigint" && /^-?\d+$/.test(text)) return BigInt(text);
+  const n = Number(text);
+  return Number.isFinite(n) ? n : text;
 }
 
 /**

@@ -2,7 +2,7 @@ import { bindError } from "../codec/bind-error.js";
 import { compileConverter, type Converter, paramConverters, paramLabel } from "../codec/binder.js";
 import { Code } from "../protocol/code.js";
 import { RpcError } from "../protocol/rpc-error.js";
-import type { MethodDescriptor } from "../service/descriptors.js";
+import { type MethodDescriptor, requestStreams } from "../service/descriptors.js";
 import type { TypeDesc } from "../service/type-desc.js";
 import type { MessageCodec } from "./codec-types.js";
 import { fillDefaults, javaException, type JavaSerialization, SerializationError } from "./java-serialization.js";
@@ -22,18 +22,41 @@ function badArg(ser: JavaSerialization, label: string, e: unknown): RpcError {
   return new RpcError(Code.InvalidArgument, `invalid ${ser.name} ${label}: ${(e as Error).message}`, { cause: e });
 }
 
-/** The Java types of a method, computed on first use (a class without `@JavaClass` throws, naming it). */
+/** What Dubbo Java names a server-streaming method's last parameter in `argTypes`. */
+const STREAM_OBSERVER = "org.apache.dubbo.common.stream.StreamObserver";
+
+/**
+ * The Java types of a method as Dubbo Java writes them, computed on first use (a class without
+ * `@JavaClass` throws, naming it). A unary method's are its parameters' and return type's
+ * `Class.getName()`; a server stream adds its `StreamObserver` parameter; the stream elements of
+ * the other kinds are type arguments of `StreamObserver<T>`, so boxed (`java.lang.Integer`).
+ */
 function javaNames(md: MethodDescriptor): () => { argTypes: string[]; resultType: string } {
   let names: { argTypes: string[]; resultType: string } | undefined;
   return () => {
     if (names) return names;
     checkJavaTypes([...md.params.map((p) => p.type), md.returns ?? ANY]);
+    const boxedArgs = requestStreams(md.kind);
+    const argTypes = md.params.map((p) => javaTypeName(p.type, p.optional || boxedArgs, true));
+    if (md.kind === "server_streaming") argTypes.push(STREAM_OBSERVER);
     names = {
-      argTypes: md.params.map((p) => javaTypeName(p.type, p.optional, true)),
-      resultType: md.returns ? javaTypeName(md.returns, false, true) : "java.lang.Object",
+      argTypes,
+      resultType: md.returns ? javaTypeName(md.returns, md.kind !== "unary", true) : "java.lang.Object",
     };
     return names;
   };
+}
+
+/**
+ * Server: refuses a call whose method has a class without a Java name before its handler runs
+ * (the reply could not be written), `internal` naming the class.
+ */
+function checkedNames(names: ReturnType<typeof javaNames>): void {
+  try {
+    names();
+  } catch (e) {
+    throw new RpcError(Code.Internal, (e as Error).message, { cause: e });
+  }
 }
 
 function leastArgs(md: MethodDescriptor): number {
@@ -42,12 +65,13 @@ function leastArgs(md: MethodDescriptor): number {
   return k;
 }
 
-function argsDecoder(md: MethodDescriptor, ser: JavaSerialization): (bytes: Uint8Array) => unknown[] {
+function argsDecoder(md: MethodDescriptor, ser: JavaSerialization, names: ReturnType<typeof javaNames>): (bytes: Uint8Array) => unknown[] {
   const n = md.params.length;
   const least = leastArgs(md);
   const convs = paramConverters(md.params);
   const labels = md.params.map((p, i) => paramLabel(p, i));
   return (bytes) => {
+    checkedNames(names);
     let w: ReturnType<typeof decodeRequestWrapper>;
     try {
       w = decodeRequestWrapper(bytes);
@@ -71,9 +95,9 @@ function argsDecoder(md: MethodDescriptor, ser: JavaSerialization): (bytes: Uint
   };
 }
 
-function resultDecoder(md: MethodDescriptor, ser: JavaSerialization): (bytes: Uint8Array) => unknown {
+function resultDecoder(md: MethodDescriptor, ser: JavaSerialization): (bytes: Uint8Array, flagged?: boolean) => unknown {
   const conv: Converter | undefined = md.returns ? compileConverter(md.returns) : undefined;
-  return (bytes) => {
+  return (bytes, flagged) => {
     let w: ReturnType<typeof decodeResponseWrapper>;
     let v: unknown;
     try {
@@ -82,7 +106,7 @@ function resultDecoder(md: MethodDescriptor, ser: JavaSerialization): (bytes: Ui
     } catch (e) {
       throw new RpcError(Code.Internal, `invalid TripleResponseWrapper (${ser.name}) response: ${(e as Error).message}`, { cause: e });
     }
-    const ex = javaException(v);
+    const ex = javaException(v, flagged);
     if (ex) throw new RpcError(Code.Unknown, `${ex.javaClass}: ${ex.message}`, { rawMessage: ex.message, cause: ex });
     if (v === null || v === undefined || !conv) return v ?? undefined;
     try {
@@ -110,7 +134,7 @@ export function javaWrapperCodec(md: MethodDescriptor, ser: JavaSerialization, s
     }
   };
   return {
-    decodeRequest: argsDecoder(md, ser),
+    decodeRequest: argsDecoder(md, ser, names),
     encodeResponse: (value) => encodeResponseWrapper({ serializeType, data: ser.encode(value, result), type: names().resultType }),
     encodeArgs: (args) =>
       encodeRequestWrapper({

@@ -222,8 +222,11 @@ function jsonCodec(md: MethodDescriptor): MessageCodec {
   };
 }
 
-/** serializeType values whose args are UTF-8 JSON; an empty serializeType means json too. */
-const JSON_SERIALIZATIONS = new Set(["", "json", "fastjson", "fastjson2"]);
+/**
+ * serializeType values whose args are UTF-8 JSON; an empty serializeType means json too.
+ * (`fastjson2` is not: Dubbo's fastjson2 is binary JSONB, read only for IDL-less methods.)
+ */
+const JSON_SERIALIZATIONS = new Set(["", "json", "fastjson"]);
 
 /** Server: the arguments inside a TripleRequestWrapper, one JSON (or protobuf) value each. */
 function unwrapArgs(md: MethodDescriptor): (bytes: Uint8Array) => unknown[] {
@@ -244,7 +247,9 @@ function unwrapArgs(md: MethodDescriptor): (bytes: Uint8Array) => unknown[] {
     if (!proto && !JSON_SERIALIZATIONS.has(st)) {
       throw new RpcError(
         Code.Unimplemented,
-        `unsupported serializeType "${w.serializeType}" in TripleRequestWrapper: this server reads json, hessian2 (hessian4) and fastjson2`,
+        md.requestType
+          ? `unsupported serializeType "${w.serializeType}" in TripleRequestWrapper: a .proto method reads json and protobuf wrappers`
+          : `unsupported serializeType "${w.serializeType}" in TripleRequestWrapper: this server reads json, hessian2 (hessian4) and fastjson2`,
       );
     }
     if (w.args.length > n || w.args.length < least) {

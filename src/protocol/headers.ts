@@ -19,6 +19,8 @@ export const H = {
   grpcStatusDetailsBin: "grpc-status-details-bin",
   te: "te",
   userAgent: "user-agent",
+  /** Dubbo Java's: set (not 0) on a response whose message is a serialized Java exception. */
+  triExceptionCode: "tri-exception-code",
 } as const;
 
 /** The protocol version our clients send; the server accepts any 1 or 1.x.y. */

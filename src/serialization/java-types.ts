@@ -1,3 +1,4 @@
+import type { ServiceDescriptor } from "../service/descriptors.js";
 import { javaClassOf } from "../service/java-class.js";
 import type { TypeDesc } from "../service/type-desc.js";
 
@@ -16,7 +17,7 @@ export function javaTypeName(t: TypeDesc, optional = false, strict = false): str
     case "boolean":
       return optional ? "java.lang.Boolean" : "boolean";
     case "bigint":
-      return optional ? "java.lang.Long" : "long";
+      return t.java ?? (optional ? "java.lang.Long" : "long");
     case "date":
       return "java.util.Date";
     case "bytes":
@@ -74,5 +75,47 @@ export function checkJavaTypes(types: readonly TypeDesc[], seen = new Set<TypeDe
       );
     } else if (t.kind === "array") checkJavaTypes([t.element], seen);
     else if (t.kind === "map") checkJavaTypes([t.value], seen);
+  }
+}
+
+type ClassDesc = Extract<TypeDesc, { kind: "class" }>;
+
+/** The decorated classes reachable from `types` (fields, array elements, map values), each once. */
+function classesIn(types: readonly TypeDesc[], out: Set<ClassDesc>, seen = new Set<TypeDesc>()): Set<ClassDesc> {
+  for (const t of types) {
+    if (seen.has(t)) continue;
+    seen.add(t);
+    if (t.kind === "class") {
+      out.add(t);
+      classesIn(
+        t.fields.map((f) => f.type),
+        out,
+        seen,
+      );
+    } else if (t.kind === "array") classesIn([t.element], out, seen);
+    else if (t.kind === "map") classesIn([t.value], out, seen);
+  }
+  return out;
+}
+
+/**
+ * Registration: a service whose classes carry `@JavaClass` names is meant for Dubbo Java callers
+ * (hessian2, fastjson2), so every class its methods take or return must have one; throws naming
+ * the first that does not. A service with no Java names at all is not checked (its JSON and
+ * protobuf callers need none; a Java call of it is refused naming the class).
+ */
+export function checkServiceJavaNames(service: ServiceDescriptor): void {
+  const classes = new Set<ClassDesc>();
+  for (const md of service.methods) classesIn([...md.params.map((p) => p.type), ...(md.returns ? [md.returns] : [])], classes);
+  const named = [...classes].find((c) => javaClassOf(c.ctor) !== undefined);
+  if (!named) return;
+  for (const md of service.methods) {
+    for (const c of classesIn([...md.params.map((p) => p.type), ...(md.returns ? [md.returns] : [])], new Set())) {
+      if (javaClassOf(c.ctor) !== undefined) continue;
+      throw new TypeError(
+        `${service.name}.${md.name}: class ${c.ctor.name} has no Java class name: declare it with @JavaClass("org.example.${c.ctor.name}") ` +
+          `(the service's other classes, like ${named.ctor.name} (${javaClassOf(named.ctor)}), have Java names, so Dubbo Java callers will send and expect it)`,
+      );
+    }
   }
 }

@@ -20,6 +20,7 @@ import { GrpcWebHandler } from "../protocol-grpc-web/server-handler.js";
 import { isGrpcWebContentType } from "../protocol-grpc-web/wire.js";
 import { describeService, pathsOf, type RegistrationOptions } from "../service/describe.js";
 import type { ServiceDescriptor } from "../service/descriptors.js";
+import { checkServiceJavaNames } from "../serialization/java-types.js";
 import type { Exchange, Responder } from "../transport/server/exchange.js";
 import { OnePortListener, type Refusal, type TransportOptions } from "../transport/server/listener.js";
 import { type AuthOptions, authenticate } from "../runtime/auth.js";
@@ -296,6 +297,7 @@ export class TripleServer implements ServerCore {
       options.version !== undefined || options.group !== undefined
         ? { ...base, version: options.version ?? base.version, group: options.group ?? base.group }
         : base;
+    checkServiceJavaNames(service);
     this.claim(service, implementation);
     for (const md of service.methods) {
       const invoke = buildInvoker(implementation, md, this.interceptors, this.options.auth);

@@ -12,7 +12,8 @@ export type TypeDesc =
   /** A JavaScript number; `proto` picks its protobuf type (double unless said otherwise). */
   | { readonly kind: "number"; readonly proto?: NumberProto }
   | { readonly kind: "boolean" }
-  | { readonly kind: "bigint" }
+  /** A bigint; `java` names it `java.math.BigInteger` for Dubbo's Java serializations (else a Java `long`). */
+  | { readonly kind: "bigint"; readonly java?: "java.math.BigInteger" }
   | { readonly kind: "date" }
   | { readonly kind: "bytes" }
   /** An uploaded file: bytes plus file name and content type (see `UploadedFile`). */
@@ -109,6 +110,11 @@ export const T: {
   readonly float: TypeDesc;
   /** A number sent as protobuf `double` (the default for `number`). */
   readonly double: TypeDesc;
+  /**
+   * A bigint that is a Java `java.math.BigInteger` in Dubbo's hessian2 and fastjson2 (any size;
+   * `bigint` alone is a Java `long`). Elsewhere the same as `bigint` (protobuf `int64`).
+   */
+  readonly bigInteger: TypeDesc;
   map(value?: TypeSpec): TypeDesc;
   record(value?: TypeSpec): TypeDesc;
   array(element: TypeSpec): TypeDesc;
@@ -129,6 +135,7 @@ export const T: {
   uint64: { kind: "number", proto: "uint64" } as TypeDesc,
   float: { kind: "number", proto: "float" } as TypeDesc,
   double: { kind: "number", proto: "double" } as TypeDesc,
+  bigInteger: { kind: "bigint", java: "java.math.BigInteger" } as TypeDesc,
   /** `Map<string, V>` */
   map(value: TypeSpec = T.string): TypeDesc {
     return { kind: "map", value: resolveType(value, "map value"), as: "map" };

@@ -248,6 +248,15 @@ describe("gRPC on the wire (raw node:http2 client)", () => {
       assert.equal(Buffer.from(decodeResponseWrapper(r.messages[0].payload).data).toString(), "6");
     });
 
+    it("a .proto method's wrapper in fastjson2 (binary JSONB, not JSON text) or hessian2 is UNIMPLEMENTED (12), saying what it reads", async () => {
+      for (const serializeType of ["fastjson2", "hessian4"]) {
+        const req = encodeRequestWrapper({ serializeType, args: [Buffer.from('{"name":"triple"}')], argTypes: ["greet.GreetRequest"] });
+        const r = await rawCall(session, "/greet.GreetService/Greet", [frame(req)], { "content-type": "application/triple+wrapper" });
+        assert.equal(r.grpcStatus, 12, r.grpcMessage);
+        assert.match(decodeURIComponent(r.grpcMessage ?? ""), new RegExp(`"${serializeType}".*a \\.proto method reads json and protobuf wrappers`));
+      }
+    });
+
     it("a wrapper with an unsupported serializeType is UNIMPLEMENTED (12)", async () => {
       const req = encodeRequestWrapper({ serializeType: "kryo", args: [Buffer.from("1"), Buffer.from("2")], argTypes: [] });
       const r = await rawCall(session, "/calc.Calculator/add", [frame(req)], { "content-type": "application/triple+wrapper" });

@@ -15,6 +15,7 @@ import org.example.User;
  *   values            hessian2 of sample values, `label hex` per value, on one line separated by ';'
  *   user              hessian2 of a sample User (nested User, a list shared by reference)
  *   decode HEX        reads one hessian2 value and describes it
+ *   shared HEX        reads a User: whether its friend's tags are the very list of its own (a back-reference), and both BigIntegers
  *   request           a whole TripleRequestWrapper for greet(User, int) in hessian4
  *   response HEX      a TripleResponseWrapper: its serializeType, type and described data
  *   args HEX          a TripleRequestWrapper: its serializeType, argTypes and each argument described
@@ -43,6 +44,7 @@ public class HessianPeer {
             case "values": return values();
             case "user": return hex(hessian(sampleUser()));
             case "decode": return describe(decode(unhex(arg)));
+            case "shared": return shared(decode(unhex(arg)));
             case "request": return hex(request());
             case "response": return response(unhex(arg));
             case "args": return args(unhex(arg));
@@ -85,6 +87,10 @@ public class HessianPeer {
             {"list", Arrays.asList(1, "two", 3.5)}, {"map", new TreeMap<>(Map.of("k", "v"))},
             {"intmap", new HashMap<>(Map.of(1, "one"))}, {"enum", Thread.State.NEW}, {"short", (short) -5},
             {"byte", (byte) 3}, {"float", 1.5f}, {"char", 'c'},
+            {"bigint", new java.math.BigInteger("123456789012345678901234567890")},
+            {"bignegint", new java.math.BigInteger("-340282366920938463463374607431768211457")},
+            {"bigsmall", java.math.BigInteger.valueOf(-42)}, {"bigzero", java.math.BigInteger.ZERO},
+            {"bigdec", new java.math.BigDecimal("-12345678901234567890.125")},
         };
         StringBuilder sb = new StringBuilder();
         for (Object[] v : vs) {
@@ -94,9 +100,23 @@ public class HessianPeer {
         return sb.toString();
     }
 
+    /** Dubbo's hessian-lite writes a BigDecimal with Caucho's StringValueSerializer (its text in `value`). */
+    static final com.caucho.hessian.io.SerializerFactory FACTORY = new com.caucho.hessian.io.SerializerFactory();
+    static {
+        FACTORY.addFactory(new com.caucho.hessian.io.AbstractSerializerFactory() {
+            public com.caucho.hessian.io.Serializer getSerializer(Class cl) {
+                return cl == java.math.BigDecimal.class ? new com.caucho.hessian.io.StringValueSerializer() : null;
+            }
+            public com.caucho.hessian.io.Deserializer getDeserializer(Class cl) {
+                return null;
+            }
+        });
+    }
+
     static byte[] hessian(Object o) throws Exception {
         ByteArrayOutputStream bos = new ByteArrayOutputStream();
         Hessian2Output out = new Hessian2Output(bos);
+        out.setSerializerFactory(FACTORY);
         out.writeObject(o);
         out.flush();
         return bos.toByteArray();
@@ -160,6 +180,12 @@ public class HessianPeer {
             }
         }
         return st + " " + types + " " + String.join(" | ", args);
+    }
+
+    static String shared(Object o) {
+        User u = (User) o;
+        return "friend.tags==tags:" + (u.friend != null && u.tags != null && u.friend.tags == u.tags) + " big:" + u.big
+            + " friend.big:" + (u.friend == null ? "-" : String.valueOf(u.friend.big));
     }
 
     static String describe(Object o) {

@@ -1,16 +1,17 @@
 import * as assert from "node:assert/strict";
 import * as http2 from "node:http2";
 import { after, before, describe, it } from "node:test";
-import { closeClient, Code, createClient, createServer, describeService, type RpcError, type TripleServer } from "../../src/index.js";
+import { closeClient, Code, createClient, createServer, describeService, Field, JavaClass, Method, Param, type RpcError, Service, type TripleServer } from "../../src/index.js";
 import { fillDefaults } from "../../src/protocol-grpc/java-serialization.js";
 import { messageCodec } from "../../src/protocol-grpc/message-codec.js";
-import { decodeResponseWrapper, encodeRequestWrapper } from "../../src/protocol-grpc/wrapper.js";
+import { decodeRequestWrapper, decodeResponseWrapper, encodeRequestWrapper } from "../../src/protocol-grpc/wrapper.js";
 import { JAVA_CLASS, readHessian } from "../../src/serialization/hessian2/reader.js";
 import { writeHessian } from "../../src/serialization/hessian2/writer.js";
+import { javaTypeName } from "../../src/serialization/java-types.js";
 import { T } from "../../src/index.js";
 import { frame, rawCall } from "../grpc/raw.js";
 import { hex, javaMissing, javaPeer, unhex } from "./peer.js";
-import { AnonService, seen, User, UserService } from "./user-service.js";
+import { Anonymous, AnonService, anonCalls, seen, User, UserService } from "./user-service.js";
 
 const skip = javaMissing();
 
@@ -47,6 +48,14 @@ describe("hessian2 against Caucho Hessian (Java)", { skip }, () => {
     assert.equal(fillDefaults(read("float"), T.float), 1.5);
     assert.equal(fillDefaults(read("enum"), T.string), "NEW");
     assert.equal((read("enum") as Record<symbol, unknown>)[JAVA_CLASS], "java.lang.Thread$State");
+    // java.math: a BigInteger field by field (signum, mag), a BigDecimal as hessian-lite writes it (its text).
+    assert.equal(fillDefaults(read("bigint"), T.bigint), 123456789012345678901234567890n);
+    assert.equal(fillDefaults(read("bignegint"), T.bigint), -340282366920938463463374607431768211457n);
+    assert.equal(fillDefaults(read("bigsmall"), T.number), -42);
+    assert.equal(fillDefaults(read("bigzero"), T.bigint), 0n);
+    assert.equal(fillDefaults(read("bigint"), T.string), "123456789012345678901234567890");
+    assert.equal(fillDefaults(read("bigdec"), T.string), "-12345678901234567890.125");
+    assert.equal(fillDefaults(read("bigdec"), T.number), Number("-12345678901234567890.125"));
   });
 
   it("reads Java's POJO: class definitions, nested objects, a shared list by reference", () => {
@@ -68,9 +77,15 @@ describe("hessian2 against Caucho Hessian (Java)", { skip }, () => {
       avatar: new Uint8Array([9]), tags: ["x"], attrs: new Map([["k", 70000]]),
     });
     user.friend = Object.assign(new User(), { name: "F", age: 1, id: -(2n ** 40n), score: -0.1, active: false, tags: user.tags });
+    // java.math.BigInteger fields (T.bigInteger): written before the shared list, so its reference number depends on them.
+    user.big = -(2n ** 100n) - 7n;
+    user.friend.big = 0n;
     const userType = describeService(UserService).methods.find((m) => m.name === "greet")!.returns!;
+    const userBytes = writeHessian(user, userType);
+    // One class definition for both Users, the shared list written once and then referenced.
+    assert.equal(userBytes.toString("latin1").split("org.example.User").length - 1, 1, "one class definition");
     const lines = javaPeer([
-      `decode ${hex(writeHessian(user, userType))}`,
+      `decode ${hex(userBytes)}`,
       `decode ${hex(writeHessian([1, -70000, 3000000000, 1.25, "s", null, true], T.array(T.any)))}`,
       `decode ${hex(writeHessian(`${"😀".repeat(20000)}é`, T.string))}`,
       `decode ${hex(writeHessian(new Uint8Array(40000).fill(7), T.bytes))}`,
@@ -91,6 +106,17 @@ describe("hessian2 against Caucho Hessian (Java)", { skip }, () => {
     assert.equal(lines[5], "Double:123.456");
     assert.equal(lines[6], "Date(1700000000123)");
     assert.equal(lines[7], "{String:a=[Integer:1,Integer:2]}");
+    assert.deepEqual(
+      javaPeer([`shared ${hex(userBytes)}`]),
+      [`friend.tags==tags:true big:${-(2n ** 100n) - 7n} friend.big:0`],
+      "Java resolved our back-reference to the same list, and read both BigIntegers",
+    );
+    const bigs = [0n, 1n, -1n, 2n ** 31n, 2n ** 32n, -(2n ** 64n), 2n ** 255n - 1n, 10n ** 40n];
+    assert.deepEqual(
+      javaPeer(bigs.map((v) => `decode ${hex(writeHessian(v, T.bigInteger))}`)),
+      bigs.map((v) => `BigInteger:${v}`),
+    );
+    for (const v of bigs) assert.equal(fillDefaults(readHessian(writeHessian(v, T.bigInteger)), T.bigInteger), v, "and we read it back");
   });
 
   it("Java reads the TripleRequestWrapper our hessian2 client sends, argument by argument", () => {
@@ -173,12 +199,13 @@ describe("our client with serialization hessian2 against our server", () => {
   });
 
   it("unary: a class with every field type, both ways", async () => {
-    const u = Object.assign(new User(), { name: "C", age: 1, id: 2n ** 60n, score: 0.25, active: true, born: new Date(5), tags: ["t"] });
+    const u = Object.assign(new User(), { name: "C", age: 1, id: 2n ** 60n, big: 3n ** 80n, score: 0.25, active: true, born: new Date(5), tags: ["t"] });
     u.friend = Object.assign(new User(), { name: "D", age: 2, id: 1n, score: 1, active: false });
     const back = await client.greet(u, 4);
     assert.ok(back instanceof User);
     assert.equal(back.age, 5);
     assert.equal(back.id, 2n ** 60n);
+    assert.equal(back.big, 3n ** 80n);
     assert.equal(back.friend?.name, "D!");
     assert.equal(back.born?.getTime(), 5);
     assert.deepEqual(back.tags, ["t"]);
@@ -204,7 +231,8 @@ describe("our client with serialization hessian2 against our server", () => {
     assert.deepEqual(names, ["a?"]);
   });
 
-  it("a result class without @JavaClass: the server answers internal, naming it", async () => {
+  it("a result class without @JavaClass: the server answers internal, naming it, before the handler runs", async () => {
+    anonCalls.n = 0;
     const session = http2.connect(server.url);
     const r = await rawCall(
       session,
@@ -215,6 +243,56 @@ describe("our client with serialization hessian2 against our server", () => {
     session.close();
     assert.equal(r.grpcStatus, Code.Internal);
     assert.match(decodeURIComponent(r.grpcMessage ?? ""), /Anonymous has no Java class name/);
+    assert.equal(anonCalls.n, 0, "the handler did not run: its reply could not have been written");
+  });
+
+  it("argTypes and the response type as Dubbo Java writes them for each call kind", async () => {
+    const methods = describeService(UserService).methods;
+    const md = (name: string) => methods.find((m) => m.name === name)!;
+    const argTypes = (name: string, encode: (c: ReturnType<typeof messageCodec>) => Uint8Array) =>
+      decodeRequestWrapper(encode(messageCodec(md(name), "hessian2"))).argTypes;
+    // Unary: each declared parameter's Class.getName().
+    assert.deepEqual(argTypes("greet", (c) => c.encodeArgs([new User(), 1])), ["org.example.User", "int"]);
+    assert.deepEqual(argTypes("sum", (c) => c.encodeArgs([[1], new Date(0), new Uint8Array(0)])), ["java.util.List", "java.util.Date", "[B"]);
+    assert.equal(javaTypeName(T.bigInteger), "java.math.BigInteger");
+    assert.equal(javaTypeName(T.bigint), "long");
+    assert.equal(javaTypeName(T.bigint, true), "java.lang.Long");
+    // Server stream `void count(int n, StreamObserver<String> out)`: the observer is a parameter too.
+    assert.deepEqual(argTypes("count", (c) => c.encodeArgs([1])), ["int", "org.apache.dubbo.common.stream.StreamObserver"]);
+    // Client and bidi streams `StreamObserver<Integer> total(StreamObserver<Integer> out)`: the type argument, boxed.
+    assert.deepEqual(argTypes("total", (c) => c.encodeRequest(1)), ["java.lang.Integer"]);
+    assert.deepEqual(argTypes("rename", (c) => c.encodeRequest(new User())), ["org.example.User"]);
+    // Response types: a unary method's return type; a stream's element type, boxed.
+    const session = http2.connect(server.url);
+    const call = (name: string, arg: Buffer, argType: string) =>
+      rawCall(
+        session,
+        `/org.example.UserService/${name}`,
+        [frame(encodeRequestWrapper({ serializeType: "hessian4", args: [arg], argTypes: [argType] }))],
+        { "content-type": "application/grpc+proto" },
+      );
+    const total = await call("total", writeHessian(5, T.int32), "java.lang.Integer");
+    const echo = await call("echo", writeHessian("x", T.string), "java.lang.String");
+    session.close();
+    assert.equal(total.grpcStatus, 0, total.grpcMessage);
+    assert.equal(decodeResponseWrapper(total.messages[0].payload).type, "java.lang.Integer");
+    assert.equal(decodeResponseWrapper(echo.messages[0].payload).type, "java.lang.String");
+  });
+
+  it("a service that names some classes for Java and not all is a registration error, naming the class", () => {
+    @Service("org.example.MixedService")
+    class MixedService {
+      @Method({ returns: Anonymous })
+      async lookup(@Param({ name: "user", type: User }) user: User): Promise<Anonymous> {
+        return Object.assign(new Anonymous(), { name: user.name });
+      }
+    }
+    assert.throws(
+      () => createServer({ services: [new MixedService()] }),
+      /org\.example\.MixedService\.lookup: class Anonymous has no Java class name: declare it with @JavaClass\("org\.example\.Anonymous"\)/,
+    );
+    // A service with no Java names at all registers (JSON and protobuf callers need none).
+    createServer({ services: [new AnonService()] });
   });
 
   it("a class without @JavaClass is refused at client creation, naming it", () => {
@@ -222,6 +300,91 @@ describe("our client with serialization hessian2 against our server", () => {
       () => createClient(AnonService, { providers: "127.0.0.1:1", serialization: "hessian2" }),
       /Anonymous has no Java class name: declare it with @JavaClass/,
     );
+  });
+});
+
+/** hessian-lite's java.time handle classes, field for field (hessian-lite is not packaged here: shapes from its source). */
+const J8 = "com.alibaba.com.caucho.hessian.io.java8.";
+@JavaClass(`${J8}LocalDateHandle`)
+class LocalDateHandle {
+  @Field(T.int32) year!: number;
+  @Field(T.int32) month!: number;
+  @Field(T.int32) day!: number;
+}
+@JavaClass(`${J8}LocalTimeHandle`)
+class LocalTimeHandle {
+  @Field(T.int32) hour!: number;
+  @Field(T.int32) minute!: number;
+  @Field(T.int32) second!: number;
+  @Field(T.int32) nano!: number;
+}
+@JavaClass(`${J8}LocalDateTimeHandle`)
+class LocalDateTimeHandle {
+  @Field({ type: LocalDateHandle }) date!: LocalDateHandle;
+  @Field({ type: LocalTimeHandle }) time!: LocalTimeHandle;
+}
+@JavaClass(`${J8}ZoneOffsetHandle`)
+class ZoneOffsetHandle {
+  @Field(T.int32) seconds!: number;
+}
+@JavaClass(`${J8}ZonedDateTimeHandle`)
+class ZonedDateTimeHandle {
+  @Field({ type: LocalDateTimeHandle }) dateTime!: LocalDateTimeHandle;
+  @Field({ type: ZoneOffsetHandle }) offset!: ZoneOffsetHandle;
+  @Field() zoneId!: string;
+}
+@JavaClass(`${J8}InstantHandle`)
+class InstantHandle {
+  @Field(T.int64) seconds!: number;
+  @Field(T.int32) nanos!: number;
+}
+
+describe("hessian-lite's java.time handles", () => {
+  let server: TripleServer;
+  let session: http2.ClientHttp2Session;
+  before(async () => {
+    server = createServer({ services: [new UserService()] });
+    await server.listen({ port: 0 });
+    session = http2.connect(server.url);
+    session.on("error", () => {});
+  });
+  after(async () => {
+    session.close();
+    await server.close();
+  });
+  const ldt = () =>
+    Object.assign(new LocalDateTimeHandle(), {
+      date: Object.assign(new LocalDateHandle(), { year: 2024, month: 2, day: 29 }),
+      time: Object.assign(new LocalTimeHandle(), { hour: 23, minute: 5, second: 7, nano: 123456789 }),
+    });
+  const call = (method: string, args: Buffer[], argTypes: string[]) =>
+    rawCall(session, `/org.example.UserService/${method}`, [frame(encodeRequestWrapper({ serializeType: "hessian4", args, argTypes }))], {
+      "content-type": "application/grpc+proto",
+    });
+
+  it("local values bind as ISO text, instants (zoned, offset, Instant) as Date", async () => {
+    const read = (v: unknown, t: Parameters<typeof fillDefaults>[1]) => fillDefaults(readHessian(writeHessian(v)), t);
+    assert.equal(read(ldt(), T.string), "2024-02-29T23:05:07.123");
+    assert.equal(read(ldt().date, T.string), "2024-02-29");
+    assert.equal(read(ldt().time, T.string), "23:05:07.123");
+    const zoned = Object.assign(new ZonedDateTimeHandle(), { dateTime: ldt(), offset: Object.assign(new ZoneOffsetHandle(), { seconds: 8 * 3600 }), zoneId: "Asia/Shanghai" });
+    assert.equal((read(zoned, T.date) as Date).toISOString(), "2024-02-29T15:05:07.123Z");
+    const instant = Object.assign(new InstantHandle(), { seconds: 1700000000, nanos: 5000000 });
+    assert.equal((read(instant, T.date) as Date).getTime(), 1700000000005);
+    // Out of Date's range: left as the object, which a Date parameter then refuses.
+    const far = Object.assign(new InstantHandle(), { seconds: 9e15, nanos: 0 });
+    assert.ok(!((read(far, T.date) as object) instanceof Date));
+  });
+
+  it("through the wrapper: a ZonedDateTime for a Date parameter, a LocalDateTime for a string", async () => {
+    const zoned = Object.assign(new ZonedDateTimeHandle(), { dateTime: ldt(), offset: Object.assign(new ZoneOffsetHandle(), { seconds: -5 * 3600 }), zoneId: "America/New_York" });
+    seen.length = 0;
+    const r = await call("sum", [writeHessian([1], T.array(T.int64)), writeHessian(zoned), writeHessian(new Uint8Array(0), T.bytes)], ["java.util.List", "java.time.ZonedDateTime", "[B"]);
+    assert.equal(r.grpcStatus, 0, r.grpcMessage);
+    assert.equal(((seen[0] as unknown[])[1] as Date).toISOString(), "2024-03-01T04:05:07.123Z");
+    const e = await call("echo", [writeHessian(ldt())], ["java.time.LocalDateTime"]);
+    assert.equal(e.grpcStatus, 0, e.grpcMessage);
+    assert.equal(readHessian(decodeResponseWrapper(e.messages[0].payload).data), "2024-02-29T23:05:07.123");
   });
 });
 
@@ -251,7 +414,15 @@ describe("bad hessian2 input", () => {
     return Buffer.concat([...Array.from({ length: 2000 }, () => def), Buffer.from([0x60])]);
   };
 
+  /** Billion laughs by reference: 31 lists, each holding the previous one twice (2^30 values once expanded). */
+  const laughs = (): Buffer => {
+    const parts = [Buffer.from([0x58, 0x90 + 31, 0x7a, 0x4e, 0x4e])];
+    for (let i = 2; i <= 31; i++) parts.push(Buffer.from([0x7a, 0x51, 0x90 + i - 1, 0x51, 0x90 + i - 1]));
+    return Buffer.concat(parts);
+  };
+
   const cases: [string, Buffer, RegExp][] = [
+    ["reference amplification", laughs(), /more than 1000000 values/],
     ["truncated string", Buffer.from([0x05, 0x61]), /5 bytes announced/],
     ["truncated long", Buffer.from([0x4c, 0, 0]), /8 bytes announced/],
     ["huge string length", Buffer.from([0x53, 0xff, 0xff, 0x61]), /65535 bytes announced/],

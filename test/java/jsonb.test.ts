@@ -54,6 +54,22 @@ describe("JSONB vectors (fastjson2's format description and tests)", () => {
       assert.equal(BigInt(readJsonb(bytes) as number), v);
     }
     assert.equal(typeof readJsonb(b(0xbe, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)), "bigint", "beyond 2^53: a bigint");
+    // Past a long, a bigint is written as fastjson2 writes a BigInteger (0xbb, the length, BigInteger.toByteArray()).
+    const big: [bigint, Buffer][] = [
+      [2n ** 63n, b(0xbb, 0x09, 0x00, 0x80, 0, 0, 0, 0, 0, 0, 0)],
+      [2n ** 64n, b(0xbb, 0x09, 0x01, 0, 0, 0, 0, 0, 0, 0, 0)],
+      [-(2n ** 63n) - 1n, b(0xbb, 0x09, 0xff, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)],
+      [-(2n ** 64n), b(0xbb, 0x09, 0xff, 0, 0, 0, 0, 0, 0, 0, 0)],
+    ];
+    for (const [v, bytes] of big) {
+      assert.deepEqual(writeJsonb(v, T.bigint), bytes, String(v));
+      assert.equal(readJsonb(bytes), v);
+    }
+    // Declared T.bigInteger (a java.math.BigInteger): fastjson2's writeBigInt, 0xba + int64 when it fits (BC_BIGINT_LONG).
+    assert.deepEqual(writeJsonb(5n, T.bigInteger), b(0xba, 0xe5));
+    assert.deepEqual(writeJsonb(-(2n ** 40n), T.bigInteger), b(0xba, 0xbe, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0));
+    assert.deepEqual(writeJsonb(2n ** 64n, T.bigInteger), big[1][1]);
+    assert.equal(readJsonb(b(0xba, 0xe5)), 5n);
   });
 
   it("null, booleans, doubles, floats, int8/int16, decimals, bigints, chars", () => {
@@ -99,6 +115,24 @@ describe("JSONB vectors (fastjson2's format description and tests)", () => {
     assert.equal((readJsonb(instant) as Date).getTime(), 1673103460595);
     assert.equal(readJsonb(b(0xa9, 0x07, 0xe8, 1, 2)), "2024-01-02");
     assert.equal(readJsonb(b(0xa8, 0x07, 0xe8, 1, 2, 3, 4, 5, 0x00)), "2024-01-02T03:04:05.000");
+  });
+
+  it("zoned and offset date-times: 0xaa, read as the instant (TimestampTest.testTimestampWithTZ, 15 bytes)", () => {
+    // ZonedDateTime.of(2023-01-07T15:22:53.089, ZoneOffset.UTC): year int16, month…second bytes, nanos as an int32, the zone id "Z".
+    const zoned = (zone: string, y = 2023, mo = 1, d = 7, h = 15, mi = 22, s = 53, nanos = 89000000) =>
+      Buffer.concat([b(0xaa, y >> 8, y & 0xff, mo, d, h, mi, s, 0x48), Buffer.from([nanos >>> 24, (nanos >> 16) & 0xff, (nanos >> 8) & 0xff, nanos & 0xff]), str(zone)]);
+    const utc = zoned("Z");
+    assert.equal(utc.length, 15);
+    const at = (bytes: Buffer) => (readJsonb(bytes) as Date).toISOString();
+    assert.equal(at(utc), "2023-01-07T15:22:53.089Z");
+    // OffsetDateTime writes its offset id; a ZonedDateTime its region.
+    assert.equal(at(zoned("+08:00")), "2023-01-07T07:22:53.089Z");
+    assert.equal(at(zoned("-05:30")), "2023-01-07T20:52:53.089Z");
+    assert.equal(at(zoned("Asia/Shanghai")), "2023-01-07T07:22:53.089Z");
+    assert.equal(at(zoned("America/New_York")), "2023-01-07T20:22:53.089Z", "winter: UTC-5");
+    assert.equal(at(zoned("America/New_York", 2023, 7, 1, 12, 0, 0, 0)), "2023-07-01T16:00:00.000Z", "summer: UTC-4");
+    assert.equal(at(zoned("UTC")), "2023-01-07T15:22:53.089Z");
+    assert.throws(() => readJsonb(zoned("Mars/Olympus_Mons")), /unknown time zone "Mars\/Olympus_Mons"/);
   });
 
   it("binary 0x91, arrays 0x94–0xa3 and 0xa4, objects 0xa6…0xa5", () => {
@@ -205,6 +239,8 @@ describe("fastjson2 wrappers on our server and client", () => {
       [framed(Buffer.concat([Buffer.alloc(1000, 0x95), b(0xaf)])), /nested deeper than 64/],
       [framed(b(0xa4, 0x48, 0x7f, 0xff, 0xff, 0xff)), /2147483647 bytes announced/],
       [framed(b(0x7f, 0x05)), /symbol 5 undefined/],
+      // Billion laughs by reference: 31 arrays, each holding the previous one twice by its path.
+      [framed(Buffer.concat([b(0xa4, 0x1f, 0x96, 0xaf, 0xaf), ...Array.from({ length: 30 }, (_, i) => Buffer.concat([b(0x96, 0x93), str(`$[${i}]`), b(0x93), str(`$[${i}]`)]))])), /more than 1000000 values/],
     ];
     for (const [arg, msg] of cases) {
       const r = await call(arg);
@@ -216,11 +252,12 @@ describe("fastjson2 wrappers on our server and client", () => {
   });
 
   it("our client with serialization fastjson2: unary and the three streaming kinds", async () => {
-    const u = Object.assign(new User(), { name: "C", age: 1, id: 2n ** 60n, score: 0.25, active: true, born: new Date(5), tags: ["t"] });
+    const u = Object.assign(new User(), { name: "C", age: 1, id: 2n ** 60n, big: -(2n ** 90n), score: 0.25, active: true, born: new Date(5), tags: ["t"] });
     const back = await client.greet(u, 4);
     assert.ok(back instanceof User);
     assert.equal(back.age, 5);
     assert.equal(back.id, 2n ** 60n);
+    assert.equal(back.big, -(2n ** 90n));
     assert.equal(back.born?.getTime(), 5);
     assert.equal(await client.sum([1, 2], new Date(Date.UTC(2020, 0, 1)), new Uint8Array(1)), 2024);
     const got: string[] = [];

@@ -6,6 +6,7 @@ export class User {
   @Field({ optional: true }) name?: string;
   @Field(T.int32) age!: number;
   @Field() id!: bigint;
+  @Field({ type: T.bigInteger, optional: true }) big?: bigint;
   @Field() score!: number;
   @Field() active!: boolean;
   @Field({ optional: true }) born?: Date;
@@ -68,11 +69,15 @@ export class UserService {
   }
 }
 
+/** How often AnonService.anonymous ran. */
+export const anonCalls = { n: 0 };
+
 /** A service whose result class has no @JavaClass. */
 @Service("org.example.AnonService")
 export class AnonService {
   @Method({ returns: Anonymous })
   async anonymous(@Param("name") name: string): Promise<Anonymous> {
+    anonCalls.n++;
     return Object.assign(new Anonymous(), { name });
   }
 }

@@ -41,7 +41,7 @@ export class HessianWriter extends ByteWriter {
       case "boolean":
         return this.byte(v ? 0x54 : 0x46);
       case "bigint":
-        return this.long(BigInt(v as bigint));
+        return t.java ? this.bigInteger(BigInt(v as bigint)) : this.long(BigInt(v as bigint));
       case "date":
         return this.date(v instanceof Date ? v : new Date(v as string));
       case "bytes":
@@ -122,6 +122,42 @@ export class HessianWriter extends ByteWriter {
     this.room(8);
     this.buf.writeBigInt64BE(v, this.len);
     this.len += 8;
+  }
+
+  /**
+   * A `java.math.BigInteger` as Java serializes it field by field (Caucho Hessian, hessian-lite):
+   * `signum` and the magnitude `mag` as big-endian 32-bit words (an `[int` list, no leading
+   * zero word); its cached fields are left out (0 means "not computed").
+   */
+  bigInteger(v: bigint): undefined {
+    const words: number[] = [];
+    for (let m = v < 0n ? -v : v; m > 0n; m >>= 32n) words.unshift(Number(BigInt.asIntN(32, m & 0xffffffffn)));
+    // Java's reader numbers the object and its list as references: keep our numbering in step.
+    this.ref({});
+    this.ref(words);
+    const key = "java.math.BigInteger\0signum,mag";
+    let def = this.classes.get(key);
+    if (def === undefined) {
+      def = this.classes.size;
+      this.classes.set(key, def);
+      this.byte(0x43);
+      this.string("java.math.BigInteger");
+      this.int(2);
+      this.string("signum");
+      this.string("mag");
+    }
+    if (def <= 15) this.byte(0x60 + def);
+    else {
+      this.byte(0x4f);
+      this.int(def);
+    }
+    this.int(v > 0n ? 1 : v < 0n ? -1 : 0);
+    // A typed list of ints, as Java writes an int[] (one more reference for the list).
+    if (words.length <= 7) this.byte(0x70 + words.length);
+    else this.byte(0x56);
+    this.string("[int");
+    if (words.length > 7) this.int(words.length);
+    for (const w of words) this.int(w);
   }
 
   double(v: number): undefined {

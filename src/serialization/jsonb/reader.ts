@@ -13,6 +13,7 @@ import { JAVA_CLASS } from "../hessian2/reader.js";
  * | int64 | `number` when a safe integer, else `bigint`; bigint forms: `bigint` |
  * | timestamps (millis, seconds, minutes, instant) | `Date` |
  * | local date / date-time / time | ISO text without a zone (`2024-01-02`, `2024-01-02T03:04:05.123`, `03:04:05`) |
+ * | zoned / offset date-time (`0xaa`) | `Date` (the instant) |
  * | binary | `Buffer` |
  * | array | array |
  * | object with string keys | plain object (with a type name: its Java class under {@link JAVA_CLASS}) |
@@ -228,8 +229,66 @@ function readTemporal(r: Reader, c: number): unknown {
       const ms = Math.floor(readInt32(r) / 1e6);
       return `${pad(h)}:${pad(mi)}:${pad(s)}.${pad(ms, 3)}`;
     }
+    case 0xaa:
+      return readZoned(r);
   }
   return r.fail(`unsupported JSONB type 0x${c.toString(16)}`);
+}
+
+/**
+ * `0xaa` already read: a `ZonedDateTime` or `OffsetDateTime` (year as an int16, month, day, hour,
+ * minute, second bytes, nanos as an int32, then the zone: an offset id like `Z` or `+08:00`, or a
+ * region like `Asia/Shanghai`) → the instant as a `Date`.
+ */
+function readZoned(r: Reader): Date {
+  const y = r.fixed(2, "int") as number;
+  const [mo, d, h, mi, s] = [r.byte(), r.byte(), r.byte(), r.byte(), r.byte()];
+  const ms = Math.floor(readInt32(r) / 1e6);
+  const c = r.peek();
+  if (c < 0x49 || c > 0x7e) r.fail("a zone id expected");
+  const zone = readString(r);
+  const local = new Date(0);
+  local.setUTCFullYear(y, mo - 1, d);
+  local.setUTCHours(h, mi, s, ms);
+  const t = local.getTime();
+  const fixed = offsetOf(zone);
+  if (fixed !== undefined) return toDate(r, t - fixed);
+  // A region: its offset at that local time (and again at the instant found, across a DST change).
+  const first = regionOffset(zone, t);
+  if (first === undefined) return r.fail(`unknown time zone "${zone}"`);
+  return toDate(r, t - (regionOffset(zone, t - first) ?? first));
+}
+
+/** The offset in ms of `Z`, `+08:00`, `-0530`, `UTC`, `GMT+8`, `UT-01:00`…; undefined for a region. */
+function offsetOf(zone: string): number | undefined {
+  const m = /^(?:Z|UTC|GMT|UT)?(?:([+-])(\d{1,2})(?::?(\d{2}))?(?::?(\d{2}))?)?$/.exec(zone);
+  if (!m) return undefined;
+  if (!m[1]) return 0;
+  const v = ((Number(m[2]) * 60 + Number(m[3] ?? 0)) * 60 + Number(m[4] ?? 0)) * 1000;
+  return m[1] === "-" ? -v : v;
+}
+
+const REGIONS = new Map<string, Intl.DateTimeFormat>();
+
+/** A time zone region's offset in ms at the instant `t`, from the runtime's time zone data. */
+function regionOffset(zone: string, t: number): number | undefined {
+  let f = REGIONS.get(zone);
+  if (!f) {
+    try {
+      f = new Intl.DateTimeFormat("en-US", {
+        timeZone: zone, hourCycle: "h23", year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric", second: "numeric",
+      });
+    } catch {
+      return undefined;
+    }
+    REGIONS.set(zone, f);
+  }
+  const p: Record<string, number> = {};
+  for (const x of f.formatToParts(new Date(t))) p[x.type] = Number(x.value);
+  const wall = new Date(0);
+  wall.setUTCFullYear(p.year, p.month - 1, p.day);
+  wall.setUTCHours(p.hour, p.minute, p.second, 0);
+  return wall.getTime() - (t - (((t % 1000) + 1000) % 1000));
 }
 
 function readString(r: Reader): string {

@@ -9,7 +9,8 @@ import { ByteWriter } from "../bytes.js";
  * decorated classes as typed objects (`0x92` + their `@JavaClass` name as a symbol, then the
  * object, field names as symbols), maps and arrays without class names (Java reads `HashMap`
  * and `ArrayList`), an object or array met again as a reference to its first path. Numbers as
- * declared (`T.int32` int, `T.int64` long, else double), `bigint` as long, `Date` as a timestamp.
+ * declared (`T.int32` int, `T.int64` long, else double), `bigint` as long (past 64 bits as a
+ * `BigInteger`, which a Java `BigInteger` field reads), `Date` as a timestamp.
  */
 const ANY: TypeDesc = { kind: "any" };
 
@@ -53,11 +54,33 @@ export class JsonbWriter extends ByteWriter {
       this.len += 4;
       return;
     }
-    if (v < -(2n ** 63n) || v >= 2n ** 63n) throw new TypeError(`${v} does not fit a Java long`);
+    if (v < -(2n ** 63n) || v >= 2n ** 63n) return this.bigInteger(v);
     this.byte(0xbe);
     this.room(8);
     this.buf.writeBigInt64BE(v, this.len);
     this.len += 8;
+  }
+
+  /** A `java.math.BigInteger` as fastjson2 writes one: `0xba` and an int64 when it fits, else `0xbb` and its bytes. */
+  private bigIntegerValue(v: bigint): undefined {
+    if (v < -(2n ** 63n) || v >= 2n ** 63n) return this.bigInteger(v);
+    this.byte(0xba);
+    this.int64(v);
+  }
+
+  /** Past a long: `0xbb`, the length, then the two's complement bytes (Java's `BigInteger.toByteArray()`). */
+  private bigInteger(v: bigint): undefined {
+    const bits = (v < 0n ? -v - 1n : v).toString(2).length;
+    const n = Math.floor(bits / 8) + 1;
+    let x = v < 0n ? (1n << BigInt(8 * n)) + v : v;
+    const out = Buffer.alloc(n);
+    for (let i = n - 1; i >= 0; i--) {
+      out[i] = Number(x & 0xffn);
+      x >>= 8n;
+    }
+    this.byte(0xbb);
+    this.int32(n);
+    this.raw(out);
   }
 
   double(v: number): undefined {
@@ -146,7 +169,7 @@ export class JsonbWriter extends ByteWriter {
       case "boolean":
         return this.byte(v ? 0xb1 : 0xb0);
       case "bigint":
-        return this.int64(BigInt(v as bigint));
+        return t.java ? this.bigIntegerValue(BigInt(v as bigint)) : this.int64(BigInt(v as bigint));
       case "date":
         return this.date(v instanceof Date ? v : new Date(v as string));
       case "bytes":

@@ -10,6 +10,7 @@ public class User implements Serializable {
     public String name;
     public int age;
     public long id;
+    public java.math.BigInteger big;
     public double score;
     public boolean active;
     public Date born;
