@@ -27,4 +27,5 @@ export const DEFAULT_LIMITS: Limits = {
   maxXmlElements: 20_000,
   maxXmlAttributes: 10_000,
   maxXmlElementAttributes: 256,
+  maxXmlBytes: 1024 * 1024,
 };
