@@ -49,4 +49,21 @@ describe("createServer limits: undefined keeps the default, bad values and unkno
     assert.doesNotThrow(() => createServer({ limits: { maxFormFields: Number.POSITIVE_INFINITY, maxXmlDepth: 0, maxBodyBytes: 1024 } }));
     assert.equal(DEFAULT_LIMITS.maxBodyBytes, 4 * 1024 * 1024, "the defaults are not changed by a server's limits");
   });
+
+  it("timeouts: NaN, negative or non-number idleTimeoutMs / headersTimeoutMs / requestTimeoutMs / bodyIdleTimeoutMs → TypeError naming it (NaN switched the idle sweep off)", () => {
+    for (const name of ["idleTimeoutMs", "headersTimeoutMs", "requestTimeoutMs", "bodyIdleTimeoutMs"] as const) {
+      for (const [v, shown] of [
+        [Number.NaN, "NaN"],
+        [-1, "-1"],
+        ["5000", '"5000"'],
+      ] as const) {
+        assert.throws(
+          () => createServer({ [name]: v as unknown as number }),
+          (e: unknown) => e instanceof TypeError && e.message === `createServer: ${name} must be a number of milliseconds >= 0 (or left out for the default), got ${shown}`,
+          `${name} ${String(v)}`,
+        );
+      }
+      assert.doesNotThrow(() => createServer({ [name]: 0 }));
+    }
+  });
 });
