@@ -37,6 +37,12 @@ export interface BodyLimits {
   readonly maxXmlAttributes: number;
   /** Most attributes of one XML element. */
   readonly maxXmlElementAttributes: number;
+  /**
+   * Largest XML document handed to the XML parser, bytes (UTF-8, after decompression). XML costs
+   * 20–50× JSON per byte to parse (bench/parsers.mjs), so it has a byte limit of its own below
+   * `maxBodyBytes`.
+   */
+  readonly maxXmlBytes: number;
 }
 
 /**

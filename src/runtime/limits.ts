@@ -27,4 +27,30 @@ export const DEFAULT_LIMITS: Limits = {
   maxXmlElements: 20_000,
   maxXmlAttributes: 10_000,
   maxXmlElementAttributes: 256,
+  maxXmlBytes: 1024 * 1024,
 };
+
+/**
+ * The limits a server applies: the defaults with `given` over them. A limit given as `undefined`
+ * keeps its default, so `{ maxBodyBytes: env ? Number(env) : undefined }` never turns a limit
+ * off; any other value must be a number >= 0 (`Infinity` lifts the limit), and a name that is
+ * not a limit is refused: a `TypeError` naming it, at `createServer`.
+ */
+export function checkedLimits(given: Partial<Limits> | undefined, where: string): Limits {
+  const out: Record<string, number> = { ...DEFAULT_LIMITS };
+  if (given === undefined) return out as unknown as Limits;
+  if (typeof given !== "object" || given === null || Array.isArray(given)) {
+    throw new TypeError(`${where}: limits must be an object such as { maxBodyBytes: 1048576 }, got ${String(given)}`);
+  }
+  for (const [name, v] of Object.entries(given)) {
+    if (!Object.hasOwn(DEFAULT_LIMITS, name)) {
+      throw new TypeError(`${where}: limits.${name} is not a limit; the limits are ${Object.keys(DEFAULT_LIMITS).join(", ")}`);
+    }
+    if (v === undefined) continue;
+    if (typeof v !== "number" || Number.isNaN(v) || v < 0) {
+      throw new TypeError(`${where}: limits.${name} must be a number >= 0 (Infinity for no limit), got ${typeof v === "string" ? JSON.stringify(v) : String(v)}`);
+    }
+    out[name] = v;
+  }
+  return out as unknown as Limits;
+}

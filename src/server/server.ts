@@ -35,7 +35,7 @@ import { METADATA_SERVICE_V2 } from "../registry/metadata-proto.js";
 import { METADATA_V2_VERSION } from "../registry/instance.js";
 import type { Registry } from "../registry/registry.js";
 import { buildAuthorizer, buildInvoker, type Interceptor, invokerSeesContext } from "../runtime/interceptor.js";
-import { DEFAULT_LIMITS, type Limits } from "../runtime/limits.js";
+import { checkedLimits, type Limits } from "../runtime/limits.js";
 import { defaultUploadDir, UploadStore } from "../codec/upload-store.js";
 import { RestRouter } from "../runtime/rest-router.js";
 import { Router } from "../runtime/router.js";
@@ -54,7 +54,10 @@ export interface ServerOptions extends TransportOptions {
   interceptors?: readonly Interceptor[];
   /** Reject HTTP unary requests that lack `tri-protocol-version` (400). Default false. */
   requireProtocolVersion?: boolean;
-  /** Size limits; unspecified ones keep their defaults. */
+  /**
+   * Size limits; unspecified ones (left out or `undefined`) keep their defaults. Each must be a
+   * number >= 0 (`Infinity` lifts it); a bad value or an unknown name is a `TypeError`.
+   */
   limits?: Partial<Limits>;
   /**
    * Directory where streamed uploads (`FileUpload` parameters) larger than
@@ -226,7 +229,7 @@ export class TripleServer implements ServerCore {
     readonly options: ServerOptions = {},
     mounted = false,
   ) {
-    this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.limits = checkedLimits(options.limits, "createServer");
     this.uploads = new UploadStore(options.uploadDir ?? defaultUploadDir(), this.limits.maxUploadDiskBytes);
     this.requireProtocolVersion = options.requireProtocolVersion ?? false;
     this.interceptors = options.interceptors ?? [];

@@ -36,6 +36,12 @@ describe("prototype pollution: forbidden keys are dropped in every body type", (
     assert.equal(r.json().ownProto, false);
   });
 
+  it("JSON keys written with \\u escapes (issue 22): judged by the decoded key, dropped before an untyped parameter sees them", async () => {
+    const body = String.raw`{"\u005f\u005fproto__":{"polluted":1},"constr\u0075ctor":{"pr\u006ftotype":{"polluted":1}},"pr\u006ftotype":1,"ok":1}`;
+    assert.doesNotMatch(body, /__proto__|constructor|prototype/, "no key is written plainly");
+    cleanRecord(await record(JSON_HEADERS, body), ["ok"]);
+  });
+
   it("form", async () => {
     cleanRecord(await record(FORM, "__proto__=x&__proto__%5Bpolluted%5D=1&constructor=y&prototype=z&ok=1"), ["__proto__[polluted]", "ok"]);
     const r = await profile(FORM, "name=a&__proto__=x&constructor=y");

@@ -12,13 +12,19 @@ export interface BystanderReport {
   readonly failures: readonly string[];
 }
 
+/** How long a bystander calls at most when nobody stops it (a test that failed before its stop). */
+const BYSTANDER_LIFETIME_MS = 30_000;
+
 /**
  * A well-behaved client calling beside an attack: greets in a loop over HTTP/1.1 and HTTP/2, each
  * given `timeoutMs` to answer, the slowest answer recorded. A server whose event loop is held by
- * one hostile body shows up here as a slow or missing answer.
+ * one hostile body shows up here as a slow or missing answer. It stops by itself after
+ * `lifetimeMs`, so a test that fails before calling `stop()` still ends its file in bounded time
+ * (instead of the runner's per-file timeout).
  */
 export class Bystander {
   private stopped = false;
+  private readonly lifetime: NodeJS.Timeout;
   private calls = 0;
   private maxMs = 0;
   private readonly failures: string[] = [];
@@ -28,8 +34,11 @@ export class Bystander {
   constructor(
     url: string,
     private readonly timeoutMs = 5_000,
+    lifetimeMs = BYSTANDER_LIFETIME_MS,
   ) {
     this.h2 = new H2(url);
+    this.lifetime = setTimeout(() => void this.stop(), lifetimeMs);
+    this.lifetime.unref();
     this.loops = [
       this.loop(() => post1(url, "/greet.GreetService/Greet", GREET_INIT)),
       this.loop(() => this.h2.request("/greet.GreetService/Greet", GREET_INIT)),
@@ -60,6 +69,7 @@ export class Bystander {
 
   async stop(): Promise<BystanderReport> {
     this.stopped = true;
+    clearTimeout(this.lifetime);
     await Promise.all(this.loops);
     this.h2.close();
     return { calls: this.calls, maxMs: Math.round(this.maxMs), failures: this.failures };

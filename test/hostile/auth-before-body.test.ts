@@ -32,6 +32,9 @@ const NOT_JSON = "{ this is not json";
 /** Two arguments where the method takes one: a decode error that would name the count. */
 const TOO_MANY = '["a","b"]';
 
+/** Each test is bounded: without the early check a request with an open body would wait forever. */
+const BOUNDED = { timeout: 5_000 };
+
 describe("hostile: authentication runs on the headers, before any body byte is parsed", () => {
   let server: TripleServer;
   let url: string;
@@ -60,13 +63,13 @@ describe("hostile: authentication runs on the headers, before any body byte is p
 
   for (const v of ["1.1", "2"] as const) {
     const send = v === "1.1" ? request1 : request2;
-    it(`Triple HTTP/${v}: an undecodable or over-long body without a token is 401, not a decode error`, async () => {
+    it(`Triple HTTP/${v}: an undecodable or over-long body without a token is 401, not a decode error`, BOUNDED, async () => {
       for (const body of [NOT_JSON, TOO_MANY]) {
         assertTriple401(await send(url, "/hostile.Vault/get", { headers: { "content-type": "application/json" }, body }));
       }
     });
 
-    it(`Triple HTTP/${v}: the 401 comes while the body is still being sent (it is never read)`, async () => {
+    it(`Triple HTTP/${v}: the 401 comes while the body is still being sent (it is never read)`, BOUNDED, async () => {
       const r = await send(url, "/hostile.Vault/get", {
         headers: { "content-type": "application/x-www-form-urlencoded" },
         body: "a&".repeat(50_000),
@@ -75,7 +78,7 @@ describe("hostile: authentication runs on the headers, before any body byte is p
       assertTriple401(r);
     });
 
-    it(`Connect unary over HTTP/${v}: a garbage body without a token is unauthenticated, not invalid_argument`, async () => {
+    it(`Connect unary over HTTP/${v}: a garbage body without a token is unauthenticated, not invalid_argument`, BOUNDED, async () => {
       const r = await send(url, "/hostile.Vault/get", {
         headers: { "content-type": "application/json", "connect-protocol-version": "1" },
         body: NOT_JSON,
@@ -85,14 +88,14 @@ describe("hostile: authentication runs on the headers, before any body byte is p
       assert.equal(JSON.parse(r.text()).code, "unauthenticated");
     });
 
-    it(`Connect GET over HTTP/${v}: an undecodable message without a token is unauthenticated`, async () => {
+    it(`Connect GET over HTTP/${v}: an undecodable message without a token is unauthenticated`, BOUNDED, async () => {
       const q = `connect=v1&encoding=json&message=${encodeURIComponent(NOT_JSON)}`;
       const r = await send(url, `/hostile.Vault/get?${q}`, { method: "GET" });
       assert.equal(r.status, 401, r.text());
       assert.equal(JSON.parse(r.text()).code, "unauthenticated");
     });
 
-    it(`gRPC-Web over HTTP/${v}: an open stream of garbage without a token ends with grpc-status 16`, async () => {
+    it(`gRPC-Web over HTTP/${v}: an open stream of garbage without a token ends with grpc-status 16`, BOUNDED, async () => {
       const r = await send(url, "/hostile.Vault/get", {
         headers: { "content-type": "application/grpc-web+proto" },
         body: frame(Buffer.alloc(64, 0xff)),
@@ -104,7 +107,7 @@ describe("hostile: authentication runs on the headers, before any body byte is p
     });
   }
 
-  it("Connect stream: a garbage envelope on an open stream without a token ends unauthenticated", async () => {
+  it("Connect stream: a garbage envelope on an open stream without a token ends unauthenticated", BOUNDED, async () => {
     const r = await request2(url, "/hostile.Vault/watch", {
       headers: { "content-type": "application/connect+json", "connect-protocol-version": "1" },
       body: envelope(0, NOT_JSON),
@@ -113,7 +116,7 @@ describe("hostile: authentication runs on the headers, before any body byte is p
     assert.match(r.text(), /"code":"unauthenticated"/);
   });
 
-  it("gRPC: an undecodable message on a stream that never ends is answered 16 at once", async () => {
+  it("gRPC: an undecodable message on a stream that never ends is answered 16 at once", BOUNDED, async () => {
     const session = http2.connect(url);
     session.on("error", () => {});
     try {
@@ -134,7 +137,7 @@ describe("hostile: authentication runs on the headers, before any body byte is p
     }
   });
 
-  it("with a valid token the same method is called, and the verifier ran once per call", async () => {
+  it("with a valid token the same method is called, and the verifier ran once per call", BOUNDED, async () => {
     const before = verified;
     const r = await request1(url, "/hostile.Vault/get", {
       headers: { "content-type": "application/json", authorization: "Bearer good" },

@@ -15,7 +15,8 @@ function attrs(n: number, from = 0): string {
  * Issue 22, break 7: one 2.3 MB document with 200k attributes blocked the event loop 1.6 s and
  * added 318 MB of RSS; four senders cut a good client's success rate to 66 %. A linear pre-scan
  * now counts elements, attributes (per element and in total) and depth before fast-xml-parser
- * builds anything, and refuses a document over a limit with 413 (400 for depth) naming it.
+ * builds anything, and refuses a document over a limit with 413 (400 for depth) naming it. A
+ * narrow document is bounded too: past `limits.maxXmlBytes` (1 MiB) it is refused before parsing.
  */
 describe("hostile: wide XML (issue 22, break 7)", () => {
   let server: ServerChild;
@@ -52,6 +53,21 @@ describe("hostile: wide XML (issue 22, break 7)", () => {
     const { reply, ms } = await timedPost(server.url, "/robust.User/Register", { headers: XML, body }, 10_000);
     assertRefused(reply, 413, "resource_exhausted", /more than 20000 elements \(limits\.maxXmlElements\)/);
     assert.ok(ms < 1_500, `took ${ms} ms`);
+  });
+
+  it("4 senders of a narrow 4 MB document (one long text node, within every shape limit) → 413 naming maxXmlBytes, each within 1.5 s; greets beside answer", async () => {
+    // Before maxXmlBytes: fast-xml-parser took ~1.2 s and ~170 MB per document (noisy), so four
+    // of them held the event loop ~5 s, which the bystander's 1.5 s bound catches.
+    const body = `<user><username>u</username><location>${"lorem ipsum ".repeat(340_000)}</location></user>`;
+    assert.ok(body.length > 4_000_000 && body.length < 4 * 1024 * 1024, "under the body limit");
+    const bystander = new Bystander(server.url);
+    const all = await Promise.all(Array.from({ length: 4 }, () => timedPost(server.url, "/robust.User/Register", { headers: XML, body }, 10_000)));
+    for (const { reply, ms } of all) {
+      assertRefused(reply, 413, "resource_exhausted", /XML document is larger than 1048576 bytes \(limits\.maxXmlBytes\)/);
+      assert.ok(ms < 1_500, `took ${ms} ms`);
+    }
+    await bystander.assertResponsive(1_500);
+    await server.assertHealthy();
   });
 
   it("65 levels deep → 400 naming maxXmlDepth; an ordinary document still binds", async () => {

@@ -108,6 +108,22 @@ describe("checkXmlShape (the XML pre-scan)", () => {
     assert.ok(performance.now() - t < 1_000, "the refusal should cost a scan, not a parse");
   });
 
+  it("maxXmlBytes: a document of exactly the limit parses; one byte more → 413 naming it; UTF-8 bytes count, not characters", () => {
+    const limits = { ...DEFAULT_LIMITS, maxXmlBytes: 64 };
+    const doc = (n: number, ch = "x") => `<r><t>${ch.repeat(n)}</t></r>`; // 14 bytes of markup
+    assert.deepEqual(parseXml(doc(50), limits), { t: "x".repeat(50) });
+    assertLimit(() => parseXml(doc(51), limits), Code.ResourceExhausted, 413, /XML document is larger than 64 bytes \(limits\.maxXmlBytes\)/);
+    // 25 "é" are 25 characters but 50 bytes: 64 in all, within; 26 are 66 bytes.
+    assert.deepEqual(parseXml(doc(25, "é"), limits), { t: "é".repeat(25) });
+    assertLimit(() => parseXml(doc(26, "é"), limits), Code.ResourceExhausted, 413, /maxXmlBytes/);
+  });
+
+  it("maxXmlBytes is checked after the shape: a wide document still names the shape limit; the default is 1 MiB", () => {
+    assert.equal(DEFAULT_LIMITS.maxXmlBytes, 1024 * 1024);
+    const wide = `<r${' a="1"'.repeat(300)}/>`;
+    assertLimit(() => parseXml(wide, { ...DEFAULT_LIMITS, maxXmlBytes: 16 }), Code.ResourceExhausted, 413, /maxXmlElementAttributes/);
+  });
+
   it("unterminated quotes, comments and tags end the scan (the validator reports them after)", () => {
     for (const s of ['<r a="1', "<r><!-- x", "<r><![CDATA[ x", "<r", "<?x", "</r", "<!x"]) checkXmlShape(s, XML_LIMITS);
   });

@@ -53,6 +53,21 @@ function countOption(name: string, v: number | undefined): number | undefined {
   throw new TypeError(`createServer: ${name} must be a whole number >= 1 (or left out for the default), got ${String(v)}`);
 }
 
+/** The timeouts: each undefined (the default) or a number of ms >= 0. */
+const DURATION_OPTIONS = ["idleTimeoutMs", "headersTimeoutMs", "requestTimeoutMs", "bodyIdleTimeoutMs"] as const;
+
+/**
+ * Refuses a timeout that is not a number >= 0: NaN or a negative value would otherwise switch
+ * the timeout off without a word (every comparison with NaN is false).
+ */
+function checkDurations(options: TransportOptions): void {
+  for (const name of DURATION_OPTIONS) {
+    const v: unknown = options[name];
+    if (v === undefined || (typeof v === "number" && v >= 0)) continue;
+    throw new TypeError(`createServer: ${name} must be a number of milliseconds >= 0 (or left out for the default), got ${typeof v === "string" ? JSON.stringify(v) : String(v)}`);
+  }
+}
+
 /** The HPACK size of a header list: name and value octets plus 32 per field (RFC 7541 §4.1). */
 function headerListSize(raw: readonly string[]): number {
   let n = 0;
@@ -116,6 +131,7 @@ export class OnePortListener {
     private readonly handlers: ListenerHandlers,
     readonly options: TransportOptions = {},
   ) {
+    checkDurations(options);
     this.maxHeaderBytes = options.maxHeaderBytes ?? 16 * 1024;
     this.guard = new ConnectionGuard(
       countOption("maxConnections", options.maxConnections) ?? defaultMaxConnections(),

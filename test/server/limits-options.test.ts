@@ -1,0 +1,69 @@
+import * as assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { createServer, DEFAULT_LIMITS, type Limits } from "../../src/index.js";
+import { JSON_HEADERS, post1 } from "../helpers/http.js";
+import { CalcService } from "./fixtures.js";
+
+/**
+ * Every protection of the hardening rounds is a limit: a limit that silently turns itself off is
+ * a hole. `{ ...DEFAULT_LIMITS, ...given }` let `maxBodyBytes: undefined` (what
+ * `env ? Number(env) : undefined` gives) or `NaN` (what `Number("4MB")` gives) disable it, since
+ * every comparison with them is false.
+ */
+describe("createServer limits: undefined keeps the default, bad values and unknown names are refused", () => {
+  it("a limit given as undefined keeps its default: a 5 MiB body is still 413", async () => {
+    const server = createServer({ services: [new CalcService()], limits: { maxBodyBytes: undefined, maxFormFields: undefined } });
+    await server.listen({ port: 0, host: "127.0.0.1" });
+    try {
+      const r = await post1(server.url, "/test.Calc/add", { headers: JSON_HEADERS, body: `[1,2${" ".repeat(5 << 20)}]` });
+      assert.equal(r.status, 413, r.text().slice(0, 200));
+      assert.match(r.text(), /4194304/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("NaN, a negative number, a string, null → TypeError naming the limit", () => {
+    for (const [v, shown] of [
+      [Number.NaN, "NaN"],
+      [-1, "-1"],
+      ["4MB", '"4MB"'],
+      [null, "null"],
+    ] as const) {
+      assert.throws(
+        () => createServer({ limits: { maxBodyBytes: v as unknown as number } }),
+        (e: unknown) => e instanceof TypeError && e.message === `createServer: limits.maxBodyBytes must be a number >= 0 (Infinity for no limit), got ${shown}`,
+        String(v),
+      );
+    }
+  });
+
+  it("an unknown name → TypeError listing the limits", () => {
+    assert.throws(
+      () => createServer({ limits: { maxBodySize: 10 } as unknown as Partial<Limits> }),
+      /createServer: limits\.maxBodySize is not a limit; the limits are maxBodyBytes, .*maxXmlBytes/,
+    );
+  });
+
+  it("Infinity lifts a limit; 0 and whole numbers are kept", () => {
+    assert.doesNotThrow(() => createServer({ limits: { maxFormFields: Number.POSITIVE_INFINITY, maxXmlDepth: 0, maxBodyBytes: 1024 } }));
+    assert.equal(DEFAULT_LIMITS.maxBodyBytes, 4 * 1024 * 1024, "the defaults are not changed by a server's limits");
+  });
+
+  it("timeouts: NaN, negative or non-number idleTimeoutMs / headersTimeoutMs / requestTimeoutMs / bodyIdleTimeoutMs → TypeError naming it (NaN switched the idle sweep off)", () => {
+    for (const name of ["idleTimeoutMs", "headersTimeoutMs", "requestTimeoutMs", "bodyIdleTimeoutMs"] as const) {
+      for (const [v, shown] of [
+        [Number.NaN, "NaN"],
+        [-1, "-1"],
+        ["5000", '"5000"'],
+      ] as const) {
+        assert.throws(
+          () => createServer({ [name]: v as unknown as number }),
+          (e: unknown) => e instanceof TypeError && e.message === `createServer: ${name} must be a number of milliseconds >= 0 (or left out for the default), got ${shown}`,
+          `${name} ${String(v)}`,
+        );
+      }
+      assert.doesNotThrow(() => createServer({ [name]: 0 }));
+    }
+  });
+});
