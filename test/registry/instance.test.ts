@@ -301,6 +301,45 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
     }
   });
 
+  it("warm-up holds at both levels: a provider announcing warmup (ms) ramps its weight from its timestamp (the instance's at application level), as Dubbo's balancers do", async () => {
+    const rev = "e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4";
+    const warm = 4000;
+    const since = Date.now() - warm / 2;
+    const iStub = await StubProvider.start({ id: "warm-iface", app: "warm-iface", revision: rev, services: (p) => echoServiceInfo(ECHO_SERVICE, p) });
+    const aStub = await StubProvider.start({ id: "warm-inst", app: "warm-inst", revision: rev, services: (p) => echoServiceInfo(ECHO_SERVICE, p, { warmup: String(warm), weight: "100" }) });
+    stubs.push(iStub, aStub);
+    const url = `tri://127.0.0.1:${iStub.port}/${ECHO_SERVICE}?application=warm-iface&dubbo=2.0.2&interface=${ECHO_SERVICE}&methods=fail,sayHello,whoami&side=provider&timestamp=${since}&warmup=${warm}&weight=100`;
+    const node = `/dubbo/${ECHO_SERVICE}/providers/${encodeURIComponent(url)}`;
+    const inst = JSON.parse(javaInstanceJson("warm-inst", aStub.port, rev));
+    inst.payload.metadata.timestamp = String(since);
+    await kazoo(zk.hostPort, [
+      { op: "create", path: node, data: "127.0.0.1" },
+      { op: "create", path: `/services/warm-inst/127.0.0.1:${aStub.port}`, data: JSON.stringify(inst) },
+    ]);
+    try {
+      const cIface = consumer({ discovery: "interface", protocol: "grpc" });
+      const cInst = consumer({ discovery: "instance", providedBy: "warm-inst", protocol: "grpc" });
+      assert.equal(await cIface.whoami(), "warm-iface");
+      assert.equal(await cInst.whoami(), "warm-inst");
+      const [pIface] = clientProviders(cIface);
+      const [pInst] = clientProviders(cInst);
+      for (const p of [pIface, pInst]) {
+        assert.equal(p.fullWeight, 100);
+        assert.deepEqual(p.warmUp, { since, ms: warm });
+        assert.ok(p.weight >= 45 && p.weight < 100, `half-way through the warm-up: weight ${p.weight}`);
+      }
+      await new Promise((r) => setTimeout(r, Math.max(0, since + warm - Date.now()) + 50));
+      assert.equal(pIface.weight, 100, "warm: the full weight");
+      assert.equal(pInst.weight, 100);
+      assert.equal(clientProviders(cInst)[0], pInst, "the same provider object throughout");
+    } finally {
+      await kazoo(zk.hostPort, [
+        { op: "delete", path: node },
+        { op: "delete", path: "/services/warm-inst" },
+      ]);
+    }
+  });
+
   it("mixed cluster under load: a Java-style stub (instance + interface) and two triple-rpc processes (all); auto spreads over three, one address one provider; SIGKILL of ours loses no call; a new one gets calls within a second", async () => {
     const rev = "11112222333344445555666677778888";
     const java = await StubProvider.start({ id: "java", app: "java-mixed", revision: rev, services: (p) => echoServiceInfo(ECHO_SERVICE, p) });

@@ -5,7 +5,7 @@ import { InstanceSubscription } from "../../registry/instance-subscription.js";
 import { consumerUrl } from "../../registry/service-url.js";
 import { type DubboUrl, hostPort, type ServiceKey } from "../../registry/url.js";
 import type { MethodDescriptor } from "../../service/descriptors.js";
-import { isValidWeight, Provider } from "../../transport/client/provider.js";
+import { isValidWeight, Provider, type WarmUp } from "../../transport/client/provider.js";
 import type { Logger } from "../../runtime/logger.js";
 import type { Directory } from "./directory.js";
 
@@ -120,11 +120,12 @@ export class RegistryDirectory implements Directory {
       const weight = url.params.weight !== undefined && isValidWeight(w) ? w : 100;
       // Provider writes the address in URL's canonical form ([::1], lower case), which is what
       // the same provider is known by across notifications.
-      const candidate = new Provider(`${this.o.secure ? "https" : "http"}://${hostPort(url.host, url.port)}`, weight);
+      const warmUp = warmUpOf(url.params);
+      const candidate = new Provider(`${this.o.secure ? "https" : "http"}://${hostPort(url.host, url.port)}`, weight, warmUp);
       if (seen.has(candidate.address)) continue;
       seen.add(candidate.address);
       const old = current.get(candidate.address);
-      const provider = old && old.weight === weight ? old : candidate;
+      const provider = old && old.fullWeight === weight && sameWarmUp(old.warmUp, warmUp) ? old : candidate;
       provider.leaving = false; // listed: whatever it announced before, it is back
       next.push(provider);
     }
@@ -164,6 +165,21 @@ export class RegistryDirectory implements Directory {
     if (consumer) await registry.unregister(consumer).catch(() => {});
     if (owned) await registry.close().catch(() => {});
   }
+}
+
+/**
+ * The warm-up a provider URL announces: Dubbo's `warmup` (ms) counted from its `timestamp`
+ * (at application level, the instance's). None without an explicit `warmup` (Dubbo's consumers
+ * would assume 10 minutes; ours ramp only providers that ask for it).
+ */
+export function warmUpOf(params: Readonly<Record<string, string>>): WarmUp | undefined {
+  const ms = Number(params.warmup);
+  const since = Number(params.timestamp);
+  return Number.isFinite(ms) && ms > 0 && Number.isFinite(since) && since > 0 ? { since, ms } : undefined;
+}
+
+function sameWarmUp(a: WarmUp | undefined, b: WarmUp | undefined): boolean {
+  return a === b || (a !== undefined && b !== undefined && a.since === b.since && a.ms === b.ms);
 }
 
 /** What {@link registryDirectory} needs besides the client's options. */
