@@ -387,6 +387,11 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
 
   it("two processes racing to add their application to the same interface mappings: both names kept in every mapping (compare-and-set retried)", async () => {
     const child = path.join(__dirname, "mapping-child.js");
+    // The mappings exist already (another application wrote them): both racers read "seed" and
+    // both try to write "seed,<own>", so one set must fail on the version and be redone. (Were the
+    // nodes missing, the loser of the create would simply append: no compare-and-set needed.)
+    const names = Array.from({ length: 30 }, (_, i) => `/dubbo/mapping/org.example.race.Service${i}`);
+    await kazoo(zk.hostPort, names.map((p) => ({ op: "create" as const, path: p, data: "seed" })));
     const startAt = Date.now() + 1500;
     const run = (app: string) =>
       new Promise<void>((resolve, reject) => {
@@ -402,8 +407,8 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
       zk.hostPort,
       Array.from({ length: 30 }, (_, i) => ({ op: "get" as const, path: `/dubbo/mapping/org.example.race.Service${i}` })),
     )) as (KazooGet | null)[];
-    for (const g of got) assert.deepEqual(g?.data.split(",").sort(), ["racer-a", "racer-b"]);
-    assert.ok(got.some((g) => (g?.version ?? 0) > 0), "some mapping was updated after its creation");
+    for (const g of got) assert.deepEqual(g?.data.split(",").sort(), ["racer-a", "racer-b", "seed"], "no application dropped");
+    assert.ok(got.every((g) => g?.version === 2), "each mapping written exactly twice: one append per racer");
   });
 
   it("instance level keeps issue 17's failure behaviour: empty protection, and after a session expiry (ZooKeeper wiped) the instance node, mapping and report are re-created and consumers follow again", async () => {
