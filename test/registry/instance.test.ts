@@ -18,6 +18,23 @@ import { echoServiceInfo, goInstanceJson, javaInstanceJson, StubProvider } from 
 
 const skip = zookeeperMissing() ?? kazooMissing();
 
+/** A service whose one method waits until the test lets it answer. */
+@Service("org.example.registry.HoldService")
+class HoldService {
+  started = false;
+  release: () => void = () => {};
+  private readonly gate = new Promise<void>((r) => {
+    this.release = r;
+  });
+
+  @Method()
+  async hold(): Promise<string> {
+    this.started = true;
+    await this.gate;
+    return "released";
+  }
+}
+
 @Service("org.example.registry.LateService")
 class LateService {
   @Method()
@@ -166,6 +183,39 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
     await s.close();
     assert.equal(await get(zk, `/services/demo/127.0.0.1:${port}`), null, "close() removed the instance node");
     assert.deepEqual(await children(zk, `/dubbo/${ECHO_SERVICE}/providers`), []);
+  });
+
+  it("close() removes the instance node (and the interface-level node) first, then drains: while a call is still running, both are gone", async () => {
+    const hold = new HoldService();
+    const s = createServer({ services: [hold], registry: zk.address(4000), application: "closing-app" });
+    servers.push(s);
+    await s.listen({ port: 0 });
+    const port = s.address.port;
+    const node = `/services/closing-app/127.0.0.1:${port}`;
+    assert.ok(await get(zk, node), "registered");
+    const c = createClient(HoldService, { providers: [`127.0.0.1:${port}`] });
+    clients.push(c);
+    let answered = false;
+    const call = c.hold().then((v) => {
+      answered = true;
+      return v;
+    });
+    await waitFor(() => hold.started, 5000, "the call to start");
+    const closing = s.close();
+    try {
+      let gone = false;
+      for (const deadline = Date.now() + 3000; !gone && Date.now() < deadline; ) {
+        gone = (await get(zk, node)) === null;
+        if (!gone) await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.ok(gone, "the instance node is removed while the call is still draining");
+      assert.deepEqual(await children(zk, "/dubbo/org.example.registry.HoldService/providers"), [], "and the interface-level node");
+      assert.equal(answered, false, "the call is still running: the drain comes after");
+    } finally {
+      hold.release();
+    }
+    assert.equal(await call, "released", "the drained call is answered");
+    await closing;
   });
 
   it("registerMode interface writes no instance; instance writes no interface-level node; metadataStorage remote writes the report Java reads", async () => {
