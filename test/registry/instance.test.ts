@@ -1,20 +1,15 @@
 import * as assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
-import * as grpc from "@grpc/grpc-js";
-import * as protoLoader from "@grpc/proto-loader";
 import { clientProviders, closeClient, createClient, createServer, Method, Service, type TripleServer } from "../../src/index.js";
 import { VERSION } from "../../src/protocol/version.js";
 import { calRevision } from "../../src/registry/instance.js";
-import { METADATA_SERVICE_V2_PROTO } from "../../src/registry/metadata-proto.js";
 import { type KazooGet, kazoo, kazooMissing, ZooKeeperServer, zookeeperMissing } from "../helpers/zookeeper.js";
 import { ProviderProcess } from "./children.js";
 import { ECHO_SERVICE, EchoService, loadLoop, stopAllLoads, waitFor } from "./services.js";
-import { echoServiceInfo, goInstanceJson, javaInstanceJson, StubProvider } from "./stub-provider.js";
+import { echoServiceInfo, goInstanceJson, javaInstanceJson, metadataClient, StubProvider } from "./stub-provider.js";
 
 const skip = zookeeperMissing() ?? kazooMissing();
 
@@ -41,22 +36,6 @@ class LateService {
   async ping(): Promise<string> {
     return "pong";
   }
-}
-
-/** A grpc-js client of MetadataServiceV2 built from Dubbo's .proto (not our code). */
-function metadataClient(port: number): { get(revision: string, headers?: Record<string, string>): Promise<any>; close(): void } {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "triple-rpc-msv2-")), "metadata_service_v2.proto");
-  fs.writeFileSync(file, METADATA_SERVICE_V2_PROTO);
-  const def = grpc.loadPackageDefinition(protoLoader.loadSync(file, { keepCase: true, longs: Number, defaults: true })) as any;
-  const c = new def.org.apache.dubbo.metadata.MetadataServiceV2(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
-  return {
-    get(revision, headers = {}) {
-      const md = new grpc.Metadata();
-      for (const [k, v] of Object.entries(headers)) md.set(k, v);
-      return new Promise((resolve, reject) => c.GetMetadataInfo({ revision }, md, (e: Error | null, v: unknown) => (e ? reject(e) : resolve(v))));
-    },
-    close: () => c.close(),
-  };
 }
 
 async function get(zk: ZooKeeperServer, p: string): Promise<KazooGet | null> {

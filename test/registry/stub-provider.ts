@@ -151,3 +151,19 @@ export function echoServiceInfo(iface: string, port: number, extra: Record<strin
     },
   };
 }
+
+/** A grpc-js client of MetadataServiceV2 built from Dubbo's .proto (not our code). */
+export function metadataClient(port: number): { get(revision: string, headers?: Record<string, string>): Promise<any>; close(): void } {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "triple-rpc-msv2-")), "metadata_service_v2.proto");
+  fs.writeFileSync(file, METADATA_SERVICE_V2_PROTO);
+  const def = grpc.loadPackageDefinition(protoLoader.loadSync(file, { keepCase: true, longs: Number, defaults: true })) as any;
+  const c = new def.org.apache.dubbo.metadata.MetadataServiceV2(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+  return {
+    get(revision, headers = {}) {
+      const md = new grpc.Metadata();
+      for (const [k, v] of Object.entries(headers)) md.set(k, v);
+      return new Promise((resolve, reject) => c.GetMetadataInfo({ revision }, md, (e: Error | null, v: unknown) => (e ? reject(e) : resolve(v))));
+    },
+    close: () => c.close(),
+  };
+}
