@@ -315,6 +315,32 @@ export class TripleServer implements ServerCore {
   }
 
   /**
+   * Withdraws a service registered before (the same implementation, version and group as given
+   * to `register`): its methods answer `unimplemented` (HTTP 404) to new calls, calls already
+   * running finish, and it may be registered again. With a registry, its interface-level node is
+   * removed and a new metadata revision published (MetadataServiceV2, report, instance node).
+   * Throws a TypeError when that implementation is not registered under that version and group.
+   */
+  unregister(implementation: object, options: RegistrationOptions = {}): this {
+    const base = describeService(implementationClass(implementation));
+    const version = options.version ?? base.version;
+    const group = options.group ?? base.group;
+    const key = `${base.name}\0${version}\0${group}`;
+    if (this.claimed.get(key) !== implementation) {
+      const what = `service ${base.name}${version ? ` version "${version}"` : ""}${group ? ` group "${group}"` : ""}`;
+      throw new TypeError(`unregister: ${what} is not registered with this implementation; pass the instance (and version/group) given to register()`);
+    }
+    this.claimed.delete(key);
+    const service = this.services.find((s) => s.name === base.name && s.version === version && s.group === group) as ServiceDescriptor;
+    this.services.splice(this.services.indexOf(service), 1);
+    this.router.removeService(service);
+    this.rest?.removeService(service);
+    this.openapi?.invalidate();
+    if (!BUILT_IN_SERVICES.has(service.name)) void this.registration?.remove(service.name, version, group).catch(() => {});
+    return this;
+  }
+
+  /**
    * Reflection describes every registered service, so it is protected as soon as one method is:
    * a caller without a valid token learns nothing of a protected API. Decided per call, because
    * services may be registered after reflection is.

@@ -197,6 +197,40 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
     await closing;
   });
 
+  it("a service withdrawn at run time (server.unregister): its interface-level node goes, a new revision is published (the one before it was added), MetadataServiceV2 serves it; the mapping stays, as in Dubbo", async () => {
+    const s = await provider("w1", { application: "withdraw-app" });
+    const port = s.address.port;
+    const revisionNow = async () => JSON.parse((await get(zk, `/services/withdraw-app/127.0.0.1:${port}`))!.data).payload.metadata["dubbo.metadata.revision"] as string;
+    const waitRevision = async (not: string) => {
+      let r = not;
+      for (const deadline = Date.now() + 5000; r === not && Date.now() < deadline; ) {
+        await new Promise((res) => setTimeout(res, 50));
+        r = await revisionNow();
+      }
+      assert.notEqual(r, not, "a new revision in the instance node");
+      return r;
+    };
+    const first = await revisionNow();
+    const late = new LateService();
+    s.register(late);
+    const withLate = await waitRevision(first);
+    const lateProviders = "/dubbo/org.example.registry.LateService/providers";
+    assert.equal((await children(zk, lateProviders))?.length, 1);
+    s.unregister(late);
+    const after = await waitRevision(withLate);
+    assert.equal(after, first, "the same services as before: the same revision");
+    assert.deepEqual(await children(zk, lateProviders), [], "its interface-level node is removed");
+    assert.equal((await get(zk, "/dubbo/mapping/org.example.registry.LateService"))?.data.split(",").includes("withdraw-app"), true, "mappings are never removed");
+    const mc = metadataClient(port);
+    try {
+      const answer = await mc.get(after, { "tri-service-version": "2.0.0", "tri-service-group": "withdraw-app" });
+      assert.deepEqual(Object.keys(answer.services), [`${ECHO_SERVICE}:tri`]);
+    } finally {
+      mc.close();
+    }
+    await s.close();
+  });
+
   it("registerMode interface writes no instance; instance writes no interface-level node; metadataStorage remote writes the report Java reads", async () => {
     const a = await provider("only-interface", { application: "mode-iface", registerMode: "interface" });
     const b = await provider("only-instance", { application: "mode-inst", registerMode: "instance", metadataStorage: "remote", registryWeight: 150 });
