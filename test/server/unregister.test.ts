@@ -1,10 +1,26 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { createServer, type TripleServer } from "../../src/index.js";
+import { createServer, Method, Service, type TripleServer } from "../../src/index.js";
 import { UserService } from "../rest/fixtures.js";
 import { type Caller, http1Caller } from "./callers.js";
 
 const JSON_CT = { "content-type": "application/json" };
+
+@Service("demo.HeldService")
+class HeldService {
+  started = false;
+  release: () => void = () => {};
+  private readonly gate = new Promise<void>((r) => {
+    this.release = r;
+  });
+
+  @Method()
+  async hold(): Promise<string> {
+    this.started = true;
+    await this.gate;
+    return "done";
+  }
+}
 
 describe("server.unregister: a service withdrawn at run time", () => {
   let server: TripleServer;
@@ -50,6 +66,20 @@ describe("server.unregister: a service withdrawn at run time", () => {
     assert.equal((await rest()).status, 200, "registered again");
     assert.equal((await rpc()).status, 200);
     server.unregister(plain);
+  });
+
+  it("a call already running when its service is withdrawn finishes; the next one is 404", async () => {
+    const held = new HeldService();
+    server.register(held);
+    const running = caller.call("/demo.HeldService/hold", { method: "POST", headers: JSON_CT, body: "[]" });
+    for (const deadline = Date.now() + 5000; !held.started && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 10));
+    assert.ok(held.started);
+    server.unregister(held);
+    held.release();
+    const r = await running;
+    assert.equal(r.status, 200, r.text());
+    assert.equal(r.json(), "done");
+    assert.equal((await caller.call("/demo.HeldService/hold", { method: "POST", headers: JSON_CT, body: "[]" })).status, 404);
   });
 
   it("an implementation that is not registered (or not under that version) is a TypeError naming the fix", () => {
