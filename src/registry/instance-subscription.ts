@@ -16,6 +16,12 @@ import { type DubboUrl, matchesService, type ServiceKey } from "./url.js";
 
 /** How many application revisions a consumer keeps the metadata of. */
 const CACHED_REVISIONS = 256;
+/** First and longest wait before asking again for metadata that could not be had, ms (doubling in between). */
+const METADATA_RETRY_MS = 1000;
+const METADATA_RETRY_MAX_MS = 30_000;
+
+/** Metadata this client cannot read at all (MetadataService v1, a dubbo:// endpoint): not asked again. */
+class UnsupportedMetadata extends Error {}
 
 /** Settings of an {@link InstanceSubscription}. */
 export interface InstanceSubscriptionOptions {
@@ -33,6 +39,10 @@ interface AppState {
   urls: readonly DubboUrl[];
   /** Bumped on every notification: an older one finishing late is dropped. */
   generation: number;
+  /** The instances last notified, read again when some metadata could not be had. */
+  raw: readonly Buffer[];
+  retry: NodeJS.Timeout | undefined;
+  retryMs: number;
 }
 
 /**
@@ -57,7 +67,10 @@ export class InstanceSubscription {
   close(): void {
     this.closed = true;
     this.stopMapping?.();
-    for (const a of this.apps.values()) a.stop();
+    for (const a of this.apps.values()) {
+      a.stop();
+      clearTimeout(a.retry);
+    }
     this.apps.clear();
   }
 
@@ -68,12 +81,13 @@ export class InstanceSubscription {
     for (const [app, state] of this.apps) {
       if (wanted.has(app)) continue;
       state.stop();
+      clearTimeout(state.retry);
       this.apps.delete(app);
       changed = true;
     }
     for (const app of wanted) {
       if (this.apps.has(app)) continue;
-      const state: AppState = { urls: [], generation: 0, stop: () => {} };
+      const state: AppState = { urls: [], generation: 0, stop: () => {}, raw: [], retry: undefined, retryMs: METADATA_RETRY_MS };
       this.apps.set(app, state);
       state.stop = this.o.registry.subscribeInstances(app, (raw) => void this.onInstances(app, state, raw));
     }
@@ -82,11 +96,30 @@ export class InstanceSubscription {
 
   private async onInstances(app: string, state: AppState, raw: readonly Buffer[]): Promise<void> {
     const generation = ++state.generation;
+    state.raw = raw;
+    clearTimeout(state.retry);
+    state.retry = undefined;
     const instances = raw.map((d) => parseInstance(d)).filter((i): i is ServiceInstance => i !== undefined);
     const lists = await Promise.all(instances.map((inst) => this.urlsOf(app, inst)));
     if (this.closed || state.generation !== generation || this.apps.get(app) !== state) return;
-    state.urls = lists.flat();
+    state.urls = lists.flatMap((l) => l ?? []);
     this.emit();
+    this.retryLater(app, state, lists.includes(undefined));
+  }
+
+  /**
+   * Metadata that could not be had (an instance not answering yet, a timeout) is asked for again
+   * after 1 s, then 2, 4… up to 30 s, until it comes or the instances change; Dubbo retries too.
+   */
+  private retryLater(app: string, state: AppState, failed: boolean): void {
+    if (!failed) {
+      state.retryMs = METADATA_RETRY_MS;
+      return;
+    }
+    const wait = state.retryMs;
+    state.retryMs = Math.min(wait * 2, METADATA_RETRY_MAX_MS);
+    state.retry = setTimeout(() => void this.onInstances(app, state, state.raw), wait);
+    state.retry.unref();
   }
 
   private emit(): void {
@@ -94,8 +127,11 @@ export class InstanceSubscription {
     this.o.listener([...this.apps.values()].flatMap((a) => a.urls));
   }
 
-  /** The matching `tri://` providers of one instance (none when its metadata cannot be had: logged once). */
-  private async urlsOf(app: string, inst: ServiceInstance): Promise<DubboUrl[]> {
+  /**
+   * The matching `tri://` providers of one instance: none when its metadata is of a kind we cannot
+   * read, undefined when it could not be had this time (worth asking again). Logged once.
+   */
+  private async urlsOf(app: string, inst: ServiceInstance): Promise<DubboUrl[] | undefined> {
     const revision = inst.metadata[META.revision];
     if (!revision || revision === EMPTY_REVISION) return [];
     try {
@@ -105,9 +141,10 @@ export class InstanceSubscription {
       const cause = `${app}\0${revision}`;
       if (!this.logged.has(cause)) {
         this.logged.add(cause);
-        registryLog(this.o.logger, "warn", `instance ${inst.host}:${inst.port} of ${app} skipped: no metadata for revision ${revision}: ${(e as Error).message}`);
+        const again = e instanceof UnsupportedMetadata ? "" : "; asking again later";
+        registryLog(this.o.logger, "warn", `instance ${inst.host}:${inst.port} of ${app} skipped: no metadata for revision ${revision}: ${(e as Error).message}${again}`);
       }
-      return [];
+      return e instanceof UnsupportedMetadata ? [] : undefined;
     }
   }
 
@@ -132,7 +169,7 @@ export class InstanceSubscription {
     }
     const endpoint = metadataServiceEndpoint(inst);
     if (endpoint.protocol !== "tri" || inst.metadata[META.version] !== METADATA_V2_VERSION) {
-      throw new Error(
+      throw new UnsupportedMetadata(
         `its MetadataService is ${endpoint.protocol}:// version ${inst.metadata[META.version] ?? "1"}; only MetadataServiceV2 over Triple (meta-v=${METADATA_V2_VERSION}) is supported`,
       );
     }

@@ -364,6 +364,27 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
     }
   });
 
+  it("metadata that could not be had (MetadataServiceV2 failing at first) is asked for again, without any change in ZooKeeper, and the instance is then called", async () => {
+    const rev = "f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5";
+    const flaky = await StubProvider.start({ id: "flaky", app: "flaky-app", revision: rev, services: (p) => echoServiceInfo(ECHO_SERVICE, p), failMetadata: 2 });
+    stubs.push(flaky);
+    await kazoo(zk.hostPort, [{ op: "create", path: `/services/flaky-app/127.0.0.1:${flaky.port}`, data: javaInstanceJson("flaky-app", flaky.port, rev) }]);
+    const lines: string[] = [];
+    const logger = { info: () => {}, error: (_o: object, m: string) => lines.push(m), warn: (_o: object, m: string) => lines.push(m) };
+    try {
+      const c = consumer({ discovery: "instance", providedBy: "flaky-app", protocol: "grpc", logger });
+      // Two failures: asked again after 1 s, then 2 s.
+      await waitFor(() => clientProviders(c).length === 1, 8000, "the instance to be found once its metadata answers");
+      assert.equal(await c.whoami(), "flaky");
+      assert.equal(flaky.metadataCalls.length, 3, "two failures, then one answer");
+      const about = lines.filter((m) => m.includes("flaky-app"));
+      assert.equal(about.length, 1, about.join("\n"));
+      assert.match(about[0], /skipped: no metadata for revision f5f5.*; asking again later$/);
+    } finally {
+      await kazoo(zk.hostPort, [{ op: "delete", path: "/services/flaky-app" }]);
+    }
+  });
+
   it("warm-up holds at both levels: a provider announcing warmup (ms) ramps its weight from its timestamp (the instance's at application level), as Dubbo's balancers do", async () => {
     const rev = "e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4";
     const warm = 4000;

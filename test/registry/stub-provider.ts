@@ -44,7 +44,14 @@ export class StubProvider {
     readonly port: number,
   ) {}
 
-  static async start(o: { id: string; app: string; revision: string; services: (port: number) => Record<string, StubServiceInfo> }): Promise<StubProvider> {
+  /** `failMetadata`: how many GetMetadataInfo calls fail (UNAVAILABLE) before it answers. */
+  static async start(o: {
+    id: string;
+    app: string;
+    revision: string;
+    services: (port: number) => Record<string, StubServiceInfo>;
+    failMetadata?: number;
+  }): Promise<StubProvider> {
     const files = protoFiles();
     const opts = { keepCase: true, longs: Number, defaults: true };
     const md = grpc.loadPackageDefinition(protoLoader.loadSync(files.metadata, opts)) as any;
@@ -55,6 +62,7 @@ export class StubProvider {
       GetMetadataInfo: (call: grpc.ServerUnaryCall<{ revision: string }, unknown>, cb: grpc.sendUnaryData<unknown>) => {
         const first = (k: string) => String(call.metadata.get(k)[0] ?? "");
         stub?.metadataCalls.push({ revision: call.request.revision, version: first("tri-service-version"), group: first("tri-service-group") });
+        if ((stub?.metadataCalls.length ?? 0) <= (o.failMetadata ?? 0)) return cb({ code: grpc.status.UNAVAILABLE, details: "not ready yet" });
         if (call.request.revision !== o.revision) return cb(null, {});
         cb(null, { app: o.app, version: o.revision, services: o.services(stub!.port) });
       },
