@@ -495,6 +495,29 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
     assert.ok(got.every((g) => g?.version === 2), "each mapping written exactly twice: one append per racer");
   });
 
+  it("instance level, ZooKeeper restarted under load (same session): zero failed calls; afterwards a new instance is seen", async () => {
+    const address = zk.address(4000);
+    const opts = { registry: address, application: "restart-app", registerMode: "instance" as const };
+    const a = createServer({ services: [new EchoService("r1")], ...opts });
+    servers.push(a);
+    await a.listen({ port: 0 });
+    const c = consumer({ registry: address, discovery: "instance", providedBy: "restart-app" });
+    const load = loadLoop(() => c.whoami(), 2);
+    await waitFor(() => (load.counts.get("r1") ?? 0) > 10, 5000, "calls on r1");
+    await zk.stop();
+    const calls = load.counts.get("r1") ?? 0;
+    await new Promise((r) => setTimeout(r, 1000)); // shorter than the session: the same one resumes
+    assert.ok((load.counts.get("r1") ?? 0) > calls + 10, "calls went on while ZooKeeper was down");
+    await zk.resume();
+    const b = createServer({ services: [new EchoService("r2")], ...opts });
+    servers.push(b);
+    await b.listen({ port: 0 });
+    await waitFor(() => (load.counts.get("r2") ?? 0) > 0, 10_000, "calls on the instance started after the restart");
+    await load.stop();
+    assert.deepEqual(load.failures, [], "no call failed");
+    await Promise.all([a.close(), b.close()]);
+  });
+
   it("instance level keeps issue 17's failure behaviour: empty protection, and after a session expiry (ZooKeeper wiped) the instance node, mapping and report are re-created and consumers follow again", async () => {
     const address = zk.address(2000);
     const opts = { registry: address, application: "expiry-app", registerMode: "instance" as const, metadataStorage: "remote" as const };
