@@ -1,3 +1,4 @@
+import type * as tls from "node:tls";
 import type { Logger } from "../runtime/logger.js";
 import {
   EMPTY_REVISION,
@@ -32,6 +33,8 @@ export interface InstanceSubscriptionOptions {
   /** Gets every matching `tri://` provider found at application level, on every change. */
   readonly listener: (urls: readonly DubboUrl[]) => void;
   readonly logger: Logger;
+  /** TLS options: providers (and so their MetadataServiceV2) are `https://`; undefined for cleartext. */
+  readonly tls?: tls.ConnectionOptions;
 }
 
 interface AppState {
@@ -173,6 +176,6 @@ export class InstanceSubscription {
         `its MetadataService is ${endpoint.protocol}:// version ${inst.metadata[META.version] ?? "1"}; only MetadataServiceV2 over Triple (meta-v=${METADATA_V2_VERSION}) is supported`,
       );
     }
-    return fetchMetadataV2(inst.host, endpoint.port, app, revision);
+    return fetchMetadataV2(inst.host, endpoint.port, app, revision, this.o.tls);
   }
 }

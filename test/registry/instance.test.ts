@@ -6,6 +6,7 @@ import { after, before, describe, it } from "node:test";
 import { clientProviders, closeClient, createClient, createServer, Method, Service, type TripleServer } from "../../src/index.js";
 import { VERSION } from "../../src/protocol/version.js";
 import { calRevision } from "../../src/registry/instance.js";
+import { selfSigned } from "../helpers/tls.js";
 import { type KazooGet, kazoo, kazooMissing, ZooKeeperServer, zookeeperMissing } from "../helpers/zookeeper.js";
 import { ProviderProcess } from "./children.js";
 import { ECHO_SERVICE, EchoService, loadLoop, stopAllLoads, waitFor } from "./services.js";
@@ -383,6 +384,20 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
     } finally {
       await kazoo(zk.hostPort, [{ op: "delete", path: "/services/flaky-app" }]);
     }
+  });
+
+  it("TLS: a client with TLS options reads an https:// provider's MetadataServiceV2 over TLS and calls it at application level", async () => {
+    const { key, cert } = selfSigned();
+    const s = createServer({ services: [new EchoService("tls-1")], tls: { key, cert }, registry: zk.address(4000), application: "tls-app", registerMode: "instance" });
+    servers.push(s);
+    await s.listen({ port: 0 });
+    const lines: string[] = [];
+    const logger = { info: () => {}, error: (_o: object, m: string) => lines.push(m), warn: (_o: object, m: string) => lines.push(m) };
+    const c = consumer({ discovery: "instance", providedBy: "tls-app", tls: { ca: cert }, logger });
+    assert.equal(await c.whoami(), "tls-1");
+    assert.deepEqual(clientProviders(c).map((p) => [p.secure, p.port]), [[true, s.address.port]]);
+    assert.deepEqual(lines.filter((m) => m.includes("tls-app")), [], "no metadata failure");
+    await s.close();
   });
 
   it("warm-up holds at both levels: a provider announcing warmup (ms) ramps its weight from its timestamp (the instance's at application level), as Dubbo's balancers do", async () => {

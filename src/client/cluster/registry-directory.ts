@@ -1,3 +1,4 @@
+import type * as tls from "node:tls";
 import { resolveRegistry } from "../../registry/create.js";
 import type { Registry } from "../../registry/registry.js";
 import { hasInstanceDiscovery, registryLog } from "../../registry/registry.js";
@@ -19,6 +20,8 @@ export interface RegistryDirectoryOptions {
   readonly consumer: DubboUrl | undefined;
   /** Providers are `https://` (the client has TLS options). */
   readonly secure: boolean;
+  /** The client's TLS options, for application-level metadata calls to `https://` providers. */
+  readonly tls?: tls.ConnectionOptions;
   /** Keep the last providers when the registry suddenly lists none. Default true. */
   readonly emptyProtection: boolean;
   /** How long a call made before the first list waits for it, ms. */
@@ -75,6 +78,7 @@ export class RegistryDirectory implements Directory {
         registry,
         key: o.key,
         providedBy: o.providedBy,
+        tls: o.secure ? (o.tls ?? {}) : undefined,
         logger: o.logger,
         listener: (urls) => {
           this.instanceUrls = urls;
@@ -191,6 +195,7 @@ export interface RegistryClientInit {
   readonly emptyProtection: boolean | undefined;
   readonly registerConsumer: boolean | undefined;
   readonly secure: boolean;
+  readonly tls?: tls.ConnectionOptions;
   readonly firstListWaitMs: number;
   readonly logger: Logger;
   readonly discovery?: Discovery;
@@ -206,6 +211,7 @@ export function registryDirectory(init: RegistryClientInit): RegistryDirectory {
     key: init.key,
     consumer: init.registerConsumer === false ? undefined : consumerUrl(init.key, init.application ?? "triple-rpc", init.methods),
     secure: init.secure,
+    tls: init.tls,
     emptyProtection: init.emptyProtection ?? true,
     firstListWaitMs: init.firstListWaitMs,
     logger: registry.logger ?? init.logger,
