@@ -21,6 +21,18 @@ const CACHED_REVISIONS = 256;
 const METADATA_RETRY_MS = 1000;
 const METADATA_RETRY_MAX_MS = 30_000;
 
+/**
+ * The metadata fetched so far, per registry (so per process, as Java caches it per application):
+ * clients of several interfaces of one application ask for a revision once between them.
+ */
+const metadataCaches = new WeakMap<object, Map<string, Promise<MetadataInfo>>>();
+
+function metadataCache(registry: object): Map<string, Promise<MetadataInfo>> {
+  let cache = metadataCaches.get(registry);
+  if (!cache) metadataCaches.set(registry, (cache = new Map()));
+  return cache;
+}
+
 /** Metadata this client cannot read at all (MetadataService v1, a dubbo:// endpoint): not asked again. */
 class UnsupportedMetadata extends Error {}
 
@@ -57,12 +69,13 @@ interface AppState {
  */
 export class InstanceSubscription {
   private readonly apps = new Map<string, AppState>();
-  private readonly metadata = new Map<string, Promise<MetadataInfo>>();
+  private readonly metadata: Map<string, Promise<MetadataInfo>>;
   private readonly logged = new Set<string>();
   private readonly stopMapping: (() => void) | undefined;
   private closed = false;
 
   constructor(private readonly o: InstanceSubscriptionOptions) {
+    this.metadata = metadataCache(o.registry);
     if (o.providedBy && o.providedBy.length > 0) this.setApps(o.providedBy);
     else this.stopMapping = o.registry.subscribeMapping(o.key.interface, (apps) => this.setApps(apps));
   }
@@ -157,7 +170,11 @@ export class InstanceSubscription {
     let p = this.metadata.get(key);
     if (!p) {
       p = this.fetch(app, inst, revision);
-      p.catch(() => this.metadata.delete(key));
+      const cached = p;
+      // A failure is forgotten (unless a newer attempt took its place), so the next notification or retry asks again.
+      p.catch(() => {
+        if (this.metadata.get(key) === cached) this.metadata.delete(key);
+      });
       this.metadata.set(key, p);
       if (this.metadata.size > CACHED_REVISIONS) this.metadata.delete(this.metadata.keys().next().value as string);
     }

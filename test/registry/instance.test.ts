@@ -3,7 +3,7 @@ import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { clientProviders, closeClient, createClient, createServer, Method, Service, type TripleServer } from "../../src/index.js";
+import { clientProviders, closeClient, createClient, createServer, Method, Service, type TripleServer, ZookeeperRegistry } from "../../src/index.js";
 import { VERSION } from "../../src/protocol/version.js";
 import { calRevision } from "../../src/registry/instance.js";
 import { selfSigned } from "../helpers/tls.js";
@@ -362,6 +362,32 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
         { op: "delete", path: "/services/vg-plain" },
         { op: "delete", path: "/services/vg-v1" },
       ]);
+    }
+  });
+
+  it("clients of two interfaces of one application sharing a registry ask for a revision's metadata once between them", async () => {
+    const rev = "a6a6a6a6a6a6a6a6a6a6a6a6a6a6a6a6";
+    const late = "org.example.registry.LateService";
+    const both = await StubProvider.start({
+      id: "both",
+      app: "both-app",
+      revision: rev,
+      services: (p) => ({ ...echoServiceInfo(ECHO_SERVICE, p), ...echoServiceInfo(late, p) }),
+    });
+    stubs.push(both);
+    await kazoo(zk.hostPort, [{ op: "create", path: `/services/both-app/127.0.0.1:${both.port}`, data: javaInstanceJson("both-app", both.port, rev) }]);
+    const registry = new ZookeeperRegistry(zk.address(4000));
+    try {
+      const opts = { registry, discovery: "instance" as const, providedBy: "both-app", protocol: "grpc" as const, registerConsumer: false };
+      const echo = createClient(EchoService, opts);
+      const other = createClient(LateService, opts);
+      clients.push(echo, other);
+      assert.equal(await echo.whoami(), "both");
+      await waitFor(() => clientProviders(other).length === 1, 5000, "the second client's provider");
+      assert.equal(both.metadataCalls.length, 1, "one GetMetadataInfo for both clients");
+    } finally {
+      await registry.close();
+      await kazoo(zk.hostPort, [{ op: "delete", path: "/services/both-app" }]);
     }
   });
 
