@@ -129,6 +129,12 @@ export interface ServerOptions extends TransportOptions {
   /** `weight=` in the registry's provider URLs (consumers' balancers read it). Default 100. */
   registryWeight?: number;
   /**
+   * `warmup=` (ms) in the registry's provider URLs and metadata: Dubbo's warm-up, during which
+   * consumers (Dubbo's and triple-rpc's) ramp this server's weight up from 1, counted from its
+   * registration `timestamp`. Default: none (Dubbo consumers then assume 10 minutes).
+   */
+  registryWarmupMs?: number;
+  /**
    * With a registry: `interface` (Dubbo's `/dubbo/<interface>/providers` nodes), `instance`
    * (application level: `/services/<application>/<host>:<port>`, the interface → application
    * mapping, and MetadataServiceV2 served on this port), or `all` (both; default, as Dubbo 3.3).
@@ -262,6 +268,7 @@ export class TripleServer implements ServerCore {
         application: options.application,
         host: options.registryHost,
         weight: options.registryWeight,
+        warmupMs: options.registryWarmupMs,
         unregisterDelayMs: options.unregisterDelayMs ?? 0,
         logger: this.logger,
         registerMode: options.registerMode,

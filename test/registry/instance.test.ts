@@ -465,6 +465,27 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
     }
   });
 
+  it("registryWarmupMs announces Dubbo's warmup at both levels: our clients ramp the new server, and a bad value is refused", async () => {
+    assert.throws(
+      () => createServer({ services: [new EchoService("x")], registry: zk.address(4000), registryWarmupMs: -1 }),
+      /createServer: registryWarmupMs must be a number of ms > 0, got -1/,
+    );
+    const s = await provider("warming", { application: "warming-app", registryWarmupMs: 60_000 });
+    const port = s.address.port;
+    const names = (await children(zk, `/dubbo/${ECHO_SERVICE}/providers`)) ?? [];
+    const url = names.map((n) => decodeURIComponent(n)).find((u) => u.includes(`:${port}/`));
+    assert.match(url ?? "", /[?&]warmup=60000(&|$)/, "the interface-level URL carries warmup");
+    for (const discovery of ["interface", "instance"] as const) {
+      const c = consumer({ discovery, providedBy: "warming-app" });
+      await waitFor(() => clientProviders(c).some((x) => x.port === port), 5000, `${discovery}: the warming server listed`);
+      const [p] = clientProviders(c).filter((x) => x.port === port);
+      assert.equal(p.warmUp?.ms, 60_000, discovery);
+      assert.ok(p.weight >= 1 && p.weight < 20, `${discovery}: a server started a moment ago weighs little: ${p.weight}`);
+      assert.equal(p.fullWeight, 100);
+    }
+    await s.close();
+  });
+
   it("mixed cluster under load: a Java-style stub (instance + interface) and two triple-rpc processes (all); auto spreads over three, one address one provider; SIGKILL of ours loses no call; a new one gets calls within a second", async () => {
     const rev = "11112222333344445555666677778888";
     const java = await StubProvider.start({ id: "java", app: "java-mixed", revision: rev, services: (p) => echoServiceInfo(ECHO_SERVICE, p) });
