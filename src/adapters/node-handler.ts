@@ -28,6 +28,7 @@ export type HandlerOptions = Omit<
   | "application"
   | "registryHost"
   | "registryWeight"
+  | "registryWarmupMs"
   | "registerMode"
   | "metadataStorage"
   | "unregisterDelayMs"
@@ -46,7 +47,7 @@ const PORT_OWNER_OPTIONS = [
   "maxConnectionsPerPeer",
   "http2SessionMemoryMb",
 ];
-const REGISTRY_OPTIONS = ["registry", "application", "registryHost", "registryWeight", "registerMode", "metadataStorage", "unregisterDelayMs"];
+const REGISTRY_OPTIONS = ["registry", "application", "registryHost", "registryWeight", "registryWarmupMs", "registerMode", "metadataStorage", "unregisterDelayMs"];
 
 /** A request of node:http, or of node:http2's compatibility API (what `http2.createServer(handler)` passes). */
 export type NodeRequest = http.IncomingMessage | http2.Http2ServerRequest;

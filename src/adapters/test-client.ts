@@ -7,7 +7,7 @@ import { registerMemoryEndpoint } from "../transport/memory.js";
 export interface TestClientOptions
   extends Omit<
     ServerOptions,
-    "registry" | "application" | "registryHost" | "registryWeight" | "registerMode" | "metadataStorage" | "unregisterDelayMs"
+    "registry" | "application" | "registryHost" | "registryWeight" | "registryWarmupMs" | "registerMode" | "metadataStorage" | "unregisterDelayMs"
   > {
   /**
    * The client's options (protocol, contentType, httpVersion, token, metadata, timeout,

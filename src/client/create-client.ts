@@ -172,6 +172,7 @@ function clientCore(options: ClientOptions, methods: readonly MethodDescriptor[]
     discovery: options.discovery,
     providedBy: options.providedBy,
     secure: options.tls !== undefined,
+    tls: options.tls,
     // As the client reads connectTimeoutMs (unset or 0: 10 s); a bad value fails in ClientCore below.
     firstListWaitMs: isPositive(options.connectTimeoutMs) ? options.connectTimeoutMs : 10_000,
     logger: checkedLogger(options.logger, "createClient"),

@@ -1,4 +1,5 @@
 import * as http2 from "node:http2";
+import type * as tls from "node:tls";
 import type * as protobuf from "protobufjs";
 import { hostPort } from "./url.js";
 import { METADATA_V2_VERSION, type MetadataInfo, toMetadataInfo } from "./instance.js";
@@ -12,9 +13,10 @@ const METADATA_TIMEOUT_MS = 5000;
  * (`application/grpc+proto` over HTTP/2 cleartext, which Dubbo 3.3 Triple, dubbo-go and any
  * gRPC server accept) with `tri-service-version: 2.0.0` and `tri-service-group: <app>`, as
  * Dubbo's consumers send them. Self-contained on purpose: it runs rarely (once per revision)
- * and needs none of the client's machinery.
+ * and needs none of the client's machinery. With `tls` (the client's TLS options) it connects
+ * over TLS, as the client's calls to that provider do.
  */
-export function fetchMetadataV2(host: string, port: number, app: string, revision: string): Promise<MetadataInfo> {
+export function fetchMetadataV2(host: string, port: number, app: string, revision: string, tls?: tls.ConnectionOptions): Promise<MetadataInfo> {
   const root = metadataProtoRoot();
   const req = root.lookupType("org.apache.dubbo.metadata.MetadataRequest");
   const res = root.lookupType("org.apache.dubbo.metadata.MetadataInfoV2");
@@ -23,7 +25,7 @@ export function fetchMetadataV2(host: string, port: number, app: string, revisio
   frame.writeUInt32BE(body.length, 1);
   Buffer.from(body).copy(frame, 5);
   return new Promise<MetadataInfo>((resolve, reject) => {
-    const session = http2.connect(`http://${hostPort(host, port)}`);
+    const session = tls ? http2.connect(`https://${hostPort(host, port)}`, { ...tls }) : http2.connect(`http://${hostPort(host, port)}`);
     const fail = (e: Error) => {
       session.destroy();
       reject(e);

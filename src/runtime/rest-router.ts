@@ -91,6 +91,20 @@ export class RestRouter {
     this.count++;
   }
 
+  /** Removes the REST routes of one registration (a service descriptor as added). */
+  removeService(service: RegisteredMethod["service"]): void {
+    for (const [path, node] of this.literalPaths) {
+      this.count -= dropService(node, service);
+      if (node.methods.size === 0) this.literalPaths.delete(path);
+    }
+    const walk = (node: Node): void => {
+      this.count -= dropService(node, service);
+      for (const child of node.literals.values()) walk(child);
+      if (node.param) walk(node.param);
+    };
+    walk(this.root);
+  }
+
   private put(node: Node, verb: string, entry: RestEntry): void {
     let v = node.methods.get(verb);
     if (!v) node.methods.set(verb, (v = { plain: undefined, byKey: new Map() }));
@@ -146,6 +160,24 @@ export class RestRouter {
     }
     return { route: e.method, binder: e.binder, pathValues, head };
   }
+}
+
+/** Drops a registration's routes ending at `node` (an HTTP method left with none is dropped too); how many went. */
+function dropService(node: Node, service: RegisteredMethod["service"]): number {
+  let n = 0;
+  for (const [verb, v] of node.methods) {
+    if (v.plain?.method.service === service) {
+      v.plain = undefined;
+      n++;
+    }
+    for (const [k, e] of v.byKey) {
+      if (e.method.service !== service) continue;
+      v.byKey.delete(k);
+      n++;
+    }
+    if (!v.plain && v.byKey.size === 0) node.methods.delete(verb);
+  }
+  return n;
 }
 
 /** Every node the segments lead to, literal branches before the variable one. */

@@ -69,6 +69,22 @@ export class Router {
     this.services.add(m.service.name);
   }
 
+  /**
+   * Removes every method of one registration (a service descriptor as added): its paths answer
+   * `unimplemented` again unless another version or group of them remains. Calls already
+   * dispatched finish.
+   */
+  removeService(service: ServiceDescriptor): void {
+    let nameLeft = false;
+    for (const [path, r] of this.routes) {
+      if (r.plain?.service === service) r.plain = undefined;
+      for (const [k, m] of r.variants) if (m.service === service) r.variants.delete(k);
+      if (!r.plain && r.variants.size === 0) this.routes.delete(path);
+      else if (!nameLeft) nameLeft = [r.plain, ...r.variants.values()].some((m) => m?.service.name === service.name);
+    }
+    if (!nameLeft) this.services.delete(service.name);
+  }
+
   /** True when a method is registered under `path` (in some version and group). */
   hasPath(path: string): boolean {
     return this.routes.has(path);

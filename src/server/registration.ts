@@ -18,6 +18,8 @@ export interface ProviderRegistrationOptions {
   readonly host: string | undefined;
   /** `weight=` of the provider URLs. */
   readonly weight: number | undefined;
+  /** `warmup=` (ms) of the provider URLs. */
+  readonly warmupMs?: number;
   /** How long to wait between removing the nodes and draining, ms. */
   readonly unregisterDelayMs: number;
   /** The server's logger. */
@@ -55,6 +57,9 @@ export class ProviderRegistration {
     this.owned = r.owned;
     if (o.weight !== undefined && !isValidWeight(o.weight)) {
       throw new TypeError(`createServer: registryWeight must be a number >= 0, got ${o.weight}`);
+    }
+    if (o.warmupMs !== undefined && !(typeof o.warmupMs === "number" && Number.isFinite(o.warmupMs) && o.warmupMs > 0)) {
+      throw new TypeError(`createServer: registryWarmupMs must be a number of ms > 0, got ${JSON.stringify(o.warmupMs)}`);
     }
     if (o.registerMode !== undefined && !REGISTER_MODES.includes(o.registerMode)) {
       throw new TypeError(`createServer: registerMode must be "interface", "instance" or "all", got ${JSON.stringify(o.registerMode)}`);
@@ -126,8 +131,11 @@ export class ProviderRegistration {
       application: this.application,
       anyhost: a.anyhost,
       weight: this.o.weight,
-      // Dubbo writes it on providers that also register at application level.
-      params: this.mode === "interface" ? undefined : { "service-name-mapping": "true" },
+      params: {
+        // Dubbo writes it on providers that also register at application level.
+        ...(this.mode === "interface" ? {} : { "service-name-mapping": "true" }),
+        ...(this.o.warmupMs !== undefined ? { warmup: String(Math.round(this.o.warmupMs)) } : {}),
+      },
     });
   }
 

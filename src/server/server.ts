@@ -133,6 +133,12 @@ export interface ServerOptions extends TransportOptions {
   /** `weight=` in the registry's provider URLs (consumers' balancers read it). Default 100. */
   registryWeight?: number;
   /**
+   * `warmup=` (ms) in the registry's provider URLs and metadata: Dubbo's warm-up, during which
+   * consumers (Dubbo's and triple-rpc's) ramp this server's weight up from 1, counted from its
+   * registration `timestamp`. Default: none (Dubbo consumers then assume 10 minutes).
+   */
+  registryWarmupMs?: number;
+  /**
    * With a registry: `interface` (Dubbo's `/dubbo/<interface>/providers` nodes), `instance`
    * (application level: `/services/<application>/<host>:<port>`, the interface → application
    * mapping, and MetadataServiceV2 served on this port), or `all` (both; default, as Dubbo 3.3).
@@ -266,6 +272,7 @@ export class TripleServer implements ServerCore {
         application: options.application,
         host: options.registryHost,
         weight: options.registryWeight,
+        warmupMs: options.registryWarmupMs,
         unregisterDelayMs: options.unregisterDelayMs ?? 0,
         logger: this.logger,
         registerMode: options.registerMode,
@@ -316,6 +323,32 @@ export class TripleServer implements ServerCore {
     this.openapi?.invalidate();
     // A service added once the server is announced changes what the registry says of it.
     if (!BUILT_IN_SERVICES.has(service.name)) void this.registration?.add(service).catch(() => {});
+    return this;
+  }
+
+  /**
+   * Withdraws a service registered before (the same implementation, version and group as given
+   * to `register`): its methods answer `unimplemented` (HTTP 404) to new calls, calls already
+   * running finish, and it may be registered again. With a registry, its interface-level node is
+   * removed and a new metadata revision published (MetadataServiceV2, report, instance node).
+   * Throws a TypeError when that implementation is not registered under that version and group.
+   */
+  unregister(implementation: object, options: RegistrationOptions = {}): this {
+    const base = describeService(implementationClass(implementation));
+    const version = options.version ?? base.version;
+    const group = options.group ?? base.group;
+    const key = `${base.name}\0${version}\0${group}`;
+    if (this.claimed.get(key) !== implementation) {
+      const what = `service ${base.name}${version ? ` version "${version}"` : ""}${group ? ` group "${group}"` : ""}`;
+      throw new TypeError(`unregister: ${what} is not registered with this implementation; pass the instance (and version/group) given to register()`);
+    }
+    this.claimed.delete(key);
+    const service = this.services.find((s) => s.name === base.name && s.version === version && s.group === group) as ServiceDescriptor;
+    this.services.splice(this.services.indexOf(service), 1);
+    this.router.removeService(service);
+    this.rest?.removeService(service);
+    this.openapi?.invalidate();
+    if (!BUILT_IN_SERVICES.has(service.name)) void this.registration?.remove(service.name, version, group).catch(() => {});
     return this;
   }
 

@@ -1,22 +1,35 @@
 import * as assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
-import * as grpc from "@grpc/grpc-js";
-import * as protoLoader from "@grpc/proto-loader";
-import { clientProviders, closeClient, createClient, createServer, Method, Service, type TripleServer } from "../../src/index.js";
+import { clientProviders, closeClient, createClient, createServer, Method, Service, type TripleServer, ZookeeperRegistry } from "../../src/index.js";
 import { VERSION } from "../../src/protocol/version.js";
 import { calRevision } from "../../src/registry/instance.js";
-import { METADATA_SERVICE_V2_PROTO } from "../../src/registry/metadata-proto.js";
+import { selfSigned } from "../helpers/tls.js";
 import { type KazooGet, kazoo, kazooMissing, ZooKeeperServer, zookeeperMissing } from "../helpers/zookeeper.js";
 import { ProviderProcess } from "./children.js";
 import { ECHO_SERVICE, EchoService, loadLoop, stopAllLoads, waitFor } from "./services.js";
-import { echoServiceInfo, goInstanceJson, javaInstanceJson, StubProvider } from "./stub-provider.js";
+import { echoServiceInfo, goInstanceJson, javaInstanceJson, metadataClient, StubProvider } from "./stub-provider.js";
 
 const skip = zookeeperMissing() ?? kazooMissing();
+
+/** A service whose one method waits until the test lets it answer. */
+@Service("org.example.registry.HoldService")
+class HoldService {
+  started = false;
+  release: () => void = () => {};
+  private readonly gate = new Promise<void>((r) => {
+    this.release = r;
+  });
+
+  @Method()
+  async hold(): Promise<string> {
+    this.started = true;
+    await this.gate;
+    return "released";
+  }
+}
 
 @Service("org.example.registry.LateService")
 class LateService {
@@ -24,22 +37,6 @@ class LateService {
   async ping(): Promise<string> {
     return "pong";
   }
-}
-
-/** A grpc-js client of MetadataServiceV2 built from Dubbo's .proto (not our code). */
-function metadataClient(port: number): { get(revision: string, headers?: Record<string, string>): Promise<any>; close(): void } {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "triple-rpc-msv2-")), "metadata_service_v2.proto");
-  fs.writeFileSync(file, METADATA_SERVICE_V2_PROTO);
-  const def = grpc.loadPackageDefinition(protoLoader.loadSync(file, { keepCase: true, longs: Number, defaults: true })) as any;
-  const c = new def.org.apache.dubbo.metadata.MetadataServiceV2(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
-  return {
-    get(revision, headers = {}) {
-      const md = new grpc.Metadata();
-      for (const [k, v] of Object.entries(headers)) md.set(k, v);
-      return new Promise((resolve, reject) => c.GetMetadataInfo({ revision }, md, (e: Error | null, v: unknown) => (e ? reject(e) : resolve(v))));
-    },
-    close: () => c.close(),
-  };
 }
 
 async function get(zk: ZooKeeperServer, p: string): Promise<KazooGet | null> {
@@ -168,6 +165,73 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
     assert.deepEqual(await children(zk, `/dubbo/${ECHO_SERVICE}/providers`), []);
   });
 
+  it("close() removes the instance node (and the interface-level node) first, then drains: while a call is still running, both are gone", async () => {
+    const hold = new HoldService();
+    const s = createServer({ services: [hold], registry: zk.address(4000), application: "closing-app" });
+    servers.push(s);
+    await s.listen({ port: 0 });
+    const port = s.address.port;
+    const node = `/services/closing-app/127.0.0.1:${port}`;
+    assert.ok(await get(zk, node), "registered");
+    const c = createClient(HoldService, { providers: [`127.0.0.1:${port}`] });
+    clients.push(c);
+    let answered = false;
+    const call = c.hold().then((v) => {
+      answered = true;
+      return v;
+    });
+    await waitFor(() => hold.started, 5000, "the call to start");
+    const closing = s.close();
+    try {
+      let gone = false;
+      for (const deadline = Date.now() + 3000; !gone && Date.now() < deadline; ) {
+        gone = (await get(zk, node)) === null;
+        if (!gone) await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.ok(gone, "the instance node is removed while the call is still draining");
+      assert.deepEqual(await children(zk, "/dubbo/org.example.registry.HoldService/providers"), [], "and the interface-level node");
+      assert.equal(answered, false, "the call is still running: the drain comes after");
+    } finally {
+      hold.release();
+    }
+    assert.equal(await call, "released", "the drained call is answered");
+    await closing;
+  });
+
+  it("a service withdrawn at run time (server.unregister): its interface-level node goes, a new revision is published (the one before it was added), MetadataServiceV2 serves it; the mapping stays, as in Dubbo", async () => {
+    const s = await provider("w1", { application: "withdraw-app" });
+    const port = s.address.port;
+    const revisionNow = async () => JSON.parse((await get(zk, `/services/withdraw-app/127.0.0.1:${port}`))!.data).payload.metadata["dubbo.metadata.revision"] as string;
+    const waitRevision = async (not: string) => {
+      let r = not;
+      for (const deadline = Date.now() + 5000; r === not && Date.now() < deadline; ) {
+        await new Promise((res) => setTimeout(res, 50));
+        r = await revisionNow();
+      }
+      assert.notEqual(r, not, "a new revision in the instance node");
+      return r;
+    };
+    const first = await revisionNow();
+    const late = new LateService();
+    s.register(late);
+    const withLate = await waitRevision(first);
+    const lateProviders = "/dubbo/org.example.registry.LateService/providers";
+    assert.equal((await children(zk, lateProviders))?.length, 1);
+    s.unregister(late);
+    const after = await waitRevision(withLate);
+    assert.equal(after, first, "the same services as before: the same revision");
+    assert.deepEqual(await children(zk, lateProviders), [], "its interface-level node is removed");
+    assert.equal((await get(zk, "/dubbo/mapping/org.example.registry.LateService"))?.data.split(",").includes("withdraw-app"), true, "mappings are never removed");
+    const mc = metadataClient(port);
+    try {
+      const answer = await mc.get(after, { "tri-service-version": "2.0.0", "tri-service-group": "withdraw-app" });
+      assert.deepEqual(Object.keys(answer.services), [`${ECHO_SERVICE}:tri`]);
+    } finally {
+      mc.close();
+    }
+    await s.close();
+  });
+
   it("registerMode interface writes no instance; instance writes no interface-level node; metadataStorage remote writes the report Java reads", async () => {
     const a = await provider("only-interface", { application: "mode-iface", registerMode: "interface" });
     const b = await provider("only-instance", { application: "mode-inst", registerMode: "instance", metadataStorage: "remote", registryWeight: 150 });
@@ -235,6 +299,193 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
     }
   });
 
+  it("at application level a client keeps only the tri:// services of its version and group; an instance offering only MetadataService v1 over dubbo:// is skipped with one log line per client", async () => {
+    const iface = ECHO_SERVICE;
+    const revs = { blue: "b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1", plain: "c2c2c2c2c2c2c2c2c2c2c2c2c2c2c2c2", v1: "d3d3d3d3d3d3d3d3d3d3d3d3d3d3d3d3" };
+    const params = { application: "stub", interface: iface, methods: "fail,sayHello,whoami", side: "provider" };
+    // vg-blue offers only group blue, version 1.0.0; vg-plain offers the plain service over tri and over dubbo.
+    const blue = await StubProvider.start({
+      id: "blue",
+      app: "vg-blue",
+      revision: revs.blue,
+      services: (p) => ({ [`blue/${iface}:1.0.0:tri`]: { name: iface, group: "blue", version: "1.0.0", protocol: "tri", port: p, path: iface, params } }),
+    });
+    const plain = await StubProvider.start({
+      id: "plain",
+      app: "vg-plain",
+      revision: revs.plain,
+      services: (p) => ({
+        ...echoServiceInfo(iface, p),
+        [`${iface}:dubbo`]: { name: iface, group: "", version: "", protocol: "dubbo", port: 20880, path: iface, params },
+      }),
+    });
+    // A pre-3.3 Java instance: no meta-v, its MetadataService on dubbo://. Its stub would answer
+    // MetadataServiceV2 if asked: it must not be.
+    const v1 = await StubProvider.start({ id: "v1", app: "vg-v1", revision: revs.v1, services: (p) => echoServiceInfo(iface, p) });
+    stubs.push(blue, plain, v1);
+    const v1Json = JSON.parse(javaInstanceJson("vg-v1", v1.port, revs.v1));
+    delete v1Json.payload.metadata["meta-v"];
+    v1Json.payload.metadata["dubbo.metadata-service.url-params"] = JSON.stringify({ version: "1.0.0", dubbo: "2.0.2", release: "3.2.0", side: "provider", port: "20881", protocol: "dubbo" });
+    const v1Node = { op: "create" as const, path: `/services/vg-v1/127.0.0.1:${v1.port}`, data: JSON.stringify(v1Json) };
+    await kazoo(zk.hostPort, [
+      { op: "create", path: `/services/vg-blue/127.0.0.1:${blue.port}`, data: javaInstanceJson("vg-blue", blue.port, revs.blue) },
+      { op: "create", path: `/services/vg-plain/127.0.0.1:${plain.port}`, data: javaInstanceJson("vg-plain", plain.port, revs.plain) },
+      v1Node,
+    ]);
+    const lines = { blue: [] as string[], plain: [] as string[] };
+    const logger = (into: string[]) => ({ info: () => {}, error: (_o: object, m: string) => into.push(m), warn: (_o: object, m: string) => into.push(m) });
+    const base = { discovery: "instance" as const, providedBy: "vg-blue,vg-plain,vg-v1", protocol: "grpc" as const };
+    try {
+      const cBlue = consumer({ ...base, version: "1.0.0", group: "blue", logger: logger(lines.blue) });
+      const cPlain = consumer({ ...base, logger: logger(lines.plain) });
+      assert.equal(await cBlue.whoami(), "blue");
+      assert.equal(await cPlain.whoami(), "plain");
+      await waitFor(() => lines.blue.length > 0 && lines.plain.length > 0, 5000, "the v1 instance to be logged");
+      assert.deepEqual(clientProviders(cBlue).map((p) => p.port), [blue.port], "only group blue, version 1.0.0");
+      assert.deepEqual(clientProviders(cPlain).map((p) => p.port), [plain.port], "only the plain tri:// service (not blue's, not the dubbo:// one)");
+      // The v1 instance changes twice more: still skipped, and not logged again.
+      for (let i = 0; i < 2; i++) {
+        await kazoo(zk.hostPort, [{ op: "delete", path: v1Node.path }, v1Node]);
+        await new Promise((r) => setTimeout(r, 300));
+      }
+      for (const l of [lines.blue, lines.plain]) {
+        const about = l.filter((m) => m.includes("vg-v1"));
+        assert.equal(about.length, 1, about.join("\n"));
+        assert.match(about[0], new RegExp(`instance 127\\.0\\.0\\.1:${v1.port} of vg-v1 skipped: .*dubbo:// version 1.*only MetadataServiceV2 over Triple`));
+      }
+      assert.deepEqual(v1.metadataCalls, [], "a v1 instance's MetadataServiceV2 is never asked");
+      assert.equal(v1.calls, 0);
+      for (let i = 0; i < 5; i++) assert.equal(await cPlain.whoami(), "plain", "the skipped instance disturbs no call");
+    } finally {
+      await kazoo(zk.hostPort, [
+        { op: "delete", path: "/services/vg-blue" },
+        { op: "delete", path: "/services/vg-plain" },
+        { op: "delete", path: "/services/vg-v1" },
+      ]);
+    }
+  });
+
+  it("clients of two interfaces of one application sharing a registry ask for a revision's metadata once between them", async () => {
+    const rev = "a6a6a6a6a6a6a6a6a6a6a6a6a6a6a6a6";
+    const late = "org.example.registry.LateService";
+    const both = await StubProvider.start({
+      id: "both",
+      app: "both-app",
+      revision: rev,
+      services: (p) => ({ ...echoServiceInfo(ECHO_SERVICE, p), ...echoServiceInfo(late, p) }),
+    });
+    stubs.push(both);
+    await kazoo(zk.hostPort, [{ op: "create", path: `/services/both-app/127.0.0.1:${both.port}`, data: javaInstanceJson("both-app", both.port, rev) }]);
+    const registry = new ZookeeperRegistry(zk.address(4000));
+    try {
+      const opts = { registry, discovery: "instance" as const, providedBy: "both-app", protocol: "grpc" as const, registerConsumer: false };
+      const echo = createClient(EchoService, opts);
+      const other = createClient(LateService, opts);
+      clients.push(echo, other);
+      assert.equal(await echo.whoami(), "both");
+      await waitFor(() => clientProviders(other).length === 1, 5000, "the second client's provider");
+      assert.equal(both.metadataCalls.length, 1, "one GetMetadataInfo for both clients");
+    } finally {
+      await registry.close();
+      await kazoo(zk.hostPort, [{ op: "delete", path: "/services/both-app" }]);
+    }
+  });
+
+  it("metadata that could not be had (MetadataServiceV2 failing at first) is asked for again, without any change in ZooKeeper, and the instance is then called", async () => {
+    const rev = "f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5";
+    const flaky = await StubProvider.start({ id: "flaky", app: "flaky-app", revision: rev, services: (p) => echoServiceInfo(ECHO_SERVICE, p), failMetadata: 2 });
+    stubs.push(flaky);
+    await kazoo(zk.hostPort, [{ op: "create", path: `/services/flaky-app/127.0.0.1:${flaky.port}`, data: javaInstanceJson("flaky-app", flaky.port, rev) }]);
+    const lines: string[] = [];
+    const logger = { info: () => {}, error: (_o: object, m: string) => lines.push(m), warn: (_o: object, m: string) => lines.push(m) };
+    try {
+      const c = consumer({ discovery: "instance", providedBy: "flaky-app", protocol: "grpc", logger });
+      // Two failures: asked again after 1 s, then 2 s.
+      await waitFor(() => clientProviders(c).length === 1, 8000, "the instance to be found once its metadata answers");
+      assert.equal(await c.whoami(), "flaky");
+      assert.equal(flaky.metadataCalls.length, 3, "two failures, then one answer");
+      const about = lines.filter((m) => m.includes("flaky-app"));
+      assert.equal(about.length, 1, about.join("\n"));
+      assert.match(about[0], /skipped: no metadata for revision f5f5.*; asking again later$/);
+    } finally {
+      await kazoo(zk.hostPort, [{ op: "delete", path: "/services/flaky-app" }]);
+    }
+  });
+
+  it("TLS: a client with TLS options reads an https:// provider's MetadataServiceV2 over TLS and calls it at application level", async () => {
+    const { key, cert } = selfSigned();
+    const s = createServer({ services: [new EchoService("tls-1")], tls: { key, cert }, registry: zk.address(4000), application: "tls-app", registerMode: "instance" });
+    servers.push(s);
+    await s.listen({ port: 0 });
+    const lines: string[] = [];
+    const logger = { info: () => {}, error: (_o: object, m: string) => lines.push(m), warn: (_o: object, m: string) => lines.push(m) };
+    const c = consumer({ discovery: "instance", providedBy: "tls-app", tls: { ca: cert }, logger });
+    assert.equal(await c.whoami(), "tls-1");
+    assert.deepEqual(clientProviders(c).map((p) => [p.secure, p.port]), [[true, s.address.port]]);
+    assert.deepEqual(lines.filter((m) => m.includes("tls-app")), [], "no metadata failure");
+    await s.close();
+  });
+
+  it("warm-up holds at both levels: a provider announcing warmup (ms) ramps its weight from its timestamp (the instance's at application level), as Dubbo's balancers do", async () => {
+    const rev = "e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4";
+    const warm = 4000;
+    const since = Date.now() - warm / 2;
+    const iStub = await StubProvider.start({ id: "warm-iface", app: "warm-iface", revision: rev, services: (p) => echoServiceInfo(ECHO_SERVICE, p) });
+    const aStub = await StubProvider.start({ id: "warm-inst", app: "warm-inst", revision: rev, services: (p) => echoServiceInfo(ECHO_SERVICE, p, { warmup: String(warm), weight: "100" }) });
+    stubs.push(iStub, aStub);
+    const url = `tri://127.0.0.1:${iStub.port}/${ECHO_SERVICE}?application=warm-iface&dubbo=2.0.2&interface=${ECHO_SERVICE}&methods=fail,sayHello,whoami&side=provider&timestamp=${since}&warmup=${warm}&weight=100`;
+    const node = `/dubbo/${ECHO_SERVICE}/providers/${encodeURIComponent(url)}`;
+    const inst = JSON.parse(javaInstanceJson("warm-inst", aStub.port, rev));
+    inst.payload.metadata.timestamp = String(since);
+    await kazoo(zk.hostPort, [
+      { op: "create", path: node, data: "127.0.0.1" },
+      { op: "create", path: `/services/warm-inst/127.0.0.1:${aStub.port}`, data: JSON.stringify(inst) },
+    ]);
+    try {
+      const cIface = consumer({ discovery: "interface", protocol: "grpc" });
+      const cInst = consumer({ discovery: "instance", providedBy: "warm-inst", protocol: "grpc" });
+      assert.equal(await cIface.whoami(), "warm-iface");
+      assert.equal(await cInst.whoami(), "warm-inst");
+      const [pIface] = clientProviders(cIface);
+      const [pInst] = clientProviders(cInst);
+      for (const p of [pIface, pInst]) {
+        assert.equal(p.fullWeight, 100);
+        assert.deepEqual(p.warmUp, { since, ms: warm });
+        assert.ok(p.weight >= 45 && p.weight < 100, `half-way through the warm-up: weight ${p.weight}`);
+      }
+      await new Promise((r) => setTimeout(r, Math.max(0, since + warm - Date.now()) + 50));
+      assert.equal(pIface.weight, 100, "warm: the full weight");
+      assert.equal(pInst.weight, 100);
+      assert.equal(clientProviders(cInst)[0], pInst, "the same provider object throughout");
+    } finally {
+      await kazoo(zk.hostPort, [
+        { op: "delete", path: node },
+        { op: "delete", path: "/services/warm-inst" },
+      ]);
+    }
+  });
+
+  it("registryWarmupMs announces Dubbo's warmup at both levels: our clients ramp the new server, and a bad value is refused", async () => {
+    assert.throws(
+      () => createServer({ services: [new EchoService("x")], registry: zk.address(4000), registryWarmupMs: -1 }),
+      /createServer: registryWarmupMs must be a number of ms > 0, got -1/,
+    );
+    const s = await provider("warming", { application: "warming-app", registryWarmupMs: 60_000 });
+    const port = s.address.port;
+    const names = (await children(zk, `/dubbo/${ECHO_SERVICE}/providers`)) ?? [];
+    const url = names.map((n) => decodeURIComponent(n)).find((u) => u.includes(`:${port}/`));
+    assert.match(url ?? "", /[?&]warmup=60000(&|$)/, "the interface-level URL carries warmup");
+    for (const discovery of ["interface", "instance"] as const) {
+      const c = consumer({ discovery, providedBy: "warming-app" });
+      await waitFor(() => clientProviders(c).some((x) => x.port === port), 5000, `${discovery}: the warming server listed`);
+      const [p] = clientProviders(c).filter((x) => x.port === port);
+      assert.equal(p.warmUp?.ms, 60_000, discovery);
+      assert.ok(p.weight >= 1 && p.weight < 20, `${discovery}: a server started a moment ago weighs little: ${p.weight}`);
+      assert.equal(p.fullWeight, 100);
+    }
+    await s.close();
+  });
+
   it("mixed cluster under load: a Java-style stub (instance + interface) and two triple-rpc processes (all); auto spreads over three, one address one provider; SIGKILL of ours loses no call; a new one gets calls within a second", async () => {
     const rev = "11112222333344445555666677778888";
     const java = await StubProvider.start({ id: "java", app: "java-mixed", revision: rev, services: (p) => echoServiceInfo(ECHO_SERVICE, p) });
@@ -264,10 +515,11 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
       await p1.stop("SIGKILL");
       load.reset();
       await waitFor(() => (load.counts.get("java") ?? 0) > 20 && (load.counts.get("n2") ?? 0) > 20, 10_000, "calls after the kill");
-      const started = Date.now();
+      // LISTENING is printed once listen() resolved, i.e. once the provider is registered: from
+      // then on it must get calls within a second (process start-up time is not counted, nor doubled).
       const p3 = await ProviderProcess.start(zk.address(4000), "n3", env);
       procs.push(p3);
-      await waitFor(() => (load.counts.get("n3") ?? 0) > 0, 1000 + (Date.now() - started), "the new provider to get calls");
+      await waitFor(() => (load.counts.get("n3") ?? 0) > 0, 1000, "the new provider to get calls within a second of registering");
       await load.stop();
       assert.deepEqual(load.failures, [], "no call failed");
     } finally {
@@ -281,6 +533,11 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
 
   it("two processes racing to add their application to the same interface mappings: both names kept in every mapping (compare-and-set retried)", async () => {
     const child = path.join(__dirname, "mapping-child.js");
+    // The mappings exist already (another application wrote them): both racers read "seed" and
+    // both try to write "seed,<own>", so one set must fail on the version and be redone. (Were the
+    // nodes missing, the loser of the create would simply append: no compare-and-set needed.)
+    const names = Array.from({ length: 30 }, (_, i) => `/dubbo/mapping/org.example.race.Service${i}`);
+    await kazoo(zk.hostPort, names.map((p) => ({ op: "create" as const, path: p, data: "seed" })));
     const startAt = Date.now() + 1500;
     const run = (app: string) =>
       new Promise<void>((resolve, reject) => {
@@ -296,8 +553,31 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
       zk.hostPort,
       Array.from({ length: 30 }, (_, i) => ({ op: "get" as const, path: `/dubbo/mapping/org.example.race.Service${i}` })),
     )) as (KazooGet | null)[];
-    for (const g of got) assert.deepEqual(g?.data.split(",").sort(), ["racer-a", "racer-b"]);
-    assert.ok(got.some((g) => (g?.version ?? 0) > 0), "some mapping was updated after its creation");
+    for (const g of got) assert.deepEqual(g?.data.split(",").sort(), ["racer-a", "racer-b", "seed"], "no application dropped");
+    assert.ok(got.every((g) => g?.version === 2), "each mapping written exactly twice: one append per racer");
+  });
+
+  it("instance level, ZooKeeper restarted under load (same session): zero failed calls; afterwards a new instance is seen", async () => {
+    const address = zk.address(4000);
+    const opts = { registry: address, application: "restart-app", registerMode: "instance" as const };
+    const a = createServer({ services: [new EchoService("r1")], ...opts });
+    servers.push(a);
+    await a.listen({ port: 0 });
+    const c = consumer({ registry: address, discovery: "instance", providedBy: "restart-app" });
+    const load = loadLoop(() => c.whoami(), 2);
+    await waitFor(() => (load.counts.get("r1") ?? 0) > 10, 5000, "calls on r1");
+    await zk.stop();
+    const calls = load.counts.get("r1") ?? 0;
+    await new Promise((r) => setTimeout(r, 1000)); // shorter than the session: the same one resumes
+    assert.ok((load.counts.get("r1") ?? 0) > calls + 10, "calls went on while ZooKeeper was down");
+    await zk.resume();
+    const b = createServer({ services: [new EchoService("r2")], ...opts });
+    servers.push(b);
+    await b.listen({ port: 0 });
+    await waitFor(() => (load.counts.get("r2") ?? 0) > 0, 10_000, "calls on the instance started after the restart");
+    await load.stop();
+    assert.deepEqual(load.failures, [], "no call failed");
+    await Promise.all([a.close(), b.close()]);
   });
 
   it("instance level keeps issue 17's failure behaviour: empty protection, and after a session expiry (ZooKeeper wiped) the instance node, mapping and report are re-created and consumers follow again", async () => {

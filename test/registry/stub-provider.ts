@@ -44,7 +44,14 @@ export class StubProvider {
     readonly port: number,
   ) {}
 
-  static async start(o: { id: string; app: string; revision: string; services: (port: number) => Record<string, StubServiceInfo> }): Promise<StubProvider> {
+  /** `failMetadata`: how many GetMetadataInfo calls fail (UNAVAILABLE) before it answers. */
+  static async start(o: {
+    id: string;
+    app: string;
+    revision: string;
+    services: (port: number) => Record<string, StubServiceInfo>;
+    failMetadata?: number;
+  }): Promise<StubProvider> {
     const files = protoFiles();
     const opts = { keepCase: true, longs: Number, defaults: true };
     const md = grpc.loadPackageDefinition(protoLoader.loadSync(files.metadata, opts)) as any;
@@ -55,6 +62,7 @@ export class StubProvider {
       GetMetadataInfo: (call: grpc.ServerUnaryCall<{ revision: string }, unknown>, cb: grpc.sendUnaryData<unknown>) => {
         const first = (k: string) => String(call.metadata.get(k)[0] ?? "");
         stub?.metadataCalls.push({ revision: call.request.revision, version: first("tri-service-version"), group: first("tri-service-group") });
+        if ((stub?.metadataCalls.length ?? 0) <= (o.failMetadata ?? 0)) return cb({ code: grpc.status.UNAVAILABLE, details: "not ready yet" });
         if (call.request.revision !== o.revision) return cb(null, {});
         cb(null, { app: o.app, version: o.revision, services: o.services(stub!.port) });
       },
@@ -149,5 +157,21 @@ export function echoServiceInfo(iface: string, port: number, extra: Record<strin
       path: iface,
       params: { application: "stub", interface: iface, methods: "fail,sayHello,whoami", side: "provider", release: "3.3.1", ...extra },
     },
+  };
+}
+
+/** A grpc-js client of MetadataServiceV2 built from Dubbo's .proto (not our code). */
+export function metadataClient(port: number): { get(revision: string, headers?: Record<string, string>): Promise<any>; close(): void } {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "triple-rpc-msv2-")), "metadata_service_v2.proto");
+  fs.writeFileSync(file, METADATA_SERVICE_V2_PROTO);
+  const def = grpc.loadPackageDefinition(protoLoader.loadSync(file, { keepCase: true, longs: Number, defaults: true })) as any;
+  const c = new def.org.apache.dubbo.metadata.MetadataServiceV2(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+  return {
+    get(revision, headers = {}) {
+      const md = new grpc.Metadata();
+      for (const [k, v] of Object.entries(headers)) md.set(k, v);
+      return new Promise((resolve, reject) => c.GetMetadataInfo({ revision }, md, (e: Error | null, v: unknown) => (e ? reject(e) : resolve(v))));
+    },
+    close: () => c.close(),
   };
 }

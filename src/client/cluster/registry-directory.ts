@@ -1,3 +1,4 @@
+import type * as tls from "node:tls";
 import { resolveRegistry } from "../../registry/create.js";
 import type { Registry } from "../../registry/registry.js";
 import { hasInstanceDiscovery, registryLog } from "../../registry/registry.js";
@@ -5,7 +6,7 @@ import { InstanceSubscription } from "../../registry/instance-subscription.js";
 import { consumerUrl } from "../../registry/service-url.js";
 import { type DubboUrl, hostPort, type ServiceKey } from "../../registry/url.js";
 import type { MethodDescriptor } from "../../service/descriptors.js";
-import { isValidWeight, Provider } from "../../transport/client/provider.js";
+import { isValidWeight, Provider, type WarmUp } from "../../transport/client/provider.js";
 import type { Logger } from "../../runtime/logger.js";
 import type { Directory } from "./directory.js";
 
@@ -19,6 +20,8 @@ export interface RegistryDirectoryOptions {
   readonly consumer: DubboUrl | undefined;
   /** Providers are `https://` (the client has TLS options). */
   readonly secure: boolean;
+  /** The client's TLS options, for application-level metadata calls to `https://` providers. */
+  readonly tls?: tls.ConnectionOptions;
   /** Keep the last providers when the registry suddenly lists none. Default true. */
   readonly emptyProtection: boolean;
   /** How long a call made before the first list waits for it, ms. */
@@ -75,6 +78,7 @@ export class RegistryDirectory implements Directory {
         registry,
         key: o.key,
         providedBy: o.providedBy,
+        tls: o.secure ? (o.tls ?? {}) : undefined,
         logger: o.logger,
         listener: (urls) => {
           this.instanceUrls = urls;
@@ -120,11 +124,12 @@ export class RegistryDirectory implements Directory {
       const weight = url.params.weight !== undefined && isValidWeight(w) ? w : 100;
       // Provider writes the address in URL's canonical form ([::1], lower case), which is what
       // the same provider is known by across notifications.
-      const candidate = new Provider(`${this.o.secure ? "https" : "http"}://${hostPort(url.host, url.port)}`, weight);
+      const warmUp = warmUpOf(url.params);
+      const candidate = new Provider(`${this.o.secure ? "https" : "http"}://${hostPort(url.host, url.port)}`, weight, warmUp);
       if (seen.has(candidate.address)) continue;
       seen.add(candidate.address);
       const old = current.get(candidate.address);
-      const provider = old && old.weight === weight ? old : candidate;
+      const provider = old && old.fullWeight === weight && sameWarmUp(old.warmUp, warmUp) ? old : candidate;
       provider.leaving = false; // listed: whatever it announced before, it is back
       next.push(provider);
     }
@@ -166,6 +171,21 @@ export class RegistryDirectory implements Directory {
   }
 }
 
+/**
+ * The warm-up a provider URL announces: Dubbo's `warmup` (ms) counted from its `timestamp`
+ * (at application level, the instance's). None without an explicit `warmup` (Dubbo's consumers
+ * would assume 10 minutes; ours ramp only providers that ask for it).
+ */
+export function warmUpOf(params: Readonly<Record<string, string>>): WarmUp | undefined {
+  const ms = Number(params.warmup);
+  const since = Number(params.timestamp);
+  return Number.isFinite(ms) && ms > 0 && Number.isFinite(since) && since > 0 ? { since, ms } : undefined;
+}
+
+function sameWarmUp(a: WarmUp | undefined, b: WarmUp | undefined): boolean {
+  return a === b || (a !== undefined && b !== undefined && a.since === b.since && a.ms === b.ms);
+}
+
 /** What {@link registryDirectory} needs besides the client's options. */
 export interface RegistryClientInit {
   readonly registry: string | Registry;
@@ -175,6 +195,7 @@ export interface RegistryClientInit {
   readonly emptyProtection: boolean | undefined;
   readonly registerConsumer: boolean | undefined;
   readonly secure: boolean;
+  readonly tls?: tls.ConnectionOptions;
   readonly firstListWaitMs: number;
   readonly logger: Logger;
   readonly discovery?: Discovery;
@@ -190,6 +211,7 @@ export function registryDirectory(init: RegistryClientInit): RegistryDirectory {
     key: init.key,
     consumer: init.registerConsumer === false ? undefined : consumerUrl(init.key, init.application ?? "triple-rpc", init.methods),
     secure: init.secure,
+    tls: init.tls,
     emptyProtection: init.emptyProtection ?? true,
     firstListWaitMs: init.firstListWaitMs,
     logger: registry.logger ?? init.logger,

@@ -6,6 +6,28 @@ export function isValidWeight(w: unknown): w is number {
 /** Time constant of the peak-EWMA latency's decay, ms (an idle provider's cost halves in ~3.5 s). */
 const EWMA_DECAY_MS = 5000;
 
+/**
+ * Dubbo's warm-up of a provider that announced `warmup` (ms) and `timestamp` (its start, epoch
+ * ms): for `ms` after `since` its weight ramps from 1 up to the full weight.
+ */
+export interface WarmUp {
+  /** When the provider started (its registry `timestamp`), epoch ms. */
+  readonly since: number;
+  /** How long the ramp lasts (its registry `warmup`), ms. */
+  readonly ms: number;
+}
+
+/**
+ * Dubbo's `AbstractLoadBalance.calculateWarmupWeight` (and `getWeight`'s guard for a clock
+ * behind the provider's): `uptime / (warmup / weight)` rounded down, at least 1, at most `weight`.
+ */
+export function warmUpWeight(uptimeMs: number, warmUpMs: number, weight: number): number {
+  if (weight <= 0 || uptimeMs >= warmUpMs) return weight;
+  const floor = Math.min(1, weight);
+  if (uptimeMs < 0) return floor;
+  return Math.max(floor, Math.min(Math.floor(uptimeMs / (warmUpMs / weight)), weight));
+}
+
 /** A provider given as a URL (`http://h:p`, `https://h:p`), `host:port`, or with a weight. */
 export type ProviderInit = string | { readonly url: string; readonly weight?: number };
 
@@ -24,8 +46,12 @@ export class Provider {
   readonly secure: boolean;
   /** A `memory://<name>` provider: an in-process server, connected through {@link memoryConnection}. */
   readonly memory: boolean;
-  /** Relative weight for the weighted balancers (default 100, like Dubbo). */
-  readonly weight: number;
+  /** The weight it was given (default 100, like Dubbo); {@link weight} is lower while it warms up. */
+  readonly fullWeight: number;
+  /** Its warm-up (Dubbo's `warmup` ramp), if it announced one. */
+  readonly warmUp: WarmUp | undefined;
+  /** Epoch ms the warm-up ends; 0 once over (or without one), so {@link weight} costs a field read. */
+  private warmUntil: number;
   /** Calls in flight. */
   active = 0;
   /** Exponentially weighted average of call latency, ms (0 until the first call). */
@@ -58,7 +84,7 @@ export class Provider {
    */
   leaving = false;
 
-  constructor(url: string, weight = 100) {
+  constructor(url: string, weight = 100, warmUp?: WarmUp) {
     if (typeof url !== "string" || url.trim() === "") throw new TypeError(`provider ${JSON.stringify(url)}: expected a URL or host:port`);
     const hasScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(url);
     let u: URL;
@@ -86,7 +112,30 @@ export class Provider {
     this.address = `${this.host}:${this.port}`;
     this.origin = `${this.memory ? "http:" : u.protocol}//${this.address}`;
     if (!isValidWeight(weight)) throw new TypeError(`provider ${url}: weight must be a number >= 0`);
-    this.weight = weight;
+    if (warmUp !== undefined && !(Number.isFinite(warmUp.since) && Number.isFinite(warmUp.ms) && warmUp.ms > 0)) {
+      throw new TypeError(`provider ${url}: warmUp needs a finite since (epoch ms) and ms > 0`);
+    }
+    this.fullWeight = weight;
+    this.warmUp = warmUp;
+    this.warmUntil = warmUp && Date.now() < warmUp.since + warmUp.ms ? warmUp.since + warmUp.ms : 0;
+  }
+
+  /**
+   * Relative weight for the weighted balancers: the full weight, or during a warm-up the ramped
+   * one Dubbo's balancers use (from 1 at the provider's start up to the full weight).
+   */
+  get weight(): number {
+    return this.warmUntil === 0 ? this.fullWeight : this.warmingWeight();
+  }
+
+  private warmingWeight(): number {
+    const now = Date.now();
+    if (now >= this.warmUntil) {
+      this.warmUntil = 0;
+      return this.fullWeight;
+    }
+    const w = this.warmUp as WarmUp;
+    return warmUpWeight(now - w.since, w.ms, this.fullWeight);
   }
 
   /** True while a connection failure's back-off lasts. */
