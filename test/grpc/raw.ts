@@ -1,4 +1,6 @@
 import * as http2 from "node:http2";
+import { after, before } from "node:test";
+import { createServer, type TripleServer } from "../../src/index.js";
 
 /** A raw gRPC exchange as seen on the wire: headers, concatenated DATA, trailers. */
 export interface RawReply {
@@ -84,4 +86,23 @@ export function rawCall(
       stream.end();
     })().catch(reject);
   });
+}
+
+/**
+ * Serves `services` on a fresh server for the enclosing `describe` (node:test `before`/`after`)
+ * with one raw HTTP/2 session to it; read `server` and `session` inside the tests.
+ */
+export function servedSession(services: () => object[]): { readonly server: TripleServer; readonly session: http2.ClientHttp2Session } {
+  const s = {} as { server: TripleServer; session: http2.ClientHttp2Session };
+  before(async () => {
+    s.server = createServer({ services: services() });
+    await s.server.listen({ port: 0 });
+    s.session = http2.connect(s.server.url);
+    s.session.on("error", () => {});
+  });
+  after(async () => {
+    s.session.close();
+    await s.server.close();
+  });
+  return s;
 }

@@ -1,17 +1,16 @@
 import * as assert from "node:assert/strict";
 import * as http2 from "node:http2";
 import { after, before, describe, it } from "node:test";
-import { closeClient, Code, createClient, createServer, describeService, Field, JavaClass, Method, Param, type RpcError, Service, type TripleServer } from "../../src/index.js";
+import { Code, closeClient, createClient, createServer, describeService, Field, JavaClass, Method, Param, type RpcError, Service, T, type TripleServer } from "../../src/index.js";
 import { fillDefaults } from "../../src/protocol-grpc/java-serialization.js";
 import { messageCodec } from "../../src/protocol-grpc/message-codec.js";
 import { decodeRequestWrapper, decodeResponseWrapper, encodeRequestWrapper } from "../../src/protocol-grpc/wrapper.js";
 import { JAVA_CLASS, readHessian } from "../../src/serialization/hessian2/reader.js";
 import { writeHessian } from "../../src/serialization/hessian2/writer.js";
 import { javaTypeName } from "../../src/serialization/java-types.js";
-import { T } from "../../src/index.js";
-import { frame, rawCall } from "../grpc/raw.js";
+import { frame, rawCall, servedSession } from "../grpc/raw.js";
 import { hex, javaMissing, javaPeer, unhex } from "./peer.js";
-import { Anonymous, AnonService, anonCalls, seen, User, UserService } from "./user-service.js";
+import { AnonService, Anonymous, anonCalls, seen, User, UserService } from "./user-service.js";
 
 const skip = javaMissing();
 
@@ -148,23 +147,12 @@ describe("hessian2 against Caucho Hessian (Java)", { skip }, () => {
 });
 
 describe("a Java-made hessian4 TripleRequestWrapper against our server", { skip }, () => {
-  let server: TripleServer;
-  let session: http2.ClientHttp2Session;
-  before(async () => {
-    server = createServer({ services: [new UserService()] });
-    await server.listen({ port: 0 });
-    session = http2.connect(server.url);
-    session.on("error", () => {});
-  });
-  after(async () => {
-    session.close();
-    await server.close();
-  });
+  const served = servedSession(() => [new UserService()]);
 
   it("reaches the method with the right values and types; Java decodes the TripleResponseWrapper", async () => {
     const [request] = javaPeer(["request"]);
     seen.length = 0;
-    const r = await rawCall(session, "/org.example.UserService/greet", [frame(unhex(request))], {
+    const r = await rawCall(served.session, "/org.example.UserService/greet", [frame(unhex(request))], {
       "content-type": "application/grpc+proto",
       "tri-consumer-appname": "java-consumer",
     });
@@ -340,25 +328,14 @@ class InstantHandle {
 }
 
 describe("hessian-lite's java.time handles", () => {
-  let server: TripleServer;
-  let session: http2.ClientHttp2Session;
-  before(async () => {
-    server = createServer({ services: [new UserService()] });
-    await server.listen({ port: 0 });
-    session = http2.connect(server.url);
-    session.on("error", () => {});
-  });
-  after(async () => {
-    session.close();
-    await server.close();
-  });
+  const served = servedSession(() => [new UserService()]);
   const ldt = () =>
     Object.assign(new LocalDateTimeHandle(), {
       date: Object.assign(new LocalDateHandle(), { year: 2024, month: 2, day: 29 }),
       time: Object.assign(new LocalTimeHandle(), { hour: 23, minute: 5, second: 7, nano: 123456789 }),
     });
   const call = (method: string, args: Buffer[], argTypes: string[]) =>
-    rawCall(session, `/org.example.UserService/${method}`, [frame(encodeRequestWrapper({ serializeType: "hessian4", args, argTypes }))], {
+    rawCall(served.session, `/org.example.UserService/${method}`, [frame(encodeRequestWrapper({ serializeType: "hessian4", args, argTypes }))], {
       "content-type": "application/grpc+proto",
     });
 
@@ -389,21 +366,10 @@ describe("hessian-lite's java.time handles", () => {
 });
 
 describe("bad hessian2 input", () => {
-  let server: TripleServer;
-  let session: http2.ClientHttp2Session;
-  before(async () => {
-    server = createServer({ services: [new UserService()] });
-    await server.listen({ port: 0 });
-    session = http2.connect(server.url);
-    session.on("error", () => {});
-  });
-  after(async () => {
-    session.close();
-    await server.close();
-  });
+  const served = servedSession(() => [new UserService()]);
 
   const call = (arg: Buffer) =>
-    rawCall(session, "/org.example.UserService/echo", [frame(encodeRequestWrapper({ serializeType: "hessian4", args: [arg], argTypes: ["java.lang.String"] }))], {
+    rawCall(served.session, "/org.example.UserService/echo", [frame(encodeRequestWrapper({ serializeType: "hessian4", args: [arg], argTypes: ["java.lang.String"] }))], {
       "content-type": "application/grpc+proto",
     });
 
@@ -449,7 +415,7 @@ describe("bad hessian2 input", () => {
       args: [writeHessian(2, T.int32)],
       argTypes: ["int", "org.apache.dubbo.common.stream.StreamObserver"],
     });
-    const r = await rawCall(session, "/org.example.UserService/count", [frame(req)], { "content-type": "application/grpc+proto" });
+    const r = await rawCall(served.session, "/org.example.UserService/count", [frame(req)], { "content-type": "application/grpc+proto" });
     assert.equal(r.grpcStatus, 0, r.grpcMessage);
     const got = r.messages.map((m) => decodeResponseWrapper(m.payload));
     assert.deepEqual(got.map((w) => [w.serializeType, w.type, readHessian(w.data)]), [
