@@ -192,6 +192,7 @@ export class ClientCore {
       maxBytes,
       unary: () => this.unaryTransport(),
       http2: () => this.http2(),
+      tls: o.tls,
     });
     const h = this.baseHeaders;
     h[H.userAgent] = USER_AGENT;

@@ -1,19 +1,20 @@
 import { randomBytes } from "node:crypto";
 import type { OutgoingHttpHeaders } from "node:http";
 import * as http from "node:http";
+import * as https from "node:https";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { Code } from "../protocol/code.js";
 import { responseTooLarge } from "../protocol/errors.js";
-import { RpcError } from "../protocol/rpc-error.js";
-import type { Provider } from "../transport/client/provider.js";
 import { firstHeader, H, type HeaderMap } from "../protocol/headers.js";
+import { RpcError } from "../protocol/rpc-error.js";
 import type { WireSettings } from "../runtime/client-protocol.js";
 import type { Attempt } from "../runtime/invocation.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import { Download } from "../service/download.js";
 import { FileUpload } from "../service/file-upload.js";
 import type { CallScope } from "../transport/client/call-scope.js";
+import type { Provider } from "../transport/client/provider.js";
 import type { HttpReply } from "../transport/client/unary-transport.js";
 
 function isBlob(x: unknown): x is Blob {
@@ -125,8 +126,8 @@ function settleResponse(
 /**
  * The attempt of a call with file arguments: the arguments stream out as multipart/form-data
  * (file arguments read as they are sent, with backpressure), and a file reply streams in as a
- * {@link Download}. One connection of its own over HTTP/1.1 (a pooled HTTP/2 session over h2);
- * over HTTPS/1.1 (whose TLS options live in the pooled transport) the body is built in memory.
+ * {@link Download}. One connection of its own over HTTP/1.1 and HTTPS/1.1 (a pooled HTTP/2
+ * session over h2).
  * A call with a stream argument is sent once: it is not retried on another provider.
  */
 export function multipartAttempt(
@@ -148,7 +149,6 @@ export function multipartAttempt(
     delete headers[":method"];
     const ms = scope.remaining();
     if (ms !== undefined) headers[H.triServiceTimeout] = String(ms);
-    if (settings.httpVersion === "1.1" && p.secure) return bufferedPost(md, settings, args, headers, boundary, scope, read, p);
     return postStreaming(settings, p, md.path, headers, Readable.from(multipartBody(md, args, boundary)), scope, read);
   };
 }
@@ -172,44 +172,27 @@ export function downloadAttempt(
     delete headers[":method"];
     const ms = scope.remaining();
     if (ms !== undefined) headers[H.triServiceTimeout] = String(ms);
-    if (settings.httpVersion === "1.1" && p.secure) {
-      return settings.unary().post(p, { path: md.path, headers, body, signal: scope.signal, maxBytes: settings.maxBytes }).then((r) => downloadOfReply(r) ?? read(r));
-    }
     return postStreaming(settings, p, md.path, headers, Readable.from([Buffer.from(body.buffer, body.byteOffset, body.byteLength)], { objectMode: false }), scope, read);
   };
 }
 
 function postStreaming(settings: WireSettings, p: Provider, path: string, headers: OutgoingHttpHeaders, body: Readable, scope: CallScope, read: (reply: HttpReply) => unknown) {
-  return settings.httpVersion === "1.1" ? post1(p, path, headers, body, scope, settings.maxBytes, read) : post2(settings, p, path, headers, body, scope, read);
+  return settings.httpVersion === "1.1" ? post1(settings, p, path, headers, body, scope, read) : post2(settings, p, path, headers, body, scope, read);
 }
 
-async function bufferedPost(
-  md: MethodDescriptor,
-  settings: WireSettings,
-  args: readonly unknown[],
-  headers: OutgoingHttpHeaders,
-  boundary: string,
-  scope: CallScope,
-  read: (reply: HttpReply) => unknown,
-  p: Provider,
-): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const c of multipartBody(md, args, boundary)) chunks.push(c);
-  const reply = await settings.unary().post(p, { path: md.path, headers, body: Buffer.concat(chunks), signal: scope.signal, maxBytes: settings.maxBytes });
-  return downloadOfReply(reply) ?? read(reply);
-}
-
-function post1(p: Provider, path: string, headers: OutgoingHttpHeaders, body: Readable, scope: CallScope, maxBytes: number, read: (reply: HttpReply) => unknown) {
+/** One POST on a connection of its own (TLS with the client's options for an `https://` provider). */
+function post1(settings: WireSettings, p: Provider, path: string, headers: OutgoingHttpHeaders, body: Readable, scope: CallScope, read: (reply: HttpReply) => unknown) {
   return new Promise<unknown>((resolve, reject) => {
     const signal = scope.signal;
     const fail = (e: Error) => reject(signal.aborted ? signal.reason : new RpcError(Code.Unavailable, `${p.address}: ${e.message}`, { cause: e }));
     const host = p.host.startsWith("[") ? p.host.slice(1, -1) : p.host;
-    const req = http.request({ host, port: p.port, path, method: "POST", headers, agent: false });
+    const target = { host, port: p.port, path, method: "POST", headers, agent: false } as const;
+    const req = p.secure ? https.request({ ...settings.tls, ...target }) : http.request(target);
     const onAbort = () => req.destroy(signal.reason as Error);
     signal.addEventListener("abort", onAbort, { once: true });
     req.on("response", (res) => {
       signal.removeEventListener("abort", onAbort);
-      settleResponse(res.statusCode ?? 0, res.headers, res, maxBytes, read, resolve, reject);
+      settleResponse(res.statusCode ?? 0, res.headers, res, settings.maxBytes, read, resolve, reject);
     });
     req.on("error", fail);
     pipeline(body, req).catch(fail);

@@ -52,6 +52,8 @@ export interface WireSettings extends WireOptions {
   unary(): UnaryTransport;
   /** The HTTP/2 transport (streams; every gRPC call). */
   http2(): Http2Transport;
+  /** The client's `tls` options, for a connection of a call's own to an `https://` provider. */
+  readonly tls: import("node:tls").ConnectionOptions | undefined;
 }
 
 /** One protocol set up for one client. */

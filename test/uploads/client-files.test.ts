@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { after, before, describe, it } from "node:test";
 import { closeClient, createClient, createServer, Download, FileUpload, type TripleServer } from "../../src/index.js";
+import { selfSigned } from "../helpers/tls.js";
 import { DownloadService, hashStream, type Seen, UploadService } from "./services.js";
 import { MiB } from "./upload-client.js";
 
@@ -94,4 +95,60 @@ describe("typed client: uploads (File, Blob, Readable → multipart) and downloa
       assert.ok(grew < 64, `client RSS grew by ${grew.toFixed(1)} MiB`);
     });
   }
+});
+
+describe("typed client: uploads and downloads over HTTPS/1.1 stream too (a TLS connection of their own)", () => {
+  let server: TripleServer;
+  let dir: string;
+  let url: string;
+  let ca: Buffer;
+  const clients: object[] = [];
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), "triple-client-files-tls-"));
+    const { key, cert } = selfSigned();
+    ca = cert;
+    server = createServer({ services: [new UploadService(), new DownloadService()], uploadDir: dir, tls: { key, cert }, limits: { maxUploadFileBytes: 1024 * MiB } });
+    const { port } = await server.listen({ port: 0, host: "127.0.0.1" });
+    url = `https://127.0.0.1:${port}`;
+  });
+  after(async () => {
+    for (const c of clients) await closeClient(c);
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("a download larger than maxResponseBytes arrives as a Download (it is not read into memory)", async () => {
+    const down = createClient(DownloadService, { providers: [url], httpVersion: "1.1", tls: { ca }, retries: 0, maxResponseBytes: MiB });
+    clients.push(down);
+    const d = (await down.readable(8 * MiB)) as unknown as Download;
+    assert.ok(d instanceof Download);
+    assert.equal((await hashStream(d.stream())).size, 8 * MiB);
+  });
+
+  it("a 256 MiB upload streams out (the client's RSS grows < 64 MiB)", async () => {
+    const SIZE = 256 * MiB;
+    const block = Buffer.alloc(MiB, 7);
+    const up = createClient(UploadService, { providers: [url], httpVersion: "1.1", tls: { ca }, retries: 0, timeout: 120_000 });
+    clients.push(up);
+    global.gc?.();
+    const base = process.memoryUsage.rss();
+    let peak = base;
+    const timer = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage.rss());
+    }, 10);
+    try {
+      const source = Readable.from(
+        (function* () {
+          for (let i = 0; i < SIZE / MiB; i++) yield block;
+        })(),
+      );
+      const seen = (await up.live("big", source as unknown as FileUpload)) as Seen;
+      assert.equal(seen.size, SIZE);
+    } finally {
+      clearInterval(timer);
+    }
+    const grew = (peak - base) / MiB;
+    assert.ok(grew < 64, `client RSS grew by ${grew.toFixed(1)} MiB`);
+  });
 });
