@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { OutgoingHttpHeaders } from "node:http";
 import * as http from "node:http";
 import * as https from "node:https";
+import type { Socket } from "node:net";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { Code } from "../protocol/code.js";
@@ -16,6 +17,7 @@ import { FileUpload } from "../service/file-upload.js";
 import type { CallScope } from "../transport/client/call-scope.js";
 import type { Provider } from "../transport/client/provider.js";
 import type { HttpReply } from "../transport/client/unary-transport.js";
+import { memoryConnection } from "../transport/memory.js";
 
 function isBlob(x: unknown): x is Blob {
   return typeof Blob !== "undefined" && x instanceof Blob;
@@ -186,7 +188,12 @@ function post1(settings: WireSettings, p: Provider, path: string, headers: Outgo
     const signal = scope.signal;
     const fail = (e: Error) => reject(signal.aborted ? signal.reason : new RpcError(Code.Unavailable, `${p.address}: ${e.message}`, { cause: e }));
     const host = p.host.startsWith("[") ? p.host.slice(1, -1) : p.host;
-    const target = { host, port: p.port, path, method: "POST", headers, agent: false } as const;
+    const target: http.RequestOptions = { host, port: p.port, path, method: "POST", headers, agent: false };
+    // An in-process server (memory://, createTestClient): an in-memory connection of its own.
+    if (p.memory) {
+      target.agent = undefined;
+      target.createConnection = () => memoryConnection(p.host, "1.1") as unknown as Socket;
+    }
     const req = p.secure ? https.request({ ...settings.tls, ...target }) : http.request(target);
     const onAbort = () => req.destroy(signal.reason as Error);
     signal.addEventListener("abort", onAbort, { once: true });

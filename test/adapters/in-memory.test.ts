@@ -4,17 +4,20 @@ import { GreetServiceImpl } from "../../samples/greet/greet-service.js";
 import {
   type Client,
   type ClientContentType,
-  closeClient,
   Code,
+  closeClient,
   createClient,
   createServer,
   createTestClient,
+  Download,
+  type FileUpload,
   type Interceptor,
   RpcError,
   type ServerOptions,
   type TripleServer,
 } from "../../src/index.js";
 import { collect, EchoService, values } from "../client/services.js";
+import { DownloadService, type Seen, UploadService } from "../uploads/services.js";
 import { SecretService, TOKEN } from "./mounted.js";
 
 /**
@@ -148,4 +151,25 @@ describe("createTestClient", () => {
       await closeClient(client);
     }
   });
+});
+
+describe("createTestClient: file arguments and file replies", () => {
+  for (const httpVersion of ["1.1", "2"] as const) {
+    it(`HTTP/${httpVersion}: a Blob argument streams in as a FileUpload, a file reply comes back as a Download`, async () => {
+      const up = createTestClient(UploadService, { services: [new UploadService()], client: { httpVersion } });
+      const down = createTestClient(DownloadService, { services: [new DownloadService()], client: { httpVersion } });
+      try {
+        const seen = (await up.live("label", new Blob(["hello"]) as unknown as FileUpload)) as Seen & { label: string };
+        assert.equal(seen.size, 5);
+        assert.equal(seen.label, "label");
+        const d = (await down.echo(new File(["round trip"], "rt.txt", { type: "text/plain" }) as unknown as FileUpload)) as unknown as Download;
+        assert.ok(d instanceof Download);
+        assert.equal(d.filename, "rt.txt");
+        assert.equal(Buffer.concat((await d.stream().toArray()) as Buffer[]).toString(), "round trip");
+      } finally {
+        await closeClient(up);
+        await closeClient(down);
+      }
+    });
+  }
 });
