@@ -6,6 +6,7 @@ import { after, before, describe, it } from "node:test";
 import { clientProviders, closeClient, createClient, createServer, Method, Service, type TripleServer, ZookeeperRegistry } from "../../src/index.js";
 import { VERSION } from "../../src/protocol/version.js";
 import { calRevision } from "../../src/registry/instance.js";
+import { Gate } from "../helpers/gate.js";
 import { selfSigned } from "../helpers/tls.js";
 import { type KazooGet, kazoo, kazooMissing, ZooKeeperServer, zookeeperMissing } from "../helpers/zookeeper.js";
 import { ProviderProcess } from "./children.js";
@@ -17,16 +18,11 @@ const skip = zookeeperMissing() ?? kazooMissing();
 /** A service whose one method waits until the test lets it answer. */
 @Service("org.example.registry.HoldService")
 class HoldService {
-  started = false;
-  release: () => void = () => {};
-  private readonly gate = new Promise<void>((r) => {
-    this.release = r;
-  });
+  readonly gate = new Gate();
 
   @Method()
   async hold(): Promise<string> {
-    this.started = true;
-    await this.gate;
+    await this.gate.pass();
     return "released";
   }
 }
@@ -180,7 +176,7 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
       answered = true;
       return v;
     });
-    await waitFor(() => hold.started, 5000, "the call to start");
+    await waitFor(() => hold.gate.started, 5000, "the call to start");
     const closing = s.close();
     try {
       let gone = false;
@@ -192,7 +188,7 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
       assert.deepEqual(await children(zk, "/dubbo/org.example.registry.HoldService/providers"), [], "and the interface-level node");
       assert.equal(answered, false, "the call is still running: the drain comes after");
     } finally {
-      hold.release();
+      hold.gate.open();
     }
     assert.equal(await call, "released", "the drained call is answered");
     await closing;

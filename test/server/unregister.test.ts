@@ -1,6 +1,7 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { createServer, Method, Service, type TripleServer } from "../../src/index.js";
+import { Gate } from "../helpers/gate.js";
 import { UserService } from "../rest/fixtures.js";
 import { type Caller, http1Caller } from "./callers.js";
 
@@ -8,16 +9,11 @@ const JSON_CT = { "content-type": "application/json" };
 
 @Service("demo.HeldService")
 class HeldService {
-  started = false;
-  release: () => void = () => {};
-  private readonly gate = new Promise<void>((r) => {
-    this.release = r;
-  });
+  readonly gate = new Gate();
 
   @Method()
   async hold(): Promise<string> {
-    this.started = true;
-    await this.gate;
+    await this.gate.pass();
     return "done";
   }
 }
@@ -72,10 +68,10 @@ describe("server.unregister: a service withdrawn at run time", () => {
     const held = new HeldService();
     server.register(held);
     const running = caller.call("/demo.HeldService/hold", { method: "POST", headers: JSON_CT, body: "[]" });
-    for (const deadline = Date.now() + 5000; !held.started && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 10));
-    assert.ok(held.started);
+    for (const deadline = Date.now() + 5000; !held.gate.started && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 10));
+    assert.ok(held.gate.started);
     server.unregister(held);
-    held.release();
+    held.gate.open();
     const r = await running;
     assert.equal(r.status, 200, r.text());
     assert.equal(r.json(), "done");

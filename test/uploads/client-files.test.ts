@@ -70,28 +70,14 @@ describe("typed client: uploads (File, Blob, Readable → multipart) and downloa
       const up = createClient(UploadService, { providers: [server.url], httpVersion, retries: 0, timeout: 120_000 });
       const down = createClient(DownloadService, { providers: [server.url], httpVersion, retries: 0, timeout: 120_000 });
       clients.push(up, down);
-      global.gc?.();
-      const base = process.memoryUsage.rss();
-      let peak = base;
-      const timer = setInterval(() => {
-        peak = Math.max(peak, process.memoryUsage.rss());
-      }, 10);
-      try {
-        const source = Readable.from(
-          (function* () {
-            for (let i = 0; i < SIZE / MiB; i++) yield block;
-          })(),
-        );
-        const seen = (await up.live("big", source as unknown as FileUpload)) as Seen;
+      const grew = await rssGrowth(async () => {
+        const seen = (await up.live("big", blocks(SIZE, block) as unknown as FileUpload)) as Seen;
         assert.equal(seen.size, SIZE);
         const d = (await down.readable(SIZE)) as unknown as Download;
         assert.ok(d instanceof Download);
         const { size } = await hashStream(d.stream());
         assert.equal(size, SIZE);
-      } finally {
-        clearInterval(timer);
-      }
-      const grew = (peak - base) / MiB;
+      });
       assert.ok(grew < 64, `client RSS grew by ${grew.toFixed(1)} MiB`);
     });
   }
@@ -131,24 +117,35 @@ describe("typed client: uploads and downloads over HTTPS/1.1 stream too (a TLS c
     const block = Buffer.alloc(MiB, 7);
     const up = createClient(UploadService, { providers: [url], httpVersion: "1.1", tls: { ca }, retries: 0, timeout: 120_000 });
     clients.push(up);
-    global.gc?.();
-    const base = process.memoryUsage.rss();
-    let peak = base;
-    const timer = setInterval(() => {
-      peak = Math.max(peak, process.memoryUsage.rss());
-    }, 10);
-    try {
-      const source = Readable.from(
-        (function* () {
-          for (let i = 0; i < SIZE / MiB; i++) yield block;
-        })(),
-      );
-      const seen = (await up.live("big", source as unknown as FileUpload)) as Seen;
+    const grew = await rssGrowth(async () => {
+      const seen = (await up.live("big", blocks(SIZE, block) as unknown as FileUpload)) as Seen;
       assert.equal(seen.size, SIZE);
-    } finally {
-      clearInterval(timer);
-    }
-    const grew = (peak - base) / MiB;
+    });
     assert.ok(grew < 64, `client RSS grew by ${grew.toFixed(1)} MiB`);
   });
 });
+
+/** A stream of `size` bytes made of `block` repeated. */
+function blocks(size: number, block: Buffer): Readable {
+  return Readable.from(
+    (function* () {
+      for (let i = 0; i < size / block.length; i++) yield block;
+    })(),
+  );
+}
+
+/** How much this process's RSS peaked above its start (MiB, sampled every 10 ms) while `run` ran. */
+async function rssGrowth(run: () => Promise<void>): Promise<number> {
+  global.gc?.();
+  const base = process.memoryUsage.rss();
+  let peak = base;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage.rss());
+  }, 10);
+  try {
+    await run();
+  } finally {
+    clearInterval(timer);
+  }
+  return (peak - base) / MiB;
+}
