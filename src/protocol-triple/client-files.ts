@@ -88,16 +88,20 @@ function oneShot(x: unknown): boolean {
 /**
  * What an attempt does with a response as it arrives: a file reply (200 with
  * `Content-Disposition`) resolves at once to a {@link Download} over the live body; any other is
- * collected (at most `maxBytes`) and handed to `read`.
+ * collected (at most `maxBytes`) and handed to `read`. A body cut short (the connection closed or
+ * reset) goes to `fail`; one still arriving when `signal` aborts (the deadline, the caller's
+ * signal) is dropped and the call rejects with the signal's reason.
  */
 function settleResponse(
   status: number,
   headers: HeaderMap,
   body: Readable,
   maxBytes: number,
+  signal: AbortSignal,
   read: (reply: HttpReply) => unknown,
   resolve: (v: unknown) => void,
   reject: (e: unknown) => void,
+  fail: (e: Error) => void,
 ): void {
   const cd = firstHeader(headers, "content-disposition");
   if (status === 200 && cd !== undefined) {
@@ -109,6 +113,16 @@ function settleResponse(
   }
   const chunks: Buffer[] = [];
   let size = 0;
+  let ended = false;
+  const onAbort = () => {
+    body.destroy();
+    reject(signal.reason);
+  };
+  if (signal.aborted) {
+    onAbort();
+    return;
+  }
+  signal.addEventListener("abort", onAbort, { once: true });
   body.on("data", (c: Buffer) => {
     size += c.length;
     if (size > maxBytes) {
@@ -117,11 +131,22 @@ function settleResponse(
     } else chunks.push(c);
   });
   body.on("end", () => {
+    ended = true;
+    signal.removeEventListener("abort", onAbort);
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
     try {
       resolve(read({ status, headers, body: Buffer.concat(chunks) }));
     } catch (e) {
       reject(e);
     }
+  });
+  body.on("error", fail);
+  body.on("close", () => {
+    signal.removeEventListener("abort", onAbort);
+    if (!ended) fail(new Error("the connection closed before the response was complete"));
   });
 }
 
@@ -199,7 +224,7 @@ function post1(settings: WireSettings, p: Provider, path: string, headers: Outgo
     signal.addEventListener("abort", onAbort, { once: true });
     req.on("response", (res) => {
       signal.removeEventListener("abort", onAbort);
-      settleResponse(res.statusCode ?? 0, res.headers, res, settings.maxBytes, read, resolve, reject);
+      settleResponse(res.statusCode ?? 0, res.headers, res, settings.maxBytes, signal, read, resolve, reject, fail);
     });
     req.on("error", fail);
     pipeline(body, req).catch(fail);
@@ -210,7 +235,7 @@ async function post2(settings: WireSettings, p: Provider, path: string, headers:
   const stream = await settings.http2().open(p, { ...headers, ":method": "POST", ":path": path }, scope.signal);
   return new Promise<unknown>((resolve, reject) => {
     const fail = (e: Error) => reject(scope.signal.aborted ? scope.signal.reason : new RpcError(Code.Unavailable, `${p.address}: ${e.message}`, { cause: e }));
-    stream.on("response", (h) => settleResponse(Number(h[":status"]), h as HeaderMap, stream, settings.maxBytes, read, resolve, reject));
+    stream.on("response", (h) => settleResponse(Number(h[":status"]), h as HeaderMap, stream, settings.maxBytes, scope.signal, read, resolve, reject, fail));
     stream.on("error", fail);
     stream.on("close", () => {
       if (stream.rstCode !== undefined && stream.rstCode !== 0) fail(new Error(`the stream was reset (code ${stream.rstCode})`));
