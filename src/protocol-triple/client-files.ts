@@ -15,6 +15,7 @@ import type { MethodDescriptor } from "../service/descriptors.js";
 import { Download } from "../service/download.js";
 import { FileUpload } from "../service/file-upload.js";
 import type { CallScope } from "../transport/client/call-scope.js";
+import { connectFailure, isConnectErrorCode, streamClosedError, streamError, transportError } from "../transport/client/errors.js";
 import type { Provider } from "../transport/client/provider.js";
 import type { HttpReply } from "../transport/client/unary-transport.js";
 import { memoryConnection } from "../transport/memory.js";
@@ -211,7 +212,11 @@ function postStreaming(settings: WireSettings, p: Provider, path: string, header
 function post1(settings: WireSettings, p: Provider, path: string, headers: OutgoingHttpHeaders, body: Readable, scope: CallScope, read: (reply: HttpReply) => unknown) {
   return new Promise<unknown>((resolve, reject) => {
     const signal = scope.signal;
-    const fail = (e: Error) => reject(signal.aborted ? signal.reason : new RpcError(Code.Unavailable, `${p.address}: ${e.message}`, { cause: e }));
+    // Once connected, bytes of the request may have reached a handler: the error says so, and the
+    // call is retried elsewhere only for an idempotent method (as every other call).
+    let connected = false;
+    const fail = (e: Error) =>
+      reject(signal.aborted ? signal.reason : !connected && isConnectErrorCode(e) ? connectFailure(p.address, e) : transportError(p.address, e, connected));
     const host = p.host.startsWith("[") ? p.host.slice(1, -1) : p.host;
     const target: http.RequestOptions = { host, port: p.port, path, method: "POST", headers, agent: false };
     // An in-process server (memory://, createTestClient): an in-memory connection of its own.
@@ -220,6 +225,13 @@ function post1(settings: WireSettings, p: Provider, path: string, headers: Outgo
       target.createConnection = () => memoryConnection(p.host, "1.1") as unknown as Socket;
     }
     const req = p.secure ? https.request({ ...settings.tls, ...target }) : http.request(target);
+    req.on("socket", (sock: Socket) => {
+      if (!sock.connecting) connected = true;
+      else
+        sock.once(p.secure ? "secureConnect" : "connect", () => {
+          connected = true;
+        });
+    });
     const onAbort = () => req.destroy(signal.reason as Error);
     signal.addEventListener("abort", onAbort, { once: true });
     req.on("response", (res) => {
@@ -234,11 +246,12 @@ function post1(settings: WireSettings, p: Provider, path: string, headers: Outgo
 async function post2(settings: WireSettings, p: Provider, path: string, headers: OutgoingHttpHeaders, body: Readable, scope: CallScope, read: (reply: HttpReply) => unknown) {
   const stream = await settings.http2().open(p, { ...headers, ":method": "POST", ":path": path }, scope.signal);
   return new Promise<unknown>((resolve, reject) => {
-    const fail = (e: Error) => reject(scope.signal.aborted ? scope.signal.reason : new RpcError(Code.Unavailable, `${p.address}: ${e.message}`, { cause: e }));
+    // A broken stream may have reached a handler unless provably unprocessed (as every other call).
+    const fail = (e: Error) => reject(scope.signal.aborted ? scope.signal.reason : streamError(p, stream, e));
     stream.on("response", (h) => settleResponse(Number(h[":status"]), h as HeaderMap, stream, settings.maxBytes, scope.signal, read, resolve, reject, fail));
     stream.on("error", fail);
     stream.on("close", () => {
-      if (stream.rstCode !== undefined && stream.rstCode !== 0) fail(new Error(`the stream was reset (code ${stream.rstCode})`));
+      if (stream.rstCode !== undefined && stream.rstCode !== 0) reject(scope.signal.aborted ? scope.signal.reason : streamClosedError(p, stream));
     });
     pipeline(body, stream).catch(fail);
   });
