@@ -15,6 +15,7 @@ import type { MethodDescriptor } from "../service/descriptors.js";
 import { Download } from "../service/download.js";
 import { FileUpload } from "../service/file-upload.js";
 import type { CallScope } from "../transport/client/call-scope.js";
+import { connectFailure, isConnectErrorCode, streamClosedError, streamError, transportError } from "../transport/client/errors.js";
 import type { Provider } from "../transport/client/provider.js";
 import type { HttpReply } from "../transport/client/unary-transport.js";
 import { memoryConnection } from "../transport/memory.js";
@@ -88,16 +89,20 @@ function oneShot(x: unknown): boolean {
 /**
  * What an attempt does with a response as it arrives: a file reply (200 with
  * `Content-Disposition`) resolves at once to a {@link Download} over the live body; any other is
- * collected (at most `maxBytes`) and handed to `read`.
+ * collected (at most `maxBytes`) and handed to `read`. A body cut short (the connection closed or
+ * reset) goes to `fail`; one still arriving when `signal` aborts (the deadline, the caller's
+ * signal) is dropped and the call rejects with the signal's reason.
  */
 function settleResponse(
   status: number,
   headers: HeaderMap,
   body: Readable,
   maxBytes: number,
+  signal: AbortSignal,
   read: (reply: HttpReply) => unknown,
   resolve: (v: unknown) => void,
   reject: (e: unknown) => void,
+  fail: (e: Error) => void,
 ): void {
   const cd = firstHeader(headers, "content-disposition");
   if (status === 200 && cd !== undefined) {
@@ -109,6 +114,16 @@ function settleResponse(
   }
   const chunks: Buffer[] = [];
   let size = 0;
+  let ended = false;
+  const onAbort = () => {
+    body.destroy();
+    reject(signal.reason);
+  };
+  if (signal.aborted) {
+    onAbort();
+    return;
+  }
+  signal.addEventListener("abort", onAbort, { once: true });
   body.on("data", (c: Buffer) => {
     size += c.length;
     if (size > maxBytes) {
@@ -117,11 +132,22 @@ function settleResponse(
     } else chunks.push(c);
   });
   body.on("end", () => {
+    ended = true;
+    signal.removeEventListener("abort", onAbort);
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
     try {
       resolve(read({ status, headers, body: Buffer.concat(chunks) }));
     } catch (e) {
       reject(e);
     }
+  });
+  body.on("error", fail);
+  body.on("close", () => {
+    signal.removeEventListener("abort", onAbort);
+    if (!ended) fail(new Error("the connection closed before the response was complete"));
   });
 }
 
@@ -186,7 +212,11 @@ function postStreaming(settings: WireSettings, p: Provider, path: string, header
 function post1(settings: WireSettings, p: Provider, path: string, headers: OutgoingHttpHeaders, body: Readable, scope: CallScope, read: (reply: HttpReply) => unknown) {
   return new Promise<unknown>((resolve, reject) => {
     const signal = scope.signal;
-    const fail = (e: Error) => reject(signal.aborted ? signal.reason : new RpcError(Code.Unavailable, `${p.address}: ${e.message}`, { cause: e }));
+    // Once connected, bytes of the request may have reached a handler: the error says so, and the
+    // call is retried elsewhere only for an idempotent method (as every other call).
+    let connected = false;
+    const fail = (e: Error) =>
+      reject(signal.aborted ? signal.reason : !connected && isConnectErrorCode(e) ? connectFailure(p.address, e) : transportError(p.address, e, connected));
     const host = p.host.startsWith("[") ? p.host.slice(1, -1) : p.host;
     const target: http.RequestOptions = { host, port: p.port, path, method: "POST", headers, agent: false };
     // An in-process server (memory://, createTestClient): an in-memory connection of its own.
@@ -195,11 +225,18 @@ function post1(settings: WireSettings, p: Provider, path: string, headers: Outgo
       target.createConnection = () => memoryConnection(p.host, "1.1") as unknown as Socket;
     }
     const req = p.secure ? https.request({ ...settings.tls, ...target }) : http.request(target);
+    req.on("socket", (sock: Socket) => {
+      if (!sock.connecting) connected = true;
+      else
+        sock.once(p.secure ? "secureConnect" : "connect", () => {
+          connected = true;
+        });
+    });
     const onAbort = () => req.destroy(signal.reason as Error);
     signal.addEventListener("abort", onAbort, { once: true });
     req.on("response", (res) => {
       signal.removeEventListener("abort", onAbort);
-      settleResponse(res.statusCode ?? 0, res.headers, res, settings.maxBytes, read, resolve, reject);
+      settleResponse(res.statusCode ?? 0, res.headers, res, settings.maxBytes, signal, read, resolve, reject, fail);
     });
     req.on("error", fail);
     pipeline(body, req).catch(fail);
@@ -209,11 +246,12 @@ function post1(settings: WireSettings, p: Provider, path: string, headers: Outgo
 async function post2(settings: WireSettings, p: Provider, path: string, headers: OutgoingHttpHeaders, body: Readable, scope: CallScope, read: (reply: HttpReply) => unknown) {
   const stream = await settings.http2().open(p, { ...headers, ":method": "POST", ":path": path }, scope.signal);
   return new Promise<unknown>((resolve, reject) => {
-    const fail = (e: Error) => reject(scope.signal.aborted ? scope.signal.reason : new RpcError(Code.Unavailable, `${p.address}: ${e.message}`, { cause: e }));
-    stream.on("response", (h) => settleResponse(Number(h[":status"]), h as HeaderMap, stream, settings.maxBytes, read, resolve, reject));
+    // A broken stream may have reached a handler unless provably unprocessed (as every other call).
+    const fail = (e: Error) => reject(scope.signal.aborted ? scope.signal.reason : streamError(p, stream, e));
+    stream.on("response", (h) => settleResponse(Number(h[":status"]), h as HeaderMap, stream, settings.maxBytes, scope.signal, read, resolve, reject, fail));
     stream.on("error", fail);
     stream.on("close", () => {
-      if (stream.rstCode !== undefined && stream.rstCode !== 0) fail(new Error(`the stream was reset (code ${stream.rstCode})`));
+      if (stream.rstCode !== undefined && stream.rstCode !== 0) reject(scope.signal.aborted ? scope.signal.reason : streamClosedError(p, stream));
     });
     pipeline(body, stream).catch(fail);
   });

@@ -245,6 +245,9 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
     if (!this.registered.has(path)) return;
     const own = this.registered.get(path);
     await this.conn.mkdirp(path.slice(0, path.lastIndexOf("/")));
+    // Unregistered while the parents were made: its delete went first, so creating it now would
+    // leave a node nothing removes (until the session ends). Checked again before every write.
+    if (!this.registered.has(path)) return;
     const data = own ?? Buffer.from(localAddress());
     try {
       await this.conn.createEphemeral(path, data);
@@ -255,6 +258,7 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
         return;
       }
       await this.conn.remove(path);
+      if (!this.registered.has(path)) return;
       await this.conn.createEphemeral(path, data);
     }
   }

@@ -309,15 +309,24 @@ export class TripleServer implements ServerCore {
         : base;
     checkServiceJavaNames(service);
     this.claim(service, implementation);
-    for (const md of service.methods) {
-      const invoke = buildInvoker(implementation, md, this.interceptors, this.options.auth);
-      const seesContext = invokerSeesContext(md, this.interceptors, this.options.auth);
-      const reflection = service.name === REFLECTION_V1 || service.name === REFLECTION_V1ALPHA;
-      const authorize = reflection ? this.reflectionAuthorizer() : buildAuthorizer(md, this.options.auth);
-      if (authorize && !reflection) this.protectedMethods = true;
-      const entry = { descriptor: md, service, invoke, seesContext: seesContext || reflection, errors: this.errors, authorize };
-      if (md.http) (this.rest ??= new RestRouter()).add(entry);
-      for (const path of pathsOf(md)) this.router.add(path, entry);
+    try {
+      for (const md of service.methods) {
+        const invoke = buildInvoker(implementation, md, this.interceptors, this.options.auth);
+        const seesContext = invokerSeesContext(md, this.interceptors, this.options.auth);
+        const reflection = service.name === REFLECTION_V1 || service.name === REFLECTION_V1ALPHA;
+        const authorize = reflection ? this.reflectionAuthorizer() : buildAuthorizer(md, this.options.auth);
+        if (authorize && !reflection) this.protectedMethods = true;
+        const entry = { descriptor: md, service, invoke, seesContext: seesContext || reflection, errors: this.errors, authorize };
+        if (md.http) (this.rest ??= new RestRouter()).add(entry);
+        for (const path of pathsOf(md)) this.router.add(path, entry);
+      }
+    } catch (e) {
+      // A registration that fails (a REST route conflict, a path taken) leaves nothing behind:
+      // none of its methods served, and nothing claimed for unregister() to find.
+      this.claimed.delete(`${service.name}\0${service.version}\0${service.group}`);
+      this.router.removeService(service);
+      this.rest?.removeService(service);
+      throw e;
     }
     this.services.push(service);
     this.openapi?.invalidate();

@@ -102,3 +102,32 @@ describe("hostile: silent TLS connections are closed at headersTimeoutMs", () =>
     s.destroy();
   });
 });
+
+describe("headersTimeoutMs: 0 switches the silence timer off on TLS as on cleartext", () => {
+  it("a TLS connection that speaks after 200 ms is served (before: every TLS connection was closed at once)", async () => {
+    const { key, cert } = selfSigned();
+    const server = createServer({ services: [new CalcService()], tls: { key, cert }, headersTimeoutMs: 0 });
+    await server.listen({ port: 0 });
+    try {
+      for (const alpn of ["http/1.1", "h2"]) {
+        const s = await handshake(server.address.port, alpn);
+        await new Promise((r) => setTimeout(r, 200));
+        assert.equal(s.destroyed || s.readyState !== "open", false, `${alpn}: closed while silent`);
+        s.destroy();
+      }
+      const s = await handshake(server.address.port, "http/1.1");
+      let data = "";
+      s.on("data", (c: Buffer) => {
+        data += c.toString();
+      });
+      s.on("error", () => {});
+      await new Promise((r) => setTimeout(r, 100));
+      s.write('POST /test.Calc/add HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5\r\n\r\n[1,2]');
+      for (let i = 0; i < 50 && !/\r\n\r\n3$/.test(data); i++) await new Promise((r) => setTimeout(r, 20));
+      assert.match(data, /^HTTP\/1\.1 200/);
+      s.destroy();
+    } finally {
+      await server.close();
+    }
+  });
+});

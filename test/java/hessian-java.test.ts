@@ -400,6 +400,10 @@ describe("bad hessian2 input", () => {
     ["class definition bomb", bomb(), /truncated|undefined class|fields/],
     ["trailing bytes", Buffer.from([0x01, 0x61, 0x4e]), /1 bytes after the value/],
     ["bad UTF-8", Buffer.from([0x01, 0xff]), /bad UTF-8/],
+    // 20,000 empty class definitions before one value (3 bytes each): read in a loop, not one stack frame each.
+    ["class definition chain", Buffer.concat([Buffer.from("C\x00\x90".repeat(20000), "latin1"), Buffer.from([0x01, 0xff])]), /bad UTF-8/],
+    // A class definition where its field count (an int) is expected, 10,000 times over.
+    ["class definition as a field count", Buffer.concat([Buffer.from("C\x00".repeat(10000), "latin1"), Buffer.from([0x90])]), /an int expected/],
   ];
   for (const [name, arg, msg] of cases) {
     it(`${name}: invalid_argument`, async () => {

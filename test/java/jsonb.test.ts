@@ -251,6 +251,33 @@ describe("fastjson2 wrappers on our server and client", () => {
     assert.equal(ok.grpcStatus, 0);
   });
 
+  it("long keys nested deep, then many containers: refused at once (their paths would be gigabytes)", async () => {
+    // 40 objects nested, each under a 30,000-character key (a 1.2 MB path), then 250 empty arrays:
+    // 1.2 MB of input whose container paths came to 300 MB kept and hashed (before: 10,000 arrays
+    // in 1.7 MB ran the process out of memory).
+    const key = Buffer.concat([b(0x79, 0x48), Buffer.from([0, 0, 0x75, 0x30]), Buffer.alloc(30000, 0x61)]);
+    const n = 250;
+    const arrays = Buffer.concat([b(0xa4, 0x48), Buffer.from([0, 0, n >> 8, n & 0xff]), Buffer.alloc(n, 0x94)]);
+    const levels = 40;
+    const body = Buffer.concat([...Array.from({ length: levels }, () => Buffer.concat([b(0xa6), key])), arrays, Buffer.alloc(levels, 0xa5)]);
+    const t0 = performance.now();
+    const r = await rawCall(session, "/org.example.UserService/echo", [frame(encodeRequestWrapper({ serializeType: "fastjson2", args: [framed(body)], argTypes: ["java.lang.String"] }))], {
+      "content-type": "application/grpc+proto",
+    });
+    const ms = performance.now() - t0;
+    assert.equal(r.grpcStatus, Code.InvalidArgument, r.grpcMessage);
+    assert.match(decodeURIComponent(r.grpcMessage ?? ""), /characters in the paths of nested values/);
+    assert.ok(ms < 2000, `${ms.toFixed(0)} ms`);
+  });
+
+  it("a value typed 20,000 times over reads (a loop, not a stack frame per type)", async () => {
+    const types = Buffer.concat([b(0x92), str("java.lang.String"), b(0x00), Buffer.alloc(2 * 20000).map((_, i) => (i % 2 === 0 ? 0x92 : 0x00))]);
+    const r = await rawCall(session, "/org.example.UserService/echo", [frame(encodeRequestWrapper({ serializeType: "fastjson2", args: [framed(Buffer.concat([types, str("fine")]))], argTypes: ["java.lang.String"] }))], {
+      "content-type": "application/grpc+proto",
+    });
+    assert.equal(r.grpcStatus, 0, r.grpcMessage);
+  });
+
   it("our client with serialization fastjson2: unary and the three streaming kinds", async () => {
     const u = Object.assign(new User(), { name: "C", age: 1, id: 2n ** 60n, big: -(2n ** 90n), score: 0.25, active: true, born: new Date(5), tags: ["t"] });
     const back = await client.greet(u, 4);

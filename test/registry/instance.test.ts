@@ -228,6 +228,21 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
     await s.close();
   });
 
+  it("a service registered and withdrawn at once leaves no provider node behind (its delete used to overtake the create: one ghost node per round)", async () => {
+    const s = await provider("w2", { application: "withdraw-fast" });
+    const lateProviders = "/dubbo/org.example.registry.LateService/providers";
+    for (let i = 0; i < 3; i++) {
+      const late = new LateService();
+      s.register(late);
+      if (i === 1) await new Promise((r) => setImmediate(r));
+      s.unregister(late);
+    }
+    await new Promise((r) => setTimeout(r, 1500));
+    const left = ((await children(zk, lateProviders)) ?? []).filter((n) => decodeURIComponent(n).includes(`:${s.address.port}/`));
+    assert.deepEqual(left, [], "no node of this server for the withdrawn service");
+    await s.close();
+  });
+
   it("registerMode interface writes no instance; instance writes no interface-level node; metadataStorage remote writes the report Java reads", async () => {
     const a = await provider("only-interface", { application: "mode-iface", registerMode: "interface" });
     const b = await provider("only-instance", { application: "mode-inst", registerMode: "instance", metadataStorage: "remote", registryWeight: 150 });

@@ -1,6 +1,6 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { createServer, Method, Service, type TripleServer } from "../../src/index.js";
+import { createServer, Get, Method, Path, Service, type TripleServer } from "../../src/index.js";
 import { Gate } from "../helpers/gate.js";
 import { UserService } from "../rest/fixtures.js";
 import { type Caller, http1Caller } from "./callers.js";
@@ -15,6 +15,21 @@ class HeldService {
   async hold(): Promise<string> {
     await this.gate.pass();
     return "done";
+  }
+}
+
+/** Its second method's REST route is UserService's: registering it beside UserService fails. */
+@Service("demo.ClashService")
+class ClashService {
+  @Method()
+  first(): string {
+    return "first";
+  }
+
+  @Get("/users/{id}")
+  @Method()
+  get(@Path("id") id: number): number {
+    return id;
   }
 }
 
@@ -76,6 +91,22 @@ describe("server.unregister: a service withdrawn at run time", () => {
     assert.equal(r.status, 200, r.text());
     assert.equal(r.json(), "done");
     assert.equal((await caller.call("/demo.HeldService/hold", { method: "POST", headers: JSON_CT, body: "[]" })).status, 404);
+  });
+
+  it("a register() that fails (a REST route conflict) leaves nothing served; unregister of it is the TypeError and withdraws no other service", async () => {
+    const u = new UserService();
+    const c = new ClashService();
+    server.register(u);
+    assert.throws(() => server.register(c), /REST route GET \/users\/\{id\} \(demo\.ClashService\.get\) conflicts with/);
+    const first = await caller.call("/demo.ClashService/first", { method: "POST", headers: JSON_CT, body: "[]" });
+    assert.equal(first.status, 404, "a method registered before the conflict is not served");
+    assert.throws(() => server.unregister(c), /unregister: service demo\.ClashService is not registered with this implementation/);
+    assert.ok(server.registeredServices.some((s) => s.name === "demo.UserService"), "UserService is still listed");
+    assert.equal((await rest()).status, 200);
+    server.unregister(u);
+    server.register(c);
+    assert.equal((await caller.call("/demo.ClashService/first", { method: "POST", headers: JSON_CT, body: "[]" })).status, 200, "it registers once the conflict is gone");
+    server.unregister(c);
   });
 
   it("an implementation that is not registered (or not under that version) is a TypeError naming the fix", () => {

@@ -187,8 +187,12 @@ function readStructured(r: Reader, c: number): unknown {
       return readMap(r, false);
     case 0x4d: // M
       return readMap(r, true);
-    case 0x43: // C: a class definition, then the value that follows
+    case 0x43: // C: class definitions (read in a loop, not a frame each), then the value that follows
       readClassDef(r);
+      while (r.peek() === 0x43) {
+        r.pos++;
+        readClassDef(r);
+      }
       r.nodes--;
       return readValue(r);
     case 0x4f: // O
@@ -211,6 +215,8 @@ function toDate(r: Reader, ms: bigint): Date {
 
 /** An int where the grammar wants one (lengths, class and reference indices). */
 function readInt(r: Reader): number {
+  // Not a class definition: it would start a value (recursing) where only an int fits.
+  if (r.peek() === 0x43) return r.fail("an int expected");
   const v = readValue(r);
   r.nodes--;
   if (typeof v !== "number" || !Number.isInteger(v)) return r.fail("an int expected");

@@ -34,6 +34,13 @@ export type JsonbReadLimits = ReadLimits;
 
 const IN_PROGRESS = -1;
 
+/**
+ * The most characters of container paths kept for references. A path repeats the keys above it,
+ * so long keys nested deep, then many containers below them, would keep (and hash) gigabytes
+ * from a megabyte of input.
+ */
+const MAX_PATH_CHARS = 32 * 1024 * 1024;
+
 interface Slot {
   value: unknown;
   weight: number;
@@ -43,6 +50,8 @@ class Reader extends ByteCursor {
   readonly symbols: string[] = [];
   /** Values of containers by their path, for references. */
   readonly paths = new Map<string, Slot>();
+  /** Characters of the paths in `paths`, at most {@link MAX_PATH_CHARS}. */
+  pathChars = 0;
   lastRef = "";
   readonly view: DataView;
 
@@ -353,12 +362,12 @@ function symbol(r: Reader, n: number): string {
 
 /** `0x92` already read: a class name (with its symbol number) or a symbol number, then the value. */
 function readTyped(r: Reader, path: string): unknown {
-  const c = r.peek();
-  let name: string;
-  if (c >= 0x49 && c <= 0x7e) {
-    name = readString(r);
-    defineSymbol(r, readInt32(r), name);
-  } else name = symbol(r, readInt32(r));
+  let name = typeName(r);
+  // A type on a typed value: the innermost one counts (a loop, not a stack frame each).
+  while (r.peek() === 0x92) {
+    r.pos++;
+    name = typeName(r);
+  }
   if (r.peek() === 0xa6) {
     r.pos++;
     return readObject(r, path, name);
@@ -367,8 +376,18 @@ function readTyped(r: Reader, path: string): unknown {
   return readValue(r, path);
 }
 
+function typeName(r: Reader): string {
+  const c = r.peek();
+  if (c < 0x49 || c > 0x7e) return symbol(r, readInt32(r));
+  const name = readString(r);
+  defineSymbol(r, readInt32(r), name);
+  return name;
+}
+
 function enter(r: Reader, path: string, placeholder: unknown): Slot {
   if (++r.depth > r.maxDepth) r.fail(`nested deeper than ${r.maxDepth}`);
+  r.pathChars += path.length;
+  if (r.pathChars > MAX_PATH_CHARS) r.fail(`more than ${MAX_PATH_CHARS} characters in the paths of nested values (long keys nested deep)`);
   const slot: Slot = { value: placeholder, weight: IN_PROGRESS };
   r.paths.set(path, slot);
   return slot;

@@ -286,6 +286,8 @@ export class OnePortListener {
    * per connection; the request's own timeouts take over once bytes arrive.
    */
   private closeIfSilent(socket: tls.TLSSocket, ms: number): void {
+    // 0 is off, as on cleartext (socket.setTimeout(0)) and for node's headersTimeout.
+    if (ms <= 0) return;
     const timer = setTimeout(() => {
       if (socket.bytesRead === 0) socket.destroy();
     }, ms);
