@@ -1,3 +1,3 @@
 /** fastjson2's JSONB: a bounded reader and a Dubbo-shaped writer. */
-export { JsonbError, readJsonb, type JsonbReadLimits } from "./reader.js";
+export { JsonbError, type JsonbReadLimits, readJsonb } from "./reader.js";
 export { JsonbWriter, writeJsonb } from "./writer.js";

@@ -21,7 +21,9 @@ import { JAVA_CLASS } from "../hessian2/reader.js";
  *
  * Names as symbols (`0x7f`, a name then its number, later the number alone), typed values
  * (`0x92`, a class name then its symbol number, later the number) and references (`0x93`, a
- * path: `$`, `$.a.b`, `$[0]`, `#-1`, `..`) are resolved. Bounded like the hessian2 reader: lengths
+ * path: `$`, `$.a.b`, `$[0]`, `#-1`, `..`, special characters in names escaped with a backslash, as
+ * fastjson2's `JSONWriter.Path` writes them) are resolved by walking the tree of containers read so far, so a path costs its own
+ * length once, never the depth × key length of every container. Bounded like the hessian2 reader: lengths
  * checked against the bytes left, `maxDepth`, `maxNodes` (references count what they repeat), and
  * a reference to a value still being read (a loop, `..` included) is refused. A negative symbol
  * (fastjson2's shared symbol tables, which Dubbo does not use) is refused.
@@ -35,23 +37,37 @@ export type JsonbReadLimits = ReadLimits;
 const IN_PROGRESS = -1;
 
 /**
- * The most characters of container paths kept for references. A path repeats the keys above it,
- * so long keys nested deep, then many containers below them, would keep (and hash) gigabytes
- * from a megabyte of input.
+ * A container read (or being read), for references: its value, how many values it holds (what a
+ * reference to it repeats), and its children by step (`.name` or `[index]`). A child knows only
+ * its parent and its step, never its whole path: paths repeat the keys above them, so long keys
+ * nested deep, then many containers below, would be gigabytes of path text from a megabyte.
  */
-const MAX_PATH_CHARS = 32 * 1024 * 1024;
-
 interface Slot {
   value: unknown;
   weight: number;
+  readonly parent: Slot | undefined;
+  /** `.name` in an object, the index in an array, `$` for the root. */
+  readonly step: string | number;
+  /** An object's containers by `.name`. */
+  named: Map<string, Slot> | undefined;
+  /** An array's containers by index. */
+  items: Slot[] | undefined;
 }
+
+/** Where a value is read: the container it goes in (none for the root) and its step there. */
+interface At {
+  readonly parent: Slot | undefined;
+  readonly step: string | number;
+}
+
+const ROOT: At = { parent: undefined, step: "$" };
+/** Containers read as map keys: no path reaches them. */
+const KEY_STEP = "#key";
 
 class Reader extends ByteCursor {
   readonly symbols: string[] = [];
-  /** Values of containers by their path, for references. */
-  readonly paths = new Map<string, Slot>();
-  /** Characters of the paths in `paths`, at most {@link MAX_PATH_CHARS}. */
-  pathChars = 0;
+  /** The root container, once read. */
+  root: Slot | undefined;
   lastRef = "";
   readonly view: DataView;
 
@@ -87,7 +103,7 @@ class Reader extends ByteCursor {
 /** Reads one JSONB value that fills `bytes` exactly. */
 export function readJsonb(bytes: Uint8Array, limits: JsonbReadLimits = {}): unknown {
   const r = new Reader(bytes, limits);
-  const v = readValue(r, "$");
+  const v = readValue(r, ROOT);
   if (r.pos !== bytes.length) r.fail(`${bytes.length - r.pos} bytes after the value`);
   return v;
 }
@@ -119,7 +135,7 @@ function readInt64(r: Reader): bigint {
   return BigInt(readInt32(r));
 }
 
-function readValue(r: Reader, path: string): unknown {
+function readValue(r: Reader, path: At): unknown {
   r.count(1);
   const c = r.peek();
   if (c >= 0xf0 || c <= 0x48) return readInt32(r);
@@ -361,7 +377,7 @@ function symbol(r: Reader, n: number): string {
 }
 
 /** `0x92` already read: a class name (with its symbol number) or a symbol number, then the value. */
-function readTyped(r: Reader, path: string): unknown {
+function readTyped(r: Reader, path: At): unknown {
   let name = typeName(r);
   // A type on a typed value: the innermost one counts (a loop, not a stack frame each).
   while (r.peek() === 0x92) {
@@ -384,12 +400,48 @@ function typeName(r: Reader): string {
   return name;
 }
 
-function enter(r: Reader, path: string, placeholder: unknown): Slot {
+function enter(r: Reader, at: At, placeholder: unknown): Slot {
   if (++r.depth > r.maxDepth) r.fail(`nested deeper than ${r.maxDepth}`);
-  r.pathChars += path.length;
-  if (r.pathChars > MAX_PATH_CHARS) r.fail(`more than ${MAX_PATH_CHARS} characters in the paths of nested values (long keys nested deep)`);
-  const slot: Slot = { value: placeholder, weight: IN_PROGRESS };
-  r.paths.set(path, slot);
+  const { parent, step } = at;
+  const slot: Slot = { value: placeholder, weight: IN_PROGRESS, parent, step, named: undefined, items: undefined };
+  if (!parent) r.root = slot;
+  else if (typeof step === "number") (parent.items ??= [])[step] = slot;
+  else if (step !== KEY_STEP) (parent.named ??= new Map()).set(step, slot);
+  return slot;
+}
+
+/** fastjson2's path text of a container (for messages only). */
+function pathText(slot: Slot): string {
+  const steps: string[] = [];
+  for (let s: Slot | undefined = slot; s; s = s.parent) steps.push(typeof s.step === "number" ? `[${s.step}]` : s.step);
+  const text = steps.reverse().join("");
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}
+
+/** The container a path names (`$`, then `.name` with backslash escapes, or `[index]`), if one was read. */
+function resolvePath(r: Reader, p: string): Slot | undefined {
+  if (!p.startsWith("$")) return undefined;
+  let slot = r.root;
+  let i = 1;
+  while (slot && i < p.length) {
+    if (p[i] === "[") {
+      const end = p.indexOf("]", i);
+      const digits = p.slice(i + 1, end);
+      if (end < 0 || !/^\d{1,9}$/.test(digits)) return undefined;
+      slot = slot.items?.[Number(digits)];
+      i = end + 1;
+    } else if (p[i] === ".") {
+      let name = "";
+      let from = ++i;
+      for (; i < p.length && p[i] !== "." && p[i] !== "["; i++) {
+        if (p[i] === "\\") {
+          name += p.slice(from, i);
+          from = ++i;
+        }
+      }
+      slot = slot.named?.get(`.${name}${p.slice(from, i)}`);
+    } else return undefined;
+  }
   return slot;
 }
 
@@ -399,7 +451,7 @@ function leave(r: Reader, slot: Slot, value: unknown, start: number): void {
   r.depth--;
 }
 
-function readArray(r: Reader, path: string): unknown[] {
+function readArray(r: Reader, path: At): unknown[] {
   const c = r.byte();
   const n = c === 0xa4 ? readInt32(r) : c - 0x94;
   // Each element takes a byte at least.
@@ -407,22 +459,22 @@ function readArray(r: Reader, path: string): unknown[] {
   const out: unknown[] = [];
   const start = r.nodes;
   const slot = enter(r, path, out);
-  for (let i = 0; i < n; i++) out.push(readValue(r, `${path}[${i}]`));
+  for (let i = 0; i < n; i++) out.push(readValue(r, { parent: slot, step: i }));
   leave(r, slot, out, start);
   return out;
 }
 
-function readObject(r: Reader, path: string, javaClass: string | undefined): unknown {
+function readObject(r: Reader, path: At, javaClass: string | undefined): unknown {
   const start = r.nodes;
   const slot = enter(r, path, undefined);
   const keys: unknown[] = [];
   const values: unknown[] = [];
   while (r.peek() !== 0xa5) {
-    const k = readKey(r, path);
+    const k = readKey(r, slot);
     // Throwable.cause is the exception itself until set: no cause, not a loop.
-    if (k === "cause" && selfReference(r, path)) continue;
+    if (k === "cause" && selfReference(r, slot)) continue;
     keys.push(k);
-    values.push(readValue(r, typeof k === "string" ? `${path}.${k}` : `${path}[${String(k)}]`));
+    values.push(readValue(r, { parent: slot, step: `.${String(k)}` }));
   }
   r.pos++;
   let out: unknown;
@@ -437,32 +489,33 @@ function readObject(r: Reader, path: string, javaClass: string | undefined): unk
 }
 
 /** `0x93` already read: a path to a value read before. */
-function readReference(r: Reader, here: string): unknown {
+function readReference(r: Reader, here: At): unknown {
   let p = readString(r);
   if (p === "#-1") p = r.lastRef;
   else r.lastRef = p;
-  if (p === "..") p = here.slice(0, Math.max(here.lastIndexOf("."), here.lastIndexOf("[")));
-  const slot = r.paths.get(p);
-  if (!slot) r.fail(`reference to ${p}, which holds nothing`);
+  // `..`: the container this reference is in (always still being read).
+  const slot = p === ".." ? here.parent : resolvePath(r, p);
+  if (p === ".." && slot) p = pathText(slot);
+  if (!slot) r.fail(`reference to ${p.length > 200 ? `${p.slice(0, 200)}…` : p}, which holds nothing`);
   if (slot.weight === IN_PROGRESS) r.fail(`reference ${p} loops back into the value being read`);
   r.count(slot.weight);
   return slot.value;
 }
 
-/** True (and the reference consumed) when the next value is a reference to the object at `path`. */
-function selfReference(r: Reader, path: string): boolean {
+/** True (and the reference consumed) when the next value is a reference to the object `self`. */
+function selfReference(r: Reader, self: Slot): boolean {
   if (r.peek() !== 0x93) return false;
   const at = r.pos;
   r.pos++;
   const p = readString(r);
-  if (p === ".." || p === path) return true;
+  if (p === ".." || resolvePath(r, p) === self) return true;
   r.pos = at;
   return false;
 }
 
 /** An object key: a name as a symbol, or any value (maps with other keys). */
-function readKey(r: Reader, path: string): unknown {
-  if (r.peek() !== 0x7f) return readValue(r, `${path}#key`);
+function readKey(r: Reader, parent: Slot): unknown {
+  if (r.peek() !== 0x7f) return readValue(r, { parent, step: KEY_STEP });
   r.pos++;
   return readSymbolRef(r);
 }

@@ -1,7 +1,7 @@
-import { javaClassName } from "../java-types.js";
 import { javaClassOf } from "../../service/java-class.js";
 import type { FieldDesc, TypeDesc } from "../../service/type-desc.js";
 import { ByteWriter } from "../bytes.js";
+import { javaClassName } from "../java-types.js";
 
 /**
  * A fastjson2 JSONB writer shaped like what Dubbo's `FastJson2ObjectOutput` writes
@@ -241,7 +241,7 @@ export class JsonbWriter extends ByteWriter {
     const entries = v instanceof Map ? [...v] : Object.entries(v);
     for (const [k, x] of entries) {
       this.dynamic(k, path);
-      this.value(x, val, `${path}.${String(k)}`);
+      this.value(x, val, `${path}.${pathName(String(k))}`);
     }
     this.byte(0xa5);
   }
@@ -254,7 +254,7 @@ export class JsonbWriter extends ByteWriter {
     const fs = fields ?? Object.keys(v).map((name) => ({ name, type: ANY }));
     for (const f of fs) {
       this.symbol(f.name, 0x7f);
-      this.value(v[f.name], f.type, `${path}.${f.name}`);
+      this.value(v[f.name], f.type, `${path}.${pathName(f.name)}`);
     }
     this.byte(0xa5);
   }
@@ -265,4 +265,13 @@ export function writeJsonb(v: unknown, t?: TypeDesc): Buffer {
   const w = new JsonbWriter();
   w.value(v, t);
   return w.finish();
+}
+
+/** Characters fastjson2's `JSONWriter.Path` escapes with a backslash in a name. */
+const PATH_SPECIAL = /[/:;`.~!@#%^&*[\]<>?()\-+=\\"']/g;
+
+/** A name as a step of a reference path (`a.b` → `a\.b`), as fastjson2 writes it. */
+function pathName(name: string): string {
+  PATH_SPECIAL.lastIndex = 0;
+  return PATH_SPECIAL.test(name) ? name.replace(PATH_SPECIAL, "\\$&") : name;
 }
