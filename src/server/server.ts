@@ -1,45 +1,45 @@
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
+import { defaultUploadDir, UploadStore } from "../codec/upload-store.js";
+import { AccessLog, type AccessLogOption } from "../observability/access-log.js";
+import { ServerTelemetry, type ServerTelemetryOptions } from "../observability/server-observer.js";
 import { Code } from "../protocol/code.js";
 import { headersTooLarge, serverShutDown } from "../protocol/errors.js";
 import { H } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
-import { HandlerErrors } from "../runtime/handler-errors.js";
-import { AccessLog, type AccessLogOption } from "../observability/access-log.js";
-import { checkedLogger, type Logger } from "../runtime/logger.js";
-import { ServerTelemetry, type ServerTelemetryOptions } from "../observability/server-observer.js";
-import { isGrpcContentType } from "../protocol-grpc/content-type.js";
-import { GrpcHandler } from "../protocol-grpc/server-handler.js";
-import { sendGrpcStatus } from "../protocol-grpc/status.js";
-import { sendHttpError } from "../runtime/error-body.js";
-import { TripleHttpHandler } from "../protocol-triple/server-handler.js";
 import { sendConnectError } from "../protocol-connect/error-writer.js";
 import { ConnectHandler } from "../protocol-connect/server-handler.js";
 import { CH, isConnectStreamType } from "../protocol-connect/wire.js";
+import { isGrpcContentType } from "../protocol-grpc/content-type.js";
+import { GrpcHandler } from "../protocol-grpc/server-handler.js";
+import { sendGrpcStatus } from "../protocol-grpc/status.js";
 import { GrpcWebHandler } from "../protocol-grpc-web/server-handler.js";
 import { isGrpcWebContentType } from "../protocol-grpc-web/wire.js";
-import { describeService, pathsOf, type RegistrationOptions } from "../service/describe.js";
-import type { ServiceDescriptor } from "../service/descriptors.js";
-import { checkServiceJavaNames } from "../serialization/java-types.js";
-import type { Exchange, Responder } from "../transport/server/exchange.js";
-import { OnePortListener, type Refusal, type TransportOptions } from "../transport/server/listener.js";
+import { TripleHttpHandler } from "../protocol-triple/server-handler.js";
+import { METADATA_V2_VERSION } from "../registry/instance.js";
+import { METADATA_SERVICE_V2 } from "../registry/metadata-proto.js";
+import type { Registry } from "../registry/registry.js";
 import { type AuthOptions, authenticate } from "../runtime/auth.js";
 import type { CallContext, WireProtocol } from "../runtime/context.js";
-import { Cors, type CorsOptions } from "./cors.js";
-import { OpenApiEndpoint, type OpenApiServeOptions } from "./openapi-endpoint.js";
+import { sendHttpError } from "../runtime/error-body.js";
+import { HandlerErrors } from "../runtime/handler-errors.js";
 import { HEALTH_SERVICE_NAME, HealthService } from "../runtime/health.js";
 import { InflightCalls } from "../runtime/inflight.js";
-import { REFLECTION_V1, REFLECTION_V1ALPHA, ServerReflectionV1, ServerReflectionV1Alpha } from "./reflection.js";
-import { ProviderRegistration } from "./registration.js";
-import { METADATA_SERVICE_V2 } from "../registry/metadata-proto.js";
-import { METADATA_V2_VERSION } from "../registry/instance.js";
-import type { Registry } from "../registry/registry.js";
 import { buildAuthorizer, buildInvoker, type Interceptor, invokerSeesContext } from "../runtime/interceptor.js";
 import { checkedLimits, type Limits } from "../runtime/limits.js";
-import { defaultUploadDir, UploadStore } from "../codec/upload-store.js";
+import { checkedLogger, type Logger } from "../runtime/logger.js";
 import { RestRouter } from "../runtime/rest-router.js";
 import { Router } from "../runtime/router.js";
 import type { ServerCore } from "../runtime/server-core.js";
+import { checkServiceJavaNames } from "../serialization/java-types.js";
+import { describeService, pathsOf, type RegistrationOptions } from "../service/describe.js";
+import type { ServiceDescriptor } from "../service/descriptors.js";
+import type { Exchange, Responder } from "../transport/server/exchange.js";
+import { checkDuration, OnePortListener, type Refusal, type TransportOptions } from "../transport/server/listener.js";
+import { Cors, type CorsOptions } from "./cors.js";
+import { OpenApiEndpoint, type OpenApiServeOptions } from "./openapi-endpoint.js";
+import { REFLECTION_V1, REFLECTION_V1ALPHA, ServerReflectionV1, ServerReflectionV1Alpha } from "./reflection.js";
+import { ProviderRegistration } from "./registration.js";
 
 /** A service implementation with registration-time version and group. */
 export interface ServiceRegistration extends RegistrationOptions {
@@ -236,6 +236,8 @@ export class TripleServer implements ServerCore {
     mounted = false,
   ) {
     this.limits = checkedLimits(options.limits, "createServer");
+    checkDuration("shutdownTimeoutMs", options.shutdownTimeoutMs, "0 cancels in-flight calls at once");
+    checkDuration("drainDelayMs", options.drainDelayMs, "0 closes the listener at once");
     this.uploads = new UploadStore(options.uploadDir ?? defaultUploadDir(), this.limits.maxUploadDiskBytes);
     this.requireProtocolVersion = options.requireProtocolVersion ?? false;
     this.interceptors = options.interceptors ?? [];

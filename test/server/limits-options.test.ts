@@ -66,4 +66,29 @@ describe("createServer limits: undefined keeps the default, bad values and unkno
       assert.doesNotThrow(() => createServer({ [name]: 0 }));
     }
   });
+
+  it("timeouts: a fraction, Infinity or more than 2147483647 ms → TypeError naming our option (node:http named its own; a longer timer fires at once)", () => {
+    const zero = { shutdownTimeoutMs: "0 cancels in-flight calls at once", drainDelayMs: "0 closes the listener at once" } as Record<string, string>;
+    for (const name of ["idleTimeoutMs", "headersTimeoutMs", "requestTimeoutMs", "bodyIdleTimeoutMs", "shutdownTimeoutMs", "drainDelayMs"] as const) {
+      for (const v of [0.5, Number.POSITIVE_INFINITY, 3e9]) {
+        assert.throws(
+          () => createServer({ [name]: v }),
+          (e: unknown) =>
+            e instanceof TypeError &&
+            e.message === `createServer: ${name} must be a whole number of milliseconds up to 2147483647 (${zero[name] ?? "0 switches the timeout off"}), got ${String(v)}`,
+          `${name} ${String(v)}`,
+        );
+      }
+      assert.doesNotThrow(() => createServer({ requestTimeoutMs: 0, [name]: 2_147_483_647 }));
+    }
+    assert.throws(() => createServer({ shutdownTimeoutMs: -1 }), /createServer: shutdownTimeoutMs must be a number of milliseconds >= 0/);
+    // node:http's own rule (headers within the request's time), said with our names.
+    assert.throws(
+      () => createServer({ headersTimeoutMs: 400_000 }),
+      (e: unknown) =>
+        e instanceof TypeError &&
+        e.message === "createServer: headersTimeoutMs (400000) must not exceed requestTimeoutMs (300000, the default): raise requestTimeoutMs too, or set it to 0",
+    );
+    assert.doesNotThrow(() => createServer({ headersTimeoutMs: 400_000, requestTimeoutMs: 500_000 }));
+  });
 });

@@ -56,15 +56,33 @@ function countOption(name: string, v: number | undefined): number | undefined {
 /** The timeouts: each undefined (the default) or a number of ms >= 0. */
 const DURATION_OPTIONS = ["idleTimeoutMs", "headersTimeoutMs", "requestTimeoutMs", "bodyIdleTimeoutMs"] as const;
 
+/** The longest timer Node keeps: a longer one fires after 1 ms (with a TimeoutOverflowWarning). */
+export const MAX_TIMER_MS = 2_147_483_647;
+
 /**
  * Refuses a timeout that is not a number >= 0: NaN or a negative value would otherwise switch
- * the timeout off without a word (every comparison with NaN is false).
+ * the timeout off without a word (every comparison with NaN is false). A fraction, `Infinity` or
+ * more than {@link MAX_TIMER_MS} is refused too, naming our option (node:http would name its own,
+ * and a timer past the maximum fires at once).
  */
+export function checkDuration(name: string, v: unknown, zeroMeans = "0 switches the timeout off"): void {
+  if (v === undefined || (typeof v === "number" && Number.isInteger(v) && v >= 0 && v <= MAX_TIMER_MS)) return;
+  const shown = typeof v === "string" ? JSON.stringify(v) : String(v);
+  if (typeof v === "number" && v >= 0) {
+    throw new TypeError(`createServer: ${name} must be a whole number of milliseconds up to ${MAX_TIMER_MS} (${zeroMeans}), got ${shown}`);
+  }
+  throw new TypeError(`createServer: ${name} must be a number of milliseconds >= 0 (or left out for the default), got ${shown}`);
+}
+
 function checkDurations(options: TransportOptions): void {
-  for (const name of DURATION_OPTIONS) {
-    const v: unknown = options[name];
-    if (v === undefined || (typeof v === "number" && v >= 0)) continue;
-    throw new TypeError(`createServer: ${name} must be a number of milliseconds >= 0 (or left out for the default), got ${typeof v === "string" ? JSON.stringify(v) : String(v)}`);
+  for (const name of DURATION_OPTIONS) checkDuration(name, options[name]);
+  // node:http refuses a headers timeout longer than the whole request's (both on).
+  const headers = options.headersTimeoutMs ?? 10_000;
+  const request = options.requestTimeoutMs ?? 300_000;
+  if (headers > 0 && request > 0 && headers > request) {
+    throw new TypeError(
+      `createServer: headersTimeoutMs (${headers}) must not exceed requestTimeoutMs (${request}${options.requestTimeoutMs === undefined ? ", the default" : ""}): raise requestTimeoutMs too, or set it to 0`,
+    );
   }
 }
 
