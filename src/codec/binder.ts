@@ -1,8 +1,8 @@
-import type { ParamDescriptor } from "../service/descriptors.js";
-import type { TypeDesc } from "../service/type-desc.js";
-import { FileUpload } from "../service/file-upload.js";
-import { UploadedFile } from "../service/type-desc.js";
 import type { RpcError } from "../protocol/rpc-error.js";
+import type { ParamDescriptor } from "../service/descriptors.js";
+import { FileUpload } from "../service/file-upload.js";
+import type { TypeDesc } from "../service/type-desc.js";
+import { UploadedFile } from "../service/type-desc.js";
 import { bindError } from "./bind-error.js";
 import { FORBIDDEN_KEYS } from "./json.js";
 
@@ -174,6 +174,10 @@ export function compileConverter(t: TypeDesc): Converter {
   return conv;
 }
 
+/** A decimal number as text (what a number parameter takes from a form, a query or a path). */
+const DECIMAL = /^\s*[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?\s*$/;
+const INTEGER = /^\s*[-+]?\d+\s*$/;
+
 /** Converts text (form fields, query values, text parts) to a parameter's type. */
 export function compileTextConverter(t: TypeDesc): (text: string, where: string) => unknown {
   switch (t.kind) {
@@ -182,8 +186,12 @@ export function compileTextConverter(t: TypeDesc): (text: string, where: string)
       return (s) => s;
     case "number":
       return (s, w) => {
-        const n = s.trim() === "" ? Number.NaN : Number(s);
-        return Number.isFinite(n) ? n : fail(w, "a finite number", s);
+        // Decimal only: Number() would also read "0x10", "0b1" and "0o7".
+        const n = DECIMAL.test(s) ? Number(s) : Number.NaN;
+        if (!Number.isFinite(n)) return fail(w, "a finite number", s);
+        // An integer past 2^53 would be silently rounded (a database id, a Java long).
+        if (Number.isInteger(n) && !Number.isSafeInteger(n) && INTEGER.test(s)) return fail(w, "an integer within ±9007199254740991 (declare the parameter bigint or string for larger ones)", s);
+        return n;
       };
     case "boolean":
       return (s, w) => {

@@ -62,6 +62,17 @@ describe("REST mappings (issue 28, item 1)", () => {
         assert.match(bad.json().message, /path parameter "flag" must be a boolean/);
         const q = await get("/types/true/1/2024-01-01?n=x");
         assert.match(q.json().message, /query parameter "n"\[0\] must be a finite number/);
+        // Decimal only (Number() would read 0x10 as 16), and no integer silently rounded past 2^53.
+        const hex = await get("/users?limit=0x10");
+        assert.equal(hex.status, 400);
+        assert.equal(hex.json().message, 'query parameter "limit" must be a finite number, got string "0x10"');
+        const big = await get("/users/9007199254740993");
+        assert.equal(big.status, 400);
+        assert.equal(
+          big.json().message,
+          'path parameter "id" must be an integer within ±9007199254740991 (declare the parameter bigint or string for larger ones), got string "9007199254740993"',
+        );
+        assert.deepEqual((await get("/types/true/1/2024-01-01?n=-1.5e2&n=.5&n=9007199254740991")).json(), "boolean:true bigint:1 2024-01-01T00:00:00.000Z number,number,number:-150+0.5+9007199254740991");
         const enc = await get("/files/%E0%A4%A");
         assert.equal(enc.status, 400);
         assert.match(enc.json().message, /path parameter "name" is not valid percent-encoded/);
