@@ -33,16 +33,26 @@ function quoted(s: string): string {
   return s.replace(/["\\\r\n]/g, (c) => encodeURIComponent(c));
 }
 
-/** The file name of a `Content-Disposition` header: `filename*` (RFC 5987 UTF-8) first, then `filename`. */
+/**
+ * The file name of a `Content-Disposition` header: `filename*` (RFC 5987 UTF-8) first, then
+ * `filename`; only its last path segment (RFC 6266 §4.3: a recipient strips path information, so
+ * a server's `../../.bashrc` is `.bashrc`), without control characters; none when nothing is left.
+ */
 export function dispositionFilename(cd: string): string | undefined {
   const star = /filename\*\s*=\s*UTF-8''([^;]+)/i.exec(cd);
   if (star) {
     try {
-      return decodeURIComponent(star[1].trim());
+      return baseName(decodeURIComponent(star[1].trim()));
     } catch {}
   }
   const plain = /filename\s*=\s*"((?:[^"\\]|\\.)*)"|filename\s*=\s*([^;\s]+)/i.exec(cd);
-  return plain ? (plain[1] ?? plain[2]) : undefined;
+  return plain ? baseName(plain[1] !== undefined ? plain[1].replace(/\\(.)/g, "$1") : plain[2]) : undefined;
+}
+
+function baseName(name: string): string | undefined {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed
+  const base = name.slice(Math.max(name.lastIndexOf("/"), name.lastIndexOf("\\")) + 1).replace(/[\u0000-\u001f\u007f]/g, "");
+  return base === "" || base === "." || base === ".." ? undefined : base;
 }
 
 /** The reply as a {@link Download} when it is a file (a 200 with `Content-Disposition`); undefined otherwise. */
