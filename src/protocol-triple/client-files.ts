@@ -70,6 +70,9 @@ function streamOf(x: Blob | Readable | FileUpload): Readable {
   return x;
 }
 
+/** The most a file argument's chunk goes out as at once (with backpressure between). */
+const SLICE = 64 * 1024;
+
 /** The multipart body of a call, generated as it is sent: file arguments stream through. */
 async function* multipartBody(md: MethodDescriptor, args: readonly unknown[], boundary: string): AsyncGenerator<Buffer> {
   for (let i = 0; i < args.length; i++) {
@@ -85,7 +88,12 @@ async function* multipartBody(md: MethodDescriptor, args: readonly unknown[], bo
     const filename = f instanceof FileUpload ? f.filename : typeof (f as File).name === "string" ? (f as File).name : "blob";
     const type = (f instanceof FileUpload ? f.contentType : isBlob(f) ? f.type : "") || "application/octet-stream";
     yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${quoted(filename)}"\r\nContent-Type: ${type}\r\n\r\n`);
-    for await (const c of streamOf(f)) yield Buffer.isBuffer(c) ? c : Buffer.from(c as Uint8Array);
+    for await (const c of streamOf(f)) {
+      const b = Buffer.isBuffer(c) ? c : Buffer.from(c as Uint8Array);
+      // In slices: a Blob's stream is one chunk of its whole size, and an HTTP/2 stream buffering
+      // more than the session's memory (10 MiB) makes node drop the response's HEADERS.
+      for (let at = 0; at < b.length; at += SLICE) yield b.subarray(at, at + SLICE);
+    }
     yield Buffer.from("\r\n");
   }
   yield Buffer.from(`--${boundary}--\r\n`);
@@ -258,11 +266,45 @@ async function post2(settings: WireSettings, p: Provider, path: string, headers:
   return new Promise<unknown>((resolve, reject) => {
     // A broken stream may have reached a handler unless provably unprocessed (as every other call).
     const fail = (e: Error) => reject(scope.signal.aborted ? scope.signal.reason : streamError(p, stream, e));
-    stream.on("response", (h) => settleResponse(Number(h[":status"]), h as HeaderMap, stream, settings.maxBytes, scope.signal, read, resolve, reject, fail));
-    stream.on("error", fail);
-    stream.on("close", () => {
-      if (stream.rstCode !== undefined && stream.rstCode !== 0) reject(scope.signal.aborted ? scope.signal.reason : streamClosedError(p, stream));
+    let responded = false;
+    // The server may answer (413 past a limit, 507, a bad argument) and end its side or reset the
+    // stream before it has read the whole body: writing then stops (the source is freed) and the
+    // answer that arrived decides the call. (A pipeline would destroy the stream on the early
+    // close and lose that answer.)
+    const stopWriting = () => {
+      body.unpipe(stream);
+      body.destroy();
+    };
+    stream.on("response", (h) => {
+      responded = true;
+      settleResponse(Number(h[":status"]), h as HeaderMap, stream, settings.maxBytes, scope.signal, read, resolve, reject, fail);
     });
-    pipeline(body, stream).catch(fail);
+    stream.on("error", fail);
+    // The server ended the stream first: once what it answered has been read, the stream is
+    // freed (node keeps it open while writes are queued, and the call would wait for nothing).
+    stream.on("aborted", () => {
+      stopWriting();
+      const free = () => process.nextTick(() => stream.destroy());
+      if (stream.readableEnded) free();
+      else {
+        stream.once("end", free);
+        if (!responded) stream.resume(); // nothing reads a stream without a response
+      }
+    });
+    // The deadline or the caller's signal: the pool resets the stream, which may already be closed.
+    const onAbort = () => stream.destroy();
+    scope.signal.addEventListener("abort", onAbort, { once: true });
+    stream.on("close", () => {
+      scope.signal.removeEventListener("abort", onAbort);
+      stopWriting();
+      if (stream.rstCode !== undefined && stream.rstCode !== 0) reject(scope.signal.aborted ? scope.signal.reason : streamClosedError(p, stream));
+      else if (!responded) fail(new Error("the stream closed before a response arrived"));
+    });
+    // A source that fails (a file that cannot be read) fails the call and resets the stream.
+    body.on("error", (e) => {
+      fail(e);
+      stream.destroy(e);
+    });
+    body.pipe(stream);
   });
 }

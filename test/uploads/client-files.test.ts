@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { after, before, describe, it } from "node:test";
-import { closeClient, createClient, createServer, Download, FileUpload, type TripleServer } from "../../src/index.js";
+import { closeClient, createClient, createServer, Download, FileUpload, RpcError, type TripleServer } from "../../src/index.js";
+import { codeName } from "../../src/protocol/code.js";
 import { selfSigned } from "../helpers/tls.js";
 import { DownloadService, hashStream, type Seen, UploadService } from "./services.js";
 import { MiB } from "./upload-client.js";
@@ -123,6 +124,42 @@ describe("typed client: uploads and downloads over HTTPS/1.1 stream too (a TLS c
     });
     assert.ok(grew < 64, `client RSS grew by ${grew.toFixed(1)} MiB`);
   });
+});
+
+describe("typed client: an upload the server refuses early (past maxUploadFileBytes) gets the server's answer", () => {
+  let server: TripleServer;
+  let dir: string;
+  const clients: object[] = [];
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), "triple-client-files-413-"));
+    server = createServer({ services: [new UploadService()], uploadDir: dir, limits: { maxUploadFileBytes: MiB } });
+    await server.listen({ port: 0 });
+  });
+  after(async () => {
+    for (const c of clients) await closeClient(c);
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  for (const httpVersion of ["1.1", "2"] as const) {
+    it(`HTTP/${httpVersion}: 413 resource_exhausted with the server's message, promptly, and the client keeps working`, async () => {
+      const up = createClient(UploadService, { providers: [server.url], httpVersion, retries: 0, timeout: 30_000 });
+      clients.push(up);
+      for (const make of [() => new File([Buffer.alloc(16 * MiB, 1)], "big.bin") as unknown as FileUpload, () => blocks(64 * MiB, Buffer.alloc(MiB, 2)) as unknown as FileUpload]) {
+        const start = Date.now();
+        await assert.rejects(up.live("big", make()), (e: unknown) => {
+          assert.ok(e instanceof RpcError, String(e));
+          assert.equal(codeName(e.code), "resource_exhausted", String(e));
+          assert.match(e.message, /is larger than 1048576 bytes \(limits\.maxUploadFileBytes\)/, e.message);
+          return true;
+        });
+        assert.ok(Date.now() - start < 5000, `took ${Date.now() - start} ms`);
+        const ok = (await up.live("small", new Blob(["hello"]) as unknown as FileUpload)) as Seen;
+        assert.equal(ok.size, 5);
+      }
+    });
+  }
 });
 
 /** A stream of `size` bytes made of `block` repeated. */
