@@ -74,7 +74,7 @@ function streamOf(x: Blob | Readable | FileUpload): Readable {
 const SLICE = 64 * 1024;
 
 /** The multipart body of a call, generated as it is sent: file arguments stream through. */
-async function* multipartBody(md: MethodDescriptor, args: readonly unknown[], boundary: string): AsyncGenerator<Buffer> {
+async function* multipartBody(md: MethodDescriptor, args: readonly unknown[], boundary: string, sources: Readable[]): AsyncGenerator<Buffer> {
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     if (a === undefined) continue;
@@ -88,7 +88,9 @@ async function* multipartBody(md: MethodDescriptor, args: readonly unknown[], bo
     const filename = f instanceof FileUpload ? f.filename : typeof (f as File).name === "string" ? (f as File).name : "blob";
     const type = (f instanceof FileUpload ? f.contentType : isBlob(f) ? f.type : "") || "application/octet-stream";
     yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${quoted(filename)}"\r\nContent-Type: ${type}\r\n\r\n`);
-    for await (const c of streamOf(f)) {
+    const source = streamOf(f);
+    sources.push(source);
+    for await (const c of source) {
       const b = Buffer.isBuffer(c) ? c : Buffer.from(c as Uint8Array);
       // In slices: a Blob's stream is one chunk of its whole size, and an HTTP/2 stream buffering
       // more than the session's memory (10 MiB) makes node drop the response's HEADERS.
@@ -195,7 +197,16 @@ export function multipartAttempt(
     delete headers[":method"];
     const ms = scope.remaining();
     if (ms !== undefined) headers[H.triServiceTimeout] = String(ms);
-    return postStreaming(settings, p, md.path, headers, Readable.from(multipartBody(md, args, boundary)), scope, read);
+    // A call that ends early (an answer, the deadline, a broken connection) frees the file it was
+    // reading even while that source is waiting for data (the generator cannot return then).
+    const sources: Readable[] = [];
+    const body = Readable.from(multipartBody(md, args, boundary, sources));
+    const destroyBody = body._destroy.bind(body);
+    body._destroy = (err, cb) => {
+      for (const s of sources) if (!s.readableEnded) s.destroy();
+      destroyBody(err, cb);
+    };
+    return postStreaming(settings, p, md.path, headers, body, scope, read);
   };
 }
 

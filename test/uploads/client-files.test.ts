@@ -159,6 +159,29 @@ describe("typed client: an upload the server refuses early (past maxUploadFileBy
         assert.equal(ok.size, 5);
       }
     });
+
+    it(`HTTP/${httpVersion}: a handler that never answers ends the upload at its deadline; a source that fails ends it with the source's error; the source is destroyed`, async () => {
+      const up = createClient(UploadService, { providers: [server.url], httpVersion, retries: 0, timeout: 1000 });
+      clients.push(up);
+      const slow = new Readable({ read() {} });
+      slow.push(Buffer.alloc(1024, 1));
+      const start = Date.now();
+      await assert.rejects(up.hold(slow as unknown as FileUpload, 1), (e: unknown) => e instanceof RpcError && codeName(e.code) === "deadline_exceeded");
+      const took = Date.now() - start;
+      assert.ok(took >= 900 && took < 4000, `took ${took} ms`);
+      for (const until = Date.now() + 2000; !slow.destroyed && Date.now() < until; ) await new Promise((r) => setTimeout(r, 20));
+      assert.ok(slow.destroyed, "the source is destroyed");
+      let sent = 0;
+      const failing = new Readable({
+        read() {
+          if (++sent === 3) this.destroy(new Error("disk on fire"));
+          else this.push(Buffer.alloc(64 * 1024, 3));
+        },
+      });
+      await assert.rejects(up.live("broken", failing as unknown as FileUpload), (e: unknown) => e instanceof RpcError && /disk on fire/.test(e.message));
+      const ok = (await up.live("small", new Blob(["hello"]) as unknown as FileUpload)) as Seen;
+      assert.equal(ok.size, 5);
+    });
   }
 });
 
