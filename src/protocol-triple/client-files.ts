@@ -70,11 +70,11 @@ function streamOf(x: Blob | Readable | FileUpload): Readable {
   return x;
 }
 
-/** The most a file argument's chunk goes out as at once (with backpressure between). */
-const SLICE = 64 * 1024;
+/** The most a file argument's chunk goes out as at once over HTTP/2 (with backpressure between). */
+const H2_SLICE = 1024 * 1024;
 
 /** The multipart body of a call, generated as it is sent: file arguments stream through. */
-async function* multipartBody(md: MethodDescriptor, args: readonly unknown[], boundary: string, sources: Readable[]): AsyncGenerator<Buffer> {
+async function* multipartBody(md: MethodDescriptor, args: readonly unknown[], boundary: string, sources: Readable[], slice: number): AsyncGenerator<Buffer> {
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     if (a === undefined) continue;
@@ -94,7 +94,8 @@ async function* multipartBody(md: MethodDescriptor, args: readonly unknown[], bo
       const b = Buffer.isBuffer(c) ? c : Buffer.from(c as Uint8Array);
       // In slices: a Blob's stream is one chunk of its whole size, and an HTTP/2 stream buffering
       // more than the session's memory (10 MiB) makes node drop the response's HEADERS.
-      for (let at = 0; at < b.length; at += SLICE) yield b.subarray(at, at + SLICE);
+      if (b.length <= slice) yield b;
+      else for (let at = 0; at < b.length; at += slice) yield b.subarray(at, at + slice);
     }
     yield Buffer.from("\r\n");
   }
@@ -200,7 +201,7 @@ export function multipartAttempt(
     // A call that ends early (an answer, the deadline, a broken connection) frees the file it was
     // reading even while that source is waiting for data (the generator cannot return then).
     const sources: Readable[] = [];
-    const body = Readable.from(multipartBody(md, args, boundary, sources));
+    const body = Readable.from(multipartBody(md, args, boundary, sources, settings.httpVersion === "1.1" ? Number.POSITIVE_INFINITY : H2_SLICE));
     const destroyBody = body._destroy.bind(body);
     body._destroy = (err, cb) => {
       for (const s of sources) if (!s.readableEnded) s.destroy();
