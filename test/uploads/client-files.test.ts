@@ -10,25 +10,32 @@ import { selfSigned } from "../helpers/tls.js";
 import { DownloadService, hashStream, type Seen, UploadService } from "./services.js";
 import { MiB } from "./upload-client.js";
 
-describe("typed client: uploads (File, Blob, Readable → multipart) and downloads (→ Download) over Triple HTTP", () => {
-  let server: TripleServer;
-  let dir: string;
-  const clients: object[] = [];
-
+/**
+ * Inside a describe: a cleartext server of the upload and download services (its own upload
+ * directory, `maxUploadFileBytes` as given) for its tests, and the clients they made, closed after.
+ */
+function servedFiles(maxUploadFileBytes: number): { readonly server: TripleServer; readonly clients: object[]; readonly dir: string } {
+  const served = { server: undefined as unknown as TripleServer, clients: [] as object[], dir: "" };
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), "triple-client-files-"));
-    server = createServer({ services: [new UploadService(), new DownloadService()], uploadDir: dir, limits: { maxUploadFileBytes: 1024 * MiB } });
-    await server.listen({ port: 0 });
+    served.dir = mkdtempSync(join(tmpdir(), "triple-client-files-"));
+    served.server = createServer({ services: [new UploadService(), new DownloadService()], uploadDir: served.dir, limits: { maxUploadFileBytes } });
+    await served.server.listen({ port: 0 });
   });
   after(async () => {
-    for (const c of clients) await closeClient(c);
-    await server.close();
-    rmSync(dir, { recursive: true, force: true });
+    for (const c of served.clients) await closeClient(c);
+    await served.server.close();
+    rmSync(served.dir, { recursive: true, force: true });
   });
+  return served;
+}
+
+describe("typed client: uploads (File, Blob, Readable → multipart) and downloads (→ Download) over Triple HTTP", () => {
+  const served = servedFiles(1024 * MiB);
+  const clients = served.clients;
 
   for (const httpVersion of ["1.1", "2"] as const) {
     it(`HTTP/${httpVersion}: File, Blob and Readable arguments arrive as FileUpload parameters`, async () => {
-      const up = createClient(UploadService, { providers: [server.url], httpVersion, retries: 0 });
+      const up = createClient(UploadService, { providers: [served.server.url], httpVersion, retries: 0 });
       clients.push(up);
       const big = Buffer.alloc(3 * MiB, 5);
       const file = new File([big], "photo.jpg", { type: "image/jpeg" });
@@ -45,10 +52,10 @@ describe("typed client: uploads (File, Blob, Readable → multipart) and downloa
     });
 
     it(`HTTP/${httpVersion}: a method returning a file gives the client a Download`, async () => {
-      const path = join(dir, "report.bin");
+      const path = join(served.dir, "report.bin");
       const content = Buffer.alloc(2 * MiB + 3, 1);
       writeFileSync(path, content);
-      const down = createClient(DownloadService, { providers: [server.url], httpVersion, retries: 0 });
+      const down = createClient(DownloadService, { providers: [served.server.url], httpVersion, retries: 0 });
       clients.push(down);
       const d = (await down.file(path)) as unknown as Download;
       assert.ok(d instanceof Download);
@@ -68,8 +75,8 @@ describe("typed client: uploads (File, Blob, Readable → multipart) and downloa
     it(`HTTP/${httpVersion}: 512 MiB each way streams through the client (its RSS grows < 64 MiB)`, async () => {
       const SIZE = 512 * MiB;
       const block = Buffer.alloc(MiB, 3);
-      const up = createClient(UploadService, { providers: [server.url], httpVersion, retries: 0, timeout: 120_000 });
-      const down = createClient(DownloadService, { providers: [server.url], httpVersion, retries: 0, timeout: 120_000 });
+      const up = createClient(UploadService, { providers: [served.server.url], httpVersion, retries: 0, timeout: 120_000 });
+      const down = createClient(DownloadService, { providers: [served.server.url], httpVersion, retries: 0, timeout: 120_000 });
       clients.push(up, down);
       const grew = await rssGrowth(async () => {
         const seen = (await up.live("big", blocks(SIZE, block) as unknown as FileUpload)) as Seen;
@@ -127,24 +134,12 @@ describe("typed client: uploads and downloads over HTTPS/1.1 stream too (a TLS c
 });
 
 describe("typed client: an upload the server refuses early (past maxUploadFileBytes) gets the server's answer", () => {
-  let server: TripleServer;
-  let dir: string;
-  const clients: object[] = [];
-
-  before(async () => {
-    dir = mkdtempSync(join(tmpdir(), "triple-client-files-413-"));
-    server = createServer({ services: [new UploadService()], uploadDir: dir, limits: { maxUploadFileBytes: MiB } });
-    await server.listen({ port: 0 });
-  });
-  after(async () => {
-    for (const c of clients) await closeClient(c);
-    await server.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const served = servedFiles(MiB);
+  const clients = served.clients;
 
   for (const httpVersion of ["1.1", "2"] as const) {
     it(`HTTP/${httpVersion}: 413 resource_exhausted with the server's message, promptly, and the client keeps working`, async () => {
-      const up = createClient(UploadService, { providers: [server.url], httpVersion, retries: 0, timeout: 30_000 });
+      const up = createClient(UploadService, { providers: [served.server.url], httpVersion, retries: 0, timeout: 30_000 });
       clients.push(up);
       for (const make of [() => new File([Buffer.alloc(16 * MiB, 1)], "big.bin") as unknown as FileUpload, () => blocks(64 * MiB, Buffer.alloc(MiB, 2)) as unknown as FileUpload]) {
         const start = Date.now();
@@ -161,7 +156,7 @@ describe("typed client: an upload the server refuses early (past maxUploadFileBy
     });
 
     it(`HTTP/${httpVersion}: a handler that never answers ends the upload at its deadline; a source that fails ends it with the source's error; the source is destroyed`, async () => {
-      const up = createClient(UploadService, { providers: [server.url], httpVersion, retries: 0, timeout: 1000 });
+      const up = createClient(UploadService, { providers: [served.server.url], httpVersion, retries: 0, timeout: 1000 });
       clients.push(up);
       const slow = new Readable({ read() {} });
       slow.push(Buffer.alloc(1024, 1));
