@@ -42,6 +42,8 @@ export interface RegistryDirectoryOptions {
 export type Discovery = "interface" | "instance" | "auto";
 
 const DISCOVERY_MODES: readonly string[] = ["interface", "instance", "auto"];
+/** How many uncallable providers a directory remembers having logged. */
+const MAX_LOGGED_BAD = 1000;
 
 /**
  * A directory a registry keeps current: the providers of one service, replaced as a whole on
@@ -62,6 +64,8 @@ export class RegistryDirectory implements Directory {
   private firstTimer: NodeJS.Timeout | undefined;
   private protecting = false;
   private closed = false;
+  /** Providers listed that cannot be called, logged already. */
+  private readonly loggedBad = new Set<string>();
 
   constructor(private readonly o: RegistryDirectoryOptions) {
     this.registry = o.registry.address;
@@ -125,7 +129,14 @@ export class RegistryDirectory implements Directory {
       // Provider writes the address in URL's canonical form ([::1], lower case), which is what
       // the same provider is known by across notifications.
       const warmUp = warmUpOf(url.params);
-      const candidate = new Provider(`${this.o.secure ? "https" : "http"}://${hostPort(url.host, url.port)}`, weight, warmUp);
+      let candidate: Provider;
+      try {
+        candidate = new Provider(`${this.o.secure ? "https" : "http"}://${hostPort(url.host, url.port)}`, weight, warmUp);
+      } catch (e) {
+        // A host or port no URL can hold (port 70000, `zz::zz`): skipped, logged once, the rest kept.
+        this.skipBad(url, e as Error);
+        continue;
+      }
       if (seen.has(candidate.address)) continue;
       seen.add(candidate.address);
       const old = current.get(candidate.address);
@@ -156,6 +167,15 @@ export class RegistryDirectory implements Directory {
     this.providers = next;
     // Calls made before any provider was known wait for the first one (or the end of the wait).
     if (next.length > 0) this.settleFirst();
+  }
+
+  /** Logs a provider that cannot be called once (while the directory lives; at most {@link MAX_LOGGED_BAD} remembered). */
+  private skipBad(url: DubboUrl, e: Error): void {
+    const key = `${url.host}\0${url.port}`;
+    if (this.loggedBad.has(key)) return;
+    if (this.loggedBad.size >= MAX_LOGGED_BAD) this.loggedBad.clear();
+    this.loggedBad.add(key);
+    registryLog(this.o.logger, "warn", `${this.registry}: provider of ${this.o.key.interface} at ${JSON.stringify(url.host)} port ${url.port} skipped: ${e.message}`);
   }
 
   /** Stops following the registry and removes the consumer's node (closing the registry if it is this client's). */
