@@ -1,7 +1,7 @@
 import * as http2 from "node:http2";
 import type * as tls from "node:tls";
 import type * as protobuf from "protobufjs";
-import { hostPort } from "./url.js";
+import { decodeComponent, hostPort } from "./url.js";
 import { METADATA_V2_VERSION, type MetadataInfo, toMetadataInfo } from "./instance.js";
 import { METADATA_SERVICE_V2, metadataProtoRoot } from "./metadata-proto.js";
 
@@ -45,7 +45,7 @@ export function fetchMetadataV2(host: string, port: number, app: string, revisio
     let message = "";
     const readStatus = (h: http2.IncomingHttpHeaders) => {
       if (h["grpc-status"] !== undefined) status = String(h["grpc-status"]);
-      if (h["grpc-message"] !== undefined) message = decodeURIComponent(String(h["grpc-message"]));
+      if (h["grpc-message"] !== undefined) message = decodeComponent(String(h["grpc-message"]).replace(/\+/g, "%2B"));
     };
     stream.on("response", readStatus);
     stream.on("trailers", readStatus);

@@ -134,6 +134,9 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
     const mine = (await kazoo(zk.hostPort, [{ op: "get", path: `/services/hostile-app/${nodes[0]}` }]))[0] as KazooGet;
     const revision = JSON.parse(mine.data).payload.metadata["dubbo.metadata.revision"] as string;
 
+    const badMessage = await hostileMetadata((stream) => {
+      stream.respond({ ":status": 200, "content-type": "application/grpc", "grpc-status": "13", "grpc-message": "%E0%A4%A%zz" }, { endStream: true });
+    });
     const garbage = await hostileMetadata((stream) => {
       stream.respond({ ":status": 200, "content-type": "application/grpc" }, { waitForTrailers: true });
       stream.on("wantTrailers", () => stream.sendTrailers({ "grpc-status": "0" }));
@@ -152,6 +155,7 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
         ["hostv6", instanceNode({ address: "zz::zz", port, revision })],
         ["hostspace", instanceNode({ address: "a b", port, revision })],
         ["port70000", instanceNode({ address: "127.0.0.1", port: 70000, revision, metaPort: port })],
+        ["badmessage", instanceNode({ address: "127.0.0.1", port: badMessage.port, revision: "badmsg-rev" })],
         ["garbage", instanceNode({ address: "127.0.0.1", port: garbage.port, revision: "garbage-rev" })],
         ["nanport", instanceNode({ address: "127.0.0.1", port: 5, revision: "nan-rev", metaPort: Number.NaN })],
         ["remote", instanceNode({ address: "127.0.0.1", port: 6, revision: "remote-rev", storage: "remote" })],
@@ -168,7 +172,7 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
       assert.ok(lines.length <= bad.length, `log flood: ${lines.length} lines\n${lines.join("\n").slice(0, 3000)}`);
       await kazoo(zk.hostPort, bad.map(([id]) => ({ op: "delete" as const, path: `/services/hostile-app/${id}` })));
     } finally {
-      await garbage.close();
+      await Promise.all([badMessage.close(), garbage.close()]);
     }
   });
 
