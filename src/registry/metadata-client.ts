@@ -7,6 +7,8 @@ import { METADATA_SERVICE_V2, metadataProtoRoot } from "./metadata-proto.js";
 
 /** How long one metadata call may take, ms (Dubbo's default metadata timeout is 5 s). */
 const METADATA_TIMEOUT_MS = 5000;
+/** The largest metadata reply read, bytes (Dubbo's default payload limit, 8 MiB). */
+const METADATA_MAX_BYTES = 8 << 20;
 
 /**
  * Asks an instance's MetadataServiceV2 for its metadata at `revision`: one unary gRPC call
@@ -49,7 +51,17 @@ export function fetchMetadataV2(host: string, port: number, app: string, revisio
     };
     stream.on("response", readStatus);
     stream.on("trailers", readStatus);
-    stream.on("data", (c: Buffer) => chunks.push(c));
+    let received = 0;
+    stream.on("data", (c: Buffer) => {
+      received += c.length;
+      chunks.push(c);
+      // A hostile or broken instance could stream without end: no metadata is that large.
+      if (received > METADATA_MAX_BYTES) {
+        chunks.length = 0;
+        stream.destroy();
+        fail(new Error(`MetadataServiceV2 at ${hostPort(host, port)}: reply over ${METADATA_MAX_BYTES} bytes`));
+      }
+    });
     stream.on("error", fail);
     stream.on("end", () => {
       session.close();

@@ -199,4 +199,42 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
     assert.ok(lines.length <= 20, `log flood: ${lines.length} lines`);
   });
 
+  it("a MetadataServiceV2 answer without end: the consumer stops reading it at 8 MiB; calls go on", async () => {
+    const { lines, logger } = recordingLogger();
+    const registry = new ZookeeperRegistry(zk.address(4000), { logger });
+    const c = createClient(EchoService, { registry, discovery: "instance", providedBy: "hostile-app", application: "c", registerConsumer: false });
+    clients.push(c);
+    const load = loadLoop(() => c.whoami(), 2);
+    await waitFor(() => (load.counts.get("inst1") ?? 0) > 5, 8000, "calls on inst1");
+    let sent = 0;
+    const huge = await hostileMetadata((stream) => {
+      stream.respond({ ":status": 200, "content-type": "application/grpc" }, { waitForTrailers: true });
+      const chunk = Buffer.alloc(1 << 20, 1);
+      let n = 0;
+      const write = () => {
+        while (n < 64 && !stream.destroyed) {
+          n++;
+          sent += chunk.length;
+          if (!stream.write(chunk)) return void stream.once("drain", write);
+        }
+        if (!stream.destroyed) stream.end();
+      };
+      stream.on("wantTrailers", () => stream.sendTrailers({ "grpc-status": "0" }));
+      write();
+    });
+    try {
+      await kazoo(zk.hostPort, [{ op: "create", path: "/services/hostile-app/huge", data: instanceNode({ address: "127.0.0.1", port: huge.port, revision: "huge-rev" }) }]);
+      await waitFor(() => lines.some((l) => l.includes("huge-rev")), 10_000, "the huge answer to be given up");
+      const rss = process.memoryUsage().rss;
+      await load.stop();
+      assert.deepEqual(load.failures.map(String), []);
+      assert.deepEqual(rejections.map(String), []);
+      assert.ok(sent < 32 << 20, `the consumer read ${sent >> 20} MiB of a metadata answer (rss ${rss >> 20} MiB)`);
+      assert.equal(lines.length, 1, lines.join("\n"));
+      assert.match(lines[0], /reply over 8388608 bytes/);
+      await kazoo(zk.hostPort, [{ op: "delete", path: "/services/hostile-app/huge" }]);
+    } finally {
+      await huge.close();
+    }
+  });
 });
