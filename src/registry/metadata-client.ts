@@ -29,11 +29,15 @@ export function fetchMetadataV2(host: string, port: number, app: string, revisio
   return new Promise<MetadataInfo>((resolve, reject) => {
     const session = tls ? http2.connect(`https://${hostPort(host, port)}`, { ...tls }) : http2.connect(`http://${hostPort(host, port)}`);
     const fail = (e: Error) => {
+      clearTimeout(deadline);
       session.destroy();
       reject(e);
     };
     session.on("error", fail);
-    session.setTimeout(METADATA_TIMEOUT_MS, () => fail(new Error(`MetadataServiceV2 at ${hostPort(host, port)}: no answer in ${METADATA_TIMEOUT_MS} ms`)));
+    // A deadline for the whole call, not an idle timeout: an answer trickling in byte by byte
+    // would otherwise hold every notification of the application for as long as it lasts.
+    const deadline = setTimeout(() => fail(new Error(`MetadataServiceV2 at ${hostPort(host, port)}: no answer in ${METADATA_TIMEOUT_MS} ms`)), METADATA_TIMEOUT_MS);
+    deadline.unref();
     const stream = session.request({
       ":method": "POST",
       ":path": `/${METADATA_SERVICE_V2}/GetMetadataInfo`,
@@ -64,6 +68,7 @@ export function fetchMetadataV2(host: string, port: number, app: string, revisio
     });
     stream.on("error", fail);
     stream.on("end", () => {
+      clearTimeout(deadline);
       session.close();
       if (status !== "0") return reject(new Error(`MetadataServiceV2 at ${hostPort(host, port)}: grpc-status ${status ?? "missing"} ${message}`));
       try {

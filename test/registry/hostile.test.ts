@@ -237,4 +237,32 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
       await huge.close();
     }
   });
+  it("a MetadataServiceV2 that trickles its answer: the fetch ends at the metadata timeout; the application's other instances are still followed", async () => {
+    const { lines, logger } = recordingLogger();
+    const registry = new ZookeeperRegistry(zk.address(4000), { logger });
+    const c = createClient(EchoService, { registry, discovery: "instance", providedBy: "hostile-app", application: "c", registerConsumer: false });
+    clients.push(c);
+    const load = loadLoop(() => c.whoami(), 2);
+    await waitFor(() => (load.counts.get("inst1") ?? 0) > 5, 8000, "calls on inst1");
+    const timers: NodeJS.Timeout[] = [];
+    const drip = await hostileMetadata((stream) => {
+      stream.respond({ ":status": 200, "content-type": "application/grpc" });
+      timers.push(setInterval(() => !stream.destroyed && stream.write(Buffer.from([0])), 1000));
+    });
+    try {
+      await kazoo(zk.hostPort, [{ op: "create", path: "/services/hostile-app/drip", data: instanceNode({ address: "127.0.0.1", port: drip.port, revision: "drip-rev" }) }]);
+      await new Promise((r) => setTimeout(r, 500));
+      // A new instance of the same application: found once the trickling fetch gives up.
+      await provider("inst2", "hostile-app");
+      await waitFor(() => (load.counts.get("inst2") ?? 0) > 0, 15_000, "calls on inst2");
+      await load.stop();
+      assert.deepEqual(load.failures.map(String), []);
+      assert.deepEqual(rejections.map(String), []);
+      assert.ok(lines.length <= 1, lines.join("\n"));
+      await kazoo(zk.hostPort, [{ op: "delete", path: "/services/hostile-app/drip" }]);
+    } finally {
+      for (const t of timers) clearInterval(t);
+      await drip.close();
+    }
+  });
 });
