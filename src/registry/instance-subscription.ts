@@ -105,9 +105,23 @@ export class InstanceSubscription {
       if (this.apps.has(app)) continue;
       const state: AppState = { urls: [], generation: 0, stop: () => {}, raw: [], retry: undefined, retryMs: METADATA_RETRY_MS };
       this.apps.set(app, state);
-      state.stop = this.o.registry.subscribeInstances(app, (raw) => void this.onInstances(app, state, raw));
+      state.stop = this.o.registry.subscribeInstances(app, (raw) => this.update(app, state, raw));
     }
     if (changed) this.emit();
+  }
+
+  /**
+   * Applies a notification. Whatever it throws (data no one foresaw) is logged once per
+   * application and message, never an unhandled rejection: that would end the process.
+   */
+  private update(app: string, state: AppState, raw: readonly Buffer[]): void {
+    this.onInstances(app, state, raw).catch((e: unknown) => {
+      const message = e instanceof Error ? e.message : String(e);
+      const cause = `${app}\0update\0${message}`;
+      if (this.logged.has(cause)) return;
+      this.logged.add(cause);
+      registryLog(this.o.logger, "warn", `the instances of ${app} could not be applied: ${message}`);
+    });
   }
 
   private async onInstances(app: string, state: AppState, raw: readonly Buffer[]): Promise<void> {
@@ -134,7 +148,7 @@ export class InstanceSubscription {
     }
     const wait = state.retryMs;
     state.retryMs = Math.min(wait * 2, METADATA_RETRY_MAX_MS);
-    state.retry = setTimeout(() => void this.onInstances(app, state, state.raw), wait);
+    state.retry = setTimeout(() => this.update(app, state, state.raw), wait);
     state.retry.unref();
   }
 
@@ -192,6 +206,10 @@ export class InstanceSubscription {
       throw new UnsupportedMetadata(
         `its MetadataService is ${endpoint.protocol}:// version ${inst.metadata[META.version] ?? "1"}; only MetadataServiceV2 over Triple (meta-v=${METADATA_V2_VERSION}) is supported`,
       );
+    }
+    // A port no socket can have ("NaN", 0, 70000) would dial the host's port 80.
+    if (!Number.isInteger(endpoint.port) || endpoint.port < 1 || endpoint.port > 65535) {
+      throw new UnsupportedMetadata(`its MetadataService port ${String(endpoint.port)} is not a port (1-65535)`);
     }
     return fetchMetadataV2(inst.host, endpoint.port, app, revision, this.o.tls);
   }

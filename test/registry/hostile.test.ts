@@ -170,6 +170,11 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
       assert.deepEqual(rejections.map(String), []);
       assert.equal(({} as Record<string, unknown>).polluted, undefined);
       assert.ok(lines.length <= bad.length, `log flood: ${lines.length} lines\n${lines.join("\n").slice(0, 3000)}`);
+      // A MetadataService port of "NaN" is refused, not dialled as the host's port 80.
+      assert.ok(
+        lines.some((l) => /instance 127\.0\.0\.1:5 of hostile-app skipped: .*MetadataService port NaN is not a port/.test(l)),
+        lines.join("\n").slice(0, 3000),
+      );
       await kazoo(zk.hostPort, bad.map(([id]) => ({ op: "delete" as const, path: `/services/hostile-app/${id}` })));
     } finally {
       await Promise.all([badMessage.close(), garbage.close()]);
@@ -192,7 +197,7 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
     ]);
     await new Promise((r) => setTimeout(r, 6000));
     load.reset();
-    await waitFor(() => ["good1", "inst1"].every((id) => (load.counts.get(id) ?? 0) > 3), 8000, "calls on both providers");
+    await waitFor(() => ["good1", "inst1"].every((id) => (load.counts.get(id) ?? 0) > 3), 20_000, "calls on both providers");
     await load.stop();
     assert.deepEqual(load.failures.map(String), []);
     assert.deepEqual(rejections.map(String), []);
