@@ -3,19 +3,11 @@ import { after, before, describe, it } from "node:test";
 import { type Client, clientProviders, closeClient, createClient, createServer, type TripleServer } from "../../src/index.js";
 import { freePort, kazooDelete, kazooMissing, kazooRead, ZooKeeperServer, zookeeperMissing } from "../helpers/zookeeper.js";
 import { ProviderProcess } from "./children.js";
-import { ECHO_SERVICE, EchoService, loadLoop, stopAllLoads, waitFor } from "./services.js";
+import { ECHO_SERVICE, EchoService, loadLoop, recordingLogger, stopAllLoads, waitFor } from "./services.js";
 
 const skip = zookeeperMissing() ?? kazooMissing();
 const PROVIDERS_DIR = `/dubbo/${ECHO_SERVICE}/providers`;
 
-/** Log lines a registry writes, kept instead of printed. */
-function recordingLogger() {
-  const lines: string[] = [];
-  const push = (_fields: object, m: string) => {
-    lines.push(m);
-  };
-  return { lines, logger: { info: push, warn: push, error: push } };
-}
 
 describe("registry: providers and ZooKeeper failing under load", { skip }, () => {
   let zk: ZooKeeperServer;

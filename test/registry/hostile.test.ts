@@ -4,19 +4,11 @@ import { after, before, describe, it } from "node:test";
 import { clientProviders, closeClient, createClient, createServer, type TripleServer, ZookeeperRegistry } from "../../src/index.js";
 import { encodeComponent } from "../../src/registry/url.js";
 import { type KazooGet, kazoo, kazooMissing, ZooKeeperServer, zookeeperMissing } from "../helpers/zookeeper.js";
-import { ECHO_SERVICE, EchoService, loadLoop, stopAllLoads, waitFor } from "./services.js";
+import { ECHO_SERVICE, EchoService, loadLoop, recordingLogger, stopAllLoads, waitFor } from "./services.js";
 
 const skip = zookeeperMissing() ?? kazooMissing();
 const PROVIDERS_DIR = `/dubbo/${ECHO_SERVICE}/providers`;
 
-/** Log lines a registry writes, kept instead of printed. */
-function recordingLogger() {
-  const lines: string[] = [];
-  const push = (_fields: object, m: string) => {
-    lines.push(m);
-  };
-  return { lines, logger: { info: push, warn: push, error: push } };
-}
 
 /** A hostile MetadataServiceV2: answers every call with `answer`. */
 async function hostileMetadata(answer: (stream: http2.ServerHttp2Stream) => void): Promise<{ port: number; close: () => Promise<void> }> {
@@ -83,6 +75,17 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
     servers.push(s);
     await s.listen({ port: 0, host: "127.0.0.1" });
     return s;
+  }
+
+  /** A consumer of the hostile-app's instances (its log kept), calling under load until inst1 answers. */
+  async function hostileAppConsumer() {
+    const { lines, logger } = recordingLogger();
+    const registry = new ZookeeperRegistry(zk.address(4000), { logger });
+    const c = createClient(EchoService, { registry, discovery: "instance", providedBy: "hostile-app", application: "c", registerConsumer: false });
+    clients.push(c);
+    const load = loadLoop(() => c.whoami(), 2);
+    await waitFor(() => (load.counts.get("inst1") ?? 0) > 5, 8000, "calls on inst1");
+    return { lines, load };
   }
 
   it("interface level: provider nodes that are not URLs, bad escapes, absurd ports, IPv6 garbage, huge names are skipped; calls go on and the list still follows changes", async () => {
@@ -205,12 +208,7 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
   });
 
   it("a MetadataServiceV2 answer without end: the consumer stops reading it at 8 MiB; calls go on", async () => {
-    const { lines, logger } = recordingLogger();
-    const registry = new ZookeeperRegistry(zk.address(4000), { logger });
-    const c = createClient(EchoService, { registry, discovery: "instance", providedBy: "hostile-app", application: "c", registerConsumer: false });
-    clients.push(c);
-    const load = loadLoop(() => c.whoami(), 2);
-    await waitFor(() => (load.counts.get("inst1") ?? 0) > 5, 8000, "calls on inst1");
+    const { lines, load } = await hostileAppConsumer();
     let sent = 0;
     const huge = await hostileMetadata((stream) => {
       stream.respond({ ":status": 200, "content-type": "application/grpc" }, { waitForTrailers: true });
@@ -243,12 +241,7 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
     }
   });
   it("a MetadataServiceV2 that trickles its answer: the fetch ends at the metadata timeout; the application's other instances are still followed", async () => {
-    const { lines, logger } = recordingLogger();
-    const registry = new ZookeeperRegistry(zk.address(4000), { logger });
-    const c = createClient(EchoService, { registry, discovery: "instance", providedBy: "hostile-app", application: "c", registerConsumer: false });
-    clients.push(c);
-    const load = loadLoop(() => c.whoami(), 2);
-    await waitFor(() => (load.counts.get("inst1") ?? 0) > 5, 8000, "calls on inst1");
+    const { lines, load } = await hostileAppConsumer();
     const timers: NodeJS.Timeout[] = [];
     const drip = await hostileMetadata((stream) => {
       stream.respond({ ":status": 200, "content-type": "application/grpc" });

@@ -84,3 +84,12 @@ export async function waitFor(cond: () => boolean, ms: number, what: string): Pr
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+/** Log lines a registry writes, kept instead of printed. */
+export function recordingLogger() {
+  const lines: string[] = [];
+  const push = (_fields: object, m: string) => {
+    lines.push(m);
+  };
+  return { lines, logger: { info: push, warn: push, error: push } };
+}
