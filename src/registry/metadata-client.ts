@@ -19,13 +19,8 @@ const METADATA_MAX_BYTES = 8 << 20;
  * over TLS, as the client's calls to that provider do.
  */
 export function fetchMetadataV2(host: string, port: number, app: string, revision: string, tls?: tls.ConnectionOptions): Promise<MetadataInfo> {
-  const root = metadataProtoRoot();
-  const req = root.lookupType("org.apache.dubbo.metadata.MetadataRequest");
-  const res = root.lookupType("org.apache.dubbo.metadata.MetadataInfoV2");
-  const body = req.encode(req.create({ revision })).finish();
-  const frame = Buffer.alloc(5 + body.length);
-  frame.writeUInt32BE(body.length, 1);
-  Buffer.from(body).copy(frame, 5);
+  const res = metadataProtoRoot().lookupType("org.apache.dubbo.metadata.MetadataInfoV2");
+  const frame = requestFrame(revision);
   return new Promise<MetadataInfo>((resolve, reject) => {
     const session = tls ? http2.connect(`https://${hostPort(host, port)}`, { ...tls }) : http2.connect(`http://${hostPort(host, port)}`);
     const fail = (e: Error) => {
@@ -79,6 +74,16 @@ export function fetchMetadataV2(host: string, port: number, app: string, revisio
     });
     stream.end(frame);
   });
+}
+
+/** The gRPC message of `MetadataRequest{revision}`: a 5-byte prefix, then the protobuf bytes. */
+function requestFrame(revision: string): Buffer {
+  const req = metadataProtoRoot().lookupType("org.apache.dubbo.metadata.MetadataRequest");
+  const body = req.encode(req.create({ revision })).finish();
+  const frame = Buffer.alloc(5 + body.length);
+  frame.writeUInt32BE(body.length, 1);
+  Buffer.from(body).copy(frame, 5);
+  return frame;
 }
 
 function decodeReply(type: protobuf.Type, data: Buffer, revision: string): MetadataInfo {
