@@ -16,6 +16,7 @@ import { Download } from "../service/download.js";
 import { FileUpload } from "../service/file-upload.js";
 import type { CallScope } from "../transport/client/call-scope.js";
 import { connectFailure, isConnectErrorCode, streamClosedError, streamError, transportError } from "../transport/client/errors.js";
+import { whenConnected } from "../transport/client/http1.js";
 import type { Provider } from "../transport/client/provider.js";
 import type { HttpReply } from "../transport/client/unary-transport.js";
 import { memoryConnection } from "../transport/memory.js";
@@ -255,13 +256,11 @@ function post1(settings: WireSettings, p: Provider, path: string, headers: Outgo
       target.createConnection = () => memoryConnection(p.host, "1.1") as unknown as Socket;
     }
     const req = p.secure ? https.request({ ...settings.tls, ...target }) : http.request(target);
-    req.on("socket", (sock: Socket) => {
-      if (!sock.connecting) connected = true;
-      else
-        sock.once(p.secure ? "secureConnect" : "connect", () => {
-          connected = true;
-        });
-    });
+    req.on("socket", (sock: Socket) =>
+      whenConnected(sock, p.secure, () => {
+        connected = true;
+      }),
+    );
     const onAbort = () => req.destroy(signal.reason as Error);
     signal.addEventListener("abort", onAbort, { once: true });
     req.on("response", (res) => {

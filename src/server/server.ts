@@ -325,9 +325,8 @@ export class TripleServer implements ServerCore {
     } catch (e) {
       // A registration that fails (a REST route conflict, a path taken) leaves nothing behind:
       // none of its methods served, and nothing claimed for unregister() to find.
-      this.claimed.delete(`${service.name}\0${service.version}\0${service.group}`);
-      this.router.removeService(service);
-      this.rest?.removeService(service);
+      this.claimed.delete(claimKey(service.name, service.version, service.group));
+      this.unroute(service);
       throw e;
     }
     this.services.push(service);
@@ -348,7 +347,7 @@ export class TripleServer implements ServerCore {
     const base = describeService(implementationClass(implementation));
     const version = options.version ?? base.version;
     const group = options.group ?? base.group;
-    const key = `${base.name}\0${version}\0${group}`;
+    const key = claimKey(base.name, version, group);
     if (this.claimed.get(key) !== implementation) {
       const what = `service ${base.name}${version ? ` version "${version}"` : ""}${group ? ` group "${group}"` : ""}`;
       throw new TypeError(`unregister: ${what} is not registered with this implementation; pass the instance (and version/group) given to register()`);
@@ -356,8 +355,7 @@ export class TripleServer implements ServerCore {
     this.claimed.delete(key);
     const service = this.services.find((s) => s.name === base.name && s.version === version && s.group === group) as ServiceDescriptor;
     this.services.splice(this.services.indexOf(service), 1);
-    this.router.removeService(service);
-    this.rest?.removeService(service);
+    this.unroute(service);
     this.openapi?.invalidate();
     if (!BUILT_IN_SERVICES.has(service.name)) void this.registration?.remove(service.name, version, group).catch(() => {});
     return this;
@@ -374,9 +372,15 @@ export class TripleServer implements ServerCore {
     return (ctx) => (this.protectedMethods ? authenticate(ctx, true, auth) : Promise.resolve());
   }
 
+  /** Takes a service's RPC paths and REST routes off the routers. */
+  private unroute(service: ServiceDescriptor): void {
+    this.router.removeService(service);
+    this.rest?.removeService(service);
+  }
+
   /** One implementation per service name, version and group: a second one is a mistake, not a merge. */
   private claim(service: ServiceDescriptor, implementation: object): void {
-    const key = `${service.name}\0${service.version}\0${service.group}`;
+    const key = claimKey(service.name, service.version, service.group);
     const prev = this.claimed.get(key);
     const what = `service ${service.name}${service.version ? ` version "${service.version}"` : ""}${service.group ? ` group "${service.group}"` : ""}`;
     if (prev === implementation) throw new TypeError(`${what} is registered twice with the same instance`);
@@ -641,4 +645,9 @@ function answerRefusal(r: Responder, refusal: Refusal, accessLog: AccessLog | un
 /** Creates a server for the given services. `await createServer({ services }).listen({ port })`. */
 export function createServer(options: ServerOptions = {}): TripleServer {
   return new TripleServer(options);
+}
+
+/** The key of a service's one implementation: name, version and group. */
+function claimKey(name: string, version: string, group: string): string {
+  return `${name}\0${version}\0${group}`;
 }

@@ -77,25 +77,23 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
     return s;
   }
 
-  /** A consumer of the hostile-app's instances (its log kept), calling under load until inst1 answers. */
-  async function hostileAppConsumer() {
+  /** A consumer (its registry log kept) calling under load until provider `first` answers. */
+  async function consumer(discovery: "interface" | "instance" | "auto", first: string, providedBy?: string, waitMs = 8000) {
     const { lines, logger } = recordingLogger();
     const registry = new ZookeeperRegistry(zk.address(4000), { logger });
-    const c = createClient(EchoService, { registry, discovery: "instance", providedBy: "hostile-app", application: "c", registerConsumer: false });
+    const c = createClient(EchoService, { registry, discovery, providedBy, application: "c", registerConsumer: false });
     clients.push(c);
     const load = loadLoop(() => c.whoami(), 2);
-    await waitFor(() => (load.counts.get("inst1") ?? 0) > 5, 8000, "calls on inst1");
-    return { lines, load };
+    await waitFor(() => (load.counts.get(first) ?? 0) > 5, waitMs, `calls on ${first}`);
+    return { c, lines, load };
   }
+
+  /** A consumer of the hostile-app's instances, calling until inst1 answers. */
+  const hostileAppConsumer = () => consumer("instance", "inst1", "hostile-app");
 
   it("interface level: provider nodes that are not URLs, bad escapes, absurd ports, IPv6 garbage, huge names are skipped; calls go on and the list still follows changes", async () => {
     await provider("good1", "iface-app");
-    const { lines, logger } = recordingLogger();
-    const registry = new ZookeeperRegistry(zk.address(4000), { logger });
-    const c = createClient(EchoService, { registry, discovery: "interface", application: "c", registerConsumer: false });
-    clients.push(c);
-    const load = loadLoop(() => c.whoami(), 2);
-    await waitFor(() => (load.counts.get("good1") ?? 0) > 5, 5000, "calls on good1");
+    const { c, lines, load } = await consumer("interface", "good1", undefined, 5000);
     const q = `?interface=${ECHO_SERVICE}&side=provider`;
     const bad = [
       "not-a-url",
@@ -127,12 +125,7 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
   it("instance level: instance JSON that is garbage or of the wrong shape, hosts that are no hosts, hostile metadata services and reports: calls go on, no crash", async () => {
     const good = await provider("inst1", "hostile-app");
     const port = good.address.port;
-    const { lines, logger } = recordingLogger();
-    const registry = new ZookeeperRegistry(zk.address(4000), { logger });
-    const c = createClient(EchoService, { registry, discovery: "instance", application: "c", registerConsumer: false });
-    clients.push(c);
-    const load = loadLoop(() => c.whoami(), 2);
-    await waitFor(() => (load.counts.get("inst1") ?? 0) > 5, 8000, "calls on inst1");
+    const { lines, load } = await consumer("instance", "inst1");
     const nodes = (await kazoo(zk.hostPort, [{ op: "children", path: "/services/hostile-app" }]))[0] as string[];
     const mine = (await kazoo(zk.hostPort, [{ op: "get", path: `/services/hostile-app/${nodes[0]}` }]))[0] as KazooGet;
     const revision = JSON.parse(mine.data).payload.metadata["dubbo.metadata.revision"] as string;
@@ -185,12 +178,7 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
   });
 
   it("auto: a mapping node listing thousands of applications and garbage names: calls go on, no crash, no log flood", async () => {
-    const { lines, logger } = recordingLogger();
-    const registry = new ZookeeperRegistry(zk.address(4000), { logger });
-    const c = createClient(EchoService, { registry, discovery: "auto", application: "c", registerConsumer: false });
-    clients.push(c);
-    const load = loadLoop(() => c.whoami(), 2);
-    await waitFor(() => (load.counts.get("inst1") ?? 0) > 5, 8000, "calls on inst1");
+    const { lines, load } = await consumer("auto", "inst1");
     const mapping = `/dubbo/mapping/${ECHO_SERVICE}`;
     const names = ["iface-app", "hostile-app", "..", ".", "a/b", "/", "a//b", "zookeeper", "x\u0001y", "é", "z".repeat(5000)];
     for (let i = 0; i < 2000; i++) names.push(`app-${i}`);

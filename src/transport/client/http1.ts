@@ -1,13 +1,13 @@
 import * as http from "node:http";
 import * as https from "node:https";
 import type { Socket } from "node:net";
+import { responseTooLarge } from "../../protocol/errors.js";
+import { H } from "../../protocol/headers.js";
 import { memoryConnection } from "../memory.js";
 import { NEVER_ABORTS } from "./call-scope.js";
-import type { Provider } from "./provider.js";
-import { responseTooLarge } from "../../protocol/errors.js";
 import { connectFailure, isConnectErrorCode, transportError } from "./errors.js";
+import type { Provider } from "./provider.js";
 import type { HttpReply, TransportSettings, UnaryRequest, UnaryTransport } from "./unary-transport.js";
-import { H } from "../../protocol/headers.js";
 
 /** The post of a request and of its response, set once: their listeners are shared by every post. */
 const kPost = Symbol("triple.h1post");
@@ -124,18 +124,15 @@ class Http1Post {
     // 'socket' comes before node flushes the request onto the socket.
     this.socket = s;
     this.dispatchedBefore = dispatched(s);
-    if (!s.connecting) {
+    const already = whenConnected(s, this.provider.secure, () => {
       this.connected = true;
-      return;
-    }
+      if (this.connectTimer) clearTimeout(this.connectTimer);
+    });
+    if (already) return;
     this.connectTimer = setTimeout(() => {
       const e = Object.assign(new Error(`connect timed out after ${this.connectTimeoutMs} ms`), { code: "ETIMEDOUT" });
       this.req.destroy(e);
     }, this.connectTimeoutMs);
-    s.once(this.provider.secure ? "secureConnect" : "connect", () => {
-      this.connected = true;
-      if (this.connectTimer) clearTimeout(this.connectTimer);
-    });
   }
 
   onError(e: Error): void {
@@ -221,4 +218,17 @@ export class Http1Transport implements UnaryTransport {
     this.agent.destroy();
     this.tlsAgent.destroy();
   }
+}
+
+/**
+ * Runs `then` once the socket is connected (after the TLS handshake when `secure`): at once when
+ * it already is (a reused keep-alive socket), which the result tells.
+ */
+export function whenConnected(s: Socket, secure: boolean, then: () => void): boolean {
+  if (!s.connecting) {
+    then();
+    return true;
+  }
+  s.once(secure ? "secureConnect" : "connect", then);
+  return false;
 }
