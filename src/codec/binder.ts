@@ -1,8 +1,9 @@
 import type { RpcError } from "../protocol/rpc-error.js";
 import type { ParamDescriptor } from "../service/descriptors.js";
 import { FileUpload } from "../service/file-upload.js";
-import type { TypeDesc } from "../service/type-desc.js";
+import type { NumberProto, TypeDesc } from "../service/type-desc.js";
 import { UploadedFile } from "../service/type-desc.js";
+import { bigIntFromDecimal, checkDigits, describeBigInt } from "./big-numbers.js";
 import { bindError } from "./bind-error.js";
 import { FORBIDDEN_KEYS } from "./json.js";
 
@@ -12,6 +13,8 @@ export type Converter = (value: unknown, where: string) => unknown;
 function describe(v: unknown): string {
   if (v === null) return "null";
   if (Array.isArray(v)) return "an array";
+  if (typeof v === "bigint") return describeBigInt(v);
+  if (typeof v === "string" && v.length > 60) return `string ${JSON.stringify(v.slice(0, 60))}… (${v.length} characters)`;
   return typeof v === "object" ? "an object" : `${typeof v} ${JSON.stringify(v)}`.slice(0, 60);
 }
 
@@ -40,10 +43,13 @@ function toDate(v: unknown, where: string): Date {
   return fail(where, "a date (ISO 8601 text or epoch milliseconds)", v);
 }
 
+const INTEGER_TEXT = /^\s*[+-]?\d+\s*$/;
+
 function toBigInt(v: unknown, where: string): bigint {
   if (typeof v === "bigint") return v;
   if (typeof v === "number" && Number.isSafeInteger(v)) return BigInt(v);
-  if (typeof v === "string" && /^[+-]?\d+$/.test(v.trim())) return BigInt(v.trim());
+  // Digits counted before the (super-linear) conversion: limits.maxNumberDigits.
+  if (typeof v === "string" && INTEGER_TEXT.test(v)) return bigIntFromDecimal(v, where);
   if (typeof v === "number" && Number.isInteger(v)) {
     // JSON.parse already rounded it: 12345678901234567890 arrives as 12345678901234567000.
     throw bindError(
@@ -118,6 +124,43 @@ function classConverter(t: Extract<TypeDesc, { kind: "class" }>): Converter {
   };
 }
 
+const SAFE = "an integer within ±9007199254740991 (declare the parameter bigint for larger ones)";
+
+/**
+ * The values a declared integer type takes: an integer in its range (`T.int64` / `T.uint64` as a
+ * `number` are exact to ±2^53 only). `double` and `float` take any finite number.
+ */
+const INTEGER_RANGES: Partial<Record<NumberProto, readonly [min: number, max: number, expected: string]>> = {
+  int32: [-2147483648, 2147483647, "an int32 (an integer from -2147483648 to 2147483647)"],
+  uint32: [0, 4294967295, "a uint32 (an integer from 0 to 4294967295)"],
+  int64: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, SAFE],
+  uint64: [0, Number.MAX_SAFE_INTEGER, "an integer from 0 to 9007199254740991 (declare the parameter bigint for larger ones)"],
+};
+
+/** A finite number that fits `proto`, or a 400 naming `w`; `raw` is what the request held (for the message). */
+function checkedNumber(n: number, proto: NumberProto | undefined, w: string, raw: unknown): number {
+  if (!Number.isFinite(n)) return fail(w, "a finite number", raw);
+  const range = proto && INTEGER_RANGES[proto];
+  if (range && !(Number.isInteger(n) && n >= range[0] && n <= range[1])) return fail(w, range[2], raw);
+  return n;
+}
+
+/**
+ * A number parameter's converter: a finite number that fits the declared type. A `bigint` (a
+ * Java long or BigInteger read from hessian2 or JSONB) is taken when it is within ±2^53 and fits;
+ * a larger one would lose digits as a `number`, so it is refused, naming the parameter.
+ */
+function numberConverter(proto: NumberProto | undefined): Converter {
+  return (v, w) => {
+    if (typeof v === "number") return checkedNumber(v, proto, w, v);
+    if (typeof v === "bigint") {
+      if (v < BigInt(Number.MIN_SAFE_INTEGER) || v > BigInt(Number.MAX_SAFE_INTEGER)) return fail(w, INTEGER_RANGES[proto ?? "int64"]?.[2] ?? SAFE, v);
+      return checkedNumber(Number(v), proto, w, v);
+    }
+    return fail(w, "a finite number", v);
+  };
+}
+
 /**
  * Compiles a converter for values decoded from JSON (or XML, or multipart JSON parts). Strict:
  * a string parameter takes a string, a number parameter a finite number, and so on; converting
@@ -132,7 +175,7 @@ export function compileConverter(t: TypeDesc): Converter {
       conv = (v, w) => (typeof v === "string" ? v : fail(w, "a string", v));
       break;
     case "number":
-      conv = (v, w) => (typeof v === "number" && Number.isFinite(v) ? v : fail(w, "a finite number", v));
+      conv = numberConverter(t.proto);
       break;
     case "boolean":
       conv = (v, w) => (typeof v === "boolean" ? v : fail(w, "a boolean", v));
@@ -186,12 +229,13 @@ export function compileTextConverter(t: TypeDesc): (text: string, where: string)
       return (s) => s;
     case "number":
       return (s, w) => {
+        checkDigits(s, w);
         // Decimal only: Number() would also read "0x10", "0b1" and "0o7".
         const n = DECIMAL.test(s) ? Number(s) : Number.NaN;
         if (!Number.isFinite(n)) return fail(w, "a finite number", s);
         // An integer past 2^53 would be silently rounded (a database id, a Java long).
         if (Number.isInteger(n) && !Number.isSafeInteger(n) && INTEGER.test(s)) return fail(w, "an integer within ±9007199254740991 (declare the parameter bigint or string for larger ones)", s);
-        return n;
+        return checkedNumber(n, t.proto, w, s);
       };
     case "boolean":
       return (s, w) => {

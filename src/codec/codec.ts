@@ -43,6 +43,13 @@ export interface BodyLimits {
    * `maxBodyBytes`.
    */
   readonly maxXmlBytes: number;
+  /**
+   * Most decimal digits of one number converted from text (a bigint or number parameter from a
+   * JSON string, a query value, a form field, a text part or body, XML text) or from a Java big
+   * number (hessian2 and JSONB `BigInteger` and `BigDecimal`, measured in bits: digits × log2 10),
+   * counted before any conversion: converting decimal text to a `bigint` costs more than linear time.
+   */
+  readonly maxNumberDigits: number;
 }
 
 /**

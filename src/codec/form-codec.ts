@@ -2,6 +2,7 @@ import type { RpcError } from "../protocol/rpc-error.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import type { TypeDesc } from "../service/type-desc.js";
 import { overLimit } from "./bind-error.js";
+import { withNumberLimits } from "./big-numbers.js";
 import { compileTextConverter } from "./binder.js";
 import { checkCharset, decodeText } from "./charset.js";
 import type { RequestCodec } from "./codec.js";
@@ -123,6 +124,7 @@ export const formRequestCodec: RequestCodec = {
   decode(method, body, mediaType, limits) {
     requireIdlLess(method, mediaType.type);
     const charset = checkCharset(mediaType.params.charset);
-    return formBinder(method)(parseForm(body, charset, limits.maxFieldBytes, limits.maxFormFields));
+    const fields = parseForm(body, charset, limits.maxFieldBytes, limits.maxFormFields);
+    return withNumberLimits(limits, () => formBinder(method)(fields));
   },
 };

@@ -1,5 +1,6 @@
 import type { MethodDescriptor } from "../service/descriptors.js";
 import { bindError, decodeError } from "./bind-error.js";
+import { withNumberLimits } from "./big-numbers.js";
 import { compileJsonBinder } from "./binder.js";
 import type { RequestCodec, ResponseCodec } from "./codec.js";
 import { parseJson, stringifyJson } from "./json.js";
@@ -64,13 +65,14 @@ export function encodeJsonValue(method: MethodDescriptor, value: unknown): strin
 export const jsonRequestCodec: RequestCodec = {
   mediaTypes: ["application/json", "text/json"],
   responseMediaType: "application/json",
-  decode(method, body) {
+  decode(method, body, _mediaType, limits) {
     if (body.length === 0) {
       if (method.params.length === 0) return [];
       if (method.requestType) return [protoFromJsonValue(method, {})];
       throw decodeError("empty JSON body");
     }
-    return bindJsonValue(method, parseJson(utf8(body)));
+    const value = parseJson(utf8(body));
+    return withNumberLimits(limits, () => bindJsonValue(method, value));
   },
 };
 

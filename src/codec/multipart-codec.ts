@@ -7,6 +7,7 @@ import { RpcError } from "../protocol/rpc-error.js";
 import { FileUpload } from "../service/file-upload.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import type { TypeDesc } from "../service/type-desc.js";
+import { withNumberLimits } from "./big-numbers.js";
 import { decodeError, overLimit } from "./bind-error.js";
 import type { BodyLimits, RequestCodec } from "./codec.js";
 import { requireIdlLess } from "./idl-guard.js";
@@ -529,6 +530,6 @@ export const multipartRequestCodec: RequestCodec = {
     }
     const plan = planFor(method);
     const parts = await readParts(body, boundary, limits, plan, uploads);
-    return plan.bind(parts);
+    return withNumberLimits(limits, () => plan.bind(parts));
   },
 };

@@ -2,6 +2,7 @@ import type { HeaderMap } from "../protocol/headers.js";
 import type { MethodDescriptor, ParamDescriptor } from "../service/descriptors.js";
 import type { TypeDesc } from "../service/type-desc.js";
 import { bindError } from "./bind-error.js";
+import { type NumberLimits, withNumberLimits } from "./big-numbers.js";
 import { compileTextConverter } from "./binder.js";
 
 /**
@@ -15,8 +16,11 @@ export interface RestBinder {
    * comes from the body (the body is then not read).
    */
   readonly body: MethodDescriptor | undefined;
-  /** The arguments from the path values (in template order), the raw query and the headers; body slots left empty. */
-  bind(pathValues: readonly string[], query: string | undefined, headers: HeaderMap): unknown[];
+  /**
+   * The arguments from the path values (in template order), the raw query and the headers; body
+   * slots left empty. `limits`: the server's, for numbers from text (`maxNumberDigits`).
+   */
+  bind(pathValues: readonly string[], query: string | undefined, headers: HeaderMap, limits?: NumberLimits): unknown[];
   /** Puts the body codec's arguments into their slots of `args`. */
   merge(args: unknown[], bodyArgs: readonly unknown[]): unknown[];
 }
@@ -99,38 +103,50 @@ export function compileRestBinder(md: MethodDescriptor): RestBinder {
       bodyPositions.push(i);
     }
   });
-  const wanted = new Set(querySlots.map((s) => s.name));
-  const n = md.params.length;
+  const slots: Slots = { n: md.params.length, pathSlots, querySlots, headerSlots, wanted: new Set(querySlots.map((s) => s.name)) };
   return {
     body: bodyParams.length > 0 ? { ...md, params: bodyParams } : undefined,
-    bind(pathValues, query, headers) {
-      const args = new Array(n);
-      for (let i = 0; i < pathSlots.length; i++) {
-        const s = pathSlots[i];
-        args[s.position] = s.conv(decode(pathValues[i], s.label, false), s.label);
-      }
-      if (querySlots.length > 0) {
-        const values = queryValues(query, wanted);
-        for (const s of querySlots) {
-          const v = values.get(s.name);
-          if (v !== undefined) args[s.position] = convertAll(s, v);
-          else if (!s.optional) missing(s, "query");
-        }
-      }
-      for (const s of headerSlots) {
-        const raw = headers[s.name];
-        if (raw === undefined) {
-          if (!s.optional) missing(s, "header");
-          continue;
-        }
-        const list = Array.isArray(raw) ? raw : [String(raw)];
-        args[s.position] = convertAll(s, s.many ? list.flatMap((x) => x.split(",").map((y) => y.trim())) : list);
-      }
-      return args;
-    },
+    bind: (pathValues, query, headers, limits) => withNumberLimits(limits, () => bindSlots(slots, pathValues, query, headers)),
     merge(args, bodyArgs) {
       for (let i = 0; i < bodyPositions.length; i++) args[bodyPositions[i]] = bodyArgs[i];
       return args;
     },
   };
+}
+
+/** A REST method's parameters that come from text, by source. */
+interface Slots {
+  readonly n: number;
+  readonly pathSlots: readonly Slot[];
+  readonly querySlots: readonly Slot[];
+  readonly headerSlots: readonly Slot[];
+  /** The query keys some parameter takes. */
+  readonly wanted: ReadonlySet<string>;
+}
+
+/** The arguments from text (path, query, headers); body slots left empty. */
+function bindSlots({ n, pathSlots, querySlots, headerSlots, wanted }: Slots, pathValues: readonly string[], query: string | undefined, headers: HeaderMap): unknown[] {
+  const args = new Array(n);
+  for (let i = 0; i < pathSlots.length; i++) {
+    const s = pathSlots[i];
+    args[s.position] = s.conv(decode(pathValues[i], s.label, false), s.label);
+  }
+  if (querySlots.length > 0) {
+    const values = queryValues(query, wanted);
+    for (const s of querySlots) {
+      const v = values.get(s.name);
+      if (v !== undefined) args[s.position] = convertAll(s, v);
+      else if (!s.optional) missing(s, "query");
+    }
+  }
+  for (const s of headerSlots) {
+    const raw = headers[s.name];
+    if (raw === undefined) {
+      if (!s.optional) missing(s, "header");
+      continue;
+    }
+    const list = Array.isArray(raw) ? raw : [String(raw)];
+    args[s.position] = convertAll(s, s.many ? list.flatMap((x) => x.split(",").map((y) => y.trim())) : list);
+  }
+  return args;
 }

@@ -1,5 +1,6 @@
 import type { MethodDescriptor } from "../service/descriptors.js";
 import { bindError } from "./bind-error.js";
+import { withNumberLimits } from "./big-numbers.js";
 import { compileTextConverter, paramLabel } from "./binder.js";
 import { checkCharset, decodeText } from "./charset.js";
 import type { RequestCodec } from "./codec.js";
@@ -40,7 +41,7 @@ function compileTextBinder(method: MethodDescriptor): TextBinder {
 export const textRequestCodec: RequestCodec = {
   mediaTypes: ["text/plain"],
   responseMediaType: "application/json",
-  decode(method, body, mediaType) {
+  decode(method, body, mediaType, limits) {
     requireIdlLess(method, mediaType.type);
     const charset = checkCharset(mediaType.params.charset);
     let bind = binders.get(method);
@@ -48,6 +49,7 @@ export const textRequestCodec: RequestCodec = {
       bind = compileTextBinder(method);
       binders.set(method, bind);
     }
-    return bind(body, charset);
+    const binder = bind;
+    return withNumberLimits(limits, () => binder(body, charset));
   },
 };

@@ -1,5 +1,6 @@
 import type * as Fxp from "fast-xml-parser";
 import type { MethodDescriptor } from "../service/descriptors.js";
+import { withNumberLimits } from "./big-numbers.js";
 import { decodeError, overLimit } from "./bind-error.js";
 import { checkCharset, decodeText } from "./charset.js";
 import type { RequestCodec, ResponseCodec } from "./codec.js";
@@ -113,7 +114,8 @@ export const xmlRequestCodec: RequestCodec = {
       bind = compileXmlBinder(method.params);
       binders.set(method, bind);
     }
-    return bind(root);
+    const binder = bind;
+    return withNumberLimits(limits, () => binder(root));
   },
 };
 

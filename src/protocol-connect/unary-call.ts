@@ -1,3 +1,4 @@
+import { type NumberLimits, withNumberLimits } from "../codec/big-numbers.js";
 import { Code } from "../protocol/code.js";
 import { type Compression, compressResponseBody } from "../protocol/compression.js";
 import { clientCancelled, deadlineExceeded } from "../protocol/errors.js";
@@ -30,9 +31,9 @@ export interface ConnectUnaryRequest {
  * The request message's arguments. A message that does not decode is the caller's mistake:
  * Connect says `invalid_argument` (HTTP 400) where gRPC's codecs say `internal`.
  */
-function decodeArgs(codec: MessageCodec, data: Buffer): unknown[] {
+function decodeArgs(codec: MessageCodec, data: Buffer, limits: NumberLimits): unknown[] {
   try {
-    return codec.decodeRequest(data);
+    return withNumberLimits(limits, () => codec.decodeRequest(data));
   } catch (e) {
     if (e instanceof RpcError && e.code === Code.Internal) throw new RpcError(Code.InvalidArgument, e.message, { cause: e });
     throw e;
@@ -83,7 +84,7 @@ export class ConnectUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
       // An empty body is the empty message, compressed or not.
       this.ctx.observer?.received(raw.length);
       const data = compression && raw.length > 0 ? compression.decompress(raw, this.core.limits.maxBodyBytes) : raw;
-      args = decodeArgs(this.req.codec, data);
+      args = decodeArgs(this.req.codec, data, this.core.limits);
     } catch (e) {
       this.fail(e);
       return;

@@ -1,3 +1,4 @@
+import { bigIntFromWords, bitsForDigits, countDigits, numberDigitsLimit, wordsBitLength } from "../codec/big-numbers.js";
 import { HessianError, JAVA_CLASS, readHessian } from "../serialization/hessian2/reader.js";
 import { writeHessian } from "../serialization/hessian2/writer.js";
 import { JsonbError, readJsonb, writeJsonb } from "../serialization/jsonb/index.js";
@@ -37,8 +38,8 @@ export class JavaException extends Error {
   }
 }
 
-/** Limits on one decoded value (nesting, values), shared by both readers. */
-const LIMITS = { maxDepth: 64, maxNodes: 1_000_000 };
+/** Limits on one decoded value (nesting, values, big numbers: the server's `limits.maxNumberDigits` in force), shared by both readers. */
+const readLimits = () => ({ maxDepth: 64, maxNodes: 1_000_000, maxNumberDigits: numberDigitsLimit() });
 
 function wrapErrors<T>(f: () => T): T {
   try {
@@ -52,7 +53,7 @@ function wrapErrors<T>(f: () => T): T {
 const HESSIAN2: JavaSerialization = {
   name: "hessian2",
   wire: "hessian4",
-  decode: (bytes) => wrapErrors(() => readHessian(bytes, LIMITS)),
+  decode: (bytes) => wrapErrors(() => readHessian(bytes, readLimits())),
   encode: (value, t) => writeHessian(value, t),
 };
 
@@ -63,7 +64,7 @@ const FASTJSON2: JavaSerialization = {
     if (bytes.length < 4) throw new SerializationError("fastjson2: fewer than 4 bytes (the length prefix)");
     const n = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).readInt32BE(0);
     if (n !== bytes.length - 4) throw new SerializationError(`fastjson2: length prefix ${n}, ${bytes.length - 4} bytes follow`);
-    return wrapErrors(() => readJsonb(bytes.subarray(4), LIMITS));
+    return wrapErrors(() => readJsonb(bytes.subarray(4), readLimits()));
   },
   encode(value, t) {
     const body = writeJsonb(value, t);
@@ -134,15 +135,23 @@ function plainValue(v: object, t: TypeDesc): unknown {
   return v;
 }
 
+/**
+ * A hessian2 `BigInteger` (its fields `signum` and `mag`, big-endian 32-bit words) as a bigint:
+ * its size checked against `limits.maxNumberDigits` first, then converted in linear time.
+ */
 function bigInteger(o: Record<string, unknown>, t: TypeDesc): unknown {
   const { signum, mag } = o;
   if ((signum !== -1 && signum !== 0 && signum !== 1) || !Array.isArray(mag)) return undefined;
-  let b = 0n;
-  for (const w of mag) {
-    if (!Number.isInteger(w)) return undefined;
-    b = (b << 32n) | BigInt((w as number) >>> 0);
+  for (const w of mag) if (!Number.isInteger(w)) return undefined;
+  const words = mag as number[];
+  const max = numberDigitsLimit();
+  const bits = wordsBitLength(words);
+  if (bits > bitsForDigits(max)) {
+    throw new SerializationError(
+      `a java.math.BigInteger of ${words.length} words (${bits} bits) is larger than this server takes (limits.maxNumberDigits: ${max} digits, ${bitsForDigits(max)} bits)`,
+    );
   }
-  if (signum === -1) b = -b;
+  const b = bigIntFromWords(words, signum === -1);
   if (t.kind === "string") return b.toString();
   if (t.kind === "number" && b >= BigInt(Number.MIN_SAFE_INTEGER) && b <= BigInt(Number.MAX_SAFE_INTEGER)) return Number(b);
   return b;
@@ -203,7 +212,12 @@ function localDateTime(x: unknown): string | undefined {
   return date === undefined || time === undefined ? undefined : `${date}T${time}`;
 }
 
+/** A hessian2 `BigDecimal` (its text), as the declared type takes it; its digits checked against `limits.maxNumberDigits` first. */
 function bigDecimal(text: string, t: TypeDesc): unknown {
+  const max = numberDigitsLimit();
+  if (text.length > max && countDigits(text) > max) {
+    throw new SerializationError(`a java.math.BigDecimal of ${countDigits(text)} digits is larger than this server takes (limits.maxNumberDigits: ${max} digits)`);
+  }
   if (t.kind === "string") return text;
   if (t.kind === "bigint" && /^-?\d+$/.test(text)) return BigInt(text);
   const n = Number(text);
@@ -215,10 +229,14 @@ function bigDecimal(text: string, t: TypeDesc): unknown {
  * can: fills the fields fastjson2 leaves out (Dubbo writes with `NotWriteDefaultValue`: a Java
  * primitive field at 0 or false is not written) with those defaults, for the number, boolean
  * and bigint fields of decorated classes; unwraps Caucho's Short/Byte/Float handles and enums
- * declared as strings. Walks classes, arrays and maps; `v` is a freshly decoded value, bounded
- * by the reader's limits.
+ * declared as strings; a number (a `bigint` past 2^53) declared as a string becomes its decimal
+ * text. A big number over `limits.maxNumberDigits` throws a {@link SerializationError}. Walks
+ * classes, arrays and maps; `v` is a freshly decoded value, bounded by the reader's limits.
  */
 export function fillDefaults(v: unknown, t: TypeDesc): unknown {
+  // A Java number where a string is declared: its decimal text, as hessian-lite's
+  // Hessian2Input.readString and fastjson2's JSONReader.readString read one.
+  if (typeof v === "number" || typeof v === "bigint") return t.kind === "string" ? String(v) : v;
   if (typeof v !== "object" || v === null) return v;
   const plain = plainValue(v, t);
   if (plain !== v) return plain;

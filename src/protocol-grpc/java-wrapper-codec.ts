@@ -85,11 +85,11 @@ function argsDecoder(md: MethodDescriptor, ser: JavaSerialization, names: Return
     for (let i = 0; i < w.args.length; i++) {
       let v: unknown;
       try {
-        v = ser.decode(w.args[i]);
+        v = fillDefaults(ser.decode(w.args[i]), md.params[i].type);
       } catch (e) {
         throw badArg(ser, labels[i], e);
       }
-      out[i] = convs[i](fillDefaults(v, md.params[i].type), labels[i]);
+      out[i] = convs[i](v, labels[i]);
     }
     return out;
   };

@@ -1,3 +1,4 @@
+import { withNumberLimits } from "../codec/big-numbers.js";
 import { Code } from "../protocol/code.js";
 import type { Compression } from "../protocol/compression.js";
 import { clientCancelled, deadlineExceeded } from "../protocol/errors.js";
@@ -74,13 +75,18 @@ export class GrpcServerCall implements MessageSink, AbortSink, PumpTarget, Handl
     if (this.messages === 0 && this.codec.forRequest) this.codec = this.codec.forRequest(p);
     if (this.queue) {
       this.messages++;
-      this.queue.push(this.codec.decodeRequest(p)[0], p.length);
+      this.queue.push(this.decode(p)[0], p.length);
       return;
     }
     if (++this.messages > 1) {
       throw new RpcError(Code.Internal, `${this.route.descriptor.path} takes one request message, the client sent more`);
     }
     this.message = p;
+  }
+
+  /** One request message's arguments, numbers bounded by the server's `limits.maxNumberDigits`. */
+  private decode(message: Buffer): unknown[] {
+    return withNumberLimits(this.core.limits, () => this.codec.decodeRequest(message));
   }
 
   onMessagesEnd(err: RpcError | undefined): void {
@@ -104,7 +110,7 @@ export class GrpcServerCall implements MessageSink, AbortSink, PumpTarget, Handl
     }
     let args: unknown[];
     try {
-      args = this.codec.decodeRequest(this.message);
+      args = this.decode(this.message);
     } catch (e) {
       this.fail(e);
       return;

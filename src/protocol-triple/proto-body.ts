@@ -1,7 +1,9 @@
 import { decodeError } from "../codec/bind-error.js";
-import type { RequestCodec, ResponseCodec } from "../codec/codec.js";
+import { withNumberLimits } from "../codec/big-numbers.js";
+import type { BodyLimits, RequestCodec, ResponseCodec } from "../codec/codec.js";
 import { decodeProtoMessage, encodeProtoMessage, protoRequestCodec } from "../codec/proto-codec.js";
 import { Code } from "../protocol/code.js";
+import type { MediaType } from "../protocol/content-type.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import { messageCodec } from "../protocol-grpc/message-codec.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
@@ -12,10 +14,10 @@ import type { MethodDescriptor } from "../service/descriptors.js";
  * exports and reflection serves), so a client generated from the exported `.proto` can call it
  * with protobuf as well as JSON. A body that does not decode is the caller's mistake: 400.
  */
-function decode(md: MethodDescriptor, body: Buffer): unknown[] {
+function decode(md: MethodDescriptor, body: Buffer, _mediaType: MediaType, limits: BodyLimits): unknown[] {
   if (md.requestType) return [decodeProtoMessage(md, body)];
   try {
-    return messageCodec(md, "proto").decodeRequest(body);
+    return withNumberLimits(limits, () => messageCodec(md, "proto").decodeRequest(body));
   } catch (e) {
     if (e instanceof RpcError && e.code === Code.Internal) {
       throw decodeError(e.message, e);

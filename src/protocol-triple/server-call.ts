@@ -111,7 +111,7 @@ export class TripleUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
    */
   private readRestArgs(rest: RestMatch): boolean {
     try {
-      this.restArgs = rest.binder.bind(rest.pathValues, this.ex.query, this.ex.headers);
+      this.restArgs = rest.binder.bind(rest.pathValues, this.ex.query, this.ex.headers, this.core.limits);
     } catch (e) {
       this.fail(e);
       return false;

@@ -1,3 +1,4 @@
+import { DEFAULT_MAX_NUMBER_DIGITS, MIN_NUMBER_DIGITS } from "../codec/big-numbers.js";
 import type { BodyLimits } from "../codec/codec.js";
 
 /** Size limits; every one is a server option (`limits`), and the defaults are below. */
@@ -28,6 +29,7 @@ export const DEFAULT_LIMITS: Limits = {
   maxXmlAttributes: 10_000,
   maxXmlElementAttributes: 256,
   maxXmlBytes: 1024 * 1024,
+  maxNumberDigits: DEFAULT_MAX_NUMBER_DIGITS,
 };
 
 /**
@@ -49,6 +51,9 @@ export function checkedLimits(given: Partial<Limits> | undefined, where: string)
     if (v === undefined) continue;
     if (typeof v !== "number" || Number.isNaN(v) || v < 0) {
       throw new TypeError(`${where}: limits.${name} must be a number >= 0 (Infinity for no limit), got ${typeof v === "string" ? JSON.stringify(v) : String(v)}`);
+    }
+    if (name === "maxNumberDigits" && v < MIN_NUMBER_DIGITS) {
+      throw new TypeError(`${where}: limits.maxNumberDigits must be at least ${MIN_NUMBER_DIGITS} (a Java long's digits), got ${v}`);
     }
     out[name] = v;
   }

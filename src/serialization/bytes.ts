@@ -1,3 +1,5 @@
+import { bitsForDigits, DEFAULT_MAX_NUMBER_DIGITS } from "../codec/big-numbers.js";
+
 /**
  * What the Java serializations' writers and readers (hessian2, fastjson2 JSONB) share: a
  * growable output buffer, and a bounds-checked read cursor with depth and node budgets.
@@ -32,12 +34,17 @@ export class ByteWriter {
   }
 }
 
-/** Limits of one read: nesting depth and values produced (references included). */
+/** Limits of one read: nesting depth, values produced (references included), big numbers. */
 export interface ReadLimits {
   /** Deepest nesting of lists, maps and objects (default 64). */
   maxDepth?: number;
   /** Most values in the result, repeats through references included (default 1,000,000). */
   maxNodes?: number;
+  /**
+   * Most decimal digits of one big number (default 4096, `limits.maxNumberDigits`); one given in
+   * binary (JSONB's `BigInteger` bytes) may have `maxNumberDigits × log2(10)` bits.
+   */
+  maxNumberDigits?: number;
 }
 
 /** A read position over bytes that never reads past their end: every overrun is `fail`. */
@@ -47,6 +54,7 @@ export abstract class ByteCursor {
   nodes = 0;
   readonly maxDepth: number;
   readonly maxNodes: number;
+  readonly maxNumberDigits: number;
 
   constructor(
     readonly b: Uint8Array,
@@ -54,6 +62,18 @@ export abstract class ByteCursor {
   ) {
     this.maxDepth = limits.maxDepth ?? 64;
     this.maxNodes = limits.maxNodes ?? 1_000_000;
+    this.maxNumberDigits = limits.maxNumberDigits ?? DEFAULT_MAX_NUMBER_DIGITS;
+  }
+
+  /**
+   * Fails, before any conversion, on a big number of `bytes` bytes (two's complement, as Java's
+   * `BigInteger.toByteArray()` writes it) over `maxNumberDigits`: its bits, less the sign bit.
+   */
+  checkBigNumber(bytes: number, what: string): void {
+    const bits = bitsForDigits(this.maxNumberDigits);
+    if (bytes * 8 - 1 > bits) {
+      this.fail(`${what} of ${bytes} bytes is larger than this server takes (limits.maxNumberDigits: ${this.maxNumberDigits} digits, ${bits} bits)`);
+    }
   }
 
   /** Throws the format's own error, naming the byte offset. */

@@ -100,7 +100,7 @@ export function timedPost(url: string, path: string, init: RequestInit, timeoutM
   const t = performance.now();
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: u.hostname, port: u.port, path: u.pathname, method: "POST", headers: init.headers, agent: false },
+      { host: u.hostname, port: u.port, path: u.pathname + u.search, method: "POST", headers: init.headers, agent: false },
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));

@@ -200,18 +200,24 @@ function readScalar(r: Reader, c: number): unknown {
   return readTemporal(r, c);
 }
 
+/**
+ * A `BigDecimal` (scale, then the unscaled value as an int64 or a `BigInteger`), as the nearest
+ * `number`. Its unscaled bytes are bounded by `maxNumberDigits` before they are read.
+ */
 function readDecimal(r: Reader): number {
   const scale = readInt32(r);
   const c = r.peek();
   if (c === 0xbb) r.pos++;
-  const unscaled = c === 0xbb ? readBigInt(r) : readInt64(r);
+  const unscaled = c === 0xbb ? readBigInt(r, "a BigDecimal") : readInt64(r);
   return Number(`${unscaled}e${-scale}`);
 }
 
-function readBigInt(r: Reader): bigint {
+/** A `BigInteger` (its length, then `toByteArray()`), bounded by `maxNumberDigits` before conversion; linear (hexadecimal). */
+function readBigInt(r: Reader, what = "a BigInteger"): bigint {
   const n = readInt32(r);
   r.need(n);
   if (n === 0) return 0n;
+  r.checkBigNumber(n, what);
   const hex = Buffer.from(r.b.subarray(r.pos, r.pos + n)).toString("hex");
   r.pos += n;
   const v = BigInt(`0x${hex}`);
