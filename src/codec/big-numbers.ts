@@ -111,9 +111,9 @@ export function wordsBitLength(words: readonly number[]): number {
  * digits`): no decimal conversion of a large one, no long number in an error.
  */
 export function describeBigInt(v: bigint): string {
-  const hexDigits = (v < 0n ? -v : v).toString(16).length;
-  if (hexDigits <= 64) return `integer ${v}`;
-  return `an integer of about ${Math.ceil(hexDigits * Math.log10(16))} digits`;
+  const bits = bitLength(v < 0n ? -v : v);
+  if (bits <= 256) return `integer ${v}`;
+  return `an integer of about ${Math.ceil(bits * Math.log10(2))} digits`;
 }
 
 /** The bit length of a non-negative bigint (Java's `BigInteger.bitLength()` of it), from its hexadecimal text: linear. */

@@ -1,3 +1,4 @@
+import { bigIntToWords } from "../../codec/big-numbers.js";
 import { javaClassName } from "../java-types.js";
 import { javaClassOf } from "../../service/java-class.js";
 import type { TypeDesc } from "../../service/type-desc.js";
@@ -130,8 +131,7 @@ export class HessianWriter extends ByteWriter {
    * zero word); its cached fields are left out (0 means "not computed").
    */
   bigInteger(v: bigint): undefined {
-    const words: number[] = [];
-    for (let m = v < 0n ? -v : v; m > 0n; m >>= 32n) words.unshift(Number(BigInt.asIntN(32, m & 0xffffffffn)));
+    const words = bigIntToWords(v);
     // Java's reader numbers the object and its list as references: keep our numbering in step.
     this.ref({});
     this.ref(words);

@@ -1,3 +1,4 @@
+import { bigIntToBytes } from "../../codec/big-numbers.js";
 import { javaClassOf } from "../../service/java-class.js";
 import type { FieldDesc, TypeDesc } from "../../service/type-desc.js";
 import { ByteWriter } from "../bytes.js";
@@ -70,16 +71,9 @@ export class JsonbWriter extends ByteWriter {
 
   /** Past a long: `0xbb`, the length, then the two's complement bytes (Java's `BigInteger.toByteArray()`). */
   private bigInteger(v: bigint): undefined {
-    const bits = (v < 0n ? -v - 1n : v).toString(2).length;
-    const n = Math.floor(bits / 8) + 1;
-    let x = v < 0n ? (1n << BigInt(8 * n)) + v : v;
-    const out = Buffer.alloc(n);
-    for (let i = n - 1; i >= 0; i--) {
-      out[i] = Number(x & 0xffn);
-      x >>= 8n;
-    }
+    const out = bigIntToBytes(v);
     this.byte(0xbb);
-    this.int32(n);
+    this.int32(out.length);
     this.raw(out);
   }
 
