@@ -183,7 +183,7 @@ describe("hostile: number conversion bombs (issue 33, breaks 1 and 3)", () => {
     await bystander.assertResponsive(1_500);
   });
 
-  it("every text path: a query value, a form field, a multipart text part and a number parameter refuse 4097 digits; 4096 digits bind", async () => {
+  it("every text path: a query value, a form field, a multipart text part, XML text and a number parameter refuse 4097 digits; 4096 digits bind", async () => {
     const over = "9".repeat(4097);
     const atLimit = "9".repeat(4096);
     const FORM = { "content-type": "application/x-www-form-urlencoded" };
@@ -193,6 +193,9 @@ describe("hostile: number conversion bombs (issue 33, breaks 1 and 3)", () => {
     assertRefused((await timedPost(server.url, "/org.example.NumberService/long", { headers: FORM, body: `b=${over}` }, 5_000)).reply, 400, "invalid_argument", limit);
     assertRefused((await timedPost(server.url, "/org.example.NumberService/long", part(over), 5_000)).reply, 400, "invalid_argument", limit);
     assertRefused((await timedPost(server.url, "/org.example.NumberService/ratio", { headers: FORM, body: `x=${over}` }, 5_000)).reply, 400, "invalid_argument", limit);
+    const xml = (v: string) => ({ headers: { "content-type": "application/xml", accept: "application/json" }, body: `<entry><id>${v}</id></entry>` });
+    assertRefused((await timedPost(server.url, "/org.example.NumberService/entry", xml(over), 5_000)).reply, 400, "invalid_argument", /parameter #1\.id is a number of 4097 digits/);
+    assert.equal((await timedPost(server.url, "/org.example.NumberService/entry", xml(atLimit), 5_000)).reply.status, 200);
     const { reply: ok } = await timedPost(server.url, `/numbers/big?b=${atLimit}`, {}, 5_000);
     assert.equal(ok.status, 200, ok.text());
     assert.equal(ok.json(), `bigint:${BigInt(atLimit).toString(16).length} hex digits`);

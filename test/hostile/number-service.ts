@@ -8,6 +8,12 @@ export class Amount {
   @Field({ type: T.bigInteger, optional: true }) big?: bigint;
 }
 
+/** A ledger entry (an XML or JSON object with a bigint field). */
+@JavaClass("org.example.Entry")
+export class Entry {
+  @Field() id!: bigint;
+}
+
 /** What a handler got: its JavaScript type and a short description that never converts a bigint to decimal. */
 function seen(v: unknown): string {
   if (typeof v === "bigint") return `bigint:${v.toString(16).length} hex digits`;
@@ -51,6 +57,11 @@ export class NumberService {
   @Method({ returns: String })
   huge(@Param({ name: "b", type: T.bigInteger }) b: bigint): string {
     return seen(b);
+  }
+
+  @Method({ returns: String })
+  entry(@Param() e: Entry): string {
+    return seen(e.id);
   }
 
   @Method({ returns: String })

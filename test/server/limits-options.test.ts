@@ -45,6 +45,17 @@ describe("createServer limits: undefined keeps the default, bad values and unkno
     );
   });
 
+  it("maxNumberDigits: below 19 (a Java long's digits) → TypeError naming it; 19 and Infinity are kept", () => {
+    assert.throws(
+      () => createServer({ limits: { maxNumberDigits: 18 } }),
+      (e: unknown) => e instanceof TypeError && e.message === "createServer: limits.maxNumberDigits must be at least 19 (a Java long's digits), got 18",
+    );
+    assert.throws(() => createServer({ limits: { maxNumberDigits: Number.NaN } }), /limits\.maxNumberDigits must be a number >= 0/);
+    assert.doesNotThrow(() => createServer({ limits: { maxNumberDigits: 19 } }));
+    assert.doesNotThrow(() => createServer({ limits: { maxNumberDigits: Number.POSITIVE_INFINITY } }));
+    assert.equal(DEFAULT_LIMITS.maxNumberDigits, 4096);
+  });
+
   it("Infinity lifts a limit; 0 and whole numbers are kept", () => {
     assert.doesNotThrow(() => createServer({ limits: { maxFormFields: Number.POSITIVE_INFINITY, maxXmlDepth: 0, maxBodyBytes: 1024 } }));
     assert.equal(DEFAULT_LIMITS.maxBodyBytes, 4 * 1024 * 1024, "the defaults are not changed by a server's limits");
