@@ -14,6 +14,8 @@ function describe(v: unknown): string {
   if (v === null) return "null";
   if (Array.isArray(v)) return "an array";
   if (typeof v === "bigint") return describeBigInt(v);
+  // JSON.stringify would show Infinity (a JSON number too large for a double) as null.
+  if (typeof v === "number") return `number ${v}`;
   if (typeof v === "string" && v.length > 60) return `string ${JSON.stringify(v.slice(0, 60))}… (${v.length} characters)`;
   return typeof v === "object" ? "an object" : `${typeof v} ${JSON.stringify(v)}`.slice(0, 60);
 }
