@@ -37,6 +37,16 @@ function compileTextBinder(method: MethodDescriptor): TextBinder {
   };
 }
 
+/** The compiled text binder of a method (cached: built on its first text/plain call). */
+function textBinder(method: MethodDescriptor): TextBinder {
+  let bind = binders.get(method);
+  if (!bind) {
+    bind = compileTextBinder(method);
+    binders.set(method, bind);
+  }
+  return bind;
+}
+
 /** `text/plain`: the body is the one (string) argument, in the request's charset (UTF-8 by default). */
 export const textRequestCodec: RequestCodec = {
   mediaTypes: ["text/plain"],
@@ -44,12 +54,7 @@ export const textRequestCodec: RequestCodec = {
   decode(method, body, mediaType, limits) {
     requireIdlLess(method, mediaType.type);
     const charset = checkCharset(mediaType.params.charset);
-    let bind = binders.get(method);
-    if (!bind) {
-      bind = compileTextBinder(method);
-      binders.set(method, bind);
-    }
-    const binder = bind;
-    return withNumberLimits(limits, () => binder(body, charset));
+    const bind = textBinder(method);
+    return withNumberLimits(limits, () => bind(body, charset));
   },
 };

@@ -102,6 +102,16 @@ export function parseXml(text: string, limits: XmlLimits): unknown {
 
 const binders = new WeakMap<MethodDescriptor, (root: unknown) => unknown[]>();
 
+/** The compiled XML binder of a method (cached: built on its first XML call). */
+function xmlBinder(method: MethodDescriptor): (root: unknown) => unknown[] {
+  let bind = binders.get(method);
+  if (!bind) {
+    bind = compileXmlBinder(method.params);
+    binders.set(method, bind);
+  }
+  return bind;
+}
+
 /** `application/xml`, `text/xml`: the document decodes into the method's (single object) parameter. */
 export const xmlRequestCodec: RequestCodec = {
   mediaTypes: ["application/xml", "text/xml"],
@@ -109,13 +119,8 @@ export const xmlRequestCodec: RequestCodec = {
   decode(method, body, mediaType, limits) {
     requireIdlLess(method, mediaType.type);
     const root = parseXml(decodeText(body, checkCharset(mediaType.params.charset)), limits);
-    let bind = binders.get(method);
-    if (!bind) {
-      bind = compileXmlBinder(method.params);
-      binders.set(method, bind);
-    }
-    const binder = bind;
-    return withNumberLimits(limits, () => binder(root));
+    const bind = xmlBinder(method);
+    return withNumberLimits(limits, () => bind(root));
   },
 };
 
