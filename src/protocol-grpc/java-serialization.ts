@@ -215,9 +215,8 @@ function localDateTime(x: unknown): string | undefined {
 /** A hessian2 `BigDecimal` (its text), as the declared type takes it; its digits checked against `limits.maxNumberDigits` first. */
 function bigDecimal(text: string, t: TypeDesc): unknown {
   const max = numberDigitsLimit();
-  if (text.length > max && countDigits(text) > max) {
-    throw new SerializationError(`a java.math.BigDecimal of ${countDigits(text)} digits is larger than this server takes (limits.maxNumberDigits: ${max} digits)`);
-  }
+  const digits = text.length > max ? countDigits(text) : 0;
+  if (digits > max) throw new SerializationError(`a java.math.BigDecimal of ${digits} digits is larger than this server takes (limits.maxNumberDigits: ${max} digits)`);
   if (t.kind === "string") return text;
   if (t.kind === "bigint" && /^-?\d+$/.test(text)) return BigInt(text);
   const n = Number(text);
