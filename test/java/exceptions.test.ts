@@ -99,6 +99,12 @@ describe("a Java provider's wrapped exceptions (grpc-status 0, tri-exception-cod
     await assert.rejects(call("fastjson2", { data }), isJava("java.lang.IllegalStateException", "no such user: 7"));
   });
 
+  it("fastjson2: a java.lang exception written by its simple name (as fastjson2 writes it) gets its full name", async () => {
+    const simple = Buffer.concat([b(0x92), str("IllegalStateException"), FASTJSON2_EXCEPTION.subarray(2 + "java.lang.IllegalStateException".length)]);
+    const data = encodeResponseWrapper({ serializeType: "fastjson2", data: framed(simple), type: "java.lang.Exception" });
+    await assert.rejects(call("fastjson2", { data, exceptionCode: "3" }), isJava("java.lang.IllegalStateException", "no such user: 7"));
+  });
+
   it("hessian2: Caucho's serialized exception with the header", { skip: javaMissing() }, async () => {
     const [line] = javaPeer(["exception"]);
     await assert.rejects(call("hessian2", { data: unhex(line), exceptionCode: "3" }), isJava("java.lang.IllegalStateException", "no such user: 7"));
