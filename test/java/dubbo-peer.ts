@@ -217,9 +217,12 @@ export class JavaConsumer {
     });
   }
 
-  /** `app` is the consumer's application name; `flags` more JVM flags (e.g. the migration mode). */
-  static async start(app = "java-consumer", flags: readonly string[] = []): Promise<JavaConsumer> {
-    const proc = await startJava("org.triplerpc.interop.JavaConsumer", [app], flags);
+  /**
+   * `app` is the consumer's application name, `registry` (zookeeper://…) its application's
+   * registry (where Dubbo reads the interface-application mapping), `flags` more JVM flags.
+   */
+  static async start(app = "java-consumer", registry?: string, flags: readonly string[] = []): Promise<JavaConsumer> {
+    const proc = await startJava("org.triplerpc.interop.JavaConsumer", registry ? [app, registry] : [app], flags);
     await new Promise<void>((resolve, reject) => {
       let out = "";
       const timer = setTimeout(() => reject(new Error("the Dubbo Java consumer did not start in 60 s")), 60_000);

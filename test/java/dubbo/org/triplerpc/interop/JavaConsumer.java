@@ -33,9 +33,11 @@ import org.apache.dubbo.rpc.StatusRpcException;
  *
  * A command: id, op (hello, echo, sample, describe, mix, index, fail, slow, attachment, whoami,
  * count, total, rename), the op's arguments, and where to call: url (a direct tri:// address) or
- * registry (a zookeeper:// address), serialization (hessian2 or fastjson2), version, group,
- * timeout (ms, default 5000). References are made once per distinct target and kept.
- * Prints "READY" once started; exits when its stdin closes.
+ * registry (a zookeeper:// address, with migration: the reference's discovery level),
+ * serialization (hessian2 or fastjson2), version, group, timeout (ms, default 5000). References
+ * are made once per distinct target and kept.
+ * Arguments: the application name (default java-consumer), the application's registry (default
+ * N/A). Prints "READY" once started; exits when its stdin closes.
  */
 public final class JavaConsumer {
     private static final Map<String, Interop> REFS = new ConcurrentHashMap<>();
@@ -45,7 +47,10 @@ public final class JavaConsumer {
     public static void main(String[] args) throws Exception {
         ApplicationConfig app = new ApplicationConfig(args.length > 0 ? args[0] : "java-consumer");
         app.setQosEnable(false);
-        DubboBootstrap.getInstance().application(app).registry(new RegistryConfig(RegistryConfig.NO_AVAILABLE)).start();
+        // The application's registry is also where Dubbo reads the interface-application mapping
+        // (its metadata center): application-level discovery needs it here, not only on a reference.
+        String registry = args.length > 1 ? args[1] : RegistryConfig.NO_AVAILABLE;
+        DubboBootstrap.getInstance().application(app).registry(new RegistryConfig(registry)).start();
         System.out.println("READY");
         System.out.flush();
         ExecutorService pool = Executors.newCachedThreadPool();
@@ -104,7 +109,8 @@ public final class JavaConsumer {
     private static Interop ref(JSONObject cmd) {
         String serialization = cmd.getString("serialization");
         String key = String.join("|", String.valueOf(cmd.get("url")), String.valueOf(cmd.get("registry")), serialization,
-                String.valueOf(cmd.get("version")), String.valueOf(cmd.get("group")), String.valueOf(cmd.get("timeout")));
+                String.valueOf(cmd.get("version")), String.valueOf(cmd.get("group")), String.valueOf(cmd.get("timeout")),
+                String.valueOf(cmd.get("migration")));
         return REFS.computeIfAbsent(key, k -> {
             ReferenceConfig<Interop> r = new ReferenceConfig<>();
             r.setInterface(Interop.class);
@@ -112,15 +118,18 @@ public final class JavaConsumer {
             r.setRetries(0);
             r.setCheck(false);
             r.setTimeout(cmd.containsKey("timeout") ? cmd.getInteger("timeout") : 5000);
+            Map<String, String> params = new LinkedHashMap<>();
+            if (serialization != null) {
+                params.put("serialization", serialization);
+                params.put("prefer.serialization", serialization);
+            }
+            // The discovery level of this reference (Dubbo's migration step): APPLICATION_FIRST,
+            // FORCE_APPLICATION or FORCE_INTERFACE.
+            if (cmd.containsKey("migration")) params.put("migration.step", cmd.getString("migration"));
+            r.setParameters(params);
             String query = serialization == null ? "" : "?serialization=" + serialization + "&prefer.serialization=" + serialization;
             if (cmd.containsKey("url")) r.setUrl(cmd.getString("url") + query);
             if (cmd.containsKey("registry")) r.setRegistry(new RegistryConfig(cmd.getString("registry")));
-            if (serialization != null) {
-                Map<String, String> params = new LinkedHashMap<>();
-                params.put("serialization", serialization);
-                params.put("prefer.serialization", serialization);
-                r.setParameters(params);
-            }
             if (cmd.containsKey("version")) r.setVersion(cmd.getString("version"));
             if (cmd.containsKey("group")) r.setGroup(cmd.getString("group"));
             return r.get();
