@@ -13,10 +13,11 @@ import { dubboJavaSkip, JavaProvider, requireDubboJava } from "./dubbo-peer.js";
  * consumer calls), and with the Triple default (JSON over HTTP, which Dubbo 3.3 answers through
  * its REST layer).
  *
- * The cases of one serialization run one after another, never beside another serialization's:
  * Dubbo 3.3.1's provider keeps the serialization to answer in on its method object shared by all
  * calls (ReflectionPackableMethod's WrapResponsePack.requestSerialize), so a hessian2 call and a
- * fastjson2 call of one method at the same moment can get each other's.
+ * fastjson2 call of one method at the same moment can be answered in each other's: its own Java
+ * consumers then fail ("Unexpected serialization type"); ours read the serialization the answer
+ * names (one case below runs them at once).
  */
 
 /** Describe.of(p) once the Java echo() changed it. */
@@ -129,6 +130,18 @@ describe("our client calls a Dubbo Java provider over tri://", { skip: dubboJava
       });
     });
   }
+
+  it("hessian2 and fastjson2 calls of one method at once: every answer read (Dubbo 3.3.1 can swap their serializations)", async () => {
+    const h = createClient(Interop, { providers: [java.url], serialization: "hessian2", retries: 0, logger: QUIET });
+    const f = createClient(Interop, { providers: [java.url], serialization: "fastjson2", retries: 0, logger: QUIET });
+    try {
+      const calls = Array.from({ length: 120 }, (_, i) => (i % 2 ? h : f).echo(samplePerson()));
+      for (const p of await Promise.all(calls)) assert.deepEqual(p, echoed(samplePerson()));
+    } finally {
+      closeClient(h);
+      closeClient(f);
+    }
+  });
 
   describe("the Triple default (JSON over HTTP/2, no serialization option): what Dubbo 3.3.1's REST layer answers", () => {
     let c: Client<Interop>;
