@@ -164,6 +164,21 @@ describe("our client calls a Dubbo Java provider over tri://", { skip: dubboJava
       assert.match(await c.hello("ann"), /^hello \["ann"\] from /);
     });
 
+    it("version and group select a registration Java serves; otherwise another registration answers, not the one without either", async () => {
+      const clients = [{ version: "2.0.0" }, { group: "blue" }, {}, { version: "3.0.0" }].map((o) =>
+        createClient(Interop, { providers: [java.url], retries: 0, timeout: 5000, logger: QUIET, ...o }),
+      );
+      try {
+        const [v2, blue, none, v3] = await Promise.all(clients.map((x) => x.whoami()));
+        assert.deepEqual([v2, blue], ["v2", "blue"]);
+        // Dubbo 3.3.1's REST routing (the gRPC path answers "default" here, see above).
+        assert.notEqual(none, "default");
+        assert.notEqual(v3, "default");
+      } finally {
+        for (const x of clients) closeClient(x);
+      }
+    });
+
     it("streams need Dubbo's wrapper: without a serialization option a Java provider cannot read them", async () => {
       const drain = async () => {
         for await (const _ of c.count(2)) {
