@@ -119,17 +119,18 @@ describe("a Dubbo Java consumer calls our provider over tri://", { skip: dubboJa
 
     it("timeouts: Java's timeout reaches our handler as its deadline, which aborts it; Java gives up at its timeout", async () => {
       const before = seen.slow.length;
-      const a = await call({ op: "slow", ms: 3000, timeout: 400 });
-      assert.equal(a.error?.code, 2, "RpcException.TIMEOUT_EXCEPTION");
-      assert.match(a.error?.message ?? "", /timeout/i);
-      assert.ok(a.ms < 2500, `Java waited ${a.ms} ms`);
+      const a = await call({ op: "slow", ms: 8000, timeout: 400 });
+      // Java's own timer (RpcException.TIMEOUT_EXCEPTION) or our deadline_exceeded answer
+      // (a StatusRpcException DEADLINE_EXCEEDED, Dubbo code TIMEOUT_EXCEPTION), whichever comes first.
+      assert.ok(a.error?.code === 2 || (a.error?.status === "DEADLINE_EXCEEDED" && a.error.statusCode === 2), JSON.stringify(a.error));
+      assert.ok(a.ms < 5000, `Java waited ${a.ms} ms`);
       const entry = seen.slow[before]!;
       assert.ok(entry.remainingMs !== undefined && entry.remainingMs > 0 && entry.remainingMs <= 400, `deadline ${entry.remainingMs} ms`);
       for (let i = 0; i < 50 && entry.aborted === undefined; i++) await sleep(20);
       assert.equal(entry.aborted, "deadline_exceeded");
-      // Within the timeout the call answers, and the handler saw Java's timeout (the reference's 5000 ms default).
+      // Within the timeout the call answers, and the handler saw Java's timeout (the reference's 15 s).
       assert.match(String(await ok({ op: "slow", ms: 0 })), /^timeout=(\d+)$/);
-      assert.ok(Number(seen.slow.at(-1)!.remainingMs) > 4000);
+      assert.ok(Number(seen.slow.at(-1)!.remainingMs) > 10_000);
     });
 
     it("attachments both ways: Java's client attachment is a request header, our response trailer is Java's server attachment", async () => {

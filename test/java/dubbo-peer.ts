@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { waitForListening } from "../helpers/child.js";
 
 /**
@@ -97,12 +98,34 @@ async function compile(): Promise<string> {
   const h = createHash("sha256");
   for (const f of files) h.update(relative(SRC, f)).update(readFileSync(f));
   const dir = join(tmpdir(), `triple-rpc-dubbo-java-${h.digest("hex").slice(0, 16)}`);
-  if (existsSync(join(dir, "logging.properties"))) return dir;
-  // Compiled beside, then renamed into place: another test process may be compiling the same.
+  const ready = () => existsSync(join(dir, "logging.properties"));
+  if (ready()) return dir;
+  // One test process compiles (javac takes seconds of CPU); the others wait for its directory.
+  const lock = `${dir}.lock`;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      if (ready()) return dir;
+      const held = statSync(lock, { throwIfNoEntry: false });
+      if (held && Date.now() - held.mtimeMs > 120_000) rmSync(lock, { recursive: true, force: true }); // its process died
+      await sleep(200);
+    }
+  }
+  try {
+    if (!ready()) await javac(files.filter((f) => f.endsWith(".java")), dir);
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+  return dir;
+}
+
+/** Compiles beside `dir`, then renames into place (a reader never sees half a directory). */
+async function javac(java: readonly string[], dir: string): Promise<void> {
   const work = `${dir}.${process.pid}`;
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
-  const java = files.filter((f) => f.endsWith(".java"));
   const cp = [...FIXTURE_JARS.map((j) => join(FIXTURE, j)), ...DEBIAN_JARS].join(":");
   await new Promise<void>((resolve, reject) =>
     execFile("javac", ["-nowarn", "-parameters", "-encoding", "UTF-8", "-cp", cp, "-d", work, ...java], (err, _out, stderr) =>
@@ -110,12 +133,7 @@ async function compile(): Promise<string> {
     ),
   );
   copyFileSync(join(SRC, "logging.properties"), join(work, "logging.properties"));
-  try {
-    renameSync(work, dir);
-  } catch {
-    rmSync(work, { recursive: true, force: true }); // the other process won
-  }
-  return dir;
+  renameSync(work, dir);
 }
 
 async function classpath(): Promise<string> {

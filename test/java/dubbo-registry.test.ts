@@ -63,7 +63,7 @@ describe("Dubbo Java and ours on ZooKeeper: every migration step and discovery m
   /** The answer once the reference found a provider (discovery takes a moment), or the last failure. */
   async function found(migration: string, group: string): Promise<JavaAnswer> {
     let a = await whoami(migration, group);
-    for (let i = 0; i < 40 && a.error; i++) {
+    for (let i = 0; i < 80 && a.error; i++) {
       await sleep(250);
       a = await whoami(migration, group);
     }

@@ -34,7 +34,7 @@ import org.apache.dubbo.rpc.StatusRpcException;
  * A command: id, op (hello, echo, sample, describe, mix, index, fail, slow, attachment, whoami,
  * count, total, rename), the op's arguments, and where to call: url (a direct tri:// address) or
  * registry (a zookeeper:// address, with migration: the reference's discovery level),
- * serialization (hessian2 or fastjson2), version, group, timeout (ms, default 5000). References
+ * serialization (hessian2 or fastjson2), version, group, timeout (ms, default 15000). References
  * are made once per distinct target and kept.
  * Arguments: the application name (default java-consumer), the application's registry (default
  * N/A). Prints "READY" once started; exits when its stdin closes.
@@ -117,7 +117,7 @@ public final class JavaConsumer {
             r.setProtocol("tri");
             r.setRetries(0);
             r.setCheck(false);
-            r.setTimeout(cmd.containsKey("timeout") ? cmd.getInteger("timeout") : 5000);
+            r.setTimeout(cmd.containsKey("timeout") ? cmd.getInteger("timeout") : 15000);
             Map<String, String> params = new LinkedHashMap<>();
             if (serialization != null) {
                 params.put("serialization", serialization);
