@@ -4,7 +4,9 @@
 # screenshot of the /docs page's answer), curl, openssl, protoc
 # (protobuf-compiler), ZooKeeper with its Java runtime (the registry tests run a real one) and
 # kazoo (they read its nodes with it), grpcio (a real gRPC-only peer for the client's hint), and for the hessian2 tests' Java peer a JDK (javac), Caucho
-# Hessian and protobuf-java. Installs only what is missing. .ci/run uses it too.
+# Hessian and protobuf-java, and for the Dubbo Java tests (test/java/dubbo-*) the Debian jars the
+# fixture's Apache Dubbo 3.3.1 runs on (netty, javassist, log4j2, gson, snakeyaml, …; the list in
+# test/fixtures/dubbo-java/README.md). Installs only what is missing. .ci/run uses it too.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 need=()
@@ -20,6 +22,11 @@ dpkg -s zookeeper >/dev/null 2>&1 || need+=(zookeeper)
 command -v javac >/dev/null 2>&1 || need+=(default-jdk-headless)
 dpkg -s libhessian-java >/dev/null 2>&1 || need+=(libhessian-java)
 dpkg -s libprotobuf-java >/dev/null 2>&1 || need+=(libprotobuf-java)
+for p in libzookeeper-java libnetty-java libjavassist-java libslf4j-java liblog4j2-java libcommons-lang3-java \
+  libcommons-io-java libcommons-logging-java libgoogle-gson-java libyaml-snake-java libcommons-compress-java libsnappy-java \
+  libjaxb-api-java libguava-java libgeronimo-annotation-1.3-spec-java libhdrhistogram-java libjackson2-databind-java; do
+  dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
+done
 if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq
   apt-get install -y -qq "${need[@]}" >/dev/null

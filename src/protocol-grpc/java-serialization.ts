@@ -106,8 +106,26 @@ export function javaException(v: unknown, flagged = false): JavaException | unde
     if (!("detailMessage" in o) && !("message" in o)) return undefined;
   }
   const msg = o.detailMessage ?? o.message;
-  return new JavaException(typeof cls === "string" ? cls : "java.lang.Exception", typeof msg === "string" ? msg : "", o as Record<string, unknown>);
+  return new JavaException(typeof cls === "string" ? javaLangName(cls) : "java.lang.Exception", typeof msg === "string" ? msg : "", o as Record<string, unknown>);
 }
+
+/**
+ * fastjson2 writes these `java.lang` throwables by their simple name (its `TypeUtils`
+ * `NAME_MAPPINGS`: `IllegalArgumentException`, not `java.lang.IllegalArgumentException`) and
+ * reads both; we give their full name, as hessian2 does.
+ */
+const FASTJSON2_SIMPLE_NAMES = new Set(
+  (
+    "Exception RuntimeException IllegalAccessError IllegalAccessException IllegalArgumentException " +
+    "IllegalMonitorStateException IllegalStateException IllegalThreadStateException IndexOutOfBoundsException " +
+    "InstantiationError InstantiationException InternalError InterruptedException LinkageError " +
+    "NegativeArraySizeException NoClassDefFoundError NoSuchFieldError NoSuchFieldException NoSuchMethodError " +
+    "NoSuchMethodException NullPointerException NumberFormatException OutOfMemoryError SecurityException " +
+    "StackOverflowError StringIndexOutOfBoundsException TypeNotPresentException VerifyError"
+  ).split(" "),
+);
+
+const javaLangName = (cls: string): string => (FASTJSON2_SIMPLE_NAMES.has(cls) ? `java.lang.${cls}` : cls);
 
 const DEFAULTS: Partial<Record<TypeDesc["kind"], unknown>> = { number: 0, boolean: false, bigint: 0n };
 

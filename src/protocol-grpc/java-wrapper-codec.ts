@@ -5,7 +5,7 @@ import { RpcError } from "../protocol/rpc-error.js";
 import { type MethodDescriptor, requestStreams } from "../service/descriptors.js";
 import type { TypeDesc } from "../service/type-desc.js";
 import type { MessageCodec } from "./codec-types.js";
-import { fillDefaults, javaException, type JavaSerialization, SerializationError } from "./java-serialization.js";
+import { fillDefaults, javaException, type JavaSerialization, javaSerialization, SerializationError } from "./java-serialization.js";
 import { checkJavaTypes, javaTypeName } from "../serialization/java-types.js";
 import { decodeRequestWrapper, decodeResponseWrapper, encodeRequestWrapper, encodeResponseWrapper } from "./wrapper.js";
 
@@ -95,6 +95,28 @@ function argsDecoder(md: MethodDescriptor, ser: JavaSerialization, names: Return
   };
 }
 
+/**
+ * An answer's value, read in the serialization its wrapper names (as Dubbo's consumer does; the
+ * request's when it names none we read), else in the other Java serialization. A Dubbo 3.3.1
+ * Java provider keeps the serialization to answer in on the method object all calls share:
+ * answering hessian2 and fastjson2 calls of one method at once, it can answer one in the other's
+ * serialization, and even name one serialization while writing the other (it reads that field
+ * twice). The first one's error is thrown when neither reads.
+ */
+function decodeAnswer(serializeType: string, data: Uint8Array, ser: JavaSerialization): unknown {
+  const first = javaSerialization(serializeType) ?? ser;
+  try {
+    return first.decode(data);
+  } catch (e) {
+    const other = javaSerialization(first.name === "hessian2" ? "fastjson2" : "hessian2")!;
+    try {
+      return other.decode(data);
+    } catch {
+      throw e;
+    }
+  }
+}
+
 function resultDecoder(md: MethodDescriptor, ser: JavaSerialization): (bytes: Uint8Array, flagged?: boolean) => unknown {
   const conv: Converter | undefined = md.returns ? compileConverter(md.returns) : undefined;
   return (bytes, flagged) => {
@@ -102,7 +124,7 @@ function resultDecoder(md: MethodDescriptor, ser: JavaSerialization): (bytes: Ui
     let v: unknown;
     try {
       w = decodeResponseWrapper(bytes);
-      v = w.data.length === 0 ? null : ser.decode(w.data);
+      v = w.data.length === 0 ? null : decodeAnswer(w.serializeType, w.data, ser);
     } catch (e) {
       throw new RpcError(Code.Internal, `invalid TripleResponseWrapper (${ser.name}) response: ${(e as Error).message}`, { cause: e });
     }

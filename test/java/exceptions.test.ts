@@ -99,6 +99,12 @@ describe("a Java provider's wrapped exceptions (grpc-status 0, tri-exception-cod
     await assert.rejects(call("fastjson2", { data }), isJava("java.lang.IllegalStateException", "no such user: 7"));
   });
 
+  it("fastjson2: a java.lang exception written by its simple name (as fastjson2 writes it) gets its full name", async () => {
+    const simple = Buffer.concat([b(0x92), str("IllegalStateException"), FASTJSON2_EXCEPTION.subarray(2 + "java.lang.IllegalStateException".length)]);
+    const data = encodeResponseWrapper({ serializeType: "fastjson2", data: framed(simple), type: "java.lang.Exception" });
+    await assert.rejects(call("fastjson2", { data, exceptionCode: "3" }), isJava("java.lang.IllegalStateException", "no such user: 7"));
+  });
+
   it("hessian2: Caucho's serialized exception with the header", { skip: javaMissing() }, async () => {
     const [line] = javaPeer(["exception"]);
     await assert.rejects(call("hessian2", { data: unhex(line), exceptionCode: "3" }), isJava("java.lang.IllegalStateException", "no such user: 7"));
@@ -114,5 +120,18 @@ describe("a Java provider's wrapped exceptions (grpc-status 0, tri-exception-cod
     // A normal answer is still a value.
     const ok = encodeResponseWrapper({ serializeType: "hessian4", data: writeHessian("fine"), type: "java.lang.String" });
     assert.equal(await call("hessian2", { data: ok }), "fine");
+  });
+
+  it("an answer is read in the serialization its wrapper names, whatever the request's (Dubbo 3.3.1 swaps them under load)", async () => {
+    const fastjson2 = encodeResponseWrapper({ serializeType: "fastjson2", data: framed(str("fine")), type: "java.lang.String" });
+    assert.equal(await call("hessian2", { data: fastjson2 }), "fine");
+    const hessian = encodeResponseWrapper({ serializeType: "hessian4", data: writeHessian("fine"), type: "java.lang.String" });
+    assert.equal(await call("fastjson2", { data: hessian }), "fine");
+    // Named one, written in the other (Dubbo reads its field twice): read in the one that reads.
+    const mislabelled = encodeResponseWrapper({ serializeType: "hessian4", data: framed(str("fine")), type: "java.lang.String" });
+    assert.equal(await call("hessian2", { data: mislabelled }), "fine");
+    // Neither: the first error is the answer's.
+    const garbage = encodeResponseWrapper({ serializeType: "hessian4", data: Buffer.from([0x43]), type: "java.lang.String" });
+    await assert.rejects(call("hessian2", { data: garbage }), (e: RpcError) => e.code === Code.Internal && /invalid TripleResponseWrapper \(hessian2\) response: .*hessian2/.test(e.message));
   });
 });
