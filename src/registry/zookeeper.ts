@@ -2,8 +2,9 @@ import type { InstanceDiscovery, ProvidersListener, Registry } from "./registry.
 import { localAddress } from "../transport/local-address.js";
 import { registryLog } from "./registry.js";
 import { defaultLogger, type Logger } from "../runtime/logger.js";
+import { appendApp, listsApp, MAX_MAPPED_APPS, parseMapping } from "./mapping.js";
 import { type DubboUrl, encodeComponent, hostPort, matchesService, parseNodeName, parseUrl, type ServiceKey, toFullString } from "./url.js";
-import { ZK_BAD_VERSION, ZK_NODE_EXISTS, ZookeeperConnection, zkCode } from "./zookeeper-connection.js";
+import { ZK_BAD_VERSION, ZK_NO_AUTH, ZK_NODE_EXISTS, ZookeeperConnection, zkCode } from "./zookeeper-connection.js";
 
 /** Options of {@link ZookeeperRegistry} beyond its address. */
 export interface ZookeeperRegistryOptions {
@@ -31,6 +32,8 @@ interface Subscription {
 const SERVICES_ROOT = "/services";
 /** How often a mapping update is tried again after a concurrent writer won the compare-and-set. */
 const MAPPING_CAS_TRIES = 20;
+/** The longest mapping text written, bytes: under ZooKeeper's default node limit (jute.maxbuffer, 1 MiB). */
+const MAX_MAPPING_BYTES = 1_000_000;
 
 /**
  * Dubbo's interface-level layout on ZooKeeper, as Dubbo 3.3 (Java and Go) reads and writes it:
@@ -57,6 +60,15 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
    */
   private readonly mappings = new Map<string, string>();
   private readonly reports = new Map<string, string>();
+  /**
+   * The watch on each node this registry keeps written (its own nodes, the mappings naming its
+   * applications): one function per path, so re-arming never stacks watches.
+   */
+  private readonly guards = new Map<string, () => void>();
+  /** Paths ZooKeeper refused to let us write (an ACL), logged already. */
+  private readonly refused = new Set<string>();
+  /** Mapping paths logged as cut down by {@link parseMapping}. */
+  private readonly cutMappings = new Set<string>();
   private retryTimer: NodeJS.Timeout | undefined;
   private readonly pending = new Set<() => Promise<void>>();
   private closed = false;
@@ -99,6 +111,7 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
 
   async unregister(url: DubboUrl): Promise<void> {
     const path = this.nodePath(url);
+    this.guards.delete(path);
     if (!this.registered.delete(path)) return;
     if (this.conn.connected) await within(this.conn.remove(path).catch(() => {}), FIRST_TRY_MS);
   }
@@ -146,6 +159,7 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
 
   async unregisterInstance(app: string, id: string): Promise<void> {
     const path = `${SERVICES_ROOT}/${app}/${id}`;
+    this.guards.delete(path);
     if (!this.registered.delete(path)) return;
     if (this.conn.connected) await within(this.conn.remove(path).catch(() => {}), FIRST_TRY_MS);
   }
@@ -159,7 +173,9 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
   /**
    * Appends `app` to the mapping node's comma-separated list with a versioned set (ZooKeeper's
    * compare-and-set), as Dubbo's `MetadataServiceNameMapping` does: a concurrent writer makes the
-   * set fail, and the list is read and appended again, so no application is ever dropped.
+   * set fail, and the list is read and appended again, so no application is ever dropped. The
+   * node is then watched: rewritten without `app` (or deleted) by another writer, `app` is added
+   * again.
    */
   private async casMapping(path: string, app: string): Promise<void> {
     for (let i = 0; i < MAPPING_CAS_TRIES; i++) {
@@ -168,11 +184,11 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
         if (!cur) {
           await this.conn.mkdirp(path.slice(0, path.lastIndexOf("/")));
           await this.conn.createPersistent(path, Buffer.from(app));
-          return;
+        } else {
+          const text = cur.data.toString();
+          if (!listsApp(text, app)) await this.conn.setData(path, mappingWithApp(path, text, app), cur.version);
         }
-        const apps = splitApps(cur.data.toString());
-        if (apps.includes(app)) return;
-        await this.conn.setData(path, Buffer.from([...apps, app].join(",")), cur.version);
+        if (!(await this.guard(path, () => this.restoreMappings(path)))) continue; // deleted meanwhile
         return;
       } catch (e) {
         if (zkCode(e) !== ZK_BAD_VERSION && zkCode(e) !== ZK_NODE_EXISTS) throw e;
@@ -182,13 +198,47 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
     throw new Error(`${path}: the mapping kept changing under us (${MAPPING_CAS_TRIES} tries)`);
   }
 
+  /** Adds again every application of ours a mapping node should list (it changed). */
+  private async restoreMappings(path: string): Promise<void> {
+    for (const [k, p] of this.mappings) if (p === path) await this.casMapping(path, k.slice(k.indexOf("\0") + 1));
+  }
+
+  /**
+   * Arms the watch of a node this registry keeps written: when another writer deletes it or
+   * changes its data, `restore` runs (retried like any write). False when the node is gone.
+   */
+  private async guard(path: string, restore: () => Promise<void>): Promise<boolean> {
+    let watcher = this.guards.get(path);
+    if (!watcher) {
+      const w = () => {
+        if (!this.closed && this.guards.get(path) === w) void this.attempt(restore);
+      };
+      this.guards.set(path, (watcher = w));
+    }
+    return this.conn.watchExists(path, watcher);
+  }
+
+  /**
+   * Follows a mapping node: the listener gets its first MAX_MAPPED_APPS application names (the
+   * text is scanned, never split whole); what is left out is logged once per mapping.
+   */
   subscribeMapping(iface: string, listener: (apps: readonly string[]) => void): () => void {
     const path = `${this.root}/mapping/${iface}`;
     return this.follow(undefined, async (sub) => {
       const cur = await this.conn.data(path, sub.watch);
       // A missing node arms no data watch: watch for its creation instead.
       if (!cur && (await this.conn.watchExists(path, sub.watch))) return sub.refresh();
-      if (sub.active) listener(cur ? splitApps(cur.data.toString()) : []);
+      if (!sub.active) return;
+      const mapped = parseMapping(cur ? cur.data.toString() : "");
+      if (mapped.ignored > 0 && !this.cutMappings.has(path)) {
+        this.cutMappings.add(path);
+        registryLog(
+          this.logger,
+          "warn",
+          `${path} lists more than ${MAX_MAPPED_APPS} applications: following the first ${mapped.apps.length}, ignoring ${mapped.ignored} more entries`,
+        );
+      }
+      listener(mapped.apps);
     });
   }
 
@@ -238,10 +288,30 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
   }
 
   /**
-   * Writes one ephemeral node; a node left by an earlier session is deleted and written again
-   * (Dubbo does the same); one of this session with data is updated in place.
+   * Writes one ephemeral node; a node left by an earlier session (or written by another writer)
+   * is deleted and written again (Dubbo does the same); one of this session whose data differs is
+   * updated in place. The node is then watched: deleted or changed by another writer while our
+   * session lives, it is written again. A write ZooKeeper refuses (an ACL) is logged once per node
+   * and retried like any failed write.
    */
   private async writeNode(path: string): Promise<void> {
+    try {
+      await this.writeNodeOnce(path);
+    } catch (e) {
+      if (zkCode(e) === ZK_NO_AUTH && !this.refused.has(path) && this.registered.has(path)) {
+        this.refused.add(path);
+        registryLog(
+          this.logger,
+          "error",
+          `${this.address}: ZooKeeper refuses to write ${path} (NO_AUTH: an ACL on ${path.slice(0, path.lastIndexOf("/")) || "/"} or above does not let this session create or delete there); consumers do not see this node until the ACL allows it again; retrying every ${this.retryMs} ms`,
+        );
+      }
+      throw e;
+    }
+    if (this.refused.delete(path)) registryLog(this.logger, "warn", `${this.address}: ${path} written again`);
+  }
+
+  private async writeNodeOnce(path: string): Promise<void> {
     if (!this.registered.has(path)) return;
     const own = this.registered.get(path);
     await this.conn.mkdirp(path.slice(0, path.lastIndexOf("/")));
@@ -253,14 +323,19 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
       await this.conn.createEphemeral(path, data);
     } catch (e) {
       if (zkCode(e) !== ZK_NODE_EXISTS) throw e;
-      if ((await this.conn.owner(path)) === this.conn.session) {
-        if (own) await this.conn.setData(path, own, -1);
-        return;
+      const cur = await this.conn.data(path);
+      if (cur && cur.owner === this.conn.session) {
+        // Only a change of data worth writing: our own write fires the watch too.
+        if (own && !cur.data.equals(own)) await this.conn.setData(path, own, -1);
+      } else {
+        await this.conn.remove(path);
+        if (!this.registered.has(path)) return;
+        await this.conn.createEphemeral(path, data);
       }
-      await this.conn.remove(path);
-      if (!this.registered.has(path)) return;
-      await this.conn.createEphemeral(path, data);
     }
+    if (!this.registered.has(path)) return;
+    // Deleted again before the watch was armed: write it again.
+    if (!(await this.guard(path, () => this.writeNode(path)))) throw new Error(`${path} was deleted as it was written`);
   }
 
   /**
@@ -330,7 +405,11 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined
   }
 }
 
-/** The application names of a mapping node (`app1,app2`). */
-function splitApps(text: string): string[] {
-  return text.split(",").map((a) => a.trim()).filter(Boolean);
+/** The mapping text with `app` appended, refused past ZooKeeper's node limit (the set would end our connection). */
+function mappingWithApp(path: string, text: string, app: string): Buffer {
+  const next = Buffer.from(appendApp(text, app));
+  if (next.length > MAX_MAPPING_BYTES) {
+    throw new Error(`${path} already holds ${text.length} bytes: adding ${app} would pass ZooKeeper's 1 MiB node limit`);
+  }
+  return next;
 }

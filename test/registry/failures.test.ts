@@ -1,7 +1,7 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { type Client, clientProviders, closeClient, createClient, createServer, type TripleServer } from "../../src/index.js";
-import { freePort, kazooDelete, kazooMissing, kazooRead, ZooKeeperServer, zookeeperMissing } from "../helpers/zookeeper.js";
+import { freePort, kazooMissing, kazooRead, ZooKeeperServer, zookeeperMissing } from "../helpers/zookeeper.js";
 import { ProviderProcess } from "./children.js";
 import { ECHO_SERVICE, EchoService, loadLoop, recordingLogger, stopAllLoads, waitFor } from "./services.js";
 
@@ -86,6 +86,9 @@ describe("registry: providers and ZooKeeper failing under load", { skip }, () =>
     const c = createClient(EchoService, { registry: address });
     clients.push(c);
     assert.equal(await c.whoami(), "e1");
+    // listen() resolves after 3 s at most even when the write is slower (a loaded machine), and
+    // the client may have found e1 at application level first: wait for the interface-level node.
+    await waitFor(() => kazooRead(zk.hostPort, PROVIDERS_DIR).children.length === 1, SESSION * 4, "the provider node");
     const owner = kazooRead(zk.hostPort, PROVIDERS_DIR).children[0].ephemeralOwner;
     await zk.stop();
     zk.wipe();
@@ -101,18 +104,20 @@ describe("registry: providers and ZooKeeper failing under load", { skip }, () =>
 
   it("a list that suddenly becomes empty keeps the last providers (empty protection), saying so once", async () => {
     const address = zk.address(SESSION);
-    // Interface level only: the operator below deletes the interface-level nodes.
-    const a = createServer({ services: [new EchoService("p")], registry: address, registerMode: "interface" });
+    const { ZookeeperRegistry } = await import("../../src/index.js");
+    // The provider's own registry object (shared, so not closed with the server): closing it ends
+    // the provider's session and its nodes while the server still answers. (Deleting the nodes by
+    // hand would not do: a provider writes its nodes again when another writer deletes them.)
+    const providerRegistry = new ZookeeperRegistry(address);
+    const a = createServer({ services: [new EchoService("p")], registry: providerRegistry, registerMode: "interface" });
     servers.push(a);
     await a.listen({ port: 0 });
     const rec = recordingLogger();
-    const { ZookeeperRegistry } = await import("../../src/index.js");
     const registry = new ZookeeperRegistry(address, { logger: rec.logger });
     const c = createClient(EchoService, { registry });
     clients.push(c);
     assert.equal(await c.whoami(), "p");
-    const nodes = kazooRead(zk.hostPort, PROVIDERS_DIR).children.map((n) => `${PROVIDERS_DIR}/${n.name}`);
-    kazooDelete(zk.hostPort, nodes); // an operator deletes them by hand
+    await providerRegistry.close();
     await waitFor(() => rec.lines.some((l) => l.includes("empty protection")), 3000, "the empty-protection log line");
     for (let i = 0; i < 20; i++) assert.equal(await c.whoami(), "p");
     assert.equal(rec.lines.filter((l) => l.includes("empty protection")).length, 1);
