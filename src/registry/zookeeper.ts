@@ -298,7 +298,10 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
     try {
       await this.writeNodeOnce(path);
     } catch (e) {
-      if (zkCode(e) === ZK_NO_AUTH && !this.refused.has(path) && this.registered.has(path)) {
+      if (zkCode(e) === ZK_NO_AUTH && this.registered.has(path)) {
+        // Said here, in words, once per node; attempt() retries it without a line of its own.
+        reported.add(e as object);
+        if (this.refused.has(path)) throw e;
         this.refused.add(path);
         registryLog(
           this.logger,
@@ -371,7 +374,7 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
       this.failing = false;
     } catch (e) {
       if (this.closed) return;
-      if (!this.failing) {
+      if (!this.failing && !reported.has(e as object)) {
         this.failing = true;
         registryLog(this.logger, "warn", `${this.address}: ${(e as Error).message}; retrying every ${this.retryMs} ms`);
       }
@@ -391,6 +394,9 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
     this.retryTimer.unref();
   }
 }
+
+/** Errors already logged in words where they happened: attempt() retries them without a line of its own. */
+const reported = new WeakSet<object>();
 
 /** How long `register()` waits for its first write before resolving anyway, ms. */
 const FIRST_TRY_MS = 3000;

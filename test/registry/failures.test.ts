@@ -1,7 +1,7 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { type Client, clientProviders, closeClient, createClient, createServer, type TripleServer } from "../../src/index.js";
-import { freePort, kazooMissing, kazooRead, ZooKeeperServer, zookeeperMissing } from "../helpers/zookeeper.js";
+import { freePort, kazoo, kazooMissing, kazooRead, ZooKeeperServer, zookeeperMissing } from "../helpers/zookeeper.js";
 import { ProviderProcess } from "./children.js";
 import { ECHO_SERVICE, EchoService, loadLoop, recordingLogger, stopAllLoads, waitFor } from "./services.js";
 
@@ -87,8 +87,13 @@ describe("registry: providers and ZooKeeper failing under load", { skip }, () =>
     clients.push(c);
     assert.equal(await c.whoami(), "e1");
     // listen() resolves after 3 s at most even when the write is slower (a loaded machine), and
-    // the client may have found e1 at application level first: wait for the interface-level node.
-    await waitFor(() => kazooRead(zk.hostPort, PROVIDERS_DIR).children.length === 1, SESSION * 4, "the provider node");
+    // the client may have found e1 at application level first: wait for the interface-level node
+    // (read without blocking: a synchronous read in a loop would starve the provider's own write).
+    for (const deadline = Date.now() + SESSION * 4; ; await new Promise((r) => setTimeout(r, 200))) {
+      const [names] = (await kazoo(zk.hostPort, [{ op: "children", path: PROVIDERS_DIR }])) as (string[] | null)[];
+      if (names?.length === 1) break;
+      assert.ok(Date.now() < deadline, "the provider node was not written");
+    }
     const owner = kazooRead(zk.hostPort, PROVIDERS_DIR).children[0].ephemeralOwner;
     await zk.stop();
     zk.wipe();
