@@ -11,7 +11,7 @@ import {
   type ServiceInstance,
   toMetadataInfo,
 } from "./instance.js";
-import { MAX_MAPPED_APPS, mappedApps } from "./mapping.js";
+import { droppedApps, mappedApps } from "./mapping.js";
 import { fetchMetadataV2 } from "./metadata-client.js";
 import { Pacer, type Starter } from "./pacer.js";
 import { type InstanceDiscovery, type Registry, registryLog } from "./registry.js";
@@ -140,8 +140,9 @@ export class InstanceSubscription implements Starter {
    */
   private setApps(list: readonly string[]): void {
     if (this.closed) return;
-    const { apps, ignored, invalid } = mappedApps(list);
-    if (ignored + invalid > 0) this.logOnce("apps", `the applications of ${this.o.key.interface}: ${droppedApps(apps.length, ignored, invalid)}`);
+    const mapped = mappedApps(list);
+    if (mapped.ignored + mapped.invalid > 0) this.logOnce("apps", `the applications of ${this.o.key.interface}: ${droppedApps(mapped)}`);
+    const apps = mapped.apps;
     this.wanted = apps;
     const wanted = new Set(apps);
     let changed = false;
@@ -238,7 +239,7 @@ export class InstanceSubscription implements Starter {
     if (!revision || revision === EMPTY_REVISION) return [];
     const at = hostPort(inst.host, inst.port);
     if (inst.app !== app) {
-      this.logOnce(`${at}\0${app}\0name`, `instance ${at} under ${app} rejected: its node names application ${JSON.stringify(inst.app.slice(0, 200))}`);
+      this.logOnce(`${at}\0${app}\0name`, `instance ${at} under ${app} rejected: its node names application ${JSON.stringify(clip(inst.app))}`);
       return [];
     }
     if (this.rejected.has(`${at}\0${app}\0${revision}`)) return [];
@@ -261,7 +262,7 @@ export class InstanceSubscription implements Starter {
       return [];
     }
     const again = e instanceof UnsupportedMetadata ? "" : "; asking again later";
-    this.logOnce(`${app}\0${revision}`, `instance ${at} of ${app} skipped: no metadata for revision ${revision}: ${e.message}${again}`);
+    this.logOnce(`${app}\0${revision}`, `instance ${at} of ${app} skipped: no metadata for revision ${clip(revision)}: ${e.message}${again}`);
     return e instanceof UnsupportedMetadata ? [] : undefined;
   }
 
@@ -286,8 +287,8 @@ export class InstanceSubscription implements Starter {
   private async fetch(app: string, inst: ServiceInstance, revision: string): Promise<MetadataInfo> {
     const info = await this.fetchUnchecked(app, inst, revision);
     if (info.app !== app || info.revision !== revision) {
-      const named = `application ${JSON.stringify(info.app.slice(0, 200))} revision ${JSON.stringify(info.revision.slice(0, 200))}`;
-      throw new MetadataMismatch(`its metadata names ${named}, not ${app} revision ${revision} as its instance node does`, hostPort(inst.host, inst.port));
+      const named = `application ${JSON.stringify(clip(info.app))} revision ${JSON.stringify(clip(info.revision))}`;
+      throw new MetadataMismatch(`its metadata names ${named}, not ${app} revision ${clip(revision)} as its instance node does`, hostPort(inst.host, inst.port));
     }
     return info;
   }
@@ -312,10 +313,7 @@ export class InstanceSubscription implements Starter {
   }
 }
 
-/** The log text of a mapping cut down: how many applications are followed, how many entries left out and why. */
-function droppedApps(kept: number, ignored: number, invalid: number): string {
-  const parts = [`following ${kept}`];
-  if (ignored > 0) parts.push(`ignoring ${ignored} more entries (at most ${MAX_MAPPED_APPS} applications are followed per interface)`);
-  if (invalid > 0) parts.push(`skipping ${invalid} that are no application name (empty, ".", "..", with "/" or control characters, or over 255 characters)`);
-  return parts.join(", ");
+/** Registry text (a revision, a name) as a log line quotes it: at most 200 characters. */
+function clip(text: string): string {
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }

@@ -2,7 +2,7 @@ import type { InstanceDiscovery, ProvidersListener, Registry } from "./registry.
 import { localAddress } from "../transport/local-address.js";
 import { registryLog } from "./registry.js";
 import { defaultLogger, type Logger } from "../runtime/logger.js";
-import { appendApp, listsApp, MAX_MAPPED_APPS, parseMapping } from "./mapping.js";
+import { appendApp, droppedApps, listsApp, parseMapping } from "./mapping.js";
 import { type DubboUrl, encodeComponent, hostPort, matchesService, parseNodeName, parseUrl, type ServiceKey, toFullString } from "./url.js";
 import { ZK_BAD_VERSION, ZK_NO_AUTH, ZK_NODE_EXISTS, ZookeeperConnection, zkCode } from "./zookeeper-connection.js";
 
@@ -220,7 +220,7 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
 
   /**
    * Follows a mapping node: the listener gets its first MAX_MAPPED_APPS application names (the
-   * text is scanned, never split whole); what is left out is logged once per mapping.
+   * text is scanned, never split whole); what is left out is logged once per mapping path.
    */
   subscribeMapping(iface: string, listener: (apps: readonly string[]) => void): () => void {
     const path = `${this.root}/mapping/${iface}`;
@@ -230,13 +230,9 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
       if (!cur && (await this.conn.watchExists(path, sub.watch))) return sub.refresh();
       if (!sub.active) return;
       const mapped = parseMapping(cur ? cur.data.toString() : "");
-      if (mapped.ignored > 0 && !this.cutMappings.has(path)) {
+      if (mapped.ignored + mapped.invalid > 0 && !this.cutMappings.has(path)) {
         this.cutMappings.add(path);
-        registryLog(
-          this.logger,
-          "warn",
-          `${path} lists more than ${MAX_MAPPED_APPS} applications: following the first ${mapped.apps.length}, ignoring ${mapped.ignored} more entries`,
-        );
+        registryLog(this.logger, "warn", `the mapping ${path}: ${droppedApps(mapped)}`);
       }
       listener(mapped.apps);
     });
