@@ -236,8 +236,10 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
     const heldMs = blocking.stop();
     const grownMiB = (process.memoryUsage().rss - rss) >> 20;
     await load.stop();
-    // Before: the whole mapping was followed at once (10,001 subscriptions): the loop held 8 s, RSS +200 MiB.
-    assert.ok(heldMs < 500, `the event loop was held ${heldMs} ms (RSS +${grownMiB} MiB)`);
+    // Before: the whole mapping was followed at once (10,001 subscriptions): the loop held 8 s (a
+    // minute on a loaded machine), RSS +200 MiB. Now some 40 ms on an idle machine; the bound
+    // leaves room for the scheduling delays of a loaded one.
+    assert.ok(heldMs < 1000, `the event loop was held ${heldMs} ms (RSS +${grownMiB} MiB)`);
     assert.deepEqual(load.failures.map(String), []);
     assert.deepEqual(rejections.map(String), []);
     const said = lines.filter((l) => l.includes(`the mapping ${mapping}:`));
