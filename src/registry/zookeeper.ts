@@ -32,6 +32,12 @@ interface Subscription {
 const SERVICES_ROOT = "/services";
 /** How often a mapping update is tried again after a concurrent writer won the compare-and-set. */
 const MAPPING_CAS_TRIES = 20;
+/** A guarded node restored again within this many ms is restored after a growing wait (below). */
+const RESTORE_CALM_MS = 10_000;
+/** The longest wait before restoring a node another writer keeps deleting, ms. */
+const RESTORE_MAX_MS = 60_000;
+/** After this many quick restores in a row, one log line says another writer keeps at it. */
+const RESTORE_FIGHT = 3;
 /** The longest mapping text written, bytes: under ZooKeeper's default node limit (jute.maxbuffer, 1 MiB). */
 const MAX_MAPPING_BYTES = 1_000_000;
 
@@ -65,12 +71,14 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
    * applications): one function per path, so re-arming never stacks watches.
    */
   private readonly guards = new Map<string, () => void>();
+  /** Per guarded path: how often it was restored lately (backing off when another writer keeps at it). */
+  private readonly restores = new Map<string, { n: number; at: number }>();
   /** Paths ZooKeeper refused to let us write (an ACL), logged already. */
   private readonly refused = new Set<string>();
   /** Mapping paths logged as cut down by {@link parseMapping}. */
   private readonly cutMappings = new Set<string>();
   private retryTimer: NodeJS.Timeout | undefined;
-  private readonly pending = new Set<() => Promise<void>>();
+  private readonly pending = new Set<() => Promise<unknown>>();
   private closed = false;
   private failing = false;
 
@@ -112,6 +120,7 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
   async unregister(url: DubboUrl): Promise<void> {
     const path = this.nodePath(url);
     this.guards.delete(path);
+    this.restores.delete(path);
     if (!this.registered.delete(path)) return;
     if (this.conn.connected) await within(this.conn.remove(path).catch(() => {}), FIRST_TRY_MS);
   }
@@ -160,6 +169,7 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
   async unregisterInstance(app: string, id: string): Promise<void> {
     const path = `${SERVICES_ROOT}/${app}/${id}`;
     this.guards.delete(path);
+    this.restores.delete(path);
     if (!this.registered.delete(path)) return;
     if (this.conn.connected) await within(this.conn.remove(path).catch(() => {}), FIRST_TRY_MS);
   }
@@ -177,19 +187,24 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
    * node is then watched: rewritten without `app` (or deleted) by another writer, `app` is added
    * again.
    */
-  private async casMapping(path: string, app: string): Promise<void> {
+  private async casMapping(path: string, app: string): Promise<boolean> {
+    let wrote = false;
     for (let i = 0; i < MAPPING_CAS_TRIES; i++) {
       const cur = await this.conn.data(path);
       try {
         if (!cur) {
           await this.conn.mkdirp(path.slice(0, path.lastIndexOf("/")));
           await this.conn.createPersistent(path, Buffer.from(app));
+          wrote = true;
         } else {
           const text = cur.data.toString();
-          if (!listsApp(text, app)) await this.conn.setData(path, mappingWithApp(path, text, app), cur.version);
+          if (!listsApp(text, app)) {
+            await this.conn.setData(path, mappingWithApp(path, text, app), cur.version);
+            wrote = true;
+          }
         }
         if (!(await this.guard(path, () => this.restoreMappings(path)))) continue; // deleted meanwhile
-        return;
+        return wrote;
       } catch (e) {
         if (zkCode(e) !== ZK_BAD_VERSION && zkCode(e) !== ZK_NODE_EXISTS) throw e;
         await new Promise((r) => setTimeout(r, Math.random() * 20));
@@ -198,24 +213,58 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
     throw new Error(`${path}: the mapping kept changing under us (${MAPPING_CAS_TRIES} tries)`);
   }
 
-  /** Adds again every application of ours a mapping node should list (it changed). */
-  private async restoreMappings(path: string): Promise<void> {
-    for (const [k, p] of this.mappings) if (p === path) await this.casMapping(path, k.slice(k.indexOf("\0") + 1));
+  /** Adds again every application of ours a mapping node should list (it changed); true when one was missing. */
+  private async restoreMappings(path: string): Promise<boolean> {
+    let wrote = false;
+    for (const [k, p] of this.mappings) if (p === path && (await this.casMapping(path, k.slice(k.indexOf("\0") + 1)))) wrote = true;
+    return wrote;
   }
 
   /**
    * Arms the watch of a node this registry keeps written: when another writer deletes it or
    * changes its data, `restore` runs (retried like any write). False when the node is gone.
    */
-  private async guard(path: string, restore: () => Promise<void>): Promise<boolean> {
+  private async guard(path: string, restore: () => Promise<boolean>): Promise<boolean> {
     let watcher = this.guards.get(path);
     if (!watcher) {
       const w = () => {
-        if (!this.closed && this.guards.get(path) === w) void this.attempt(restore);
+        const live = () => !this.closed && this.guards.get(path) === w;
+        const run = () => {
+          if (live()) void this.attempt(async () => (await restore()) && this.restored(path));
+        };
+        const wait = this.restoreWait(path);
+        if (wait === 0) run();
+        else setTimeout(run, wait).unref();
       };
       this.guards.set(path, (watcher = w));
     }
     return this.conn.watchExists(path, watcher);
+  }
+
+  /**
+   * How long to wait before restoring `path`: no time, unless it had to be written back less than
+   * 10 s before; then 1 s, 2 s, 4 s… up to a minute. Two live processes announcing the same node
+   * (the same address) would otherwise delete each other's node as fast as ZooKeeper answers.
+   */
+  private restoreWait(path: string): number {
+    const last = this.restores.get(path);
+    if (!last || Date.now() - last.at >= RESTORE_CALM_MS) return 0;
+    return Math.min(1000 * 2 ** (last.n - 1), RESTORE_MAX_MS);
+  }
+
+  /** `path` had to be written back (another writer deleted or changed it). */
+  private restored(path: string): void {
+    const now = Date.now();
+    const last = this.restores.get(path);
+    const n = last && now - last.at < RESTORE_CALM_MS ? last.n + 1 : 1;
+    this.restores.set(path, { n, at: now });
+    if (n === RESTORE_FIGHT) {
+      registryLog(
+        this.logger,
+        "warn",
+        `${this.address}: ${path} keeps being deleted or changed by another writer (two processes announcing the same address?); writing it back at most every ${RESTORE_MAX_MS / 1000} s`,
+      );
+    }
   }
 
   /**
@@ -290,9 +339,10 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
    * session lives, it is written again. A write ZooKeeper refuses (an ACL) is logged once per node
    * and retried like any failed write.
    */
-  private async writeNode(path: string): Promise<void> {
+  private async writeNode(path: string): Promise<boolean> {
+    let wrote: boolean;
     try {
-      await this.writeNodeOnce(path);
+      wrote = await this.writeNodeOnce(path);
     } catch (e) {
       if (zkCode(e) === ZK_NO_AUTH && this.registered.has(path)) {
         // Said here, in words, once per node; attempt() retries it without a line of its own.
@@ -308,16 +358,19 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
       throw e;
     }
     if (this.refused.delete(path)) registryLog(this.logger, "warn", `${this.address}: ${path} written again`);
+    return wrote;
   }
 
-  private async writeNodeOnce(path: string): Promise<void> {
-    if (!this.registered.has(path)) return;
+  /** One try of {@link writeNode}: true when something was written (created, replaced or set). */
+  private async writeNodeOnce(path: string): Promise<boolean> {
+    if (!this.registered.has(path)) return false;
     const own = this.registered.get(path);
     await this.conn.mkdirp(path.slice(0, path.lastIndexOf("/")));
     // Unregistered while the parents were made: its delete went first, so creating it now would
     // leave a node nothing removes (until the session ends). Checked again before every write.
-    if (!this.registered.has(path)) return;
+    if (!this.registered.has(path)) return false;
     const data = own ?? Buffer.from(localAddress());
+    let wrote = true;
     try {
       await this.conn.createEphemeral(path, data);
     } catch (e) {
@@ -325,16 +378,18 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
       const cur = await this.conn.data(path);
       if (cur && cur.owner === this.conn.session) {
         // Only a change of data worth writing: our own write fires the watch too.
-        if (own && !cur.data.equals(own)) await this.conn.setData(path, own, -1);
+        wrote = !!own && !cur.data.equals(own);
+        if (wrote) await this.conn.setData(path, own as Buffer, -1);
       } else {
         await this.conn.remove(path);
-        if (!this.registered.has(path)) return;
+        if (!this.registered.has(path)) return false;
         await this.conn.createEphemeral(path, data);
       }
     }
-    if (!this.registered.has(path)) return;
+    if (!this.registered.has(path)) return wrote;
     // Deleted again before the watch was armed: write it again.
     if (!(await this.guard(path, () => this.writeNode(path)))) throw new Error(`${path} was deleted as it was written`);
+    return wrote;
   }
 
   /**
@@ -363,7 +418,7 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
    * succeeds, the registry closes, or a new session replays everything anyway. Resolves after
    * the first try, whatever its outcome (a registry outage must not stop a server or a client).
    */
-  private async attempt(op: () => Promise<void>): Promise<void> {
+  private async attempt(op: () => Promise<unknown>): Promise<void> {
     if (this.closed) return;
     try {
       await op();

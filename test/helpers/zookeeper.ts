@@ -234,6 +234,8 @@ export interface KazooGet {
   data: string;
   ephemeralOwner: number;
   version: number;
+  /** The transaction that created the node: ZooKeeper's zxids count every write of the ensemble. */
+  czxid: number;
 }
 
 const KAZOO_OPS = `
@@ -249,7 +251,7 @@ for o in json.load(sys.stdin):
             out.append(None)
         else:
             data, st = zk.get(p)
-            out.append({"data": data.decode("utf-8"), "ephemeralOwner": st.ephemeralOwner, "version": st.version})
+            out.append({"data": data.decode("utf-8"), "ephemeralOwner": st.ephemeralOwner, "version": st.version, "czxid": st.czxid})
     elif o["op"] == "children":
         out.append(sorted(zk.get_children(p)) if zk.exists(p) else None)
     elif o["op"] == "create":

@@ -87,6 +87,22 @@ describe("registry: a provider whose nodes another writer deletes or rewrites", 
     assert.equal(await c.whoami(), "guarded");
   });
 
+  it("two live registries announcing the same node (one address announced twice) take it from each other at a slowing pace, not as fast as ZooKeeper answers; one line says so", async () => {
+    const { lines, logger } = recordingLogger();
+    const twins = [new ZookeeperRegistry(zk.address(4000), { logger }), new ZookeeperRegistry(zk.address(4000), { logger })];
+    registries.push(...twins);
+    const path = "/services/twin-app/127.0.0.1:1";
+    await twins[0].registerInstance("twin-app", "127.0.0.1:1", "one");
+    const first = (await get(path))!.czxid;
+    await twins[1].registerInstance("twin-app", "127.0.0.1:1", "two");
+    await new Promise((r) => setTimeout(r, 5000));
+    const writes = ((await get(path))?.czxid ?? first) - first;
+    // Each take is a delete and a create; backing off 1, 2, 4 s… leaves a few dozen in 5 s.
+    assert.ok(writes < 100, `${writes} writes in 5 s`);
+    assert.equal(lines.filter((l) => l.includes(`${path} keeps being deleted or changed by another writer`)).length, 1, lines.join("\n"));
+    await Promise.all(twins.map((r) => r.close()));
+  });
+
   it("a read-only ACL on its application's directory plus a delete: one error line says why, and the node is written again once the ACL allows it", async () => {
     const { lines, instance } = await provider("acl", "acl-app", "instance");
     // world:anyone may no longer create under /services/acl-app (deleting is still allowed).
