@@ -329,16 +329,6 @@ export class ZookeeperConnection {
     );
   }
 
-  /** The session id owning an ephemeral node (hex), "" for a persistent one, undefined when there is none. */
-  owner(path: string): Promise<string | undefined> {
-    return new Promise((resolve, reject) =>
-      this.current().exists(path, (e, stat) => {
-        if (e) reject(e);
-        else resolve(stat ? sessionHex(stat.ephemeralOwner) : undefined);
-      }),
-    );
-  }
-
   /** The current session's id (hex), once connected. */
   get session(): string | undefined {
     return this.connected ? this.sessionId : undefined;

@@ -466,7 +466,7 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined
 function mappingWithApp(path: string, text: string, app: string): Buffer {
   const next = Buffer.from(appendApp(text, app));
   if (next.length > MAX_MAPPING_BYTES) {
-    throw new Error(`${path} already holds ${text.length} bytes: adding ${app} would pass ZooKeeper's 1 MiB node limit`);
+    throw new Error(`${path}: adding ${app} would make it ${next.length} bytes, past ZooKeeper's 1 MiB node limit`);
   }
   return next;
 }
