@@ -91,5 +91,6 @@ function decodeReply(type: protobuf.Type, data: Buffer, revision: string): Metad
   if (data[0] !== 0) throw new Error("MetadataServiceV2: compressed replies are not expected");
   const len = data.readUInt32BE(1);
   const msg = type.toObject(type.decode(data.subarray(5, 5 + len)), { longs: Number, defaults: true });
-  return toMetadataInfo({ ...msg, revision: msg.version || revision }, revision);
+  // The revision is the one the answer names (empty when it names none): the caller checks it.
+  return toMetadataInfo({ ...msg, revision: msg.version }, revision);
 }

@@ -4,6 +4,14 @@ import type { DubboUrl, ServiceKey } from "./url.js";
 import { localAddress } from "../transport/local-address.js";
 import { lowerFirst } from "../service/describe.js";
 
+/**
+ * The largest weight a consumer gives a provider (100 times Dubbo's default of 100): a provider,
+ * or anyone who can write its node or metadata, announcing more (`weight=100000` takes 99.9 % of
+ * the calls beside one provider of weight 100) is counted at this weight. Dubbo itself has no
+ * bound (any Java int).
+ */
+export const MAX_WEIGHT = 10_000;
+
 /** Dubbo's protocol version parameter (`dubbo=`), which Dubbo 3.x providers and consumers write. */
 const DUBBO_PROTOCOL_VERSION = "2.0.2";
 

@@ -15,7 +15,11 @@ interface ZkClient extends EventEmitter {
   getChildren(path: string, watcher: (event: unknown) => void, cb: (e: ZkError | null, children?: string[]) => void): void;
   exists(path: string, cb: (e: ZkError | null, stat?: { ephemeralOwner: Buffer }) => void): void;
   exists(path: string, watcher: (event: unknown) => void, cb: (e: ZkError | null, stat?: unknown) => void): void;
-  getData(path: string, watcher: ((event: unknown) => void) | undefined, cb: (e: ZkError | null, data?: Buffer, stat?: { version: number }) => void): void;
+  getData(
+    path: string,
+    watcher: ((event: unknown) => void) | undefined,
+    cb: (e: ZkError | null, data?: Buffer, stat?: { version: number; ephemeralOwner?: Buffer }) => void,
+  ): void;
   setData(path: string, data: Buffer, version: number, cb: (e: ZkError | null) => void): void;
   connectionManager?: { socket?: Socket };
 }
@@ -52,6 +56,7 @@ const zk = lazyModule(() => {
 export const ZK_NO_NODE = -101;
 export const ZK_NODE_EXISTS = -110;
 export const ZK_BAD_VERSION = -103;
+export const ZK_NO_AUTH = -102;
 
 /** The ZooKeeper error code of an error, or undefined when it is not a ZooKeeper error. */
 export function zkCode(e: unknown): number | undefined {
@@ -71,21 +76,62 @@ interface ZkConnectionManager {
   onSocketData?: (buffer: Buffer) => void;
 }
 
+/** The largest reply frame read from ZooKeeper, bytes: its own limit (jute.maxbuffer) is 1 MiB by default. */
+const MAX_REPLY_FRAME = 16 << 20;
+
 /**
+ * Feeds the client's reply parser one whole frame at a time. Given a chunk holding many replies,
+ * the client copies the rest of the chunk once per reply and recurses once per reply: hundreds of
+ * replies in one read (a consumer listing hundreds of applications at once) cost quadratic time
+ * and a deep stack. Here frames are cut out of the chunks in linear time (no copy unless a frame
+ * spans reads), so the client never keeps a remainder of its own.
+ *
  * A reply the client cannot parse throws inside its socket's 'data' listener, which would take
- * the whole process down: drop that connection instead (the client reconnects, or the session
- * is renewed).
+ * the whole process down: that connection is dropped instead (the client reconnects, or the
+ * session is renewed); so is a frame announcing more than {@link MAX_REPLY_FRAME} bytes.
  */
-function containParseErrors(cm: ZkConnectionManager): void {
+function frameReplies(cm: ZkConnectionManager): void {
   const onData = cm.onSocketData;
   if (typeof onData !== "function") return;
-  cm.onSocketData = function (this: ZkConnectionManager, buffer: Buffer) {
+  const chunks: Buffer[] = [];
+  let have = 0;
+  let socket: Socket | undefined;
+  cm.onSocketData = function (this: ZkConnectionManager, chunk: Buffer) {
+    // Bytes left by a connection that ended mid-frame are not the start of the next one's.
+    if (this.socket !== socket) {
+      socket = this.socket;
+      chunks.length = 0;
+      have = 0;
+    }
+    if (chunk.length === 0) return;
+    chunks.push(chunk);
+    have += chunk.length;
     try {
-      onData.call(this, buffer);
+      for (let frame = nextFrame(chunks, have); frame; frame = nextFrame(chunks, have)) {
+        have -= frame.length;
+        onData.call(this, frame);
+      }
     } catch {
+      chunks.length = 0;
+      have = 0;
       this.socket?.destroy();
     }
   };
+}
+
+/** The first whole frame (4-byte length, then the reply) taken off `chunks` (`have` bytes in all), if there is one. */
+function nextFrame(chunks: Buffer[], have: number): Buffer | undefined {
+  if (have < 4) return undefined;
+  if (chunks[0].length < 4) chunks.splice(0, chunks.length, Buffer.concat(chunks, have));
+  const size = chunks[0].readInt32BE(0);
+  if (size < 0 || size > MAX_REPLY_FRAME) throw new Error(`a ZooKeeper reply of ${size} bytes`);
+  const need = size + 4;
+  if (have < need) return undefined;
+  if (chunks[0].length < need) chunks.splice(0, chunks.length, Buffer.concat(chunks, have));
+  const head = chunks[0];
+  if (head.length === need) chunks.shift();
+  else chunks[0] = head.subarray(need);
+  return head.subarray(0, need);
 }
 
 /**
@@ -99,7 +145,7 @@ function unrefSockets(client: ZkClient): void {
   const cm = client.connectionManager as ZkConnectionManager | undefined;
   if (!cm || typeof cm.findNextServer !== "function" || !Array.isArray(cm.servers)) return;
   const servers = cm.servers;
-  containParseErrors(cm);
+  frameReplies(cm);
   cm.findNextServer = (cb) => {
     cm.nextServerIndex %= servers.length;
     const pick = () => {
@@ -283,16 +329,6 @@ export class ZookeeperConnection {
     );
   }
 
-  /** The session id owning an ephemeral node (hex), "" for a persistent one, undefined when there is none. */
-  owner(path: string): Promise<string | undefined> {
-    return new Promise((resolve, reject) =>
-      this.current().exists(path, (e, stat) => {
-        if (e) reject(e);
-        else resolve(stat ? stat.ephemeralOwner.toString("hex").replace(/^0+$/, "") : undefined);
-      }),
-    );
-  }
-
   /** The current session's id (hex), once connected. */
   get session(): string | undefined {
     return this.connected ? this.sessionId : undefined;
@@ -319,13 +355,16 @@ export class ZookeeperConnection {
     );
   }
 
-  /** A node's data and version (undefined when there is none), optionally arming a one-shot data watch. */
-  data(path: string, watcher?: (event: unknown) => void): Promise<{ data: Buffer; version: number } | undefined> {
+  /**
+   * A node's data, version and owning session (hex; "" for a persistent node), undefined when
+   * there is none, optionally arming a one-shot data watch.
+   */
+  data(path: string, watcher?: (event: unknown) => void): Promise<{ data: Buffer; version: number; owner: string } | undefined> {
     return new Promise((resolve, reject) =>
       this.current().getData(path, watcher, (e, data, stat) => {
         if (e && zkCode(e) === ZK_NO_NODE) resolve(undefined);
         else if (e) reject(e);
-        else resolve({ data: data ?? Buffer.alloc(0), version: stat?.version ?? 0 });
+        else resolve({ data: data ?? Buffer.alloc(0), version: stat?.version ?? 0, owner: sessionHex(stat?.ephemeralOwner) });
       }),
     );
   }
@@ -339,4 +378,9 @@ export class ZookeeperConnection {
   watchExists(path: string, watcher: (event: unknown) => void): Promise<boolean> {
     return new Promise((resolve, reject) => this.current().exists(path, watcher, (e, stat) => (e ? reject(e) : resolve(!!stat))));
   }
+}
+
+/** A session id as hex ("" for none: a persistent node's owner is 0). */
+function sessionHex(id: Buffer | undefined): string {
+  return id ? id.toString("hex").replace(/^0+$/, "") : "";
 }

@@ -2,8 +2,9 @@ import type { InstanceDiscovery, ProvidersListener, Registry } from "./registry.
 import { localAddress } from "../transport/local-address.js";
 import { registryLog } from "./registry.js";
 import { defaultLogger, type Logger } from "../runtime/logger.js";
+import { appendApp, droppedApps, listsApp, parseMapping } from "./mapping.js";
 import { type DubboUrl, encodeComponent, hostPort, matchesService, parseNodeName, parseUrl, type ServiceKey, toFullString } from "./url.js";
-import { ZK_BAD_VERSION, ZK_NODE_EXISTS, ZookeeperConnection, zkCode } from "./zookeeper-connection.js";
+import { ZK_BAD_VERSION, ZK_NO_AUTH, ZK_NODE_EXISTS, ZookeeperConnection, zkCode } from "./zookeeper-connection.js";
 
 /** Options of {@link ZookeeperRegistry} beyond its address. */
 export interface ZookeeperRegistryOptions {
@@ -31,6 +32,14 @@ interface Subscription {
 const SERVICES_ROOT = "/services";
 /** How often a mapping update is tried again after a concurrent writer won the compare-and-set. */
 const MAPPING_CAS_TRIES = 20;
+/** A guarded node restored again within this many ms is restored after a growing wait (below). */
+const RESTORE_CALM_MS = 10_000;
+/** The longest wait before restoring a node another writer keeps deleting, ms. */
+const RESTORE_MAX_MS = 60_000;
+/** After this many quick restores in a row, one log line says another writer keeps at it. */
+const RESTORE_FIGHT = 3;
+/** The longest mapping text written, bytes: under ZooKeeper's default node limit (jute.maxbuffer, 1 MiB). */
+const MAX_MAPPING_BYTES = 1_000_000;
 
 /**
  * Dubbo's interface-level layout on ZooKeeper, as Dubbo 3.3 (Java and Go) reads and writes it:
@@ -57,8 +66,19 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
    */
   private readonly mappings = new Map<string, string>();
   private readonly reports = new Map<string, string>();
+  /**
+   * The watch on each node this registry keeps written (its own nodes, the mappings naming its
+   * applications): one function per path, so re-arming never stacks watches.
+   */
+  private readonly guards = new Map<string, () => void>();
+  /** Per guarded path: how often it was restored lately (backing off when another writer keeps at it). */
+  private readonly restores = new Map<string, { n: number; at: number }>();
+  /** Paths ZooKeeper refused to let us write (an ACL), logged already. */
+  private readonly refused = new Set<string>();
+  /** Mapping paths logged as cut down by {@link parseMapping}. */
+  private readonly cutMappings = new Set<string>();
   private retryTimer: NodeJS.Timeout | undefined;
-  private readonly pending = new Set<() => Promise<void>>();
+  private readonly pending = new Set<() => Promise<unknown>>();
   private closed = false;
   private failing = false;
 
@@ -99,6 +119,8 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
 
   async unregister(url: DubboUrl): Promise<void> {
     const path = this.nodePath(url);
+    this.guards.delete(path);
+    this.restores.delete(path);
     if (!this.registered.delete(path)) return;
     if (this.conn.connected) await within(this.conn.remove(path).catch(() => {}), FIRST_TRY_MS);
   }
@@ -146,6 +168,8 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
 
   async unregisterInstance(app: string, id: string): Promise<void> {
     const path = `${SERVICES_ROOT}/${app}/${id}`;
+    this.guards.delete(path);
+    this.restores.delete(path);
     if (!this.registered.delete(path)) return;
     if (this.conn.connected) await within(this.conn.remove(path).catch(() => {}), FIRST_TRY_MS);
   }
@@ -159,21 +183,28 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
   /**
    * Appends `app` to the mapping node's comma-separated list with a versioned set (ZooKeeper's
    * compare-and-set), as Dubbo's `MetadataServiceNameMapping` does: a concurrent writer makes the
-   * set fail, and the list is read and appended again, so no application is ever dropped.
+   * set fail, and the list is read and appended again, so no application is ever dropped. The
+   * node is then watched: rewritten without `app` (or deleted) by another writer, `app` is added
+   * again.
    */
-  private async casMapping(path: string, app: string): Promise<void> {
+  private async casMapping(path: string, app: string): Promise<boolean> {
+    let wrote = false;
     for (let i = 0; i < MAPPING_CAS_TRIES; i++) {
       const cur = await this.conn.data(path);
       try {
         if (!cur) {
           await this.conn.mkdirp(path.slice(0, path.lastIndexOf("/")));
           await this.conn.createPersistent(path, Buffer.from(app));
-          return;
+          wrote = true;
+        } else {
+          const text = cur.data.toString();
+          if (!listsApp(text, app)) {
+            await this.conn.setData(path, mappingWithApp(path, text, app), cur.version);
+            wrote = true;
+          }
         }
-        const apps = splitApps(cur.data.toString());
-        if (apps.includes(app)) return;
-        await this.conn.setData(path, Buffer.from([...apps, app].join(",")), cur.version);
-        return;
+        if (!(await this.guard(path, () => this.restoreMappings(path)))) continue; // deleted meanwhile
+        return wrote;
       } catch (e) {
         if (zkCode(e) !== ZK_BAD_VERSION && zkCode(e) !== ZK_NODE_EXISTS) throw e;
         await new Promise((r) => setTimeout(r, Math.random() * 20));
@@ -182,13 +213,77 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
     throw new Error(`${path}: the mapping kept changing under us (${MAPPING_CAS_TRIES} tries)`);
   }
 
+  /** Adds again every application of ours a mapping node should list (it changed); true when one was missing. */
+  private async restoreMappings(path: string): Promise<boolean> {
+    let wrote = false;
+    for (const [k, p] of this.mappings) if (p === path && (await this.casMapping(path, k.slice(k.indexOf("\0") + 1)))) wrote = true;
+    return wrote;
+  }
+
+  /**
+   * Arms the watch of a node this registry keeps written: when another writer deletes it or
+   * changes its data, `restore` runs (retried like any write). False when the node is gone.
+   */
+  private async guard(path: string, restore: () => Promise<boolean>): Promise<boolean> {
+    let watcher = this.guards.get(path);
+    if (!watcher) {
+      const w = () => {
+        const live = () => !this.closed && this.guards.get(path) === w;
+        const run = () => {
+          if (live()) void this.attempt(async () => (await restore()) && this.restored(path));
+        };
+        const wait = this.restoreWait(path);
+        if (wait === 0) run();
+        else setTimeout(run, wait).unref();
+      };
+      this.guards.set(path, (watcher = w));
+    }
+    return this.conn.watchExists(path, watcher);
+  }
+
+  /**
+   * How long to wait before restoring `path`: no time, unless it had to be written back less than
+   * 10 s before; then 1 s, 2 s, 4 s… up to a minute. Two live processes announcing the same node
+   * (the same address) would otherwise delete each other's node as fast as ZooKeeper answers.
+   */
+  private restoreWait(path: string): number {
+    const last = this.restores.get(path);
+    if (!last || Date.now() - last.at >= RESTORE_CALM_MS) return 0;
+    return Math.min(1000 * 2 ** (last.n - 1), RESTORE_MAX_MS);
+  }
+
+  /** `path` had to be written back (another writer deleted or changed it). */
+  private restored(path: string): void {
+    const now = Date.now();
+    const last = this.restores.get(path);
+    const n = last && now - last.at < RESTORE_CALM_MS ? last.n + 1 : 1;
+    this.restores.set(path, { n, at: now });
+    if (n === RESTORE_FIGHT) {
+      registryLog(
+        this.logger,
+        "warn",
+        `${this.address}: ${path} keeps being deleted or changed by another writer (two processes announcing the same address?); writing it back at most every ${RESTORE_MAX_MS / 1000} s`,
+      );
+    }
+  }
+
+  /**
+   * Follows a mapping node: the listener gets its first MAX_MAPPED_APPS application names (the
+   * text is scanned, never split whole); what is left out is logged once per mapping path.
+   */
   subscribeMapping(iface: string, listener: (apps: readonly string[]) => void): () => void {
     const path = `${this.root}/mapping/${iface}`;
     return this.follow(undefined, async (sub) => {
       const cur = await this.conn.data(path, sub.watch);
       // A missing node arms no data watch: watch for its creation instead.
       if (!cur && (await this.conn.watchExists(path, sub.watch))) return sub.refresh();
-      if (sub.active) listener(cur ? splitApps(cur.data.toString()) : []);
+      if (!sub.active) return;
+      const mapped = parseMapping(cur ? cur.data.toString() : "");
+      if (mapped.ignored + mapped.invalid > 0 && !this.cutMappings.has(path)) {
+        this.cutMappings.add(path);
+        registryLog(this.logger, "warn", `the mapping ${path}: ${droppedApps(mapped)}`);
+      }
+      listener(mapped.apps);
     });
   }
 
@@ -238,29 +333,63 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
   }
 
   /**
-   * Writes one ephemeral node; a node left by an earlier session is deleted and written again
-   * (Dubbo does the same); one of this session with data is updated in place.
+   * Writes one ephemeral node; a node left by an earlier session (or written by another writer)
+   * is deleted and written again (Dubbo does the same); one of this session whose data differs is
+   * updated in place. The node is then watched: deleted or changed by another writer while our
+   * session lives, it is written again. A write ZooKeeper refuses (an ACL) is logged once per node
+   * and retried like any failed write.
    */
-  private async writeNode(path: string): Promise<void> {
-    if (!this.registered.has(path)) return;
+  private async writeNode(path: string): Promise<boolean> {
+    let wrote: boolean;
+    try {
+      wrote = await this.writeNodeOnce(path);
+    } catch (e) {
+      if (zkCode(e) === ZK_NO_AUTH && this.registered.has(path)) {
+        // Said here, in words, once per node; attempt() retries it without a line of its own.
+        reported.add(e as object);
+        if (this.refused.has(path)) throw e;
+        this.refused.add(path);
+        registryLog(
+          this.logger,
+          "error",
+          `${this.address}: ZooKeeper refuses to write ${path} (NO_AUTH: an ACL on ${path.slice(0, path.lastIndexOf("/")) || "/"} or above does not let this session create or delete there); consumers do not see this node until the ACL allows it again; retrying every ${this.retryMs} ms`,
+        );
+      }
+      throw e;
+    }
+    if (this.refused.delete(path)) registryLog(this.logger, "warn", `${this.address}: ${path} written again`);
+    return wrote;
+  }
+
+  /** One try of {@link writeNode}: true when something was written (created, replaced or set). */
+  private async writeNodeOnce(path: string): Promise<boolean> {
+    if (!this.registered.has(path)) return false;
     const own = this.registered.get(path);
     await this.conn.mkdirp(path.slice(0, path.lastIndexOf("/")));
     // Unregistered while the parents were made: its delete went first, so creating it now would
     // leave a node nothing removes (until the session ends). Checked again before every write.
-    if (!this.registered.has(path)) return;
+    if (!this.registered.has(path)) return false;
     const data = own ?? Buffer.from(localAddress());
+    let wrote = true;
     try {
       await this.conn.createEphemeral(path, data);
     } catch (e) {
       if (zkCode(e) !== ZK_NODE_EXISTS) throw e;
-      if ((await this.conn.owner(path)) === this.conn.session) {
-        if (own) await this.conn.setData(path, own, -1);
-        return;
+      const cur = await this.conn.data(path);
+      if (cur && cur.owner === this.conn.session) {
+        // Only a change of data worth writing: our own write fires the watch too.
+        wrote = !!own && !cur.data.equals(own);
+        if (wrote) await this.conn.setData(path, own as Buffer, -1);
+      } else {
+        await this.conn.remove(path);
+        if (!this.registered.has(path)) return false;
+        await this.conn.createEphemeral(path, data);
       }
-      await this.conn.remove(path);
-      if (!this.registered.has(path)) return;
-      await this.conn.createEphemeral(path, data);
     }
+    if (!this.registered.has(path)) return wrote;
+    // Deleted again before the watch was armed: write it again.
+    if (!(await this.guard(path, () => this.writeNode(path)))) throw new Error(`${path} was deleted as it was written`);
+    return wrote;
   }
 
   /**
@@ -289,14 +418,14 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
    * succeeds, the registry closes, or a new session replays everything anyway. Resolves after
    * the first try, whatever its outcome (a registry outage must not stop a server or a client).
    */
-  private async attempt(op: () => Promise<void>): Promise<void> {
+  private async attempt(op: () => Promise<unknown>): Promise<void> {
     if (this.closed) return;
     try {
       await op();
       this.failing = false;
     } catch (e) {
       if (this.closed) return;
-      if (!this.failing) {
+      if (!this.failing && !reported.has(e as object)) {
         this.failing = true;
         registryLog(this.logger, "warn", `${this.address}: ${(e as Error).message}; retrying every ${this.retryMs} ms`);
       }
@@ -317,6 +446,9 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
   }
 }
 
+/** Errors already logged in words where they happened: attempt() retries them without a line of its own. */
+const reported = new WeakSet<object>();
+
 /** How long `register()` waits for its first write before resolving anyway, ms. */
 const FIRST_TRY_MS = 3000;
 
@@ -330,7 +462,11 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined
   }
 }
 
-/** The application names of a mapping node (`app1,app2`). */
-function splitApps(text: string): string[] {
-  return text.split(",").map((a) => a.trim()).filter(Boolean);
+/** The mapping text with `app` appended, refused past ZooKeeper's node limit (the set would end our connection). */
+function mappingWithApp(path: string, text: string, app: string): Buffer {
+  const next = Buffer.from(appendApp(text, app));
+  if (next.length > MAX_MAPPING_BYTES) {
+    throw new Error(`${path}: adding ${app} would make it ${next.length} bytes, past ZooKeeper's 1 MiB node limit`);
+  }
+  return next;
 }

@@ -3,7 +3,7 @@ import { resolveRegistry, type RegistrySpec } from "../registry/create.js";
 import { hasInstanceDiscovery, type Registry, registryLog } from "../registry/registry.js";
 import { instanceJson, metadataInfo, metadataJson } from "../registry/instance.js";
 import { createMetadataService, type MetadataServiceV2 } from "../registry/metadata-service.js";
-import { announcedHost, isAnyHost, providerUrl } from "../registry/service-url.js";
+import { announcedHost, isAnyHost, MAX_WEIGHT, providerUrl } from "../registry/service-url.js";
 import type { DubboUrl } from "../registry/url.js";
 import type { ServiceDescriptor } from "../service/descriptors.js";
 import { isValidWeight } from "../transport/client/provider.js";
@@ -55,8 +55,8 @@ export class ProviderRegistration {
     const r = resolveRegistry(o.registry, "createServer", o.logger);
     this.registry = r.registry;
     this.owned = r.owned;
-    if (o.weight !== undefined && !isValidWeight(o.weight)) {
-      throw new TypeError(`createServer: registryWeight must be a number >= 0, got ${o.weight}`);
+    if (o.weight !== undefined && !(isValidWeight(o.weight) && o.weight <= MAX_WEIGHT)) {
+      throw new TypeError(`createServer: registryWeight must be a number from 0 to ${MAX_WEIGHT} (consumers count a higher weight as ${MAX_WEIGHT}), got ${o.weight}`);
     }
     if (o.warmupMs !== undefined && !(typeof o.warmupMs === "number" && Number.isFinite(o.warmupMs) && o.warmupMs > 0)) {
       throw new TypeError(`createServer: registryWarmupMs must be a number of ms > 0, got ${JSON.stringify(o.warmupMs)}`);

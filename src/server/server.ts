@@ -130,7 +130,7 @@ export interface ServerOptions extends TransportOptions {
    * 0.0.0.0 / ::, the first non-internal IPv4 address of this machine.
    */
   registryHost?: string;
-  /** `weight=` in the registry's provider URLs (consumers' balancers read it). Default 100. */
+  /** `weight=` in the registry's provider URLs (consumers' balancers read it), 0 to 10000. Default 100. */
   registryWeight?: number;
   /**
    * `warmup=` (ms) in the registry's provider URLs and metadata: Dubbo's warm-up, during which

@@ -223,34 +223,48 @@ export type KazooOp =
   | { op: "get"; path: string }
   | { op: "children"; path: string }
   | { op: "create"; path: string; data: string }
-  | { op: "delete"; path: string };
+  | { op: "delete"; path: string }
+  /** Sets the data of an existing node (any version). */
+  | { op: "set"; path: string; data: string }
+  /** Sets a node's ACL: world:anyone may do anything, or anything but create children (`create: false`). */
+  | { op: "acl"; path: string; create: boolean };
 
 /** What a `get` returns: the data as text and the stat fields the tests check (null: no node). */
 export interface KazooGet {
   data: string;
   ephemeralOwner: number;
   version: number;
+  /** The transaction that created the node: ZooKeeper's zxids count every write of the ensemble. */
+  czxid: number;
 }
 
 const KAZOO_OPS = `
 import json, sys
 from kazoo.client import KazooClient
+from kazoo.security import make_acl
 zk = KazooClient(hosts=sys.argv[1]); zk.start(timeout=10)
 out = []
-for o in json.loads(sys.argv[2]):
+for o in json.load(sys.stdin):
     p = o["path"]
     if o["op"] == "get":
         if zk.exists(p) is None:
             out.append(None)
         else:
             data, st = zk.get(p)
-            out.append({"data": data.decode("utf-8"), "ephemeralOwner": st.ephemeralOwner, "version": st.version})
+            out.append({"data": data.decode("utf-8"), "ephemeralOwner": st.ephemeralOwner, "version": st.version, "czxid": st.czxid})
     elif o["op"] == "children":
         out.append(sorted(zk.get_children(p)) if zk.exists(p) else None)
     elif o["op"] == "create":
         out.append(zk.create(p, o["data"].encode("utf-8"), makepath=True))
     elif o["op"] == "delete":
         zk.delete(p, recursive=True) if zk.exists(p) else None
+        out.append(None)
+    elif o["op"] == "set":
+        zk.set(p, o["data"].encode("utf-8"))
+        out.append(None)
+    elif o["op"] == "acl":
+        acl = make_acl("world", "anyone", all=True) if o["create"] else make_acl("world", "anyone", read=True, write=True, delete=True, admin=True)
+        zk.set_acls(p, [acl])
         out.append(None)
 zk.stop()
 print(json.dumps(out))
@@ -263,10 +277,12 @@ print(json.dumps(out))
  */
 export async function kazoo(hostPort: string, ops: readonly KazooOp[]): Promise<unknown[]> {
   const { execFile } = await import("node:child_process");
-  const out = await new Promise<string>((resolve, reject) =>
-    execFile(PYTHON, ["-c", KAZOO_OPS, hostPort, JSON.stringify(ops)], { encoding: "utf8", timeout: 20_000 }, (e, stdout, stderr) =>
+  // The operations go through stdin: one argument holds at most 128 KiB (a 10,000-name mapping is more).
+  const out = await new Promise<string>((resolve, reject) => {
+    const child = execFile(PYTHON, ["-c", KAZOO_OPS, hostPort], { encoding: "utf8", timeout: 20_000, maxBuffer: 64 << 20 }, (e, stdout, stderr) =>
       e ? reject(new Error(`${e.message}: ${stderr}`)) : resolve(stdout),
-    ),
-  );
+    );
+    child.stdin?.end(JSON.stringify(ops));
+  });
   return JSON.parse(out);
 }

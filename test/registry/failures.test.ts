@@ -1,7 +1,7 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { type Client, clientProviders, closeClient, createClient, createServer, type TripleServer } from "../../src/index.js";
-import { freePort, kazooDelete, kazooMissing, kazooRead, ZooKeeperServer, zookeeperMissing } from "../helpers/zookeeper.js";
+import { freePort, type KazooGet, kazoo, kazooMissing, kazooRead, ZooKeeperServer, zookeeperMissing } from "../helpers/zookeeper.js";
 import { ProviderProcess } from "./children.js";
 import { ECHO_SERVICE, EchoService, loadLoop, recordingLogger, stopAllLoads, waitFor } from "./services.js";
 
@@ -78,6 +78,20 @@ describe("registry: providers and ZooKeeper failing under load", { skip }, () =>
     await Promise.all([a.close(), b.close()]);
   });
 
+  /**
+   * The owning session of the one provider node, once there is one. Read without blocking: a
+   * synchronous read polled in a loop holds the event loop long enough, on a loaded machine, for
+   * the 2 s sessions of this process to expire (and the node with them).
+   */
+  async function providerNodeOwner(ms: number, what: string): Promise<number> {
+    for (const deadline = Date.now() + ms; ; await new Promise((r) => setTimeout(r, 200))) {
+      const [names] = (await kazoo(zk.hostPort, [{ op: "children", path: PROVIDERS_DIR }])) as (string[] | null)[];
+      const node = names?.length === 1 ? ((await kazoo(zk.hostPort, [{ op: "get", path: `${PROVIDERS_DIR}/${names[0]}` }]))[0] as KazooGet | null) : null;
+      if (node) return node.ephemeralOwner;
+      assert.ok(Date.now() < deadline, `timed out after ${ms} ms waiting for ${what}`);
+    }
+  }
+
   it("after a session expiry (ZooKeeper replaced by an empty one) the provider nodes are re-created and consumers follow again", async () => {
     const address = zk.address(SESSION);
     const a = createServer({ services: [new EchoService("e1")], registry: address });
@@ -86,12 +100,13 @@ describe("registry: providers and ZooKeeper failing under load", { skip }, () =>
     const c = createClient(EchoService, { registry: address });
     clients.push(c);
     assert.equal(await c.whoami(), "e1");
-    const owner = kazooRead(zk.hostPort, PROVIDERS_DIR).children[0].ephemeralOwner;
+    // listen() resolves after 3 s at most even when the write is slower (a loaded machine), and
+    // the client may have found e1 at application level first: wait for the interface-level node.
+    const owner = await providerNodeOwner(SESSION * 4, "the provider node to be written");
     await zk.stop();
     zk.wipe();
     await zk.resume();
-    await waitFor(() => kazooRead(zk.hostPort, PROVIDERS_DIR).children.length === 1, SESSION * 5, "the provider node to be re-created");
-    assert.notEqual(kazooRead(zk.hostPort, PROVIDERS_DIR).children[0].ephemeralOwner, owner, "written by a new session");
+    assert.notEqual(await providerNodeOwner(SESSION * 5, "the provider node to be re-created"), owner, "written by a new session");
     const b = createServer({ services: [new EchoService("e2")], registry: address });
     servers.push(b);
     await b.listen({ port: 0 });
@@ -101,18 +116,20 @@ describe("registry: providers and ZooKeeper failing under load", { skip }, () =>
 
   it("a list that suddenly becomes empty keeps the last providers (empty protection), saying so once", async () => {
     const address = zk.address(SESSION);
-    // Interface level only: the operator below deletes the interface-level nodes.
-    const a = createServer({ services: [new EchoService("p")], registry: address, registerMode: "interface" });
+    const { ZookeeperRegistry } = await import("../../src/index.js");
+    // The provider's own registry object (shared, so not closed with the server): closing it ends
+    // the provider's session and its nodes while the server still answers. (Deleting the nodes by
+    // hand would not do: a provider writes its nodes again when another writer deletes them.)
+    const providerRegistry = new ZookeeperRegistry(address);
+    const a = createServer({ services: [new EchoService("p")], registry: providerRegistry, registerMode: "interface" });
     servers.push(a);
     await a.listen({ port: 0 });
     const rec = recordingLogger();
-    const { ZookeeperRegistry } = await import("../../src/index.js");
     const registry = new ZookeeperRegistry(address, { logger: rec.logger });
     const c = createClient(EchoService, { registry });
     clients.push(c);
     assert.equal(await c.whoami(), "p");
-    const nodes = kazooRead(zk.hostPort, PROVIDERS_DIR).children.map((n) => `${PROVIDERS_DIR}/${n.name}`);
-    kazooDelete(zk.hostPort, nodes); // an operator deletes them by hand
+    await providerRegistry.close();
     await waitFor(() => rec.lines.some((l) => l.includes("empty protection")), 3000, "the empty-protection log line");
     for (let i = 0; i < 20; i++) assert.equal(await c.whoami(), "p");
     assert.equal(rec.lines.filter((l) => l.includes("empty protection")).length, 1);

@@ -5,6 +5,7 @@ import { clientProviders, closeClient, createClient, createServer, type TripleSe
 import { encodeComponent } from "../../src/registry/url.js";
 import { type KazooGet, kazoo, kazooMissing, ZooKeeperServer, zookeeperMissing } from "../helpers/zookeeper.js";
 import { ECHO_SERVICE, EchoService, loadLoop, recordingLogger, stopAllLoads, waitFor } from "./services.js";
+import { echoServiceInfo, javaInstanceJson, StubProvider } from "./stub-provider.js";
 
 const skip = zookeeperMissing() ?? kazooMissing();
 const PROVIDERS_DIR = `/dubbo/${ECHO_SERVICE}/providers`;
@@ -28,6 +29,23 @@ async function hostileMetadata(answer: (stream: http2.ServerHttp2Stream) => void
         // Sessions still open would keep close() waiting.
         setTimeout(r, 500).unref();
       }),
+  };
+}
+
+/** The longest the event loop was held while it ran: a timer every 5 ms, the largest gap seen. */
+function loopBlocking(): { stop(): number } {
+  let max = 0;
+  let last = performance.now();
+  const timer = setInterval(() => {
+    const now = performance.now();
+    max = Math.max(max, now - last);
+    last = now;
+  }, 5);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return Math.round(Math.max(max, performance.now() - last));
+    },
   };
 }
 
@@ -78,10 +96,10 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
   }
 
   /** A consumer (its registry log kept) calling under load until provider `first` answers. */
-  async function consumer(discovery: "interface" | "instance" | "auto", first: string, providedBy?: string, waitMs = 8000) {
+  async function consumer(discovery: "interface" | "instance" | "auto", first: string, providedBy?: string, waitMs = 8000, protocol?: "grpc") {
     const { lines, logger } = recordingLogger();
     const registry = new ZookeeperRegistry(zk.address(4000), { logger });
-    const c = createClient(EchoService, { registry, discovery, providedBy, application: "c", registerConsumer: false });
+    const c = createClient(EchoService, { registry, discovery, providedBy, application: "c", registerConsumer: false, protocol });
     clients.push(c);
     const load = loadLoop(() => c.whoami(), 2);
     await waitFor(() => (load.counts.get(first) ?? 0) > 5, waitMs, `calls on ${first}`);
@@ -193,6 +211,94 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
     assert.deepEqual(load.failures.map(String), []);
     assert.deepEqual(rejections.map(String), []);
     assert.ok(lines.length <= 20, `log flood: ${lines.length} lines`);
+  });
+
+  it("a mapping of 10,001 applications written in one setData: the consumer follows the first 256 (a few every 100 ms), its event loop is never held for long, calls go on, one log line", async () => {
+    const mapping = `/dubbo/mapping/${ECHO_SERVICE}`;
+    // The test before left its garbage mapping: the consumer starts from a plain one.
+    await kazoo(zk.hostPort, [
+      { op: "delete", path: mapping },
+      { op: "create", path: mapping, data: "iface-app,hostile-app" },
+    ]);
+    const { c, lines, load } = await consumer("auto", "inst1");
+    const names = ["iface-app", "hostile-app"];
+    for (let i = 0; names.length < 10_001; i++) names.push(`flood-app-${i}`);
+    const blocking = loopBlocking();
+    const rss = process.memoryUsage().rss;
+    await kazoo(zk.hostPort, [
+      { op: "delete", path: mapping },
+      { op: "create", path: mapping, data: names.join(",") },
+    ]);
+    // 256 subscriptions at 100 a second: all started within 3 s.
+    await new Promise((r) => setTimeout(r, 3500));
+    load.reset();
+    await waitFor(() => ["good1", "inst1"].every((id) => (load.counts.get(id) ?? 0) > 3), 5000, "calls on both providers");
+    const heldMs = blocking.stop();
+    const grownMiB = (process.memoryUsage().rss - rss) >> 20;
+    await load.stop();
+    // Before: the whole mapping was followed at once (10,001 subscriptions): the loop held 8 s (a
+    // minute on a loaded machine), RSS +200 MiB. Now some 40 ms on an idle machine; the bound
+    // leaves room for the scheduling delays of a loaded one.
+    assert.ok(heldMs < 1000, `the event loop was held ${heldMs} ms (RSS +${grownMiB} MiB)`);
+    assert.deepEqual(load.failures.map(String), []);
+    assert.deepEqual(rejections.map(String), []);
+    const said = lines.filter((l) => l.includes(`the mapping ${mapping}:`));
+    assert.equal(said.length, 1, lines.join("\n").slice(0, 3000));
+    assert.match(said[0], /following 256 applications, ignoring 9745 more entries \(at most 256 applications are followed per interface\)$/);
+    await kazoo(zk.hostPort, [
+      { op: "delete", path: mapping },
+      { op: "create", path: mapping, data: "iface-app,hostile-app" },
+    ]);
+    await closeClient(c); // it would fetch the next tests' hostile metadata too
+  });
+
+  it("instances whose metadata names another application or revision than their node, or whose node names another application, are rejected (one log line each); a weight over 10000 counts as 10000", async () => {
+    // Over gRPC: the stubs are grpc-js servers.
+    const { c, lines, load } = await consumer("instance", "inst1", "hostile-app", 8000, "grpc");
+    const services = (p: number) => echoServiceInfo(ECHO_SERVICE, p);
+    const stubs = await Promise.all([
+      // Its answer names another application than its node.
+      StubProvider.start({ id: "liar-app", app: "hostile-app", revision: "rev-liar-app", answer: { app: "victim-app" }, services }),
+      // Its answer names another revision than its node.
+      StubProvider.start({ id: "liar-rev", app: "hostile-app", revision: "rev-liar-rev", answer: { version: "rev-other" }, services }),
+      // Listed under hostile-app, its node names other-app (and so does its metadata).
+      StubProvider.start({ id: "liar-name", app: "other-app", revision: "rev-liar-name", services }),
+      // Honest, but announces weight=100000 (it took 98 % of the calls).
+      StubProvider.start({ id: "heavy", app: "hostile-app", revision: "rev-heavy", services: (p) => echoServiceInfo(ECHO_SERVICE, p, { weight: "100000" }) }),
+    ]);
+    const [liarApp, liarRev, liarName, heavy] = stubs;
+    const nodes = [
+      { path: `/services/hostile-app/127.0.0.1:${liarApp.port}`, data: javaInstanceJson("hostile-app", liarApp.port, "rev-liar-app") },
+      { path: `/services/hostile-app/127.0.0.1:${liarRev.port}`, data: javaInstanceJson("hostile-app", liarRev.port, "rev-liar-rev") },
+      { path: `/services/hostile-app/127.0.0.1:${liarName.port}`, data: javaInstanceJson("other-app", liarName.port, "rev-liar-name") },
+      { path: `/services/hostile-app/127.0.0.1:${heavy.port}`, data: javaInstanceJson("hostile-app", heavy.port, "rev-heavy") },
+    ];
+    try {
+      await kazoo(zk.hostPort, nodes.map((n) => ({ op: "create" as const, ...n })));
+      await waitFor(() => (load.counts.get("heavy") ?? 0) > 10, 10_000, "calls on the heavy instance");
+      await new Promise((r) => setTimeout(r, 1000));
+      await load.stop();
+      assert.deepEqual(load.failures.map(String), []);
+      assert.deepEqual(rejections.map(String), []);
+      for (const id of ["liar-app", "liar-rev", "liar-name"]) assert.equal(load.counts.get(id), undefined, `${id} got calls`);
+      assert.equal(clientProviders(c).find((p) => p.port === heavy.port)?.fullWeight, 10_000);
+      const rejected = lines.filter((l) => / rejected: /.test(l));
+      assert.equal(rejected.length, 3, lines.join("\n"));
+      assert.ok(rejected.some((l) => l.includes(`127.0.0.1:${liarApp.port} of hostile-app rejected: its metadata names application "victim-app"`)), rejected.join("\n"));
+      assert.ok(rejected.some((l) => l.includes(`127.0.0.1:${liarRev.port} of hostile-app rejected: its metadata names application "hostile-app" revision "rev-other"`)), rejected.join("\n"));
+      assert.ok(rejected.some((l) => l.includes(`127.0.0.1:${liarName.port} under hostile-app rejected: its node names application "other-app"`)), rejected.join("\n"));
+      assert.equal(lines.filter((l) => l.includes("announces weight 100000; counted as 10000")).length, 1, lines.join("\n"));
+      // Our own servers announce no more than that.
+      const registry = { address: "none", register: async () => {}, unregister: async () => {}, subscribe: () => () => {}, close: async () => {} };
+      assert.throws(
+        () => createServer({ services: [new EchoService("x")], registry, registryWeight: 10_001 }),
+        /createServer: registryWeight must be a number from 0 to 10000 \(consumers count a higher weight as 10000\), got 10001/,
+      );
+    } finally {
+      await kazoo(zk.hostPort, nodes.map((n) => ({ op: "delete" as const, path: n.path })));
+      await Promise.all(stubs.map((s) => s.close()));
+      await closeClient(c);
+    }
   });
 
   it("a MetadataServiceV2 answer without end: the consumer stops reading it at 8 MiB; calls go on", async () => {

@@ -44,13 +44,15 @@ export class StubProvider {
     readonly port: number,
   ) {}
 
-  /** `failMetadata`: how many GetMetadataInfo calls fail (UNAVAILABLE) before it answers. */
+  /** `failMetadata`: how many GetMetadataInfo calls fail (UNAVAILABLE) before it answers; `answer`: what its answers name. */
   static async start(o: {
     id: string;
     app: string;
     revision: string;
     services: (port: number) => Record<string, StubServiceInfo>;
     failMetadata?: number;
+    /** The application and revision its answers name (default `app` and `revision`): a lying instance. */
+    answer?: { app?: string; version?: string };
   }): Promise<StubProvider> {
     const files = protoFiles();
     const opts = { keepCase: true, longs: Number, defaults: true };
@@ -64,7 +66,7 @@ export class StubProvider {
         stub?.metadataCalls.push({ revision: call.request.revision, version: first("tri-service-version"), group: first("tri-service-group") });
         if ((stub?.metadataCalls.length ?? 0) <= (o.failMetadata ?? 0)) return cb({ code: grpc.status.UNAVAILABLE, details: "not ready yet" });
         if (call.request.revision !== o.revision) return cb(null, {});
-        cb(null, { app: o.app, version: o.revision, services: o.services(stub!.port) });
+        cb(null, { app: o.answer?.app ?? o.app, version: o.answer?.version ?? o.revision, services: o.services(stub!.port) });
       },
     });
     const answer = (value: unknown) => (_call: unknown, cb: grpc.sendUnaryData<unknown>) => {

@@ -3,7 +3,7 @@ import { resolveRegistry } from "../../registry/create.js";
 import type { Registry } from "../../registry/registry.js";
 import { hasInstanceDiscovery, registryLog } from "../../registry/registry.js";
 import { InstanceSubscription } from "../../registry/instance-subscription.js";
-import { consumerUrl } from "../../registry/service-url.js";
+import { consumerUrl, MAX_WEIGHT } from "../../registry/service-url.js";
 import { type DubboUrl, hostPort, type ServiceKey } from "../../registry/url.js";
 import type { MethodDescriptor } from "../../service/descriptors.js";
 import { isValidWeight, Provider, type WarmUp } from "../../transport/client/provider.js";
@@ -124,8 +124,7 @@ export class RegistryDirectory implements Directory {
     for (const url of urls) {
       // Only Triple providers can be called; others (dubbo://, rest://) are someone else's.
       if (url.protocol !== "tri" || !url.port) continue;
-      const w = Number(url.params.weight);
-      const weight = url.params.weight !== undefined && isValidWeight(w) ? w : 100;
+      const weight = this.weightOf(url);
       // Provider writes the address in URL's canonical form ([::1], lower case), which is what
       // the same provider is known by across notifications.
       const warmUp = warmUpOf(url.params);
@@ -167,6 +166,21 @@ export class RegistryDirectory implements Directory {
     this.providers = next;
     // Calls made before any provider was known wait for the first one (or the end of the wait).
     if (next.length > 0) this.settleFirst();
+  }
+
+  /** A provider's `weight=` (100 when absent or not a weight), at most {@link MAX_WEIGHT} (logged once per provider when more). */
+  private weightOf(url: DubboUrl): number {
+    const w = Number(url.params.weight);
+    if (url.params.weight === undefined || !isValidWeight(w)) return 100;
+    if (w <= MAX_WEIGHT) return w;
+    const key = `${url.host}\0${url.port}\0weight`;
+    if (!this.loggedBad.has(key)) {
+      if (this.loggedBad.size >= MAX_LOGGED_BAD) this.loggedBad.clear();
+      this.loggedBad.add(key);
+      const at = JSON.stringify(hostPort(url.host, url.port));
+      registryLog(this.o.logger, "warn", `${this.registry}: provider of ${this.o.key.interface} at ${at} announces weight ${w}; counted as ${MAX_WEIGHT}, the most a provider gets`);
+    }
+    return MAX_WEIGHT;
   }
 
   /** Logs a provider that cannot be called once (while the directory lives; at most {@link MAX_LOGGED_BAD} remembered). */
