@@ -5,6 +5,7 @@ import type { TypeDesc } from "../service/type-desc.js";
 import { UploadedFile } from "../service/type-desc.js";
 import { bindError } from "./bind-error.js";
 import { FORBIDDEN_KEYS } from "./json.js";
+import { cutText } from "../protocol/wire-text.js";
 
 /** Converts one decoded value to a parameter's type, or throws a 400 naming `where`. */
 export type Converter = (value: unknown, where: string) => unknown;
@@ -90,7 +91,7 @@ function mapConverter(val: Converter, asMap: boolean): Converter {
     const out: Map<string, unknown> | Record<string, unknown> = asMap ? new Map() : {};
     for (const k of Object.keys(v)) {
       if (FORBIDDEN_KEYS.has(k)) continue;
-      const x = val(v[k], `${w}.${k}`);
+      const x = val(v[k], `${w}.${cutText(k)}`);
       if (asMap) (out as Map<string, unknown>).set(k, x);
       else (out as Record<string, unknown>)[k] = x;
     }

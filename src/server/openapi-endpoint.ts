@@ -7,6 +7,7 @@ import { sendHttpError } from "../runtime/error-body.js";
 import type { ServiceDescriptor } from "../service/descriptors.js";
 import type { Exchange, OutHeaders } from "../transport/server/exchange.js";
 import { type OpenApiOptions, toOpenApi } from "./openapi.js";
+import { quote } from "../protocol/wire-text.js";
 
 /** `createServer({ openapi })`: where the document and the docs page are served, and the document's `info`. */
 export interface OpenApiServeOptions extends OpenApiOptions {
@@ -96,7 +97,7 @@ export class OpenApiEndpoint {
     if (file === "" || file === "index.html") send(ex, "text/html; charset=utf-8", Buffer.from(page(this.options.title ?? "API docs", docs)), "no-cache");
     else if (file === "init.js") send(ex, "text/javascript; charset=utf-8", Buffer.from(this.initScript()), "no-cache");
     else if (ASSETS[file] !== undefined) this.sendAsset(ex, file);
-    else sendHttpError(ex, new RpcError(Code.NotFound, `no such file of the docs page: ${file}`, { httpStatus: 404 }));
+    else sendHttpError(ex, new RpcError(Code.NotFound, `no such file of the docs page: ${quote(file)}`, { httpStatus: 404 }));
     return true;
   }
 
