@@ -3,8 +3,10 @@ import { after, before, describe, it } from "node:test";
 import * as grpc from "@grpc/grpc-js";
 import { GreetServiceImpl } from "../../samples/greet/greet-service.js";
 import { createServer, type TripleServer } from "../../src/index.js";
+import { encodeRequestWrapper } from "../../src/protocol-grpc/wrapper.js";
 import { clients } from "../grpc/grpc-js-client.js";
 import { post1 } from "../helpers/http.js";
+import { UserService } from "../java/user-service.js";
 import { recordingLogger } from "../registry/services.js";
 import { Bystander, timedPost } from "./attack.js";
 
@@ -56,6 +58,26 @@ function grpcWebTrailers(body: Buffer): Record<string, string> {
   return {};
 }
 
+/**
+ * A Dubbo TripleRequestWrapper (fastjson2) whose one argument is a JSONB ZonedDateTime (0xaa)
+ * with a `zone`-long zone id: the value the issue's hostile run sent.
+ */
+function zonedWrapper(zone: string): Buffer {
+  const len = Buffer.alloc(4);
+  len.writeInt32BE(zone.length);
+  const y = 2024;
+  // year int16, month … second bytes, nanos as an int32 (0x48), the zone id as a long ASCII string (0x79, its int32 length).
+  return fastjson2Wrapper(Buffer.concat([Buffer.from([0xaa, y >> 8, y & 0xff, 2, 29, 12, 0, 0, 0x48, 0, 0, 0, 0, 0x79, 0x48]), len, Buffer.from(zone, "latin1")]));
+}
+
+/** A TripleRequestWrapper (fastjson2) of one JSONB value, framed as Dubbo frames it (a 4-byte length first). */
+function fastjson2Wrapper(jsonb: Buffer): Buffer {
+  const framed = Buffer.alloc(4 + jsonb.length);
+  framed.writeInt32BE(jsonb.length);
+  jsonb.copy(framed, 4);
+  return encodeRequestWrapper({ serializeType: "fastjson2", args: [framed], argTypes: ["java.lang.String"] });
+}
+
 function assertBounded(message: string, start: RegExp): void {
   assert.ok(Buffer.byteLength(message) <= 1024, `a message of ${Buffer.byteLength(message)} bytes`);
   assert.match(message, start);
@@ -67,7 +89,7 @@ describe("hostile: error text echoing a 200 KB request value (issue 33, degraded
   const log = recordingLogger();
   let greet: any;
   before(async () => {
-    server = createServer({ services: [new GreetServiceImpl()], logger: log.logger });
+    server = createServer({ services: [new GreetServiceImpl(), new UserService()], logger: log.logger });
     await server.listen({ port: 0, host: "127.0.0.1" });
     greet = new clients.greet(`127.0.0.1:${new URL(server.url).port}`, grpc.credentials.createInsecure());
   });
@@ -98,6 +120,24 @@ describe("hostile: error text echoing a 200 KB request value (issue 33, degraded
     // The log line quotes the message cut too (4 KiB), not the whole request.
     const line = log.lines.find((l) => l.includes("name is not right"));
     assert.ok(line && line.length < 4200, `log line of ${line?.length} characters`);
+  });
+
+  it("gRPC (grpc-js) with Dubbo's fastjson2 wrapper: a 200 KB zone id is quoted to 100 characters in invalid_argument; the next call works", BOUNDED, async () => {
+    const raw = new grpc.Client(`127.0.0.1:${new URL(server.url).port}`, grpc.credentials.createInsecure());
+    try {
+      const send = (payload: Buffer) =>
+        new Promise<grpc.ServiceError | null>((resolve) => {
+          raw.makeUnaryRequest("/org.example.UserService/echo", (b: Buffer) => b, (b: Buffer) => b, payload, (err) => resolve(err));
+        });
+      const err = await send(zonedWrapper("x".repeat(200_000)));
+      assert.equal(err?.code, grpc.status.INVALID_ARGUMENT, `${err?.code} ${err?.details}`);
+      assert.match(err.details, /unknown time zone "x{99}…"$/);
+      assert.ok(Buffer.byteLength(err.details) < 300, err.details);
+      // A short ASCII string (0x49 + its length): "ok".
+      assert.equal(await send(fastjson2Wrapper(Buffer.from([0x49 + 2, 0x6f, 0x6b]))), null);
+    } finally {
+      raw.close();
+    }
   });
 
   it("Triple HTTP, Connect and gRPC-Web: the JSON message and the trailer frame's grpc-message are cut to 1 KiB", BOUNDED, async () => {
