@@ -4,7 +4,7 @@ import { RpcError } from "../protocol/rpc-error.js";
 import type { MethodDescriptor, ServiceDescriptor } from "../service/descriptors.js";
 import type { HandlerErrors } from "./handler-errors.js";
 import type { CallContext } from "./context.js";
-import { cutText } from "../protocol/wire-text.js";
+import { cutText, quote } from "../protocol/wire-text.js";
 
 
 /** A method ready to call: its descriptor and the precomputed invoker (interceptors included). */
@@ -119,7 +119,7 @@ export class Router {
     if (!r) throw new RpcError(Code.Unimplemented, `method not found: ${cutText(method)} in service ${service}`, NO_ROUTE);
     throw new RpcError(
       Code.Unimplemented,
-      `no implementation of service ${service} with version "${version}" and group "${group}"`,
+      `no implementation of service ${service} with version ${quote(version)} and group ${quote(group)}`,
       NO_ROUTE,
     );
   }
