@@ -68,7 +68,7 @@ describe("hostile: a body of many invalid elements (issue 33, break 4)", () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it("Triple HTTP and Connect: 100k bad elements → 400 within 1.5 s, 100 violations listed, an answer under 32 KiB; greets beside answer", BOUNDED, async () => {
+  it("Triple HTTP and Connect: 100k bad elements → 400 within 3 s, 100 violations listed, an answer under 32 KiB; greets beside answer", BOUNDED, async () => {
     const bystander = new Bystander(server.url);
     const [triple, connect] = await Promise.all([
       timedPost(server.url, "/hostile.Labels/tag", { headers: JSON_CT, body: BAD }, 8_000),
@@ -77,7 +77,7 @@ describe("hostile: a body of many invalid elements (issue 33, break 4)", () => {
     for (const { reply, ms } of [triple, connect]) {
       assert.equal(reply.status, 400, reply.text().slice(0, 300));
       assert.ok(reply.body.length < 32 * 1024, `an answer of ${reply.body.length} bytes`);
-      assert.ok(ms < 1_500, `answered in ${ms} ms`);
+      assert.ok(ms < 3_000, `answered in ${ms} ms`);
       const e = reply.json();
       assert.equal(e.code, "invalid_argument");
       assert.match(e.message, /^parameter #1 \(tags\)\[0\] must match \^\[a-z\]\+\$; parameter #1 \(tags\)\[1\] must match/);
@@ -86,13 +86,14 @@ describe("hostile: a body of many invalid elements (issue 33, break 4)", () => {
       assert.equal(violations.length, 100);
       assert.deepEqual(violations[99], ["tags[99]", "must match ^[a-z]+$"]);
     }
-    await bystander.assertResponsive(1_500);
+    // Bounds for a loaded 2-core machine: before, the answer alone was 10 MB (and 1.3 M elements took 14.6 s).
+    await bystander.assertResponsive(3_000);
   });
 
   it("an array over maxItems is one violation: its 300k elements are not checked", BOUNDED, async () => {
     const { reply, ms } = await timedPost(server.url, "/hostile.Labels/few", { headers: JSON_CT, body: JSON.stringify([Array(300_000).fill("")]) }, 8_000);
     assert.equal(reply.status, 400);
-    assert.ok(ms < 1_500, `answered in ${ms} ms`);
+    assert.ok(ms < 3_000, `answered in ${ms} ms`);
     assert.equal(reply.json().message, "parameter #1 (few) must have at most 3 elements");
     assert.deepEqual(fromJsonDetails(reply.json().details).violations, [["few", "must have at most 3 elements"]]);
     // At or under the bound, every element is checked as before.
