@@ -5,15 +5,17 @@ import type { TypeDesc } from "../service/type-desc.js";
 import { UploadedFile } from "../service/type-desc.js";
 import { bindError } from "./bind-error.js";
 import { FORBIDDEN_KEYS } from "./json.js";
-import { cutText } from "../protocol/wire-text.js";
+import { cutText, quote } from "../protocol/wire-text.js";
 
 /** Converts one decoded value to a parameter's type, or throws a 400 naming `where`. */
 export type Converter = (value: unknown, where: string) => unknown;
 
+/** The bad value as an error names it: its type, and a string quoted to 48 characters (it is the client's). */
 function describe(v: unknown): string {
   if (v === null) return "null";
   if (Array.isArray(v)) return "an array";
-  return typeof v === "object" ? "an object" : `${typeof v} ${JSON.stringify(v)}`.slice(0, 60);
+  if (typeof v === "string") return `string ${quote(v, 48)}`;
+  return typeof v === "object" ? "an object" : cutText(`${typeof v} ${String(v)}`, 60);
 }
 
 function fail(where: string, expected: string, v: unknown): never {
