@@ -6,18 +6,20 @@ import { UploadedFile } from "../service/type-desc.js";
 import { bigIntFromDecimal, checkDigits, describeBigInt } from "./big-numbers.js";
 import { bindError } from "./bind-error.js";
 import { FORBIDDEN_KEYS } from "./json.js";
+import { cutText, quote } from "../protocol/wire-text.js";
 
 /** Converts one decoded value to a parameter's type, or throws a 400 naming `where`. */
 export type Converter = (value: unknown, where: string) => unknown;
 
+/** The bad value as an error names it: its type, and a string quoted to 48 characters (it is the client's). */
 function describe(v: unknown): string {
   if (v === null) return "null";
   if (Array.isArray(v)) return "an array";
   if (typeof v === "bigint") return describeBigInt(v);
   // JSON.stringify would show Infinity (a JSON number too large for a double) as null.
   if (typeof v === "number") return `number ${v}`;
-  if (typeof v === "string" && v.length > 60) return `string ${JSON.stringify(v.slice(0, 60))}… (${v.length} characters)`;
-  return typeof v === "object" ? "an object" : `${typeof v} ${JSON.stringify(v)}`.slice(0, 60);
+  if (typeof v === "string") return `string ${quote(v, 48)}${v.length > 48 ? ` (${v.length} characters)` : ""}`;
+  return typeof v === "object" ? "an object" : cutText(`${typeof v} ${String(v)}`, 60);
 }
 
 function fail(where: string, expected: string, v: unknown): never {
@@ -98,7 +100,7 @@ function mapConverter(val: Converter, asMap: boolean): Converter {
     const out: Map<string, unknown> | Record<string, unknown> = asMap ? new Map() : {};
     for (const k of Object.keys(v)) {
       if (FORBIDDEN_KEYS.has(k)) continue;
-      const x = val(v[k], `${w}.${k}`);
+      const x = val(v[k], `${w}.${cutText(k)}`);
       if (asMap) (out as Map<string, unknown>).set(k, x);
       else (out as Record<string, unknown>)[k] = x;
     }

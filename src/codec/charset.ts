@@ -1,6 +1,7 @@
 import type * as Iconv from "iconv-lite";
 import { unsupportedMediaType } from "./bind-error.js";
 import { lazyModule } from "./lazy-module.js";
+import { quote } from "../protocol/wire-text.js";
 
 /** iconv-lite (~0.7 MiB of live heap once its tables load) waits for the first non-UTF-8 charset. */
 const iconv = lazyModule(() => require("iconv-lite") as typeof Iconv);
@@ -19,7 +20,7 @@ export function checkCharset(charset: string | undefined): string {
   if (charset === undefined || charset === "") return "utf-8";
   const c = charset.trim().toLowerCase();
   if (NATIVE.has(c) || iconv().encodingExists(c)) return c;
-  throw unsupportedMediaType(`unsupported charset "${charset}"; use UTF-8, UTF-16LE/BE, US-ASCII, ISO-8859-1, GBK, Shift_JIS or another common charset`);
+  throw unsupportedMediaType(`unsupported charset ${quote(charset)}; use UTF-8, UTF-16LE/BE, US-ASCII, ISO-8859-1, GBK, Shift_JIS or another common charset`);
 }
 
 /**

@@ -6,6 +6,7 @@ import { compileConverter, compileTextConverter } from "./binder.js";
 import { checkCharset, decodeText } from "./charset.js";
 import { parseJson } from "./json.js";
 import type { ValueConverter } from "./named-binder.js";
+import { cutText } from "../protocol/wire-text.js";
 
 /** One part of a multipart/form-data body, read completely (or, for a `FileUpload`, streamed). */
 export interface Part {
@@ -41,6 +42,6 @@ export function partConverter(t: TypeDesc): ValueConverter<Part> {
     if (isJson(p.contentType)) return strict(parseJson(decodeText(p.data, checkCharset(p.charset))), where);
     if (p.contentType.startsWith("text/")) return fromText(decodeText(p.data, checkCharset(p.charset)), where);
     if (t.kind === "any") return UploadedFile.wrap(p.data, p.filename ?? "", p.contentType);
-    throw bindError(`${where} cannot take a binary part (${p.contentType}); declare it as Uint8Array or UploadedFile`);
+    throw bindError(`${where} cannot take a binary part (${cutText(p.contentType)}); declare it as Uint8Array or UploadedFile`);
   };
 }

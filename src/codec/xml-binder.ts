@@ -3,6 +3,7 @@ import type { TypeDesc } from "../service/type-desc.js";
 import { bindError } from "./bind-error.js";
 import { type Converter, compileConverter, compileTextConverter, paramLabel, missingField } from "./binder.js";
 import { FORBIDDEN_KEYS } from "./json.js";
+import { cutText } from "../protocol/wire-text.js";
 
 /** The parser's names for an element's text, for attributes, and for forbidden element names. */
 export const XML_TEXT = "#text";
@@ -78,7 +79,7 @@ function xmlMapConverter(val: Converter, asMap: boolean): Converter {
   return (v, w) => {
     if (v === "") return asMap ? new Map() : {};
     if (!isObject(v)) throw bindError(`${w} must be an element with child elements`);
-    const entries = children(v).map(([k, x]) => [k, val(x, `${w}.${k}`)] as [string, unknown]);
+    const entries = children(v).map(([k, x]) => [k, val(x, `${w}.${cutText(k)}`)] as [string, unknown]);
     return asMap ? new Map(entries) : Object.fromEntries(entries);
   };
 }

@@ -16,6 +16,7 @@ import { connectGetRequest, isConnectGet } from "./get-request.js";
 import { ConnectStreamResponder } from "./stream-responder.js";
 import { ConnectUnaryCall } from "./unary-call.js";
 import { CH, type ConnectFormat, connectCompressionOf, parseConnectTimeout, streamFormatOf, unaryFormatOf } from "./wire.js";
+import { quote } from "../protocol/wire-text.js";
 
 function unsupported(message: string): RpcError {
   return new RpcError(Code.Unimplemented, message, { httpStatus: 415 });
@@ -31,7 +32,7 @@ function timeoutOf(h: HeaderMap, dialect: ConnectDialect): number | undefined {
 function checkVersion(h: HeaderMap): void {
   const v = firstHeader(h, CH.protocolVersion);
   if (v !== undefined && v.trim() !== "1") {
-    throw new RpcError(Code.InvalidArgument, `unsupported connect-protocol-version "${v}": this server speaks 1`);
+    throw new RpcError(Code.InvalidArgument, `unsupported connect-protocol-version ${quote(v)}: this server speaks 1`);
   }
 }
 
@@ -66,7 +67,7 @@ export class ConnectHandler {
       checkVersion(ex.headers);
       const mt = parseMediaType(firstHeader(ex.headers, H.contentType));
       const format = mt && unaryFormatOf(mt.type);
-      if (!format || !mt) throw unsupported(`unsupported Content-Type "${firstHeader(ex.headers, H.contentType) ?? ""}" for a Connect unary call; use application/json or application/proto`);
+      if (!format || !mt) throw unsupported(`unsupported Content-Type ${quote(firstHeader(ex.headers, H.contentType) ?? "")} for a Connect unary call; use application/json or application/proto`);
       this.checkUnaryKind(route, format);
       const compression = connectCompressionOf(firstHeader(ex.headers, H.contentEncoding), "Content-Encoding");
       const timeoutMs = timeoutOf(ex.headers, "connect");
@@ -123,7 +124,7 @@ export class ConnectHandler {
     let route: RegisteredMethod;
     try {
       route = this.route(ex, "POST");
-      if (!format || !mt) throw unsupported(`unsupported Content-Type "${firstHeader(h, H.contentType)}"; Connect streams use application/connect+json or application/connect+proto`);
+      if (!format || !mt) throw unsupported(`unsupported Content-Type ${quote(String(firstHeader(h, H.contentType)))}; Connect streams use application/connect+json or application/connect+proto`);
       this.checkStreamKind(ex, route);
     } catch (e) {
       this.core.refused(ex, "connect", e);

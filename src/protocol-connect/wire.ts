@@ -3,6 +3,7 @@ import { type Compression, HTTP_COMPRESSIONS } from "../protocol/compression.js"
 import { type ErrorDetail, RpcError } from "../protocol/rpc-error.js";
 import type { MetadataValue } from "../protocol/headers.js";
 import { type ConnectDialect, dialectErrorObject } from "../protocol/error-json.js";
+import { quote } from "../protocol/wire-text.js";
 
 
 /**
@@ -157,7 +158,7 @@ export function parseEndStream(bytes: Uint8Array): { error: RpcError | undefined
 export function parseConnectTimeout(v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
   if (!/^\d{1,10}$/.test(v)) {
-    throw new RpcError(Code.InvalidArgument, `protocol error: invalid connect-timeout-ms "${v}": expected 1 to 10 digits (milliseconds)`);
+    throw new RpcError(Code.InvalidArgument, `protocol error: invalid connect-timeout-ms ${quote(v)}: expected 1 to 10 digits (milliseconds)`);
   }
   return Number(v);
 }
@@ -167,6 +168,6 @@ export function connectCompressionOf(name: string | undefined, header: string): 
   if (name === undefined || name === "" || name.toLowerCase() === "identity") return undefined;
   const c = HTTP_COMPRESSIONS.get(name.trim().toLowerCase());
   if (c) return c;
-  throw new RpcError(Code.Unimplemented, `unsupported ${header} "${name}"; supported: gzip, br, deflate, identity`);
+  throw new RpcError(Code.Unimplemented, `unsupported ${header} ${quote(name)}; supported: gzip, br, deflate, identity`);
 }
 

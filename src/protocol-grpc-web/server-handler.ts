@@ -16,6 +16,7 @@ import type { ServerCore } from "../runtime/server-core.js";
 import type { BodySink, Exchange } from "../transport/server/exchange.js";
 import { GrpcWebResponder } from "./responder.js";
 import { Base64BodySink, GRPC_WEB_MEDIA_TYPES, type GrpcWebFormat, grpcWebFormatOf } from "./wire.js";
+import { quote } from "../protocol/wire-text.js";
 
 const base64Body = (reader: MessageReader): BodySink => new Base64BodySink(reader);
 
@@ -32,7 +33,7 @@ export class GrpcWebHandler {
     const mt = parseMediaType(ct);
     const wf = mt && grpcWebFormatOf(mt.type);
     if (!wf || !mt) {
-      const message = `unsupported gRPC-Web content type "${ct ?? ""}"; supported: ${GRPC_WEB_MEDIA_TYPES.join(", ")}`;
+      const message = `unsupported gRPC-Web content type ${quote(ct ?? "")}; supported: ${GRPC_WEB_MEDIA_TYPES.join(", ")}`;
       ex.discardBody();
       sendGrpcStatus(ex, new RpcError(Code.Internal, message), { [H.contentType]: "application/grpc-web+proto" }, undefined, 415);
       return;

@@ -19,6 +19,7 @@ import { javaTypeName } from "../serialization/java-types.js";
 import { lazyModule } from "../codec/lazy-module.js";
 import type * as JavaCodec from "./java-wrapper-codec.js";
 import type * as JavaSer from "./java-serialization.js";
+import { quote } from "../protocol/wire-text.js";
 import {
   decodeRequestWrapper,
   decodeResponseWrapper,
@@ -248,8 +249,8 @@ function unwrapArgs(md: MethodDescriptor): (bytes: Uint8Array) => unknown[] {
       throw new RpcError(
         Code.Unimplemented,
         md.requestType
-          ? `unsupported serializeType "${w.serializeType}" in TripleRequestWrapper: a .proto method reads json and protobuf wrappers`
-          : `unsupported serializeType "${w.serializeType}" in TripleRequestWrapper: this server reads json, hessian2 (hessian4) and fastjson2`,
+          ? `unsupported serializeType ${quote(w.serializeType)} in TripleRequestWrapper: a .proto method reads json and protobuf wrappers`
+          : `unsupported serializeType ${quote(w.serializeType)} in TripleRequestWrapper: this server reads json, hessian2 (hessian4) and fastjson2`,
       );
     }
     if (w.args.length > n || w.args.length < least) {

@@ -16,6 +16,7 @@ import { GrpcServerCall } from "./server-call.js";
 import { GrpcResponder } from "./server-responder.js";
 import { encodeGrpcMessage, sendGrpcStatus } from "./status.js";
 import { parseGrpcTimeout } from "./timeout.js";
+import { cutText, quote } from "../protocol/wire-text.js";
 
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
@@ -40,7 +41,7 @@ export function requestEncodingOf(ex: Exchange): Compression | undefined {
   if (enc === undefined || enc === "" || enc === "identity") return undefined;
   const c = GRPC_COMPRESSIONS.get(enc.trim().toLowerCase());
   if (c) return c;
-  throw new RpcError(Code.Unimplemented, `unsupported grpc-encoding "${enc}"; supported: ${GRPC_ACCEPT_ENCODING}`, {
+  throw new RpcError(Code.Unimplemented, `unsupported grpc-encoding ${quote(enc)}; supported: ${GRPC_ACCEPT_ENCODING}`, {
     metadata: { [H.grpcAcceptEncoding]: GRPC_ACCEPT_ENCODING },
   });
 }
@@ -111,7 +112,7 @@ export class GrpcHandler {
 
   /** gRPC says 415 for content types it does not speak; the grpc-status helps gRPC clients. */
   private rejectContentType(ex: Exchange, ct: string | undefined): void {
-    const message = `unsupported gRPC content type "${ct ?? ""}"; supported: ${GRPC_MEDIA_TYPES.join(", ")}`;
+    const message = `unsupported gRPC content type ${quote(ct ?? "")}; supported: ${GRPC_MEDIA_TYPES.join(", ")}`;
     const err = new RpcError(Code.Internal, message);
     this.core.refused(ex, "grpc", err);
     sendGrpcStatus(ex, err, { [H.contentType]: "application/grpc" }, undefined, 415);
@@ -121,7 +122,7 @@ export class GrpcHandler {
   /** HTTP/1.1 has no trailers for grpc-status: say so plainly (505) instead of half-working. */
   private rejectHttp1(ex: Exchange): void {
     const ct = firstHeader(ex.headers, H.contentType);
-    const message = `${ex.path}: gRPC (Content-Type ${ct}) needs HTTP/2; use HTTP/2 or call the method as Triple HTTP unary (application/json)`;
+    const message = `${cutText(ex.path)}: gRPC (Content-Type ${quote(ct ?? "")}) needs HTTP/2; use HTTP/2 or call the method as Triple HTTP unary (application/json)`;
     const err = new RpcError(Code.Unimplemented, message, { httpStatus: 505, legacyStatus: 40 });
     this.core.refused(ex, "grpc", err);
     sendHttpError(ex, err, {

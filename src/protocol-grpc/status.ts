@@ -1,8 +1,10 @@
 import * as protobuf from "protobufjs";
 import { asBuffer } from "../codec/bytes.js";
+import { isBadRequestType, truncateBadRequest } from "../protocol/bad-request.js";
 import { Code, isCode } from "../protocol/code.js";
 import { firstHeader, H, type HeaderMap, metadataOf } from "../protocol/headers.js";
 import { type ErrorDetail, RpcError } from "../protocol/rpc-error.js";
+import { boundMessage } from "../protocol/wire-text.js";
 import type { OutHeaders, Responder } from "../transport/server/exchange.js";
 
 /**
@@ -104,7 +106,38 @@ export function toUnpaddedBase64(bytes: Uint8Array): string {
   return asBuffer(bytes).toString("base64").replace(/=+$/, "");
 }
 
-/** The status headers of an error (or of success when `err` is undefined), to merge into trailers. */
+/**
+ * The most bytes of the google.rpc.Status a server writes in `grpc-status-details-bin` (before
+ * base64). With the message's 1 KiB (`boundMessage`) the status stays under 8 KiB of headers,
+ * the smallest limit common gRPC clients put on a response's header list (grpc-java's default
+ * `maxInboundMetadataSize`, gRPC core's `grpc.max_metadata_size`).
+ */
+export const MAX_STATUS_DETAILS_BYTES = 4096;
+
+/**
+ * The details that fit in `budget` bytes, in order: a detail too large for what is left is
+ * dropped, except a `google.rpc.BadRequest`, which keeps the field violations that fit.
+ */
+function boundedDetails(details: readonly ErrorDetail[], budget: number): readonly ErrorDetail[] {
+  let size = 0;
+  for (const d of details) size += d.value.length + d.type.length + 32;
+  if (size <= budget) return details;
+  const out: ErrorDetail[] = [];
+  let left = budget;
+  for (const d of details) {
+    const overhead = typeUrl(d.type).length + 12; // the Any's tags and lengths
+    const kept = d.value.length + overhead <= left ? d : isBadRequestType(d.type) ? truncateBadRequest(d, left - overhead) : undefined;
+    if (kept === undefined) continue;
+    out.push(kept);
+    left -= kept.value.length + overhead;
+  }
+  return out;
+}
+
+/**
+ * The status headers of an error (or of success when `err` is undefined), to merge into
+ * trailers: the message cut to 1 KiB, the details to {@link MAX_STATUS_DETAILS_BYTES}.
+ */
 export function statusHeaders(err: RpcError | undefined, target: Record<string, string | string[] | number>): void {
   if (!err) {
     target[H.grpcStatus] = "0";
@@ -112,9 +145,11 @@ export function statusHeaders(err: RpcError | undefined, target: Record<string, 
   }
   for (const k in err.metadata) target[k] = err.metadata[k];
   target[H.grpcStatus] = String(err.code);
-  if (err.message) target[H.grpcMessage] = encodeGrpcMessage(err.message);
+  const message = boundMessage(err.message);
+  if (message) target[H.grpcMessage] = encodeGrpcMessage(message);
   if (err.details.length > 0) {
-    target[H.grpcStatusDetailsBin] = toUnpaddedBase64(encodeStatusDetails(err.code, err.message, err.details));
+    const details = boundedDetails(err.details, MAX_STATUS_DETAILS_BYTES - Buffer.byteLength(message) - 16);
+    if (details.length > 0) target[H.grpcStatusDetailsBin] = toUnpaddedBase64(encodeStatusDetails(err.code, message, details));
   }
 }
 

@@ -28,15 +28,39 @@ export function parseRange(value: string, size: number): { start: number; end: n
 }
 
 /**
- * The status and source of a download: a file returned to a GET (or HEAD) request answers a
- * single `Range` (206 with `Content-Range`, or 416), anything else is the whole body (200).
+ * Whether a request's `If-Range` lets its `Range` apply (RFC 9110 §13.1.5): only when it names
+ * the file as it is now, by its entity tag (strong comparison: a weak tag never matches) or by
+ * exactly its `Last-Modified` date, a date that is a strong validator (the file is at least a
+ * second older than the answer). Anything else means the whole file, 200.
+ */
+export function ifRangeHolds(value: unknown, etag: string, lastModified: string, modifiedMs: number): boolean {
+  if (value === undefined) return true;
+  if (typeof value !== "string") return false;
+  const v = value.trim();
+  if (v.startsWith('"') || v.startsWith("W/")) return v === etag;
+  return v === lastModified && Date.now() - modifiedMs >= 1000;
+}
+
+/**
+ * The status and source of a download: a file returned to a GET (or HEAD) request says its
+ * `Last-Modified` and `ETag` (size and modification time, in hex, as nginx writes it) and answers
+ * a single `Range` (206 with `Content-Range`, or 416) unless an `If-Range` names another version;
+ * anything else is the whole body (200).
  */
 function ranged(ex: Exchange, d: Download, headers: OutHeaders): { status: number; source: Readable } {
   const size = d.size;
-  if ((ex.method !== "GET" && ex.method !== "HEAD") || d.path === undefined || size === undefined) return { status: 200, source: d.stream() };
+  const modified = d.modified?.getTime();
+  if ((ex.method !== "GET" && ex.method !== "HEAD") || d.path === undefined || size === undefined || modified === undefined) {
+    return { status: 200, source: d.stream() };
+  }
   headers["accept-ranges"] = "bytes";
+  const etag = `"${modified.toString(16)}-${size.toString(16)}"`;
+  const lastModified = new Date(modified).toUTCString();
+  headers.etag = etag;
+  headers["last-modified"] = lastModified;
   const header = ex.headers.range;
-  const range = typeof header === "string" ? parseRange(header, size) : undefined;
+  const wanted = typeof header === "string" && ifRangeHolds(ex.headers["if-range"], etag, lastModified, modified);
+  const range = wanted ? parseRange(header, size) : undefined;
   if (range === undefined) return { status: 200, source: d.stream() };
   d.stream().destroy();
   if (range === "unsatisfiable") {

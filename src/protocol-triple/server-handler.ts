@@ -17,6 +17,7 @@ import type { Exchange } from "../transport/server/exchange.js";
 import { sendHttpError } from "../runtime/error-body.js";
 import { type TripleRequest, TripleUnaryCall } from "./server-call.js";
 import { parseTriTimeout } from "./timeout.js";
+import { quote } from "../protocol/wire-text.js";
 
 /** `tri-protocol-version` values we accept: 1, 1.x or 1.x.y. */
 const PROTOCOL_VERSION = /^1(\.\d+){0,2}$/;
@@ -30,7 +31,7 @@ function checkProtocolVersion(h: HeaderMap, required: boolean): void {
     });
   }
   if (!PROTOCOL_VERSION.test(v.trim())) {
-    throw new RpcError(Code.InvalidArgument, `unsupported tri-protocol-version "${v}": this server speaks 1.x`, {
+    throw new RpcError(Code.InvalidArgument, `unsupported tri-protocol-version ${quote(v)}: this server speaks 1.x`, {
       legacyStatus: 40,
     });
   }
@@ -53,7 +54,7 @@ function requestCodecOf(h: HeaderMap): { codec: RequestCodec; mediaType: MediaTy
   if (codec === protoRequestCodec) codec = tripleProtoRequestCodec;
   if (codec && mediaType) return { codec, mediaType };
   const supported = supportedRequestTypes().join(", ");
-  throw unsupportedMediaType(ct ? `unsupported Content-Type "${ct}"; supported: ${supported}` : `missing Content-Type; supported: ${supported}`);
+  throw unsupportedMediaType(ct ? `unsupported Content-Type ${quote(ct)}; supported: ${supported}` : `missing Content-Type; supported: ${supported}`);
 }
 
 /** The request's Content-Encoding; undefined for identity, 415 for one we do not read. */
@@ -61,7 +62,7 @@ function compressionOf(h: HeaderMap): Compression | undefined {
   const ce = firstHeader(h, H.contentEncoding);
   if (ce === undefined || ce === "" || ce.toLowerCase() === "identity") return undefined;
   const c = HTTP_COMPRESSIONS.get(ce.trim().toLowerCase());
-  if (!c) throw unsupportedMediaType(`unsupported Content-Encoding "${ce}"; supported: ${HTTP_ACCEPT_ENCODING}, identity`);
+  if (!c) throw unsupportedMediaType(`unsupported Content-Encoding ${quote(ce)}; supported: ${HTTP_ACCEPT_ENCODING}, identity`);
   return c;
 }
 

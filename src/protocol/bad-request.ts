@@ -65,6 +65,27 @@ function fields(b: Uint8Array): [number, Uint8Array][] | undefined {
   return out;
 }
 
+/** True for the type (name or URL) of a `google.rpc.BadRequest` detail. */
+export function isBadRequestType(type: string): boolean {
+  return type === BAD_REQUEST_TYPE || type.endsWith(`/${BAD_REQUEST_TYPE}`);
+}
+
+/**
+ * A BadRequest detail cut to its first field violations that fit in `maxBytes` (whole ones, in
+ * order); undefined when not even one fits or the bytes are not a BadRequest.
+ */
+export function truncateBadRequest(d: ErrorDetail, maxBytes: number): ErrorDetail | undefined {
+  const b = d.value;
+  if (b.length <= maxBytes) return d;
+  let end = 0;
+  for (const [, v] of fields(b) ?? []) {
+    const after = v.byteOffset - b.byteOffset + v.length;
+    if (after > maxBytes) break;
+    end = after;
+  }
+  return end === 0 ? undefined : { type: d.type, value: b.subarray(0, end) };
+}
+
 /**
  * The field violations of an error's `google.rpc.BadRequest` details (what a validation error
  * carries, on every protocol); empty when it has none.
@@ -72,7 +93,7 @@ function fields(b: Uint8Array): [number, Uint8Array][] | undefined {
 export function badRequestViolations(err: Pick<RpcError, "details">): FieldViolation[] {
   const out: FieldViolation[] = [];
   for (const d of err.details) {
-    if (d.type !== BAD_REQUEST_TYPE && !d.type.endsWith(`/${BAD_REQUEST_TYPE}`)) continue;
+    if (!isBadRequestType(d.type)) continue;
     for (const [tag, fv] of fields(d.value) ?? []) {
       if (tag !== 1) continue;
       let field = "";

@@ -1,5 +1,6 @@
 import { Code, codeName } from "./code.js";
 import type { RpcError } from "./rpc-error.js";
+import { boundMessage } from "./wire-text.js";
 
 /**
  * The JSON error body shared by Triple HTTP and Connect (the Triple body is Connect's shape,
@@ -22,10 +23,10 @@ function detailTypeName(type: string): string {
   return type.slice(type.lastIndexOf("/") + 1);
 }
 
-/** The error JSON object: `{"code", "message"?, "details"?: [{"type", "value"}]}`. */
+/** The error JSON object: `{"code", "message"?, "details"?: [{"type", "value"}]}`; the message cut to 1 KiB (`boundMessage`). */
 export function connectErrorObject(err: RpcError): Record<string, unknown> {
   const o: Record<string, unknown> = { code: connectCodeName(err.code) };
-  if (err.message) o.message = err.message;
+  if (err.message) o.message = boundMessage(err.message);
   if (err.details.length > 0) o.details = err.details.map((d) => ({ type: detailTypeName(d.type), value: unpadded(d.value) }));
   return o;
 }

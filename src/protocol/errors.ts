@@ -1,5 +1,6 @@
 import { Code } from "./code.js";
 import { RpcError } from "./rpc-error.js";
+import { quote } from "./wire-text.js";
 
 /**
  * The errors that more than one path raises, one factory and one wording each, whatever the
@@ -70,7 +71,7 @@ export function responseTooLarge(limit: number): RpcError {
 
 /** A timeout header that does not parse: 400, legacy 40. */
 export function badTimeout(header: string, value: string): RpcError {
-  return new RpcError(Code.InvalidArgument, `invalid ${header} value: "${value}"`, { legacyStatus: 40 });
+  return new RpcError(Code.InvalidArgument, `invalid ${header} value: ${quote(value)}`, { legacyStatus: 40 });
 }
 
 /** The client gave up waiting: deadline_exceeded with legacy status 30 ("client side timeout"). */

@@ -4,6 +4,7 @@ import { compressResponseBody } from "../protocol/compression.js";
 import { H } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import { httpStatusOf, legacyStatusOf } from "../protocol/status-table.js";
+import { boundMessage } from "../protocol/wire-text.js";
 import type { OutHeaders, Responder } from "../transport/server/exchange.js";
 
 /**
@@ -11,14 +12,14 @@ import type { OutHeaders, Responder } from "../transport/server/exchange.js";
  * 31 server timeout, 35 unavailable, 40 bad request, 60 not found, 70 service error, 80 server
  * error), `message` (the raw text), our `code` (the gRPC code's snake_case name), and when the
  * error carries details, `details`: `[{"type": "<message full name>", "value": "<base64>"}]`,
- * the form Connect and dubbo-js clients read.
+ * the form Connect and dubbo-js clients read. The message is cut to 1 KiB (`boundMessage`).
  *
  * dubbo-js (see {@link readsGrpcCodeStatus}) reads `status` as a gRPC code and nothing else: it
  * gets `{"status": <gRPC code>, "message", "code", "details"}`, its own error form.
  */
 export function errorBody(err: RpcError, grpcCodeStatus = false): string {
   if (grpcCodeStatus) return JSON.stringify(dialectErrorObject(err, "triple"));
-  const body: Record<string, unknown> = { status: legacyStatusOf(err), message: err.message, code: codeName(err.code) };
+  const body: Record<string, unknown> = { status: legacyStatusOf(err), message: boundMessage(err.message), code: codeName(err.code) };
   if (err.details.length > 0) body.details = connectErrorObject(err).details;
   return JSON.stringify(body);
 }

@@ -3,6 +3,7 @@ import { Code } from "../protocol/code.js";
 import { firstHeader, H, type HeaderMap } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import type { RegisteredMethod } from "./router.js";
+import { cutText, quote } from "../protocol/wire-text.js";
 
 /** A REST route's method and its compiled binder. */
 interface RestEntry {
@@ -154,7 +155,7 @@ export class RestRouter {
     const group = firstHeader(headers, H.triServiceGroup) ?? "";
     const e = !version && !group && v.plain ? v.plain : v.byKey.get(`${version}\0${group}`);
     if (!e) {
-      throw new RpcError(Code.Unimplemented, `no implementation with version "${version}" and group "${group}" for this REST route`, {
+      throw new RpcError(Code.Unimplemented, `no implementation with version ${quote(version)} and group ${quote(group)} for this REST route`, {
         httpStatus: 404,
       });
     }
@@ -206,7 +207,7 @@ function notAllowed(verb: string, path: string, nodes: readonly (Node | undefine
     }
   }
   const list = [...allow].join(", ");
-  return new RpcError(Code.Unimplemented, `HTTP method ${verb} is not allowed on ${path}: use ${list}`, {
+  return new RpcError(Code.Unimplemented, `HTTP method ${cutText(verb)} is not allowed on ${cutText(path)}: use ${list}`, {
     httpStatus: 405,
     legacyStatus: 40,
     metadata: { allow: list },

@@ -4,6 +4,7 @@ import { RpcError } from "../protocol/rpc-error.js";
 import type { MethodDescriptor, ServiceDescriptor } from "../service/descriptors.js";
 import type { HandlerErrors } from "./handler-errors.js";
 import type { CallContext } from "./context.js";
+import { cutText, quote } from "../protocol/wire-text.js";
 
 
 /** A method ready to call: its descriptor and the precomputed invoker (interceptors included). */
@@ -113,12 +114,12 @@ export class Router {
     const service = path.slice(1, Math.max(1, slash));
     const method = path.slice(slash + 1);
     if (slash <= 0 || !this.services.has(service)) {
-      throw new RpcError(Code.Unimplemented, `service not found: ${service || path}`, NO_ROUTE);
+      throw new RpcError(Code.Unimplemented, `service not found: ${cutText(service || path)}`, NO_ROUTE);
     }
-    if (!r) throw new RpcError(Code.Unimplemented, `method not found: ${method} in service ${service}`, NO_ROUTE);
+    if (!r) throw new RpcError(Code.Unimplemented, `method not found: ${cutText(method)} in service ${service}`, NO_ROUTE);
     throw new RpcError(
       Code.Unimplemented,
-      `no implementation of service ${service} with version "${version}" and group "${group}"`,
+      `no implementation of service ${service} with version ${quote(version)} and group ${quote(group)}`,
       NO_ROUTE,
     );
   }

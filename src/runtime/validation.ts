@@ -2,6 +2,7 @@ import { paramLabel } from "../codec/binder.js";
 import { encodeBadRequest, type FieldViolation } from "../protocol/bad-request.js";
 import { Code } from "../protocol/code.js";
 import { RpcError } from "../protocol/rpc-error.js";
+import { cutText } from "../protocol/wire-text.js";
 import { type Constraints, checksSomething, type StringFormat } from "../service/constraints.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import type { FieldDesc, TypeDesc } from "../service/type-desc.js";
@@ -12,6 +13,18 @@ import type { FieldDesc, TypeDesc } from "../service/type-desc.js";
  * none gets no validator at all, so its calls cost what they cost without this module.
  */
 
+/**
+ * How many violations one call's error lists (in its BadRequest details); past it they are only
+ * counted ("and N more"), so a body of a million bad elements costs a counter, not a million
+ * entries in the answer.
+ */
+export const MAX_VIOLATIONS = 100;
+/** The longest field path and description of a listed violation, in characters. */
+const MAX_FIELD_CHARS = 200;
+const MAX_DESCRIPTION_CHARS = 300;
+/** The message names violations up to this many UTF-8 bytes, then says how many more there are. */
+const MESSAGE_BUDGET_BYTES = 900;
+
 /** One violation found: the parameter, the path below it (`.tags[2]`), the description. */
 interface Found {
   readonly param: number;
@@ -19,8 +32,37 @@ interface Found {
   readonly description: string;
 }
 
-/** Checks one value (never undefined or null) at `path` below parameter `param`, pushing what it finds. */
-type Check = (v: unknown, param: number, path: string, out: Found[]) => void;
+/**
+ * The state of one call's validation: the parameter and the path below it being checked (a stack
+ * of steps: `.field`, `.key`, an element's index), the violations found (the first
+ * {@link MAX_VIOLATIONS} kept, all counted). A path's text is built only for a violation kept,
+ * so valid values, however many, cost no string.
+ */
+class Violations {
+  readonly list: Found[] = [];
+  count = 0;
+  param = 0;
+  readonly steps: (string | number)[] = [];
+
+  add(description: string): void {
+    if (this.count++ < MAX_VIOLATIONS) this.list.push({ param: this.param, path: this.path(), description });
+  }
+
+  private path(): string {
+    let s = "";
+    for (const x of this.steps) s += typeof x === "number" ? `[${x}]` : x;
+    return s;
+  }
+
+  clear(): void {
+    this.list.length = 0;
+    this.count = 0;
+    this.steps.length = 0;
+  }
+}
+
+/** Checks one value (never undefined or null) at the path `out` holds, adding what it finds. */
+type Check = (v: unknown, out: Violations) => void;
 
 /** A method's validator: throws the `invalid_argument` error listing every violation. */
 export type Validator = (args: readonly unknown[]) => void;
@@ -85,15 +127,15 @@ function boundChecks(c: Constraints, kind: string): Check[] {
   if (c.min !== undefined) {
     const min = bound(c.min, kind);
     const d = kind === "date" ? `must be at or after ${shown(c.min)}` : `must be at least ${shown(c.min)}`;
-    checks.push((v, p, path, out) => {
-      if (!(value(v) >= min)) out.push({ param: p, path, description: d });
+    checks.push((v, out) => {
+      if (!(value(v) >= min)) out.add(d);
     });
   }
   if (c.max !== undefined) {
     const max = bound(c.max, kind);
     const d = kind === "date" ? `must be at or before ${shown(c.max)}` : `must be at most ${shown(c.max)}`;
-    checks.push((v, p, path, out) => {
-      if (!(value(v) <= max)) out.push({ param: p, path, description: d });
+    checks.push((v, out) => {
+      if (!(value(v) <= max)) out.add(d);
     });
   }
   return checks;
@@ -114,14 +156,14 @@ function lengthChecks(min: number | undefined, max: number | undefined, kind: st
   const long = verb === "be" ? " long" : "";
   if (min !== undefined) {
     const d = `must ${verb} at least ${min} ${unit}${long}`;
-    checks.push((v, p, path, out) => {
-      if (len(v) < min) out.push({ param: p, path, description: d });
+    checks.push((v, out) => {
+      if (len(v) < min) out.add(d);
     });
   }
   if (max !== undefined) {
     const d = `must ${verb} at most ${max} ${unit}${long}`;
-    checks.push((v, p, path, out) => {
-      if (len(v) > max) out.push({ param: p, path, description: d });
+    checks.push((v, out) => {
+      if (len(v) > max) out.add(d);
     });
   }
   return checks;
@@ -134,21 +176,21 @@ function scalarChecks(c: Constraints, t: TypeDesc): Check[] {
   if (c.pattern !== undefined) {
     const re = compilePattern(c.pattern);
     const d = `must match ${re.source}`;
-    checks.push((v, p, path, out) => {
-      if (!re.test(v as string)) out.push({ param: p, path, description: d });
+    checks.push((v, out) => {
+      if (!re.test(v as string)) out.add(d);
     });
   }
   if (c.enum !== undefined) {
     const allowed = new Set<unknown>(c.enum);
     const d = `must be one of ${c.enum.map(showValue).join(", ")}`;
-    checks.push((v, p, path, out) => {
-      if (!allowed.has(v)) out.push({ param: p, path, description: d });
+    checks.push((v, out) => {
+      if (!allowed.has(v)) out.add(d);
     });
   }
   if (c.format !== undefined) {
     const [test, d] = FORMAT_TESTS[c.format];
-    checks.push((v, p, path, out) => {
-      if (!test(v as string)) out.push({ param: p, path, description: d });
+    checks.push((v, out) => {
+      if (!test(v as string)) out.add(d);
     });
   }
   return checks;
@@ -158,8 +200,8 @@ function scalarChecks(c: Constraints, t: TypeDesc): Check[] {
 function all(checks: readonly Check[]): Check | undefined {
   if (checks.length === 0) return undefined;
   if (checks.length === 1) return checks[0];
-  return (v, p, path, out) => {
-    for (let i = 0; i < checks.length; i++) checks[i](v, p, path, out);
+  return (v, out) => {
+    for (let i = 0; i < checks.length; i++) checks[i](v, out);
   };
 }
 
@@ -182,25 +224,47 @@ class Compiler {
     }
   }
 
+  /**
+   * An array: its length, then each element, unless it has more than `maxItems` (that is one
+   * violation; its elements are not checked).
+   */
   private array(element: TypeDesc, c: Constraints | undefined): Check | undefined {
+    const max = c?.maxItems ?? c?.maxLength ?? Number.POSITIVE_INFINITY;
     const checks = c ? lengthChecks(c.minItems ?? c.minLength, c.maxItems ?? c.maxLength, "array") : [];
     const el = this.value(element, c && { ...c, minLength: undefined, maxLength: undefined, minItems: undefined, maxItems: undefined });
     if (el) {
-      checks.push((v, p, path, out) => {
+      checks.push((v, out) => {
         const a = v as unknown[];
-        for (let i = 0; i < a.length; i++) if (a[i] !== undefined && a[i] !== null) el(a[i], p, `${path}[${i}]`, out);
+        if (a.length > max) return;
+        const steps = out.steps;
+        const at = steps.push(0) - 1;
+        for (let i = 0; i < a.length; i++) {
+          steps[at] = i;
+          if (a[i] !== undefined && a[i] !== null) el(a[i], out);
+        }
+        steps.pop();
       });
     }
     return all(checks);
   }
 
+  /** A map: its size, then each value, unless it has more than `maxItems` entries (likewise). */
   private map(value: TypeDesc, c: Constraints | undefined): Check | undefined {
+    const max = c?.maxItems ?? Number.POSITIVE_INFINITY;
     const checks = c ? lengthChecks(c.minItems, c.maxItems, "map") : [];
     const el = this.value(value, undefined);
     if (el) {
-      checks.push((v, p, path, out) => {
+      checks.push((v, out) => {
         const entries = v instanceof Map ? [...v] : Object.entries(v as object);
-        for (const [k, x] of entries) if (x !== undefined && x !== null) el(x, p, `${path}.${k}`, out);
+        if (entries.length > max) return;
+        const steps = out.steps;
+        const at = steps.push("") - 1;
+        for (const [k, x] of entries) {
+          if (x === undefined || x === null) continue;
+          steps[at] = `.${cutText(String(k))}`;
+          el(x, out);
+        }
+        steps.pop();
       });
     }
     return all(checks);
@@ -208,7 +272,7 @@ class Compiler {
 
   private klass(t: Extract<TypeDesc, { kind: "class" }>): Check | undefined {
     const hit = this.classes.get(t.ctor);
-    if (hit === "pending") return (v, p, path, out) => (this.classes.get(t.ctor) as Check | null)?.(v, p, path, out);
+    if (hit === "pending") return (v, out) => (this.classes.get(t.ctor) as Check | null)?.(v, out);
     if (hit !== undefined) return hit ?? undefined;
     this.classes.set(t.ctor, "pending");
     const checks = t.fields.map((f) => this.field(f)).filter((c): c is Check => c !== undefined);
@@ -222,9 +286,12 @@ class Compiler {
     if (!check) return undefined;
     const name = f.name;
     const suffix = `.${name}`;
-    return (v, p, path, out) => {
+    return (v, out) => {
       const x = (v as Record<string, unknown>)[name];
-      if (x !== undefined && x !== null) check(x, p, path + suffix, out);
+      if (x === undefined || x === null) return;
+      out.steps.push(suffix);
+      check(x, out);
+      out.steps.pop();
     };
   }
 }
@@ -236,9 +303,9 @@ class Compiler {
  */
 function optionalList(t: TypeDesc, optional: boolean, check: Check | undefined): Check | undefined {
   if (!check || !optional || (t.kind !== "array" && t.kind !== "map")) return check;
-  return (v, p, path, out) => {
+  return (v, out) => {
     const empty = v instanceof Map ? v.size === 0 : Array.isArray(v) ? v.length === 0 : Object.keys(v as object).length === 0;
-    if (!empty) check(v, p, path, out);
+    if (!empty) check(v, out);
   };
 }
 
@@ -246,16 +313,32 @@ function opt<T>(x: T | undefined): T[] {
   return x === undefined ? [] : [x];
 }
 
-/** The error every protocol answers a failed validation with. */
-function validationError(md: MethodDescriptor, found: readonly Found[]): RpcError {
+/**
+ * The error every protocol answers a failed validation with: the message names the violations
+ * in order while it stays under {@link MESSAGE_BUDGET_BYTES} (the first one always, cut if need
+ * be), then "; and N more violations"; the BadRequest details list the first {@link MAX_VIOLATIONS}, field
+ * paths and descriptions cut to a bound.
+ */
+function validationError(md: MethodDescriptor, found: Violations): RpcError {
   const violations: FieldViolation[] = [];
   const lines: string[] = [];
-  for (const f of found) {
+  let bytes = 0;
+  for (const f of found.list) {
     const p = md.params[f.param];
-    lines.push(`${paramLabel(p, f.param)}${f.path} ${f.description}`);
-    violations.push({ field: `${p.name ?? `arg${f.param + 1}`}${f.path}`, description: f.description });
+    const field = cutText(`${p.name ?? `arg${f.param + 1}`}${f.path}`, MAX_FIELD_CHARS);
+    violations.push({ field, description: cutText(f.description, MAX_DESCRIPTION_CHARS) });
+    if (bytes > MESSAGE_BUDGET_BYTES) continue;
+    const line = `${paramLabel(p, f.param)}${f.path} ${f.description}`;
+    const n = Buffer.byteLength(line) + 2;
+    if (lines.length > 0 && bytes + n > MESSAGE_BUDGET_BYTES) bytes = MESSAGE_BUDGET_BYTES + 1;
+    else {
+      lines.push(lines.length === 0 ? cutText(line, MESSAGE_BUDGET_BYTES / 3) : line);
+      bytes += n;
+    }
   }
-  return new RpcError(Code.InvalidArgument, lines.join("; "), { legacyStatus: 40, details: [encodeBadRequest(violations)] });
+  const more = found.count - lines.length;
+  const message = more > 0 ? `${lines.join("; ")}; and ${more} more violation${more === 1 ? "" : "s"}` : lines.join("; ");
+  return new RpcError(Code.InvalidArgument, message, { legacyStatus: 40, details: [encodeBadRequest(violations)] });
 }
 
 /**
@@ -270,17 +353,20 @@ export function compileValidator(md: MethodDescriptor): Validator | undefined {
   const params = md.params.map((p) => optionalList(p.type, p.optional, compiler.value(p.type, p.constraints)));
   if (params.every((c) => c === undefined)) return undefined;
   // Validators run synchronously, one at a time: one scratch list per method, emptied per call.
-  const found: Found[] = [];
+  const found = new Violations();
   return (args) => {
-    found.length = 0; // a check that threw on an unexpected value must not leak into the next call
+    if (found.count !== 0 || found.steps.length !== 0) found.clear(); // a check that threw on an unexpected value must not leak into the next call
     for (let i = 0; i < params.length; i++) {
       const check = params[i];
       const v = args[i];
-      if (check !== undefined && v !== undefined && v !== null) check(v, i, "", found);
+      if (check === undefined || v === undefined || v === null) continue;
+      found.param = i;
+      check(v, found);
     }
-    if (found.length > 0) {
-      const list = found.splice(0);
-      throw validationError(md, list);
+    if (found.count > 0) {
+      const err = validationError(md, found);
+      found.clear();
+      throw err;
     }
   };
 }

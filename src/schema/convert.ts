@@ -2,6 +2,7 @@ import { bindError } from "../codec/bind-error.js";
 import { missingField } from "../codec/binder.js";
 import { FileUpload } from "../service/file-upload.js";
 import { type TypeDesc, UploadedFile } from "../service/type-desc.js";
+import { cutText } from "../protocol/wire-text.js";
 
 /**
  * Conversions between the values handlers take and return and the objects protobufjs encodes
@@ -171,7 +172,7 @@ function compileFromProto(t: TypeDesc): FromProto {
     case "map": {
       const val = elementFromProto(t.value);
       return (v, w) => {
-        const entries = Object.entries((v as object | null) ?? {}).map(([k, x]) => [k, val(x, `${w}.${k}`)] as const);
+        const entries = Object.entries((v as object | null) ?? {}).map(([k, x]) => [k, val(x, `${w}.${cutText(k)}`)] as const);
         return t.as === "map" ? new Map(entries) : Object.fromEntries(entries);
       };
     }

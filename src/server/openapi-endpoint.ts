@@ -7,6 +7,7 @@ import { sendHttpError } from "../runtime/error-body.js";
 import type { ServiceDescriptor } from "../service/descriptors.js";
 import type { Exchange, OutHeaders } from "../transport/server/exchange.js";
 import { type OpenApiOptions, toOpenApi } from "./openapi.js";
+import { quote } from "../protocol/wire-text.js";
 
 /** `createServer({ openapi })`: where the document and the docs page are served, and the document's `info`. */
 export interface OpenApiServeOptions extends OpenApiOptions {
@@ -27,6 +28,17 @@ const ASSETS: Record<string, string> = {
   "favicon-32x32.png": "image/png",
   "favicon-16x16.png": "image/png",
 };
+
+/**
+ * The docs page's Content-Security-Policy: its scripts, styles and images from this server only
+ * (Swagger UI's bundle, no inline script; its components set styles inline and its stylesheet
+ * has data: images), fetches to this server only ("Try it out", the document), no plugins,
+ * forms or `<base>`, and no framing by any page (clickjacking), with `X-Frame-Options: DENY` for
+ * browsers that predate `frame-ancestors`.
+ */
+export const DOCS_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; " +
+  "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 function page(title: string, docsPath: string): string {
   const esc = title.replace(/[<>&"]/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -93,10 +105,15 @@ export class OpenApiEndpoint {
     const docs = this.docsPath;
     if (docs === undefined || !p.startsWith(docs) || (p.length > docs.length && p[docs.length] !== "/")) return false;
     const file = p.slice(docs.length + 1);
-    if (file === "" || file === "index.html") send(ex, "text/html; charset=utf-8", Buffer.from(page(this.options.title ?? "API docs", docs)), "no-cache");
+    if (file === "" || file === "index.html") {
+      send(ex, "text/html; charset=utf-8", Buffer.from(page(this.options.title ?? "API docs", docs)), "no-cache", {
+        "content-security-policy": DOCS_CSP,
+        "x-frame-options": "DENY",
+      });
+    }
     else if (file === "init.js") send(ex, "text/javascript; charset=utf-8", Buffer.from(this.initScript()), "no-cache");
     else if (ASSETS[file] !== undefined) this.sendAsset(ex, file);
-    else sendHttpError(ex, new RpcError(Code.NotFound, `no such file of the docs page: ${file}`, { httpStatus: 404 }));
+    else sendHttpError(ex, new RpcError(Code.NotFound, `no such file of the docs page: ${quote(file)}`, { httpStatus: 404 }));
     return true;
   }
 
@@ -111,7 +128,8 @@ export class OpenApiEndpoint {
       try {
         body = readFileSync(path.join(swaggerUiDir(), file));
       } catch (e) {
-        sendHttpError(ex, new RpcError(Code.Unimplemented, `the docs page needs the swagger-ui-dist package: npm install swagger-ui-dist (${(e as Error).message})`, { httpStatus: 501 }));
+        // Not the error's text: it names the server's directories.
+        sendHttpError(ex, new RpcError(Code.Unimplemented, "the docs page needs the swagger-ui-dist package: npm install swagger-ui-dist", { httpStatus: 501, cause: e }));
         return;
       }
       this.files.set(file, body);
@@ -124,8 +142,8 @@ function swaggerUiDir(): string {
   return path.dirname(require.resolve("swagger-ui-dist/package.json"));
 }
 
-function send(ex: Exchange, contentType: string, body: Buffer, cache: string): void {
-  const headers: OutHeaders = { [H.contentType]: contentType, "cache-control": cache, "x-content-type-options": "nosniff" };
+function send(ex: Exchange, contentType: string, body: Buffer, cache: string, extra?: OutHeaders): void {
+  const headers: OutHeaders = { [H.contentType]: contentType, "cache-control": cache, "x-content-type-options": "nosniff", ...extra };
   if (ex.method === "HEAD") {
     headers[H.contentLength] = body.byteLength;
     ex.respond(200, headers, ex.httpVersion === "1.1" ? body : undefined);

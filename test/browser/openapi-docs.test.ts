@@ -22,6 +22,7 @@ describe("the /docs page in headless Chromium", { skip: !existsSync(CHROMIUM) &&
   let page: Page;
   let dir: string;
   const requests: string[] = [];
+  const console: string[] = [];
 
   before(async () => {
     server = createServer({ services: [new UserService()], openapi: { title: "Users API" } });
@@ -35,6 +36,7 @@ describe("the /docs page in headless Chromium", { skip: !existsSync(CHROMIUM) &&
     });
     page = await context.newPage();
     page.on("request", (r) => requests.push(r.url()));
+    page.on("console", (m) => console.push(`${m.type()}: ${m.text()}`));
   });
 
   after(async () => {
@@ -44,8 +46,11 @@ describe("the /docs page in headless Chromium", { skip: !existsSync(CHROMIUM) &&
   });
 
   it("Try it out on GET /users/{id} calls the server and shows the answer", async () => {
-    await page.goto(`${server.url}/docs`);
+    const doc = await page.goto(`${server.url}/docs`);
     assert.equal(await page.title(), "Users API");
+    // Issue 33: the page is framed by no one, and its Content-Security-Policy lets it work.
+    assert.match(String(doc?.headers()["content-security-policy"]), /frame-ancestors 'none'/);
+    assert.equal(doc?.headers()["x-frame-options"], "DENY");
     const op = page.locator(".opblock-get", { has: page.locator('[data-path="/users/{id}"]') });
     await op.locator(".opblock-summary").first().click();
     await op.locator("button.try-out__btn").click();
@@ -60,6 +65,7 @@ describe("the /docs page in headless Chromium", { skip: !existsSync(CHROMIUM) &&
     assert.ok(requests.length > 3);
     for (const u of requests) assert.ok(u.startsWith(server.url), `the docs page fetched ${u}`);
     assert.ok(requests.includes(`${server.url}/users/1`), `no request to /users/1 in ${requests.join(" ")}`);
+    assert.deepEqual(console.filter((m) => /Content Security Policy|Refused to/i.test(m)), [], "the page's CSP blocked something it needs");
 
     // Swagger UI shows the body light on dark, which OCR reads poorly: dark on white, larger.
     await page.addStyleTag({ content: ".live-responses-table pre, .live-responses-table pre * { background: #fff !important; color: #000 !important; font-size: 20px !important; }" });

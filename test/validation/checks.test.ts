@@ -1,6 +1,6 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { badRequestViolations, Method, RpcError, Service } from "../../src/index.js";
+import { badRequestViolations, Field, Method, RpcError, Service } from "../../src/index.js";
 import { compileValidator } from "../../src/runtime/validation.js";
 import { describeService } from "../../src/service/describe.js";
 import type { MethodDescriptor } from "../../src/service/descriptors.js";
@@ -109,6 +109,46 @@ describe("validation checks, one by one", () => {
     assert.deepEqual(violations(md, ["ab", ["x"]]), [
       ["s", "must be at least 3 characters long"],
       ["a", "must have at least 2 elements"],
+    ]);
+  });
+
+  it("issue 33: 100 violations are kept, all are counted; the message names what fits in 900 bytes, then 'and N more violations'", () => {
+    const md = method([{ name: "t", type: [String], pattern: "^a$" }]);
+    const validate = compileValidator(md)!;
+    const e = (() => {
+      try {
+        validate([Array(250).fill("b")]);
+      } catch (x) {
+        return x as RpcError;
+      }
+      assert.fail("no violation");
+    })();
+    const list = badRequestViolations(e).map((v) => [v.field, v.description]);
+    assert.equal(list.length, 100);
+    assert.deepEqual(list[99], ["t[99]", "must match ^a$"]);
+    const m = /; and (\d+) more violations$/.exec(e.message);
+    assert.ok(m, e.message);
+    assert.equal(e.message.split("; ").length - 1 + Number(m[1]), 250);
+    assert.ok(Buffer.byteLength(e.message) <= 1024);
+  });
+
+  it("issue 33: an array over maxItems is one violation, its elements unchecked; at the bound they are checked", () => {
+    const md = method([{ name: "t", type: [String], pattern: "^a$", maxItems: 2 }]);
+    assert.deepEqual(violations(md, [["b", "b", "b"]]), [["t", "must have at most 2 elements"]]);
+    assert.deepEqual(violations(md, [["b", "a"]]), [["t[0]", "must match ^a$"]]);
+  });
+
+  it("paths through array elements and class fields stay right around violations (a path is built only for a kept one)", () => {
+    class Line {
+      @Field({ type: [String], pattern: "^a$" }) tags!: string[];
+      @Field({ type: Number, min: 1, optional: true }) qty?: number;
+    }
+    const md = method([{ name: "lines", type: [Line] }, { name: "n", type: Number, min: 1 }]);
+    assert.deepEqual(violations(md, [[{ tags: ["a", "b"], qty: 0 }, { tags: ["b"] }, { tags: [] }], 0]), [
+      ["lines[0].tags[1]", "must match ^a$"],
+      ["lines[0].qty", "must be at least 1"],
+      ["lines[1].tags[0]", "must match ^a$"],
+      ["n", "must be at least 1"],
     ]);
   });
 

@@ -1,5 +1,6 @@
 import { FORBIDDEN_KEYS } from "../../codec/json.js";
 import { ByteCursor, type ReadLimits } from "../bytes.js";
+import { quote } from "../../protocol/wire-text.js";
 
 /**
  * A bounded Hessian 2.0 reader: one value from bytes, as Caucho Hessian 4 and Dubbo's
@@ -364,7 +365,7 @@ function readMap(r: Reader, typed: boolean): unknown {
 function readClassDef(r: Reader): void {
   const name = readString(r, r.byte());
   const n = readInt(r);
-  if (n < 0) r.fail(`class ${name} with ${n} fields`);
+  if (n < 0) r.fail(`class ${quote(name)} with ${n} fields`);
   r.need(n);
   const fields: string[] = [];
   for (let i = 0; i < n; i++) fields.push(readString(r, r.byte()));

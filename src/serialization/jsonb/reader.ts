@@ -1,6 +1,7 @@
 import { FORBIDDEN_KEYS } from "../../codec/json.js";
 import { ByteCursor, type ReadLimits } from "../bytes.js";
 import { JAVA_CLASS } from "../hessian2/reader.js";
+import { cutText, quote } from "../../protocol/wire-text.js";
 
 /**
  * A bounded reader of fastjson2's JSONB (the binary JSON Dubbo's fastjson2 serialization
@@ -286,7 +287,7 @@ function readZoned(r: Reader): Date {
   if (fixed !== undefined) return toDate(r, t - fixed);
   // A region: its offset at that local time (and again at the instant found, across a DST change).
   const first = regionOffset(zone, t);
-  if (first === undefined) return r.fail(`unknown time zone "${zone}"`);
+  if (first === undefined) return r.fail(`unknown time zone ${quote(zone)}`);
   return toDate(r, t - (regionOffset(zone, t - first) ?? first));
 }
 
@@ -503,7 +504,7 @@ function readReference(r: Reader, here: At): unknown {
   const slot = p === ".." ? here.parent : resolvePath(r, p);
   if (p === ".." && slot) p = pathText(slot);
   if (!slot) r.fail(`reference to ${p.length > 200 ? `${p.slice(0, 200)}…` : p}, which holds nothing`);
-  if (slot.weight === IN_PROGRESS) r.fail(`reference ${p} loops back into the value being read`);
+  if (slot.weight === IN_PROGRESS) r.fail(`reference ${cutText(p, 200)} loops back into the value being read`);
   r.count(slot.weight);
   return slot.value;
 }
