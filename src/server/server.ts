@@ -455,10 +455,15 @@ export class TripleServer implements ServerCore {
    * Triple HTTP error body.
    */
   answerError(ex: Exchange, err: RpcError): void {
+    this.writeError(ex, err, true);
+  }
+
+  /** Writes `err` in the protocol of `ex`'s headers; recorded as a refusal (telemetry, access log) when `refused`. */
+  writeError(ex: Exchange, err: RpcError, refused = false): void {
     const ct = ex.headers[H.contentType];
     const connect = isConnectStreamType(ct) || ex.headers[CH.protocolVersion] !== undefined;
     const protocol: WireProtocol = isGrpcWebContentType(ct) ? "grpc-web" : isGrpcContentType(ct) ? "grpc" : connect ? "connect" : "triple";
-    this.refused(ex, protocol, err);
+    if (refused) this.refused(ex, protocol, err);
     if (protocol === "grpc-web") sendGrpcStatus(ex, err, { [H.contentType]: "application/grpc-web+proto" });
     else if (protocol === "grpc") sendGrpcStatus(ex, err, { [H.contentType]: "application/grpc" });
     else if (protocol === "connect") sendConnectError(ex, err, "connect");
