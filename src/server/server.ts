@@ -503,9 +503,13 @@ export class TripleServer implements ServerCore {
     this.listener.accept(connection, httpVersion);
   }
 
-  /** Open connections, and connections refused at accept since the start (`maxConnections`, `maxConnectionsPerPeer`). */
-  get connections(): { open: number; refused: number } {
-    return this.listener?.connections ?? { open: 0, refused: 0 };
+  /**
+   * Open connections; connections refused at accept since the start (`maxConnections`,
+   * `maxConnectionsPerPeer` reached with no idle connection to close); idle connections closed
+   * to admit new ones since the start.
+   */
+  get connections(): { open: number; refused: number; evicted: number } {
+    return this.listener?.connections ?? { open: 0, refused: 0, evicted: 0 };
   }
 
   /** Number of calls in progress. */
