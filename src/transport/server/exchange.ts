@@ -1,5 +1,6 @@
 import type * as http from "node:http";
 import type * as http2 from "node:http2";
+import type * as net from "node:net";
 import type { Readable } from "node:stream";
 import { H } from "../../protocol/headers.js";
 
@@ -116,10 +117,11 @@ export interface Exchange extends Responder {
   onDrain(fn: () => void): void;
   /**
    * Drops the rest of the request body of an early response. HTTP/2: RST_STREAM(NO_ERROR) once
-   * the response is sent. HTTP/1.1: drains a rest of at most {@link DRAIN_MAX_BYTES} declared
-   * bytes (the connection is kept), otherwise, and always with `close` (a body over the limit),
-   * closes the connection after the response, lingering briefly so the client can read it. Call
-   * it before responding so HTTP/1.1 can announce `Connection: close`.
+   * the response is sent. HTTP/1.1: drains a body declared at most {@link DRAIN_MAX_BYTES} (the
+   * connection is kept); a larger or chunked one, if it is still arriving once the response is
+   * out, closes the connection, lingering briefly so the client can read the response. With
+   * `close` (a body over the limit) the connection closes whatever the size, announced by
+   * `Connection: close` when called before responding.
    *
    * A response that completes (`respond`, `end`) while the request body is still arriving does
    * this by itself: nothing reads a request after its answer.
@@ -312,10 +314,11 @@ export class Http1Exchange implements Exchange {
       return;
     }
     this.lingering = true;
-    // Reading an oversized body to the end would defeat the limit, so the connection closes
-    // after the response. Closing a socket with unread bytes makes the kernel send RST, and the
-    // client then sees EPIPE/ECONNRESET instead of our answer: linger instead (as nginx does),
-    // i.e. half-close, discard what still arrives for a bounded time and size, then destroy.
+    // Reading the rest to the end would defeat the limit (or go on without end), so the connection
+    // closes after the response. Closing a socket with unread bytes makes the kernel send RST, and
+    // the client then sees EPIPE/ECONNRESET instead of our answer: linger instead (as nginx does),
+    // i.e. half-close, discard what still arrives for a bounded time and size, then destroy. The
+    // bytes are counted from now (and read: node:http would otherwise drop them uncounted).
     const socket = this.req.socket;
     let discarded = 0;
     this.req.on("data", (chunk: Buffer) => {
@@ -323,21 +326,31 @@ export class Http1Exchange implements Exchange {
       if (discarded > LINGER_MAX_BYTES) socket.destroy();
     });
     this.req.resume();
-    const linger = () => {
-      if (socket.destroyed) return;
-      socket.end();
-      const timer = setTimeout(() => socket.destroy(), LINGER_MS);
-      timer.unref();
-      socket.once("close", () => clearTimeout(timer));
-    };
-    if (!this.res.headersSent) {
-      // Called before the response: it goes out with `Connection: close`, and node:http calls
-      // destroySoon() once it has finished.
+    if (close && !this.res.headersSent) {
+      // A body over the limit, before the response: it goes out with `Connection: close`, and
+      // node:http calls destroySoon() once it has finished.
       this.res.shouldKeepAlive = false;
-      socket.destroySoon = linger;
-    } else if (this.res.writableFinished) linger();
-    else this.res.once("finish", linger);
+      socket.destroySoon = () => linger(socket);
+      return;
+    }
+    // Otherwise the connection closes only if the body is still arriving once the answer is out
+    // (a small body answered at once has usually arrived by then, and the connection is kept).
+    const req = this.req;
+    const after = () => {
+      if (!req.complete) linger(socket);
+    };
+    if (this.res.writableFinished) after();
+    else this.res.once("finish", after);
   }
+}
+
+/** Half-closes `socket` and destroys it after {@link LINGER_MS} (or when the peer closes first). */
+function linger(socket: net.Socket): void {
+  if (socket.destroyed) return;
+  socket.end();
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+  timer.unref();
+  socket.once("close", () => clearTimeout(timer));
 }
 
 const EMPTY_HEADERS: Readonly<Record<string, undefined>> = Object.freeze(Object.create(null));
