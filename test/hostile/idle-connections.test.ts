@@ -1,9 +1,11 @@
 import * as assert from "node:assert/strict";
 import * as http2 from "node:http2";
 import * as net from "node:net";
+import * as tls from "node:tls";
 import { after, before, describe, it } from "node:test";
 import { GreetServiceImpl } from "../../samples/greet/greet-service.js";
 import { createServer, type TripleServer } from "../../src/index.js";
+import { selfSigned } from "../helpers/tls.js";
 import { FLAG_ACK, FrameType, frame, RawH2 } from "../robustness/raw-h2.js";
 import { Bystander } from "./attack.js";
 
@@ -252,5 +254,60 @@ describe("hostile: idle connections make room at the connection caps (issue 33, 
       fourth.socket.destroy();
       for (const s of sessions) s.destroy();
     }
+  });
+});
+
+describe("hostile: idle TLS connections make room too, and the count stays true (issue 33, break 6)", () => {
+  let server: TripleServer;
+  let ca: Buffer;
+  before(async () => {
+    const { key, cert } = selfSigned();
+    ca = cert;
+    server = createServer({ services: [new GreetServiceImpl()], tls: { key, cert }, idleTimeoutMs: 60_000, maxConnections: 3, logger: { info() {}, warn() {}, error() {} } });
+    await server.listen({ port: 0, host: "127.0.0.1" });
+  });
+  after(() => server.close());
+
+  /** An HTTP/2 session over TLS from `localAddress`. */
+  const tlsFrom = (localAddress: string) =>
+    http2.connect(server.url, {
+      createConnection: () =>
+        tls.connect({ socket: net.connect({ host: "127.0.0.1", port: server.address.port, localAddress }), ca, ALPNProtocols: ["h2"], servername: "127.0.0.1" }),
+    });
+
+  it("three idle h2 sessions over TLS hold maxConnections 3: a new peer is served, the longest idle closed; open counts the sockets", async () => {
+    const idle = ["127.0.0.11", "127.0.0.12", "127.0.0.13"].map((a) => tlsFrom(a));
+    const closed: boolean[] = idle.map(() => false);
+    idle.forEach((s, i) => {
+      s.on("error", () => {});
+      s.on("close", () => {
+        closed[i] = true;
+      });
+    });
+    try {
+      await Promise.all(idle.map((s) => new Promise((r) => s.once("connect", r))));
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(server.connections.open, 3);
+      const fresh = tlsFrom("127.0.0.14");
+      fresh.on("error", () => {});
+      const answer = await new Promise<string>((resolve) => {
+        const req = fresh.request({ ":method": "POST", ":path": "/greet.GreetService/Greet", "content-type": "application/json" });
+        let text = "";
+        req.on("data", (c: Buffer) => {
+          text += c.toString();
+        });
+        req.on("end", () => resolve(text));
+        req.on("error", (e) => resolve(String(e)));
+        req.end('{"name":"triple"}');
+      });
+      assert.equal(answer, '{"greeting":"triple"}');
+      assert.ok(await waitFor(() => closed.some((c) => c), 2_000), "no idle TLS connection was closed");
+      assert.equal(server.connections.evicted, 1);
+      assert.ok(await waitFor(() => server.connections.open === 3, 2_000), `open: ${server.connections.open}`);
+      fresh.destroy();
+    } finally {
+      for (const s of idle) s.destroy();
+    }
+    assert.ok(await waitFor(() => server.connections.open === 0, 2_000), `open after all closed: ${server.connections.open}`);
   });
 });

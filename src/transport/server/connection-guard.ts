@@ -36,6 +36,16 @@ export function defaultMaxConnections(): number {
 }
 
 /**
+ * What identifies a connection for the guard: its remote address and port, the same for the TCP
+ * socket admitted at accept and the TLS socket the listener later tracks (and evicts) over it;
+ * the socket itself when it has no port (already closed).
+ */
+function connectionKey(socket: net.Socket): unknown {
+  const port = socket.remotePort;
+  return port === undefined ? socket : `${socket.remoteAddress}|${port}`;
+}
+
+/**
  * Closes the connection idle the longest (of `peer`, or of any peer when undefined) to make room
  * for a new one, and returns it; undefined when every connection carries a request.
  */
@@ -57,8 +67,8 @@ export class ConnectionGuard {
   /** Set by the listener, which knows which connections are idle. */
   evict: Evict | undefined = undefined;
   private readonly perPeer = new Map<string, number>();
-  /** The peer each admitted connection was counted under. */
-  private readonly admitted = new Map<net.Socket, string>();
+  /** The peer each admitted connection was counted under, by {@link connectionKey}. */
+  private readonly admitted = new Map<unknown, string>();
   private unreported = 0;
   private lastReport = -Infinity;
 
@@ -77,8 +87,9 @@ export class ConnectionGuard {
     }
     this.open++;
     this.perPeer.set(peer, (this.perPeer.get(peer) ?? 0) + 1);
-    this.admitted.set(socket, peer);
-    socket.once("close", () => this.closed(socket));
+    const key = connectionKey(socket);
+    this.admitted.set(key, peer);
+    socket.once("close", () => this.closed(key));
     return true;
   }
 
@@ -87,15 +98,15 @@ export class ConnectionGuard {
     const victim = this.evict?.(peer);
     if (victim === undefined) return false;
     this.evicted++;
-    this.closed(victim);
+    this.closed(connectionKey(victim));
     return true;
   }
 
   /** A connection closed (or was evicted): its slot is released, once. */
-  private closed(socket: net.Socket): void {
-    const peer = this.admitted.get(socket);
+  private closed(key: unknown): void {
+    const peer = this.admitted.get(key);
     if (peer === undefined) return;
-    this.admitted.delete(socket);
+    this.admitted.delete(key);
     this.release(peer);
   }
 
