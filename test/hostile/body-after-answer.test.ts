@@ -181,6 +181,33 @@ describe("hostile: request bodies are not read after the answer (issue 33, break
     });
   }
 
+  it("HTTP/1.1: a client that sends its small chunked body only after the early answer keeps its connection", async () => {
+    // As connect-node does: headers first, the body once the response is under way.
+    const socket = net.connect({ port: server.port, host: "127.0.0.1" });
+    socket.on("error", () => {});
+    let data = "";
+    socket.on("data", (d: Buffer) => {
+      data += d.toString("latin1");
+    });
+    const waitData = async (re: RegExp) => {
+      const end = Date.now() + 3_000;
+      while (!re.test(data) && !socket.destroyed && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+      return re.test(data);
+    };
+    try {
+      await new Promise((r) => socket.once("connect", r));
+      socket.write("POST /no.Such/Method HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n");
+      assert.ok(await waitData(/^HTTP\/1\.1 404[\s\S]*\r\n\r\n[\s\S]*unimplemented/), data);
+      await new Promise((r) => setTimeout(r, 50));
+      socket.write("2\r\n{}\r\n0\r\n\r\n");
+      data = "";
+      socket.write('POST /greet.GreetService/Greet HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 17\r\n\r\n{"name":"triple"}');
+      assert.ok(await waitData(/^HTTP\/1\.1 200[\s\S]*\{"greeting":"triple"\}/), `second request on the connection: ${JSON.stringify(data)}`);
+    } finally {
+      socket.destroy();
+    }
+  });
+
   it("gRPC: trailers-only answer, and an answer whose headers were sent (bidi): trailers arrive, then the stream is reset", async () => {
     const bystander = new Bystander(server.url);
     const grpc: Case = { name: "gRPC", path: "/greet.GreetService/Greet", contentType: "application/grpc+proto", answer: /grpc-status 8/ };

@@ -118,10 +118,10 @@ export interface Exchange extends Responder {
   /**
    * Drops the rest of the request body of an early response. HTTP/2: RST_STREAM(NO_ERROR) once
    * the response is sent. HTTP/1.1: drains a body declared at most {@link DRAIN_MAX_BYTES} (the
-   * connection is kept); a larger or chunked one, if it is still arriving once the response is
-   * out, closes the connection, lingering briefly so the client can read the response. With
-   * `close` (a body over the limit) the connection closes whatever the size, announced by
-   * `Connection: close` when called before responding.
+   * connection is kept); of a larger or chunked one, drains at most that much more for at most
+   * 5 s, and closes the connection if it is still arriving then, lingering briefly so the client
+   * can read the response. With `close` (a body over the limit) the connection closes whatever
+   * the size, announced by `Connection: close` when called before responding.
    *
    * A response that completes (`respond`, `end`) while the request body is still arriving does
    * this by itself: nothing reads a request after its answer.
@@ -314,18 +314,23 @@ export class Http1Exchange implements Exchange {
       return;
     }
     this.lingering = true;
-    // Reading the rest to the end would defeat the limit (or go on without end), so the connection
-    // closes after the response. Closing a socket with unread bytes makes the kernel send RST, and
-    // the client then sees EPIPE/ECONNRESET instead of our answer: linger instead (as nginx does),
-    // i.e. half-close, discard what still arrives for a bounded time and size, then destroy. The
-    // bytes are counted from now (and read: node:http would otherwise drop them uncounted).
-    const socket = this.req.socket;
+    const req = this.req;
+    const socket = req.socket;
+    // What still arrives is read and counted (node:http would drop it uncounted); past
+    // LINGER_MAX_BYTES the socket goes at once.
     let discarded = 0;
-    this.req.on("data", (chunk: Buffer) => {
+    let closing = false;
+    const closeNow = () => {
+      if (closing || req.complete) return;
+      closing = true;
+      linger(socket);
+    };
+    req.on("data", (chunk: Buffer) => {
       discarded += chunk.length;
       if (discarded > LINGER_MAX_BYTES) socket.destroy();
+      else if (discarded > DRAIN_MAX_BYTES) closeNow();
     });
-    this.req.resume();
+    req.resume();
     if (close && !this.res.headersSent) {
       // A body over the limit, before the response: it goes out with `Connection: close`, and
       // node:http calls destroySoon() once it has finished.
@@ -333,18 +338,22 @@ export class Http1Exchange implements Exchange {
       socket.destroySoon = () => linger(socket);
       return;
     }
-    // Otherwise the connection closes only if the body is still arriving once the answer is out
-    // (a small body answered at once has usually arrived by then, and the connection is kept).
-    const req = this.req;
-    const after = () => {
-      if (!req.complete) linger(socket);
-    };
-    if (this.res.writableFinished) after();
-    else this.res.once("finish", after);
+    // Otherwise the rest is drained, and the connection kept, if it ends within DRAIN_MAX_BYTES
+    // and LINGER_MS (a client that sends its small body after our early answer must not find the
+    // connection closed under its writes); past either, the connection closes.
+    const timer = setTimeout(closeNow, LINGER_MS);
+    timer.unref();
+    socket.once("close", () => clearTimeout(timer));
+    req.once("end", () => clearTimeout(timer));
   }
 }
 
-/** Half-closes `socket` and destroys it after {@link LINGER_MS} (or when the peer closes first). */
+/**
+ * Closes a connection that still receives an unwanted request body. Closing a socket with unread
+ * bytes makes the kernel send RST, and the client then sees EPIPE/ECONNRESET instead of our
+ * answer: linger instead (as nginx does), i.e. half-close, go on discarding what arrives, and
+ * destroy after {@link LINGER_MS} (or when the peer closes first, or past LINGER_MAX_BYTES).
+ */
 function linger(socket: net.Socket): void {
   if (socket.destroyed) return;
   socket.end();
