@@ -43,10 +43,14 @@ export class FetchExchange implements Exchange {
   private stream: ReadableStreamDefaultController<Uint8Array> | undefined;
   private drainWaiters: (() => void)[] = [];
   private readable: Readable | undefined;
+  /** The request headers as they came (`headers` may be released), for the answer to an abort. */
+  private readonly requestHeaders: Record<string, string | undefined>;
 
   constructor(
     private readonly request: Request,
     path: string,
+    /** Answers a request whose signal aborted before it was answered (the protocol's `cancelled`). */
+    private readonly answerAbort?: (ex: FetchExchange) => void,
   ) {
     this.method = request.method;
     const url = new URL(request.url);
@@ -59,6 +63,7 @@ export class FetchExchange implements Exchange {
       n++;
     });
     this.headers = headers;
+    this.requestHeaders = headers;
     this.headerCount = n;
     this.response = new Promise((r) => {
       this.resolve = r;
@@ -82,10 +87,31 @@ export class FetchExchange implements Exchange {
     return this.abortedFlag;
   }
 
+  /**
+   * The request's signal aborted, or the reader cancelled the streamed response: the call is told
+   * (its handler's signal fires), the request body is cancelled (a stalled one would keep its
+   * reader waiting), and the response promise settles: with the protocol's `cancelled` answer
+   * when none was given yet (a runtime discards it, the client being gone), else the streamed
+   * body ends with an error.
+   */
   private abort(): void {
     if (this.abortedFlag || this.done) return;
     this.abortedFlag = true;
     this.abortSink?.onExchangeAbort();
+    this.discardBody();
+    if (!this.sent) {
+      this.headers = this.requestHeaders;
+      this.answerAbort?.(this);
+      // Whatever the answer did, the promise settles.
+      this.respond(499, {});
+      return;
+    }
+    this.done = true;
+    try {
+      this.stream?.error(new Error("the request was aborted"));
+    } catch {
+      // the reader cancelled: already closed
+    }
   }
 
   onAbort(fn: (() => void) | AbortSink): void {
@@ -116,6 +142,8 @@ export class FetchExchange implements Exchange {
     if (this.sent) return;
     this.sent = true;
     this.done = true;
+    // The answer is complete: a request body still arriving is not read any further.
+    if (this.bodyPending()) this.discardBody();
     const none = body === undefined || status === 204 || status === 304 || this.method === "HEAD";
     this.resolve(new Response(none ? null : (body as ConstructorParameters<typeof Response>[0]), { status, headers: toHeaders(headers) }));
   }
@@ -153,6 +181,7 @@ export class FetchExchange implements Exchange {
   end(_trailers?: OutHeaders, last?: Uint8Array): void {
     if (this.done) return;
     this.done = true;
+    if (this.bodyPending()) this.discardBody();
     const c = this.stream;
     if (!c) return;
     try {
@@ -178,6 +207,14 @@ export class FetchExchange implements Exchange {
     }
   }
 
+  /** Request body bytes may still come: a body not read to its end (nor cancelled). */
+  private bodyPending(): boolean {
+    const r = this.readable;
+    if (r !== undefined) return !r.readableEnded && !r.destroyed;
+    return this.request.body !== null && !this.request.bodyUsed;
+  }
+
+  /** Cancels the request body: its reader (a pending read included) is released. */
   discardBody(): void {
     if (this.readable) this.readable.destroy();
     else if (this.request.body && !this.request.bodyUsed) void this.request.body.cancel().catch(() => {});

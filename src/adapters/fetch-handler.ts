@@ -1,4 +1,5 @@
 import type { AddressInfo } from "node:net";
+import { clientCancelled } from "../protocol/errors.js";
 import { FetchExchange } from "./fetch-exchange.js";
 import { type HandlerOptions, mountedServer } from "./node-handler.js";
 
@@ -47,7 +48,8 @@ export function createFetchHandler(options: FetchHandlerOptions = {}): FetchHand
       const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
       core.mountedAddress = { address: url.hostname, port, family: "IPv4" } as AddressInfo;
     }
-    const ex = new FetchExchange(request, path);
+    // A request whose signal aborts gets the protocol's `cancelled` answer (the call was told first).
+    const ex = new FetchExchange(request, path, (aborted) => core.writeError(aborted, clientCancelled()));
     core.dispatch(ex);
     return ex.response;
   };

@@ -205,7 +205,8 @@ export class GrpcServerCall implements MessageSink, AbortSink, PumpTarget, Handl
       this.reader.abandon();
       this.ex.body.resume();
       // After a trailers-only response, RST_STREAM(NO_ERROR) tells the client to stop sending.
-      // After trailers that wait for their turn, a reset could overtake them: drain instead.
+      // After trailers that wait for their turn, the exchange resets the stream itself once they
+      // are out (a reset now could overtake them).
       if (!this.responder.headersSent) this.ex.discardBody();
     }
   }

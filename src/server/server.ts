@@ -455,10 +455,15 @@ export class TripleServer implements ServerCore {
    * Triple HTTP error body.
    */
   answerError(ex: Exchange, err: RpcError): void {
+    this.writeError(ex, err, true);
+  }
+
+  /** Writes `err` in the protocol of `ex`'s headers; recorded as a refusal (telemetry, access log) when `refused`. */
+  writeError(ex: Exchange, err: RpcError, refused = false): void {
     const ct = ex.headers[H.contentType];
     const connect = isConnectStreamType(ct) || ex.headers[CH.protocolVersion] !== undefined;
     const protocol: WireProtocol = isGrpcWebContentType(ct) ? "grpc-web" : isGrpcContentType(ct) ? "grpc" : connect ? "connect" : "triple";
-    this.refused(ex, protocol, err);
+    if (refused) this.refused(ex, protocol, err);
     if (protocol === "grpc-web") sendGrpcStatus(ex, err, { [H.contentType]: "application/grpc-web+proto" });
     else if (protocol === "grpc") sendGrpcStatus(ex, err, { [H.contentType]: "application/grpc" });
     else if (protocol === "connect") sendConnectError(ex, err, "connect");
@@ -498,9 +503,13 @@ export class TripleServer implements ServerCore {
     this.listener.accept(connection, httpVersion);
   }
 
-  /** Open connections, and connections refused at accept since the start (`maxConnections`, `maxConnectionsPerPeer`). */
-  get connections(): { open: number; refused: number } {
-    return this.listener?.connections ?? { open: 0, refused: 0 };
+  /**
+   * Open connections; connections refused at accept since the start (`maxConnections`,
+   * `maxConnectionsPerPeer` reached with no idle connection to close); idle connections closed
+   * to admit new ones since the start.
+   */
+  get connections(): { open: number; refused: number; evicted: number } {
+    return this.listener?.connections ?? { open: 0, refused: 0, evicted: 0 };
   }
 
   /** Number of calls in progress. */

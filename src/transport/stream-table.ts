@@ -105,3 +105,15 @@ export function installStreamTable(session: http2.Http2Session, adopt = false): 
   for (const [id, stream] of state.streams as Map<number, unknown>) table.set(id, stream);
   state.streams = table;
 }
+
+/**
+ * How many streams a session has open (its stream table's size: node's own Map or a
+ * {@link StreamTable}), or undefined on a node whose sessions do not have that private shape.
+ */
+export function openStreamCount(session: http2.Http2Session): number | undefined {
+  if (stateKey === null) return undefined;
+  stateKey ??= Object.getOwnPropertySymbols(session).find((k) => k.description === "state") ?? null;
+  if (stateKey === null) return undefined;
+  const streams = (session as unknown as Record<symbol, { streams?: { size?: unknown } } | undefined>)[stateKey]?.streams;
+  return typeof streams?.size === "number" ? streams.size : undefined;
+}

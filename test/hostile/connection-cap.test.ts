@@ -7,9 +7,12 @@ import { CalcService } from "../server/fixtures.js";
 
 // Issue 22 break 3, second half: a connection flood must degrade into refusals, not fd
 // exhaustion. Caps on open connections, in total and per remote address; the connection past a
-// cap is closed at accept, counted, and logged at most once per interval.
+// cap is closed at accept, counted, and logged at most once per interval, when every connection
+// carries a call (since issue 33 an idle one is closed to make room instead: idle-connections.test.ts).
 
 const REQUEST = 'POST /test.Calc/add HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5\r\n\r\n[1,2]';
+/** A call that takes 1.5 s: the connection carries a request meanwhile. */
+const SLOW = 'POST /test.Calc/slow HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 6\r\n\r\n[1500]';
 
 /** A keep-alive HTTP/1.1 connection from `localAddress`. */
 class Conn {
@@ -41,6 +44,15 @@ class Conn {
     return this.closed ? undefined : this.data;
   }
 
+  /** Sends the slow call; resolves with whether it was answered (false when the socket closed first). */
+  async slow(): Promise<boolean> {
+    this.data = "";
+    this.socket.write(SLOW);
+    const end = Date.now() + 5_000;
+    while (!this.closed && !/"done"/.test(this.data) && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+    return !this.closed && /"done"/.test(this.data);
+  }
+
   /** Resolves with whether the server closed the connection within `ms`. */
   async closedWithin(ms: number): Promise<boolean> {
     const end = Date.now() + ms;
@@ -70,16 +82,19 @@ describe("hostile: connection caps (maxConnections, maxConnectionsPerPeer)", () 
   });
   after(() => server.close());
 
-  it("per peer: the 4th connection from one address is closed at accept; the others work; after a close one more is accepted", async () => {
+  it("per peer: the 4th connection from one address is closed at accept while the three carry calls; the others work; after a close one more is accepted", async () => {
     const { port } = server.address;
     const conns = await Promise.all([1, 2, 3].map(() => Conn.open(port, "127.0.0.1")));
     for (const c of conns) assert.match((await c.call()) ?? "closed", /HTTP\/1\.1 200[\s\S]*3$/);
+    const busy = conns.map((c) => c.slow());
+    await new Promise((r) => setTimeout(r, 200));
     const fourth = await Conn.open(port, "127.0.0.1");
     assert.equal(await fourth.closedWithin(1_000), true, "the connection over the per-peer cap stayed open");
     assert.equal(await fourth.call(200), undefined);
     // Another address is not affected by this one's cap.
     const other = await Conn.open(port, "127.0.0.2");
     assert.match((await other.call()) ?? "closed", /200/);
+    assert.deepEqual(await Promise.all(busy), [true, true, true], "a busy connection was closed");
     for (const c of conns) assert.match((await c.call()) ?? "closed", /200/, "an admitted connection stopped working");
     await conns[0].close();
     assert.ok(await waitFor(() => server.connections.open === 3, 1_000));
@@ -89,16 +104,20 @@ describe("hostile: connection caps (maxConnections, maxConnectionsPerPeer)", () 
     assert.ok(await waitFor(() => server.connections.open === 0, 1_000));
   });
 
-  it("in total: the 6th connection is closed at accept, whatever its address; refusals are counted and logged once", async () => {
+  it("in total: the 6th connection is closed at accept, whatever its address, while the five carry calls; refusals are counted and logged once", async () => {
     const { port } = server.address;
     const before = server.connections.refused;
     const conns = await Promise.all(["127.0.0.1", "127.0.0.1", "127.0.0.2", "127.0.0.2", "127.0.0.3"].map((a) => Conn.open(port, a)));
     for (const c of conns) assert.match((await c.call()) ?? "closed", /200/);
+    const busy = conns.map((c) => c.slow());
+    await new Promise((r) => setTimeout(r, 200));
     const sixth = await Conn.open(port, "127.0.0.4").catch(() => undefined);
     assert.ok(!sixth || (await sixth.closedWithin(1_000)), "the connection over the total cap stayed open");
     const seventh = await Conn.open(port, "127.0.0.5").catch(() => undefined);
     assert.ok(!seventh || (await seventh.closedWithin(1_000)));
     assert.ok(await waitFor(() => server.connections.refused >= before + 2, 1_000), `refused: ${server.connections.refused}`);
+    assert.deepEqual(await Promise.all(busy), [true, true, true, true, true], "a busy connection was closed");
+    assert.equal(server.connections.evicted, 0);
     for (const c of conns) assert.match((await c.call()) ?? "closed", /200/);
     await Promise.all(conns.map((c) => c.close()));
     assert.ok(await waitFor(() => server.connections.open === 0, 1_000));

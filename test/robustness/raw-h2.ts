@@ -111,10 +111,10 @@ export class RawH2 {
     for (const w of this.waiters.splice(0)) w();
   }
 
-  /** Connects and sends the preface and an empty SETTINGS frame (unless `handshake` is false). */
-  static connect(port: number, handshake = true): Promise<RawH2> {
+  /** Connects (from `localAddress`, a loopback address, when given) and sends the preface and an empty SETTINGS frame (unless `handshake` is false). */
+  static connect(port: number, handshake = true, localAddress?: string): Promise<RawH2> {
     return new Promise((resolve, reject) => {
-      const socket = net.connect(port, "127.0.0.1", () => {
+      const socket = net.connect({ port, host: "127.0.0.1", localAddress }, () => {
         const c = new RawH2(socket);
         if (handshake) {
           socket.write(PREFACE);

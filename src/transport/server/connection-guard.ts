@@ -36,16 +36,39 @@ export function defaultMaxConnections(): number {
 }
 
 /**
- * Counts open connections, in total and per remote address, and refuses new ones past either
- * cap by closing them at accept. Per connection, never per request: one map update on accept
- * and one on close.
+ * What identifies a connection for the guard: its remote address and port, the same for the TCP
+ * socket admitted at accept and the TLS socket the listener later tracks (and evicts) over it;
+ * the socket itself when it has no port (already closed).
+ */
+function connectionKey(socket: net.Socket): unknown {
+  const port = socket.remotePort;
+  return port === undefined ? socket : `${socket.remoteAddress}|${port}`;
+}
+
+/**
+ * Closes the connection idle the longest (of `peer`, or of any peer when undefined) to make room
+ * for a new one, and returns it; undefined when every connection carries a request.
+ */
+export type Evict = (peer: string | undefined) => net.Socket | undefined;
+
+/**
+ * Counts open connections, in total and per remote address. A new connection past either cap
+ * takes the place of the connection idle the longest (of the same address for the per-address
+ * cap), which is closed; when none is idle, the new one is closed at accept. Per connection,
+ * never per request: one map update on accept and one on close.
  */
 export class ConnectionGuard {
   /** Connections admitted and not yet closed. */
   open = 0;
   /** Connections refused since the start. */
   refused = 0;
+  /** Idle connections closed to admit new ones since the start. */
+  evicted = 0;
+  /** Set by the listener, which knows which connections are idle. */
+  evict: Evict | undefined = undefined;
   private readonly perPeer = new Map<string, number>();
+  /** The peer each admitted connection was counted under, by {@link connectionKey}. */
+  private readonly admitted = new Map<unknown, string>();
   private unreported = 0;
   private lastReport = -Infinity;
 
@@ -58,18 +81,33 @@ export class ConnectionGuard {
   /** Admits `socket` (released when it closes) or destroys it; true when admitted. */
   admit(socket: net.Socket): boolean {
     const peer = socket.remoteAddress ?? "";
-    const n = this.perPeer.get(peer) ?? 0;
-    if (this.open >= this.maxConnections) return this.refuse(socket, "maxConnections", this.maxConnections, peer);
-    if (n >= this.maxPerPeer) return this.refuse(socket, "maxConnectionsPerPeer", this.maxPerPeer, peer);
+    if (this.open >= this.maxConnections && !this.makeRoom(undefined)) return this.refuse(socket, "maxConnections", this.maxConnections, peer);
+    if ((this.perPeer.get(peer) ?? 0) >= this.maxPerPeer && !this.makeRoom(peer)) {
+      return this.refuse(socket, "maxConnectionsPerPeer", this.maxPerPeer, peer);
+    }
     this.open++;
-    this.perPeer.set(peer, n + 1);
-    socket.once("close", () => this.release(peer));
+    this.perPeer.set(peer, (this.perPeer.get(peer) ?? 0) + 1);
+    const key = connectionKey(socket);
+    this.admitted.set(key, peer);
+    socket.once("close", () => this.closed(key));
     return true;
   }
 
-  /** Counts a connection node refused itself (net.Server `maxConnections`, its 'drop' event). */
-  dropped(peer: string): void {
-    this.count("maxConnections", this.maxConnections, peer);
+  /** Closes an idle connection for a new one; its slot is free at once (its socket may take a moment to close). */
+  private makeRoom(peer: string | undefined): boolean {
+    const victim = this.evict?.(peer);
+    if (victim === undefined) return false;
+    this.evicted++;
+    this.closed(connectionKey(victim));
+    return true;
+  }
+
+  /** A connection closed (or was evicted): its slot is released, once. */
+  private closed(key: unknown): void {
+    const peer = this.admitted.get(key);
+    if (peer === undefined) return;
+    this.admitted.delete(key);
+    this.release(peer);
   }
 
   private release(peer: string): void {

@@ -1,5 +1,6 @@
 import type * as http from "node:http";
 import type * as http2 from "node:http2";
+import type * as net from "node:net";
 import type { Readable } from "node:stream";
 import { H } from "../../protocol/headers.js";
 
@@ -116,13 +117,24 @@ export interface Exchange extends Responder {
   onDrain(fn: () => void): void;
   /**
    * Drops the rest of the request body of an early response. HTTP/2: RST_STREAM(NO_ERROR) once
-   * the response is sent. HTTP/1.1: drains it, or with `close` (a body over the limit) closes the
-   * connection after the response, lingering briefly so the client can read it. Call it before
-   * responding so HTTP/1.1 can announce `Connection: close`.
+   * the response is sent. HTTP/1.1: drains a body declared at most {@link DRAIN_MAX_BYTES} (the
+   * connection is kept); of a larger or chunked one, drains at most that much more for at most
+   * 5 s, and closes the connection if it is still arriving then, lingering briefly so the client
+   * can read the response. With `close` (a body over the limit) the connection closes whatever
+   * the size, announced by `Connection: close` when called before responding.
+   *
+   * A response that completes (`respond`, `end`) while the request body is still arriving does
+   * this by itself: nothing reads a request after its answer.
    */
   discardBody(close?: boolean): void;
 }
 
+/**
+ * The largest declared HTTP/1.1 request body (`Content-Length`) whose unread rest is drained after
+ * an early answer so that the connection can carry the next request; a larger or chunked one
+ * closes the connection instead (Go's net/http drains 256 KiB likewise).
+ */
+export const DRAIN_MAX_BYTES = 256 * 1024;
 /** How long an HTTP/1.1 connection keeps discarding an unwanted request body before closing. */
 const LINGER_MS = 5_000;
 /** How much of an unwanted HTTP/1.1 request body is discarded before the connection is cut. */
@@ -182,6 +194,8 @@ export class Http1Exchange implements Exchange {
   sink: BodySink | undefined = undefined;
   /** What `onAbort` registered. */
   abortSink: AbortSink | undefined = undefined;
+  /** The connection closes after this response, discarding what still arrives for a while. */
+  private lingering = false;
 
   constructor(
     private readonly req: http.IncomingMessage,
@@ -238,6 +252,7 @@ export class Http1Exchange implements Exchange {
   respond(status: number, headers: OutHeaders, body?: Uint8Array | string): void {
     const res = this.res;
     if (res.headersSent || res.destroyed) return;
+    if (!this.lingering && this.bodyPending()) this.discardBody();
     if (body === undefined) {
       // RFC 9110 §8.6: no Content-Length on 204 / 304.
       if (status !== 204 && status !== 304) headers[H.contentLength] = 0;
@@ -265,45 +280,86 @@ export class Http1Exchange implements Exchange {
   }
 
   end(_trailers?: OutHeaders, last?: Uint8Array): void {
-    if (!this.res.destroyed) this.res.end(last);
+    if (this.res.destroyed) return;
+    if (!this.lingering && this.bodyPending()) this.discardBody();
+    this.res.end(last);
   }
 
   reset(): void {
     this.req.socket.destroy();
   }
 
+  /**
+   * True while request body bytes are still to come. Node marks even a bodyless request complete
+   * only after its 'request' event, so the framing headers decide until then.
+   */
+  private bodyPending(): boolean {
+    const req = this.req;
+    if (req.complete) return false;
+    const h = req.headers;
+    const length = h["content-length"];
+    return h["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
+  }
+
+  /** The body is declared small enough ({@link DRAIN_MAX_BYTES}) to read to its end and keep the connection. */
+  private drainable(): boolean {
+    const h = this.req.headers;
+    return h["transfer-encoding"] === undefined && Number(h["content-length"] ?? 0) <= DRAIN_MAX_BYTES;
+  }
+
   discardBody(close = false): void {
-    if (this.req.complete) return;
-    if (close) {
-      // Reading an oversized body to the end would defeat the limit, so the connection closes
-      // after the response. Closing a socket with unread bytes makes the kernel send RST, and the
-      // client then sees EPIPE/ECONNRESET instead of our 413: linger instead (as nginx does), i.e.
-      // half-close, discard what still arrives for a bounded time and size, then destroy.
-      const socket = this.req.socket;
-      let discarded = 0;
-      this.req.on("data", (chunk: Buffer) => {
-        discarded += chunk.length;
-        if (discarded > LINGER_MAX_BYTES) socket.destroy();
-      });
+    if (this.lingering || this.req.complete) return;
+    if (!close && this.drainable()) {
       this.req.resume();
-      const linger = () => {
-        if (socket.destroyed) return;
-        socket.end();
-        const timer = setTimeout(() => socket.destroy(), LINGER_MS);
-        timer.unref();
-        socket.once("close", () => clearTimeout(timer));
-      };
-      if (!this.res.headersSent) {
-        // Called before the response: it goes out with `Connection: close`, and node:http calls
-        // destroySoon() once it has finished.
-        this.res.shouldKeepAlive = false;
-        socket.destroySoon = linger;
-      } else if (this.res.writableFinished) linger();
-      else this.res.once("finish", linger);
       return;
     }
-    this.req.resume();
+    this.lingering = true;
+    const req = this.req;
+    const socket = req.socket;
+    // What still arrives is read and counted (node:http would drop it uncounted); past
+    // LINGER_MAX_BYTES the socket goes at once.
+    let discarded = 0;
+    let closing = false;
+    const closeNow = () => {
+      if (closing || req.complete) return;
+      closing = true;
+      linger(socket);
+    };
+    req.on("data", (chunk: Buffer) => {
+      discarded += chunk.length;
+      if (discarded > LINGER_MAX_BYTES) socket.destroy();
+      else if (discarded > DRAIN_MAX_BYTES) closeNow();
+    });
+    req.resume();
+    if (close && !this.res.headersSent) {
+      // A body over the limit, before the response: it goes out with `Connection: close`, and
+      // node:http calls destroySoon() once it has finished.
+      this.res.shouldKeepAlive = false;
+      socket.destroySoon = () => linger(socket);
+      return;
+    }
+    // Otherwise the rest is drained, and the connection kept, if it ends within DRAIN_MAX_BYTES
+    // and LINGER_MS (a client that sends its small body after our early answer must not find the
+    // connection closed under its writes); past either, the connection closes.
+    const timer = setTimeout(closeNow, LINGER_MS);
+    timer.unref();
+    socket.once("close", () => clearTimeout(timer));
+    req.once("end", () => clearTimeout(timer));
   }
+}
+
+/**
+ * Closes a connection that still receives an unwanted request body. Closing a socket with unread
+ * bytes makes the kernel send RST, and the client then sees EPIPE/ECONNRESET instead of our
+ * answer: linger instead (as nginx does), i.e. half-close, go on discarding what arrives, and
+ * destroy after {@link LINGER_MS} (or when the peer closes first, or past LINGER_MAX_BYTES).
+ */
+function linger(socket: net.Socket): void {
+  if (socket.destroyed) return;
+  socket.end();
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+  timer.unref();
+  socket.once("close", () => clearTimeout(timer));
 }
 
 const EMPTY_HEADERS: Readonly<Record<string, undefined>> = Object.freeze(Object.create(null));
@@ -354,7 +410,15 @@ export function exchangeOfStream(stream: http2.Http2Stream): Http2Exchange | und
   return (stream as Partial<TaggedStream>)[kExchange];
 }
 function h2WantTrailers(this: TaggedStream): void {
-  if (!this.destroyed) this.sendTrailers(this[kExchange].pendingTrailers ?? NO_TRAILERS);
+  if (this.destroyed) return;
+  const ex = this[kExchange];
+  this.sendTrailers(ex.pendingTrailers ?? NO_TRAILERS);
+  // node submits the trailers from an immediate; a reset submitted before them would drop them.
+  if (ex.resetAfterTrailers) setImmediate(closeNoError, this);
+}
+/** RST_STREAM(NO_ERROR): the answer is complete, the rest of the request is not wanted (RFC 9113 §8.1). */
+function closeNoError(stream: http2.ServerHttp2Stream): void {
+  if (!stream.destroyed) stream.close(0);
 }
 const NO_TRAILERS: OutHeaders = Object.freeze({}) as OutHeaders;
 const WAIT_FOR_TRAILERS: http2.ServerStreamResponseOptions = Object.freeze({ waitForTrailers: true });
@@ -375,6 +439,12 @@ export class Http2Exchange implements Exchange {
   abortSink: AbortSink | undefined = undefined;
   /** The request's content type, kept by `releaseHeaders` (a late answer must still pick its protocol). */
   contentType: string | undefined = undefined;
+  /** The response was started with trailers (`start(…, true)`). */
+  private trailered = false;
+  /** `discardBody` ran: the stream is reset once the answer is out. */
+  private discarding = false;
+  /** The trailers end an answer given while the request body was still arriving: reset once they are out. */
+  resetAfterTrailers = false;
 
   constructor(
     private readonly stream: http2.ServerHttp2Stream,
@@ -428,14 +498,15 @@ export class Http2Exchange implements Exchange {
     headers[":status"] = status;
     if (body === undefined || (typeof body === "string" ? body.length === 0 : body.byteLength === 0)) {
       s.respond(headers, END_STREAM);
-      return;
+    } else {
+      s.respond(headers);
+      // Write, then end once the write completed. `end(body)` lets nghttp2 close the stream
+      // before the write's after-tick runs, and node then builds (and throws away) an
+      // ERR_STREAM_DESTROYED with a stack trace for every response (nodejs/node#36860): about a
+      // sixth of the CPU of a small unary call. The empty END_STREAM DATA frame costs far less.
+      s.write(body, endAfterWrite.bind(s));
     }
-    s.respond(headers);
-    // Write, then end once the write completed. `end(body)` lets nghttp2 close the stream
-    // before the write's after-tick runs, and node then builds (and throws away) an
-    // ERR_STREAM_DESTROYED with a stack trace for every response (nodejs/node#36860): about a
-    // sixth of the CPU of a small unary call. The empty END_STREAM DATA frame costs far less.
-    s.write(body, endAfterWrite.bind(s));
+    if (!s.readableEnded) this.discardBody();
   }
 
   start(status: number, headers: OutHeaders, trailers: boolean): void {
@@ -443,6 +514,7 @@ export class Http2Exchange implements Exchange {
     if (s.headersSent || s.destroyed) return;
     headers[":status"] = status;
     if (trailers) {
+      this.trailered = true;
       s.respond(headers, WAIT_FOR_TRAILERS);
       s.on("wantTrailers", h2WantTrailers);
     } else {
@@ -459,10 +531,15 @@ export class Http2Exchange implements Exchange {
   }
 
   end(trailers?: OutHeaders, last?: Uint8Array): void {
-    if (this.stream.destroyed) return;
+    const s = this.stream;
+    if (s.destroyed) return;
     this.pendingTrailers = trailers;
-    if (last) this.stream.end(last);
-    else this.stream.end();
+    if (last) s.end(last);
+    else s.end();
+    // The answer is complete: a request body still arriving is not read any further.
+    if (s.readableEnded || s.endAfterHeaders) return;
+    if (this.trailered) this.resetAfterTrailers = true;
+    else this.discardBody();
   }
 
   reset(): void {
@@ -491,7 +568,8 @@ export class Http2Exchange implements Exchange {
   discardBody(): void {
     const s = this.stream;
     // No body at all (END_STREAM on the request's HEADERS, as for a GET): nothing to stop.
-    if (s.destroyed || s.endAfterHeaders) return;
+    if (this.discarding || s.destroyed || s.endAfterHeaders) return;
+    this.discarding = true;
     // RFC 9113 §8.1: after a complete response, RST_STREAM(NO_ERROR) asks the client to stop sending.
     if (s.writableFinished) s.close(0);
     else s.once("finish", () => s.close(0));

@@ -3,6 +3,7 @@ import * as http2 from "node:http2";
 import * as net from "node:net";
 import * as tls from "node:tls";
 import { installStreamTable } from "../stream-table.js";
+import { countStream, IdleEvictor, idleSince, newActivity, type SocketActivity, watchSession } from "./connection-activity.js";
 import { ConnectionGuard, DEFAULT_MAX_CONNECTIONS_PER_PEER, defaultMaxConnections, type RefusalReport } from "./connection-guard.js";
 import { type Exchange, Http1Exchange, Http2Exchange, type Responder } from "./exchange.js";
 import { BodyWatch, isDeadSession } from "./session-watch.js";
@@ -23,7 +24,10 @@ export interface TransportOptions {
   maxHeaderBytes?: number;
   /** HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS. Default 1000. */
   maxConcurrentStreams?: number;
-  /** Closes connections idle this long, ms. Default 120 000. */
+  /**
+   * Closes connections that carried no request this long, ms: no byte either way, or (HTTP/2)
+   * no stream open, whatever PINGs or SETTINGS the peer sends. Default 120 000.
+   */
   idleTimeoutMs?: number;
   /**
    * HTTP/1.1: time allowed to receive the request headers, ms (slowloris). Also the time a new
@@ -39,9 +43,12 @@ export interface TransportOptions {
    * inactivity limit: a slow upload that keeps sending lives. 0 disables. Default 60 000.
    */
   bodyIdleTimeoutMs?: number;
-  /** Most open connections; the next ones are closed at accept. Default 10 000 (or 80 % of the open-file limit, if lower). */
+  /**
+   * Most open connections. A new one past it closes the connection idle the longest, or is
+   * closed at accept when none is idle. Default 10 000 (or 80 % of the open-file limit, if lower).
+   */
   maxConnections?: number;
-  /** Most open connections from one remote address; the next ones are closed at accept. Default 1 000. */
+  /** Most open connections from one remote address; past it, as `maxConnections` among that address's. Default 1 000. */
   maxConnectionsPerPeer?: number;
   /** HTTP/2 per-session memory bound, MiB (nghttp2 refuses new streams past it). Default 64. */
   http2SessionMemoryMb?: number;
@@ -112,18 +119,6 @@ export interface ListenerHandlers {
   onConnectionsRefused?(report: RefusalReport): void;
 }
 
-/** What the idle sweep remembers of a connection. */
-interface SocketActivity {
-  /** bytesRead + bytesWritten at the last sweep that saw them change. */
-  bytes: number;
-  /** When they last changed. */
-  since: number;
-  /** The HTTP/2 session on this socket, if any. */
-  session: http2.ServerHttp2Session | undefined;
-  /** nghttp2 gave up on the session (fatal protocol error, GOAWAY sent): the socket is being closed. */
-  dead: boolean;
-}
-
 /**
  * The one-port transport: a TCP (or TLS) listener whose connections go to an HTTP/1.1 or an
  * HTTP/2 server. Cleartext connections are told apart by their first bytes (the HTTP/2
@@ -143,6 +138,7 @@ export class OnePortListener {
   private sweeper: NodeJS.Timeout | undefined;
   private readonly maxHeaderBytes: number;
   private readonly guard: ConnectionGuard;
+  private readonly evictor = new IdleEvictor(this.sockets, (socket, a) => this.closeIdle(socket, a, Date.now()));
   private readonly bodies: BodyWatch | undefined;
 
   constructor(
@@ -163,14 +159,16 @@ export class OnePortListener {
     // No http2/http `setTimeout`: node refreshes those timers on every stream event, which
     // costs ~7 % of a small unary call. The idle sweep below watches byte counters instead.
     this.server = options.tls ? this.createTls(options.tls) : this.createCleartext();
-    // The total cap is node's own: past it, node closes the new socket before making an object of it.
-    this.server.maxConnections = this.guard.maxConnections;
-    this.server.on("drop", (d?: { remoteAddress?: string }) => this.guard.dropped(d?.remoteAddress ?? ""));
+    // Past a cap, a new connection takes the place of an idle one (the guard asks the evictor).
+    this.guard.evict = (peer) => this.evictor.evict(peer, Date.now());
   }
 
-  /** Connections open now, and refused at accept since the start (over `maxConnections` / `maxConnectionsPerPeer`). */
-  get connections(): { open: number; refused: number } {
-    return { open: this.guard.open, refused: this.guard.refused };
+  /**
+   * Connections open now; refused at accept since the start (over `maxConnections` /
+   * `maxConnectionsPerPeer` with none idle); idle ones closed to admit new ones since the start.
+   */
+  get connections(): { open: number; refused: number; evicted: number } {
+    return { open: this.guard.open, refused: this.guard.refused, evicted: this.guard.evicted };
   }
 
   /** A stream whose request body stopped arriving: answered 408 / deadline_exceeded if it can be, then reset. */
@@ -239,6 +237,7 @@ export class OnePortListener {
       // nghttp2 applies SETTINGS_MAX_HEADER_LIST_SIZE only once the client acknowledged our
       // SETTINGS, so a request sent right after the preface could carry up to 16 MiB of headers:
       // measure every stream ourselves (RFC 7541 §4.1 sizes) and refuse it.
+      countStream(stream);
       const ex = new Http2Exchange(stream, headers, rawHeaders.length >> 1);
       if (headerListSize(rawHeaders) > this.maxHeaderBytes) this.refuseHeaderSize(ex, stream);
       else this.handlers.onExchange(ex);
@@ -260,7 +259,7 @@ export class OnePortListener {
     installStreamTable(session);
     this.sessions.add(session);
     const activity = this.handoff && this.sockets.get(this.handoff);
-    if (activity) activity.session = session;
+    if (activity) watchSession(session, activity);
     session.once("close", () => this.sessions.delete(session));
     // Larger connection window: the default 64 KiB throttles large messages on fast links.
     session.once("connect", () => {
@@ -274,7 +273,7 @@ export class OnePortListener {
   }
 
   private track(socket: net.Socket): void {
-    this.sockets.set(socket, { bytes: 0, since: Date.now(), session: undefined, dead: false });
+    this.sockets.set(socket, newActivity(Date.now()));
     socket.once("close", () => this.sockets.delete(socket));
     socket.on("error", () => socket.destroy());
   }
@@ -377,10 +376,12 @@ export class OnePortListener {
   /**
    * Once per sweep interval, over every connection: closes HTTP/2 connections whose session
    * nghttp2 gave up on (a fatal protocol error, GOAWAY already sent; checked only for sockets
-   * that moved bytes since the last sweep, as dying takes a read), connections that moved no byte
-   * either way for `idleTimeoutMs` (HTTP/2 sessions get a GOAWAY first and the socket a second
-   * later), and HTTP/2 streams whose request body stalled. Reading node's byte counters once per
-   * sweep costs nothing per call, unlike socket timeouts that are re-armed on every read and write.
+   * that moved bytes since the last sweep, as dying takes a read), connections that carried no
+   * request for `idleTimeoutMs` (no byte either way, or on HTTP/2 no stream whatever PINGs the
+   * peer sends; see `idleSince`; HTTP/2 sessions get a GOAWAY first and the socket a second
+   * later), and HTTP/2 streams whose request body stalled. Reading node's byte counters and
+   * stream tables once per sweep costs nothing per call, unlike socket timeouts that are re-armed
+   * on every read and write.
    */
   private sweep(idleMs: number): void {
     const now = Date.now();
@@ -389,10 +390,12 @@ export class OnePortListener {
       if (bytes !== a.bytes) {
         a.bytes = bytes;
         a.since = now;
-        if (a.session !== undefined && !a.dead && isDeadSession(a.session)) this.closeDead(socket, a);
-        continue;
+        if (a.session !== undefined && !a.dead && isDeadSession(a.session)) {
+          this.closeDead(socket, a);
+          continue;
+        }
       }
-      if (idleMs > 0 && now - a.since >= idleMs) this.closeIdle(socket, a, now);
+      if (idleMs > 0 && now - idleSince(a, now) >= idleMs) this.closeIdle(socket, a, now);
     }
     if (this.bodies) for (const s of this.sessions) this.bodies.sweep(s, now);
   }
@@ -416,10 +419,13 @@ export class OnePortListener {
   }
 
   private closeIdle(socket: net.Socket, a: SocketActivity, now: number): void {
+    a.closing = true;
     if (a.session && !a.session.closed && !a.session.destroyed) {
       a.session.close();
       setTimeout(() => socket.destroy(), 1000).unref();
-      a.since = now; // do not close twice
+      // do not close twice
+      a.since = now;
+      a.requestSince = now;
     } else {
       socket.destroy();
     }
