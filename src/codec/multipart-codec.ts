@@ -94,6 +94,8 @@ interface PartHead {
   readonly charset: string | undefined;
   /** The part had a Content-Type (without one, a file is `application/octet-stream`). */
   readonly typed: boolean;
+  /** The part's place in the body (0-based): parts are bound in this order, whenever each was done. */
+  readonly index: number;
 }
 
 function parseHead(header: Record<string, string[] | undefined>, index: number): PartHead {
@@ -113,7 +115,7 @@ function parseHead(header: Record<string, string[] | undefined>, index: number):
   }
   if (name === undefined) throw decodeError(`multipart part #${index + 1} has no name in its Content-Disposition`);
   const mt = parseMediaType(header[H.contentType]?.[0]);
-  return { name, filename, contentType: mt?.type || "text/plain", charset: mt?.params.charset, typed: !!mt?.type };
+  return { name, filename, contentType: mt?.type || "text/plain", charset: mt?.params.charset, typed: !!mt?.type, index };
 }
 
 /** How a part is read: a field or a file in memory, a streamed file, or the file the handler streams. */
@@ -127,11 +129,11 @@ interface PartsOwner {
   /** True once the request failed: readers stop. */
   readonly failed: boolean;
   fail(e: unknown): void;
-  done(part: NamedValue<Part>): void;
+  done(part: NamedValue<Part>, index: number): void;
   /** Bytes read from the body that are no longer held in memory (spilled or streamed on). */
   movedOut(n: number): void;
   /** The live part (the last parameter's file) is streaming: the handler may start. */
-  liveStarted(part: NamedValue<Part>): void;
+  liveStarted(part: NamedValue<Part>, index: number): void;
 }
 
 function classify(head: PartHead, plan: Plan, liveTaken: boolean): PartKind {
@@ -175,7 +177,7 @@ class MemoryPart {
   onEnd(): void {
     const data = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks, this.size);
     const { name, filename, contentType, charset } = this.head;
-    this.owner.done({ name, value: { filename, contentType, charset, data } });
+    this.owner.done({ name, value: { filename, contentType, charset, data } }, this.head.index);
   }
 }
 
@@ -231,13 +233,14 @@ class SpillPart {
     const file = this.file;
     if (!file) {
       const data = Buffer.concat(this.chunks);
-      this.owner.done({ name, value: { filename, contentType, charset, data, upload: FileUpload.fromBytes(data, filename ?? "", type) } });
+      this.owner.done({ name, value: { filename, contentType, charset, data, upload: FileUpload.fromBytes(data, filename ?? "", type) } }, this.head.index);
       return;
     }
     file.stream.end(() => {
       if (this.owner.failed) return;
       const upload = FileUpload.fromPath(file.path, this.size, filename ?? "", type);
-      this.owner.done({ name, value: { filename, contentType, charset, data: EMPTY, upload } });
+      // A spilled file is done once flushed, which may come after a later part's: its index keeps its place.
+      this.owner.done({ name, value: { filename, contentType, charset, data: EMPTY, upload } }, this.head.index);
     });
   }
 }
@@ -292,7 +295,7 @@ class LivePart {
     this.out.on("error", () => {});
     this.out.on("drain", () => this.part.resume());
     const { name, filename, contentType, charset } = head;
-    owner.liveStarted({ name, value: { filename, contentType, charset, data: EMPTY, upload: this.upload } });
+    owner.liveStarted({ name, value: { filename, contentType, charset, data: EMPTY, upload: this.upload } }, head.index);
   }
 
   onData(chunk: Buffer): void {
@@ -464,15 +467,15 @@ class MultipartReader implements PartsOwner {
     this.moved += n;
   }
 
-  liveStarted(part: NamedValue<Part>): void {
+  liveStarted(part: NamedValue<Part>, index: number): void {
     this.liveArrived = true;
-    this.done(part);
+    this.done(part, index);
   }
 
-  /** A part is bound (a spilled file once its temp file is flushed; the live file at its headers). */
-  done(part: NamedValue<Part>): void {
+  /** A part is bound (a spilled file once its temp file is flushed; the live file at its headers), in its place in the body. */
+  done(part: NamedValue<Part>, index: number): void {
     this.open--;
-    this.parts.push(part);
+    this.parts[index] = part;
     this.maybeDone();
   }
 
@@ -494,7 +497,8 @@ class MultipartReader implements PartsOwner {
     if (this.settled || this.failed || this.open !== 0) return;
     if (this.finished || this.liveArrived) {
       this.settled = true;
-      this.resolve(this.parts);
+      // Parts not bound (over a limit, after the live one) leave holes: filter() skips them.
+      this.resolve(this.parts.filter(() => true));
     }
   }
 }
