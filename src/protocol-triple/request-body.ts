@@ -92,6 +92,8 @@ export function boundedBodyStream(ex: Exchange, compression: Compression | undef
       feed.detached = true;
       raw.destroy();
       stream.destroy();
+      // A body paused for the codec would stay paused (and fill its windows): let it flow into the inert feed.
+      ex.body.resume();
     },
   };
 }

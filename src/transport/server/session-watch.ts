@@ -48,9 +48,12 @@ interface Waiting {
   since: number;
   /** When the sweep first saw the request (the whole-request time limit counts from here). */
   readonly first: number;
-  /** Start of the current rate window, and the body bytes received then. */
-  rateFrom: number;
-  rateBytes: number;
+  /**
+   * The rate window's samples, oldest first, as (time, body bytes received) pairs, taken by the
+   * sweeps (at most eight a window) while the server reads the body: the window slides, so a body that slows down is judged on
+   * its last `windowMs` alone. Restarted whenever the server stops reading.
+   */
+  samples: number[];
 }
 
 /** Why the body sweep gave up on a request. */
@@ -106,7 +109,7 @@ export class BodyWatch {
     const buffered = stream.readableLength;
     const w = this.waiting.get(stream);
     if (!w) {
-      this.waiting.set(stream, { window, buffered, since: now, first: now, rateFrom: now, rateBytes: received });
+      this.waiting.set(stream, { window, buffered, since: now, first: now, samples: [now, received] });
       return;
     }
     const bounded = ex !== undefined && !ex.streaming;
@@ -117,8 +120,8 @@ export class BodyWatch {
     }
     if (stream.readableFlowing === false) {
       // Paused by the server itself (its handler is behind): not waiting on the peer.
-      w.since = w.rateFrom = now;
-      w.rateBytes = received;
+      w.since = now;
+      w.samples = [now, received];
       return;
     }
     if (w.window !== window || w.buffered !== buffered) {
@@ -142,27 +145,32 @@ export class BodyWatch {
     const received = socket.bytesRead;
     const w = this.waiting.get(req);
     if (!w) {
-      this.waiting.set(req, { window: 0, buffered: 0, since: now, first: now, rateFrom: now, rateBytes: received });
+      this.waiting.set(req, { window: 0, buffered: 0, since: now, first: now, samples: [now, received] });
       return;
     }
     if (this.tooSlow(w, received, req.readableFlowing === true, now)) this.expire(ex, "rate");
   }
 
-  /** True when a whole rate window passed with fewer bytes than the rate; a body not being read restarts the window. */
+  /**
+   * True when the body brought fewer than `minRate` bytes a second over the last `windowMs` (the
+   * first window is the grace); a body the server is not reading restarts the window.
+   */
   private tooSlow(w: Waiting, received: number, reading: boolean, now: number): boolean {
     const { minRate, windowMs } = this.rules;
     if (minRate <= 0) return false;
     if (!reading) {
-      w.rateFrom = now;
-      w.rateBytes = received;
+      w.samples = [now, received];
       return false;
     }
-    const elapsed = now - w.rateFrom;
-    if (elapsed < windowMs) return false;
-    if ((received - w.rateBytes) * 1000 < minRate * elapsed) return true;
-    w.rateFrom = now;
-    w.rateBytes = received;
-    return false;
+    const s = w.samples;
+    // Eight samples a window at most, whatever the sweep's pace.
+    if (now - s[s.length - 2] >= windowMs / 8) s.push(now, received);
+    // The base: the newest sample at least a window old (older ones are dropped).
+    let base = -1;
+    for (let i = 0; i < s.length; i += 2) if (now - s[i] >= windowMs) base = i;
+    if (base < 0) return false;
+    if (base > 0) s.splice(0, base);
+    return (received - s[1]) * 1000 < minRate * (now - s[0]);
   }
 
   private fire(stream: http2.ServerHttp2Stream, ex: Http2Exchange | undefined, why: BodyExpiry): void {
