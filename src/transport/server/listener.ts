@@ -45,14 +45,14 @@ export interface TransportOptions {
    */
   bodyIdleTimeoutMs?: number;
   /**
-   * The slowest a request body may arrive, bytes per second, measured over each
-   * `bodyRateWindowMs` while the server reads it and has not started answering (both HTTP
+   * The slowest a request body may arrive, bytes per second, measured over the last
+   * `bodyRateWindowMs` (a sliding window) while the server reads it and has not started answering (both HTTP
    * versions; client and bidi streams excepted): a slower one is answered 408 /
    * `deadline_exceeded` and its stream reset (HTTP/2) or its connection closed (HTTP/1.1). 0
    * disables. Default 240 (Kestrel's `MinRequestBodyDataRate`).
    */
   minBodyBytesPerSecond?: number;
-  /** The window of `minBodyBytesPerSecond`, ms; the first window is the grace period. Default 5 000. */
+  /** The window of `minBodyBytesPerSecond`, ms; nothing is judged before a first full window (the grace). Default 5 000. */
   bodyRateWindowMs?: number;
   /** Most open connections; the next ones are closed at accept. Default 10 000 (or 80 % of the open-file limit, if lower). */
   maxConnections?: number;

@@ -79,8 +79,9 @@ export interface BodyRules {
  * - HTTP/2, no DATA for `idleMs` (what `requestTimeoutMs` is to HTTP/1.1, as an inactivity limit,
  *   so long-lived streams live);
  * - HTTP/2, the whole request longer than `totalMs` (HTTP/1.1: node:http's own `requestTimeout`);
- * - both versions, fewer than `minRate` body bytes a second over each `windowMs` (a body sent
- *   fast and then a byte at a time would live for hours under any average since its start).
+ * - both versions, fewer than `minRate` body bytes a second over the last `windowMs`, a sliding
+ *   window (a body sent fast and then a byte at a time would live for hours under any average
+ *   since its start).
  *
  * A body the server is not reading (paused by backpressure, or not read yet) is not the peer's
  * fault: its idle and rate clocks restart. Client and bidi streams (`Exchange.streamingBody`)
