@@ -21,6 +21,8 @@ export type HandlerOptions = Omit<
   | "headersTimeoutMs"
   | "requestTimeoutMs"
   | "bodyIdleTimeoutMs"
+  | "minBodyBytesPerSecond"
+  | "bodyRateWindowMs"
   | "maxConnections"
   | "maxConnectionsPerPeer"
   | "http2SessionMemoryMb"
@@ -43,6 +45,8 @@ const PORT_OWNER_OPTIONS = [
   "headersTimeoutMs",
   "requestTimeoutMs",
   "bodyIdleTimeoutMs",
+  "minBodyBytesPerSecond",
+  "bodyRateWindowMs",
   "maxConnections",
   "maxConnectionsPerPeer",
   "http2SessionMemoryMb",

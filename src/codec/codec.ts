@@ -25,6 +25,8 @@ export interface BodyLimits {
   readonly maxUploadBytes: number;
   /** Most bytes of spilled uploads on disk at once, server-wide (507 past it). */
   readonly maxUploadDiskBytes: number;
+  /** Most bytes of spilled uploads on disk at once for one client address (507 past it). */
+  readonly maxUploadDiskBytesPerPeer: number;
   /** A streamed file up to this size stays in memory; a larger one is spilled to a temp file. */
   readonly uploadMemoryBytes: number;
   /** Most fields of a url-encoded form. */

@@ -15,7 +15,7 @@ import { lazyModule } from "./lazy-module.js";
 import { type Part, partConverter } from "./multipart-part.js";
 import { compileNamedBinder, type NamedBinder, type NamedValue } from "./named-binder.js";
 import { H } from "../protocol/headers.js";
-import { type UploadScope, uploadDiskFull } from "./upload-store.js";
+import type { UploadScope } from "./upload-store.js";
 
 /**
  * busboy (~0.5 MiB of live heap) waits for the first multipart request. Its `parseParams` is the
@@ -95,6 +95,8 @@ interface PartHead {
   readonly charset: string | undefined;
   /** The part had a Content-Type (without one, a file is `application/octet-stream`). */
   readonly typed: boolean;
+  /** The part's place in the body (0-based): parts are bound in this order, whenever each was done. */
+  readonly index: number;
 }
 
 function parseHead(header: Record<string, string[] | undefined>, index: number): PartHead {
@@ -114,7 +116,7 @@ function parseHead(header: Record<string, string[] | undefined>, index: number):
   }
   if (name === undefined) throw decodeError(`multipart part #${index + 1} has no name in its Content-Disposition`);
   const mt = parseMediaType(header[H.contentType]?.[0]);
-  return { name, filename, contentType: mt?.type || "text/plain", charset: mt?.params.charset, typed: !!mt?.type };
+  return { name, filename, contentType: mt?.type || "text/plain", charset: mt?.params.charset, typed: !!mt?.type, index };
 }
 
 /** How a part is read: a field or a file in memory, a streamed file, or the file the handler streams. */
@@ -128,11 +130,11 @@ interface PartsOwner {
   /** True once the request failed: readers stop. */
   readonly failed: boolean;
   fail(e: unknown): void;
-  done(part: NamedValue<Part>): void;
+  done(part: NamedValue<Part>, index: number): void;
   /** Bytes read from the body that are no longer held in memory (spilled or streamed on). */
   movedOut(n: number): void;
   /** The live part (the last parameter's file) is streaming: the handler may start. */
-  liveStarted(part: NamedValue<Part>): void;
+  liveStarted(part: NamedValue<Part>, index: number): void;
 }
 
 function classify(head: PartHead, plan: Plan, liveTaken: boolean): PartKind {
@@ -176,7 +178,7 @@ class MemoryPart {
   onEnd(): void {
     const data = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks, this.size);
     const { name, filename, contentType, charset } = this.head;
-    this.owner.done({ name, value: { filename, contentType, charset, data } });
+    this.owner.done({ name, value: { filename, contentType, charset, data } }, this.head.index);
   }
 }
 
@@ -206,16 +208,16 @@ class SpillPart {
         this.file = this.scope.open();
       } catch (e) {
         // The upload directory cannot be created or written: the call fails, the server stays up.
-        this.owner.fail(new RpcError(Code.Internal, `cannot spill an upload to disk: ${(e as Error).message}`));
+        this.owner.fail(new RpcError(Code.Internal, `cannot spill an upload to disk (${errorCode(e)})`));
         return;
       }
-      this.file.stream.on("error", (e) => this.owner.fail(new RpcError(Code.Internal, `cannot write an upload to disk: ${e.message}`)));
+      this.file.stream.on("error", (e) => this.owner.fail(new RpcError(Code.Internal, `cannot write an upload to disk (${errorCode(e)})`)));
       chunk = Buffer.concat(this.chunks);
       this.chunks = [];
     }
-    const store = this.scope.store;
-    if (!store.reserve(chunk.length)) {
-      this.owner.fail(uploadDiskFull(store.maxDiskBytes));
+    const refused = this.scope.reserve(chunk.length);
+    if (refused) {
+      this.owner.fail(refused);
       return;
     }
     this.file.bytes += chunk.length;
@@ -232,18 +234,24 @@ class SpillPart {
     const file = this.file;
     if (!file) {
       const data = Buffer.concat(this.chunks);
-      this.owner.done({ name, value: { filename, contentType, charset, data, upload: FileUpload.fromBytes(data, filename ?? "", type) } });
+      this.owner.done({ name, value: { filename, contentType, charset, data, upload: FileUpload.fromBytes(data, filename ?? "", type) } }, this.head.index);
       return;
     }
     file.stream.end(() => {
       if (this.owner.failed) return;
       const upload = FileUpload.fromPath(file.path, this.size, filename ?? "", type);
-      this.owner.done({ name, value: { filename, contentType, charset, data: EMPTY, upload } });
+      // A spilled file is done once flushed, which may come after a later part's: its index keeps its place.
+      this.owner.done({ name, value: { filename, contentType, charset, data: EMPTY, upload } }, this.head.index);
     });
   }
 }
 
 const EMPTY = Buffer.alloc(0);
+
+/** A file system error's code (`ENOSPC`, `EACCES`), never its message: that names server paths. */
+function errorCode(e: unknown): string {
+  return (e as NodeJS.ErrnoException).code ?? "the upload directory cannot be used";
+}
 
 /** A streamed file's media type: its part's, or `application/octet-stream` when it has none. */
 function fileType(head: PartHead): string {
@@ -288,7 +296,7 @@ class LivePart {
     this.out.on("error", () => {});
     this.out.on("drain", () => this.part.resume());
     const { name, filename, contentType, charset } = head;
-    owner.liveStarted({ name, value: { filename, contentType, charset, data: EMPTY, upload: this.upload } });
+    owner.liveStarted({ name, value: { filename, contentType, charset, data: EMPTY, upload: this.upload } }, head.index);
   }
 
   onData(chunk: Buffer): void {
@@ -341,6 +349,7 @@ class MultipartReader implements PartsOwner {
     private readonly reject: (e: unknown) => void,
   ) {
     const dicer = (this.dicer = createDicer(boundary, limits.maxPartHeaderBytes));
+    limitHeaderBlocks(dicer, limits.maxPartHeaderBytes, () => this.headerTooLarge());
     dicer.on("part", (part: Readable) => this.onPart(part));
     dicer.on("error", (e: Error) => this.fail(decodeError(`malformed multipart body: ${e.message}`, e)));
     dicer.on("finish", () => {
@@ -447,25 +456,27 @@ class MultipartReader implements PartsOwner {
 
   private checkHeader(): void {
     const from = this.headerFrom;
-    const max = this.limits.maxPartHeaderBytes;
-    if (from !== undefined && this.total - from > max + 256 && !this.failed) {
-      this.fail(overLimit(`a multipart part's header block is larger than ${max} bytes (limits.maxPartHeaderBytes)`));
-    }
+    if (from !== undefined && this.total - from > this.limits.maxPartHeaderBytes + 256) this.headerTooLarge();
+  }
+
+  private headerTooLarge(): void {
+    if (this.failed) return;
+    this.fail(overLimit(`a multipart part's header block is larger than ${this.limits.maxPartHeaderBytes} bytes (limits.maxPartHeaderBytes)`));
   }
 
   movedOut(n: number): void {
     this.moved += n;
   }
 
-  liveStarted(part: NamedValue<Part>): void {
+  liveStarted(part: NamedValue<Part>, index: number): void {
     this.liveArrived = true;
-    this.done(part);
+    this.done(part, index);
   }
 
-  /** A part is bound (a spilled file once its temp file is flushed; the live file at its headers). */
-  done(part: NamedValue<Part>): void {
+  /** A part is bound (a spilled file once its temp file is flushed; the live file at its headers), in its place in the body. */
+  done(part: NamedValue<Part>, index: number): void {
     this.open--;
-    this.parts.push(part);
+    this.parts[index] = part;
     this.maybeDone();
   }
 
@@ -487,7 +498,8 @@ class MultipartReader implements PartsOwner {
     if (this.settled || this.failed || this.open !== 0) return;
     if (this.finished || this.liveArrived) {
       this.settled = true;
-      this.resolve(this.parts);
+      // Parts not bound (over a limit, after the live one) leave holes: filter() skips them.
+      this.resolve(this.parts.filter(() => true));
     }
   }
 }
@@ -496,6 +508,47 @@ function createDicer(boundary: string, maxHeaderBytes: number) {
   return new (loadBusboy().Dicer)({ boundary, maxHeaderPairs: 32, maxHeaderSize: maxHeaderBytes + 256, partHwm: 256 * 1024 } as ConstructorParameters<
     typeof DicerClass
   >[0]);
+}
+
+/** What {@link limitHeaderBlocks} reads of busboy's part header parser (not in its typings). */
+interface HeaderParserState {
+  maxHeaderSize: number;
+  maxed: boolean;
+  dropped: number;
+  buffer: string;
+  finished: boolean;
+  push(data: Buffer): number | undefined;
+  _finish(): void;
+}
+
+/**
+ * Makes a dicer refuse a part whose header lines exceed `max` bytes, exactly. Its own
+ * `maxHeaderSize` only truncates: the rest of the block is dropped without a word and the part
+ * goes on (our byte count across body chunks could not see a block that began and ended in one
+ * chunk, so blocks up to the chunk size got through). Its header parser receives the boundary
+ * line's CRLF, the header lines, then the blank line; told to keep `max + 3` bytes (that CRLF,
+ * the lines, one byte more), a block that filled them when it ended is over the limit (the
+ * parser trims a CRLFCRLF split across chunks out of what it kept), and one still arriving is as
+ * soon as 3 more bytes were dropped (the most a split CRLFCRLF's start accounts for). False when
+ * the parser is not shaped as expected (the byte count across chunks then remains the bound).
+ */
+function limitHeaderBlocks(dicer: object, max: number, tooLarge: () => void): boolean {
+  const hp = (dicer as { _hparser?: Partial<HeaderParserState> })._hparser;
+  if (!hp || typeof hp.push !== "function" || typeof hp._finish !== "function" || typeof hp.maxHeaderSize !== "number") return false;
+  const parser = hp as HeaderParserState;
+  const push = parser.push;
+  const finish = parser._finish;
+  parser.maxHeaderSize = max + 3;
+  parser.push = function (this: HeaderParserState, data: Buffer) {
+    const r = push.call(this, data);
+    if (!this.finished && this.maxed && this.dropped >= 3) tooLarge();
+    return r;
+  };
+  parser._finish = function (this: HeaderParserState) {
+    if (this.maxed && this.buffer.length >= this.maxHeaderSize) tooLarge();
+    finish.call(this);
+  };
+  return true;
 }
 
 function readParts(body: Readable, boundary: string, limits: BodyLimits, plan: Plan, uploads: UploadScope | undefined) {

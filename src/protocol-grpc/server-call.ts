@@ -50,6 +50,8 @@ export class GrpcServerCall implements MessageSink, AbortSink, PumpTarget, Handl
     if (timeoutMs !== undefined) this.timer = setTimeout(() => this.onDeadline(timeoutMs), timeoutMs);
     const kind = route.descriptor.kind;
     this.queue = requestStreams(kind) ? new MessageQueue((pause) => this.onPressure(pause)) : undefined;
+    // A request stream may pause for as long as the call lives: no whole-request time or minimum rate.
+    if (this.queue) ex.streamingBody?.();
     this.pump = responseStreams(kind) ? new ResponsePump(this, route, ctx) : undefined;
     const reader = (this.reader = new MessageReader(core.limits.maxMessageBytes, requestEncoding, this));
     const sink = bodyFilter ? bodyFilter(reader) : reader;

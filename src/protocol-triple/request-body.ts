@@ -1,4 +1,4 @@
-import type { Readable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
 import { boundedDecompressStream, ByteLimit, type Compression } from "../protocol/compression.js";
 import { bodyTooLarge, requestBodyClosed } from "../protocol/errors.js";
 import type { RpcError } from "../protocol/rpc-error.js";
@@ -70,7 +70,9 @@ export interface BodyStream {
  * The request body as a stream for codecs that read it themselves (multipart), decompressed, and
  * bounded twice by `maxBytes`: the bytes received and the bytes inflated from them. The first
  * chunk past either limit fails the stream with resource_exhausted (413) and stops the zlib
- * stream; nothing past it is read or inflated.
+ * stream; nothing past it is read or inflated. The body is read through `Exchange.readBody`
+ * (pausing it while the codec is behind), so the transport sees its bytes arrive and can
+ * enforce the minimum body rate.
  */
 export function boundedBodyStream(ex: Exchange, compression: Compression | undefined, maxBytes: number): BodyStream {
   const raw = new ByteLimit(maxBytes, () => bodyTooLarge(maxBytes));
@@ -81,14 +83,40 @@ export function boundedBodyStream(ex: Exchange, compression: Compression | undef
     inflate.output.on("close", () => raw.destroy());
     raw.pipe(inflate.input);
   }
-  ex.body.on("error", (e) => raw.destroy(e));
-  ex.body.pipe(raw);
+  const feed = new BodyFeed(ex, raw);
+  raw.on("drain", () => feed.detached || ex.body.resume());
+  ex.readBody(feed);
   return {
     stream,
     detach() {
-      ex.body.unpipe(raw);
+      feed.detached = true;
       raw.destroy();
       stream.destroy();
+      // A body paused for the codec would stay paused (and fill its windows): let it flow into the inert feed.
+      ex.body.resume();
     },
   };
+}
+
+/** Pushes a request body into a writable, pausing the body while the writable is full; inert once detached. */
+class BodyFeed implements BodySink {
+  detached = false;
+
+  constructor(
+    private readonly ex: Exchange,
+    private readonly into: Writable,
+  ) {}
+
+  onBodyData(chunk: Buffer): void {
+    if (this.detached || this.into.destroyed) return;
+    if (!this.into.write(chunk)) this.ex.body.pause();
+  }
+
+  onBodyEnd(): void {
+    if (!this.detached && !this.into.destroyed) this.into.end();
+  }
+
+  onBodyError(): void {
+    if (!this.detached) this.into.destroy(requestBodyClosed());
+  }
 }

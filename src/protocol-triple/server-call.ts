@@ -87,7 +87,7 @@ export class TripleUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
       const body = (this.bodyStream = boundedBodyStream(this.ex, compression, max));
       const store = this.core.uploads;
       if (store && codec.streamsFiles?.(md)) {
-        const scope = (this.uploads = new UploadScope(store));
+        const scope = (this.uploads = new UploadScope(store, this.ex.peer.address));
         // Shutdown and other cancellations abort the context: the temp files go with the call.
         this.ctx.signal.addEventListener("abort", () => scope.release(), { once: true });
       }

@@ -22,6 +22,8 @@ export const DEFAULT_LIMITS: Limits = {
   maxUploadFileBytes: 100 * 1024 * 1024,
   maxUploadBytes: 1024 * 1024 * 1024,
   maxUploadDiskBytes: 8 * 1024 * 1024 * 1024,
+  /** Unless given: a quarter of `maxUploadDiskBytes` (see {@link checkedLimits}). */
+  maxUploadDiskBytesPerPeer: 2 * 1024 * 1024 * 1024,
   uploadMemoryBytes: 1024 * 1024,
   maxFormFields: 1000,
   maxXmlDepth: 64,
@@ -57,5 +59,7 @@ export function checkedLimits(given: Partial<Limits> | undefined, where: string)
     }
     out[name] = v;
   }
+  // One client address may hold a quarter of the upload disk unless told otherwise.
+  if (given.maxUploadDiskBytesPerPeer === undefined) out.maxUploadDiskBytesPerPeer = Math.floor(out.maxUploadDiskBytes / 4);
   return out as unknown as Limits;
 }

@@ -1,6 +1,6 @@
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
-import { defaultUploadDir, UploadStore } from "../codec/upload-store.js";
+import { UploadStore } from "../codec/upload-store.js";
 import { AccessLog, type AccessLogOption } from "../observability/access-log.js";
 import { ServerTelemetry, type ServerTelemetryOptions } from "../observability/server-observer.js";
 import { Code } from "../protocol/code.js";
@@ -62,8 +62,11 @@ export interface ServerOptions extends TransportOptions {
   /**
    * Directory where streamed uploads (`FileUpload` parameters) larger than
    * `limits.uploadMemoryBytes` are spilled, as mode-0600 files with unguessable names, deleted
-   * when their call ends. Created (mode 0700) if missing; at `listen()` the files left there by
-   * crashed processes are deleted. Default: `<os.tmpdir()>/triple-rpc-uploads-<uid>`.
+   * when their call ends. Created (mode 0700) if missing; one owned by another user or writable
+   * by others (mode & 0o022) is refused (a TypeError at `createServer` or `listen()`). At
+   * `listen()` the files left there by crashed processes are deleted. Default: a private
+   * directory of this server's own, made with `mkdtemp` in `os.tmpdir()`
+   * (`triple-rpc-uploads-<pid>-XXXXXX`, mode 0700) and removed when the server closes.
    */
   uploadDir?: string;
   /** How long `close()` lets in-flight calls finish before cancelling them, ms. Default 10 000. */
@@ -238,7 +241,7 @@ export class TripleServer implements ServerCore {
     this.limits = checkedLimits(options.limits, "createServer");
     checkDuration("shutdownTimeoutMs", options.shutdownTimeoutMs, "0 cancels in-flight calls at once");
     checkDuration("drainDelayMs", options.drainDelayMs, "0 closes the listener at once");
-    this.uploads = new UploadStore(options.uploadDir ?? defaultUploadDir(), this.limits.maxUploadDiskBytes);
+    this.uploads = new UploadStore(options.uploadDir, this.limits.maxUploadDiskBytes, this.limits.maxUploadDiskBytesPerPeer);
     this.requireProtocolVersion = options.requireProtocolVersion ?? false;
     this.interceptors = options.interceptors ?? [];
     this.cors = options.cors ? new Cors(options.cors) : undefined;
@@ -525,7 +528,9 @@ export class TripleServer implements ServerCore {
     try {
       this.uploads.sweep();
     } catch (e) {
-      this.logger.warn({ dir: this.uploads.dir, err: e }, `cannot prepare the upload directory: ${(e as Error).message}; large streamed uploads will fail`);
+      // A directory others could tamper with is a configuration error: refuse to start.
+      if (e instanceof TypeError) throw e;
+      this.logger.warn({ dir: this.uploads.given, err: e }, `cannot prepare the upload directory: ${(e as Error).message}; large streamed uploads will fail`);
     }
   }
 
@@ -607,6 +612,7 @@ export class TripleServer implements ServerCore {
       await new Promise((r) => setTimeout(r, 20));
       this.listener?.destroyAll();
       await stopped;
+      this.uploads.close();
     })();
   }
 }
@@ -636,7 +642,7 @@ function refusalError(refusal: Refusal): RpcError {
     case "headers-too-large":
       return headersTooLarge(refusal.limit);
     case "request-timeout":
-      return new RpcError(Code.DeadlineExceeded, "request timeout: the request did not arrive in time", { httpStatus: 408 });
+      return new RpcError(Code.DeadlineExceeded, `request timeout: ${refusal.detail ?? "the request did not arrive in time"}`, { httpStatus: 408 });
     case "bad-request":
       return new RpcError(Code.InvalidArgument, `bad request: ${refusal.detail}`, { httpStatus: 400 });
   }

@@ -67,6 +67,13 @@ export class UploadService {
     return { ...(await see(file)), label };
   }
 
+  /** The last parameter, read only after a second: meanwhile the body waits on the handler (backpressure), not on the client. */
+  @Method()
+  async slowRead(@Param("label") label: string, @Param("file") file: FileUpload): Promise<Seen & { label: string }> {
+    await new Promise((r) => setTimeout(r, 1_000));
+    return { ...(await see(file)), label };
+  }
+
   /** Several files under one name. */
   @Method()
   async many(@Param({ name: "files", type: [FileUpload] }) files: FileUpload[]): Promise<Seen[]> {

@@ -127,6 +127,12 @@ export interface Exchange extends Responder {
    * this by itself: nothing reads a request after its answer.
    */
   discardBody(close?: boolean): void;
+  /**
+   * Says the request body is a stream of messages that may pause for as long as the call lives
+   * (client and bidi streaming): the whole-request time limit and the minimum body rate of the
+   * server's own port do not apply to it (the body idle limit still does).
+   */
+  streamingBody?(): void;
 }
 
 /**
@@ -183,6 +189,12 @@ function h1Close(this: TaggedRes): void {
 
 const h1Peers = new WeakMap<object, Peer>();
 
+/** The exchange whose response an HTTP/1.1 socket is serving now (node:http's `_httpMessage`), if any. */
+export function exchangeOfSocket(socket: object): Http1Exchange | undefined {
+  const res = (socket as { _httpMessage?: Partial<TaggedRes> | null })._httpMessage;
+  return res ? res[kH1] : undefined;
+}
+
 /** An HTTP/1.1 request and its response. */
 export class Http1Exchange implements Exchange {
   readonly httpVersion = "1.1" as const;
@@ -196,9 +208,11 @@ export class Http1Exchange implements Exchange {
   abortSink: AbortSink | undefined = undefined;
   /** The connection closes after this response, discarding what still arrives for a while. */
   private lingering = false;
+  /** Set by {@link streamingBody}: no minimum body rate. */
+  streaming = false;
 
   constructor(
-    private readonly req: http.IncomingMessage,
+    readonly req: http.IncomingMessage,
     private readonly res: http.ServerResponse,
   ) {
     this.method = req.method ?? "GET";
@@ -307,6 +321,23 @@ export class Http1Exchange implements Exchange {
     return h["transfer-encoding"] === undefined && Number(h["content-length"] ?? 0) <= DRAIN_MAX_BYTES;
   }
 
+  streamingBody(): void {
+    this.streaming = true;
+  }
+
+  /**
+   * Gives up on a request whose body arrives too slowly (the listener is about to answer it): the
+   * connection closes after the answer, and the call is told as if the peer had gone.
+   */
+  expire(): void {
+    this.discardBody(true);
+    const sink = this.abortSink;
+    if (sink) {
+      this.abortSink = ABORT_REPORTED;
+      sink.onExchangeAbort();
+    }
+  }
+
   discardBody(close = false): void {
     if (this.lingering || this.req.complete) return;
     if (!close && this.drainable()) {
@@ -391,7 +422,9 @@ type TaggedStream = http2.ServerHttp2Stream & { [kExchange]: Http2Exchange };
 // Listeners shared by every stream (`this` is the stream): per-call closures would be allocated
 // for each call and kept alive as long as its stream.
 function h2Data(this: TaggedStream, chunk: Buffer): void {
-  this[kExchange].sink!.onBodyData(chunk);
+  const ex = this[kExchange];
+  ex.received += chunk.length;
+  ex.sink!.onBodyData(chunk);
 }
 function h2End(this: TaggedStream): void {
   this[kExchange].sink!.onBodyEnd();
@@ -445,6 +478,10 @@ export class Http2Exchange implements Exchange {
   private discarding = false;
   /** The trailers end an answer given while the request body was still arriving: reset once they are out. */
   resetAfterTrailers = false;
+  /** Request body bytes pushed through `readBody` so far (the body sweep measures its rate). */
+  received = 0;
+  /** Set by {@link streamingBody}: no whole-request time limit, no minimum body rate. */
+  streaming = false;
 
   constructor(
     private readonly stream: http2.ServerHttp2Stream,
@@ -544,6 +581,10 @@ export class Http2Exchange implements Exchange {
 
   reset(): void {
     if (!this.stream.destroyed) this.stream.close(0x8 /* CANCEL */);
+  }
+
+  streamingBody(): void {
+    this.streaming = true;
   }
 
   /**

@@ -6,7 +6,7 @@ import { installStreamTable } from "../stream-table.js";
 import { countStream, IdleEvictor, idleSince, newActivity, type SocketActivity, watchSession } from "./connection-activity.js";
 import { ConnectionGuard, DEFAULT_MAX_CONNECTIONS_PER_PEER, defaultMaxConnections, type RefusalReport } from "./connection-guard.js";
 import { type Exchange, Http1Exchange, Http2Exchange, type Responder } from "./exchange.js";
-import { BodyWatch, isDeadSession } from "./session-watch.js";
+import { type BodyExpiry, BodyWatch, isDeadSession } from "./session-watch.js";
 import { SocketResponder } from "./socket-responder.js";
 
 const H_CONTENT_TYPE = "content-type";
@@ -35,7 +35,12 @@ export interface TransportOptions {
    * silent. Default 10 000.
    */
   headersTimeoutMs?: number;
-  /** HTTP/1.1: time allowed to receive a whole request, ms. Default 300 000. */
+  /**
+   * Time allowed to receive a whole request, ms. HTTP/1.1: node:http's own limit (the connection
+   * is closed). HTTP/2: a stream whose request has not ended this long after it opened, and that
+   * the server has not started answering, is answered 408 / `deadline_exceeded` and reset
+   * (client and bidi streams excepted). 0 disables. Default 300 000.
+   */
   requestTimeoutMs?: number;
   /**
    * HTTP/2: a stream whose request has not ended, that the server has not started answering, and
@@ -43,6 +48,16 @@ export interface TransportOptions {
    * inactivity limit: a slow upload that keeps sending lives. 0 disables. Default 60 000.
    */
   bodyIdleTimeoutMs?: number;
+  /**
+   * The slowest a request body may arrive, bytes per second, measured over the last
+   * `bodyRateWindowMs` (a sliding window) while the server reads it and has not started answering (both HTTP
+   * versions; client and bidi streams excepted): a slower one is answered 408 /
+   * `deadline_exceeded` and its stream reset (HTTP/2) or its connection closed (HTTP/1.1). 0
+   * disables. Default 240 (Kestrel's `MinRequestBodyDataRate`).
+   */
+  minBodyBytesPerSecond?: number;
+  /** The window of `minBodyBytesPerSecond`, ms; nothing is judged before a first full window (the grace). Default 5 000. */
+  bodyRateWindowMs?: number;
   /**
    * Most open connections. A new one past it closes the connection idle the longest, or is
    * closed at accept when none is idle. Default 10 000 (or 80 % of the open-file limit, if lower).
@@ -62,6 +77,21 @@ function countOption(name: string, v: number | undefined): number | undefined {
 
 /** The timeouts: each undefined (the default) or a number of ms >= 0. */
 const DURATION_OPTIONS = ["idleTimeoutMs", "headersTimeoutMs", "requestTimeoutMs", "bodyIdleTimeoutMs"] as const;
+
+/** `minBodyBytesPerSecond` and `bodyRateWindowMs`: the minimum body rate, checked and defaulted. */
+function bodyRate(options: TransportOptions): { minRate: number; windowMs: number } {
+  const rate = options.minBodyBytesPerSecond;
+  if (rate !== undefined && !(typeof rate === "number" && Number.isFinite(rate) && rate >= 0)) {
+    const shown = typeof rate === "string" ? JSON.stringify(rate) : String(rate);
+    throw new TypeError(`createServer: minBodyBytesPerSecond must be a finite number of bytes per second >= 0 (0 switches the check off), got ${shown}`);
+  }
+  checkDuration("bodyRateWindowMs", options.bodyRateWindowMs, "0 switches the rate check off");
+  return { minRate: rate ?? DEFAULT_MIN_BODY_RATE, windowMs: options.bodyRateWindowMs ?? DEFAULT_BODY_RATE_WINDOW_MS };
+}
+
+/** The default minimum request body rate, bytes/s, and its window, ms (Kestrel's 240 B/s with a 5 s grace). */
+const DEFAULT_MIN_BODY_RATE = 240;
+const DEFAULT_BODY_RATE_WINDOW_MS = 5_000;
 
 /** The longest timer Node keeps: a longer one fires after 1 ms (with a TimeoutOverflowWarning). */
 export const MAX_TIMER_MS = 2_147_483_647;
@@ -103,7 +133,7 @@ function headerListSize(raw: readonly string[]): number {
 /** Why the listener answered a request itself, before it became an exchange. */
 export type Refusal =
   | { readonly kind: "headers-too-large"; readonly limit: number }
-  | { readonly kind: "request-timeout" }
+  | { readonly kind: "request-timeout"; readonly detail?: string }
   | { readonly kind: "bad-request"; readonly detail: string };
 
 /** What the listener hands up: exchanges, and requests it refused for the protocol to answer. */
@@ -152,8 +182,10 @@ export class OnePortListener {
       countOption("maxConnectionsPerPeer", options.maxConnectionsPerPeer) ?? DEFAULT_MAX_CONNECTIONS_PER_PEER,
       handlers.onConnectionsRefused?.bind(handlers),
     );
-    const bodyMs = options.bodyIdleTimeoutMs ?? 60_000;
-    this.bodies = bodyMs > 0 ? new BodyWatch(bodyMs, (ex) => this.expireBody(ex)) : undefined;
+    const { minRate, windowMs } = bodyRate(options);
+    const rules = { idleMs: options.bodyIdleTimeoutMs ?? 60_000, totalMs: options.requestTimeoutMs ?? 300_000, minRate: windowMs > 0 ? minRate : 0, windowMs };
+    const watched = rules.idleMs > 0 || rules.totalMs > 0 || rules.minRate > 0;
+    this.bodies = watched ? new BodyWatch(rules, (ex, why) => this.expireBody(ex, why)) : undefined;
     this.http1 = this.createHttp1();
     this.http2 = this.createHttp2();
     // No http2/http `setTimeout`: node refreshes those timers on every stream event, which
@@ -171,19 +203,33 @@ export class OnePortListener {
     return { open: this.guard.open, refused: this.guard.refused, evicted: this.guard.evicted };
   }
 
-  /** A stream whose request body stopped arriving: answered 408 / deadline_exceeded if it can be, then reset. */
-  private expireBody(ex: Http2Exchange): void {
+  /**
+   * A request whose body stopped arriving, took too long or arrives too slowly: answered 408 /
+   * deadline_exceeded if it can be, then the HTTP/2 stream is reset or the HTTP/1.1 connection
+   * closed after the answer.
+   */
+  private expireBody(ex: Http2Exchange | Http1Exchange, why: BodyExpiry): void {
+    // HTTP/1.1: Connection: close goes out with the answer.
+    if (ex instanceof Http1Exchange) ex.expire();
     if (!ex.headersSent) {
       // The call may have released the request headers; the answer's protocol needs the content type back.
-      const ct = ex.contentType;
-      if (ct !== undefined && ex.headers[H_CONTENT_TYPE] === undefined) ex.headers = { [H_CONTENT_TYPE]: ct };
+      const ct = ex instanceof Http2Exchange ? ex.contentType : undefined;
+      if (ct !== undefined && ex.headers[H_CONTENT_TYPE] === undefined) (ex as Http2Exchange).headers = { [H_CONTENT_TYPE]: ct };
       try {
-        this.handlers.onRefusal(ex, { kind: "request-timeout" });
+        this.handlers.onRefusal(ex, { kind: "request-timeout", detail: this.expiryDetail(why) });
       } catch {
         // answered or not, the stream goes
       }
     }
-    ex.expire();
+    if (ex instanceof Http2Exchange) ex.expire();
+  }
+
+  private expiryDetail(why: BodyExpiry): string | undefined {
+    const o = this.options;
+    if (why === "total") return `the request did not arrive within ${o.requestTimeoutMs ?? 300_000} ms (requestTimeoutMs)`;
+    if (why === "idle") return undefined;
+    const { minRate, windowMs } = bodyRate(o);
+    return `the request body arrived slower than ${minRate} bytes/s over ${windowMs} ms (minBodyBytesPerSecond)`;
   }
 
   private createHttp1(): http.Server {
@@ -387,6 +433,7 @@ export class OnePortListener {
     const now = Date.now();
     for (const [socket, a] of this.sockets) {
       const bytes = socket.bytesRead + socket.bytesWritten;
+      if (a.session === undefined) this.bodies?.sweepHttp1(socket, now);
       if (bytes !== a.bytes) {
         a.bytes = bytes;
         a.since = now;
@@ -441,8 +488,9 @@ export class OnePortListener {
         this.http1.emit("listening");
         const idleMs = this.options.idleTimeoutMs ?? 120_000;
         const bodyMs = this.options.bodyIdleTimeoutMs ?? 60_000;
+        const rateMs = this.options.bodyRateWindowMs ?? 0;
         // At least twice a second: dead HTTP/2 sessions are closed within one interval.
-        const every = Math.min(SWEEP_MS, ...[idleMs, bodyMs].filter((ms) => ms > 0).map((ms) => Math.floor(ms / 4)));
+        const every = Math.min(SWEEP_MS, ...[idleMs, bodyMs, rateMs].filter((ms) => ms > 0).map((ms) => Math.floor(ms / 4)));
         this.sweeper = setInterval(() => this.sweep(idleMs), Math.max(50, every));
         this.sweeper.unref();
         resolve();
