@@ -203,6 +203,8 @@ async function start(options: ServerOptions): Promise<{ server: TripleServer; di
 }
 
 const SMALL_DISK = { maxUploadDiskBytes: 2 * MiB, uploadMemoryBytes: 64 * KiB };
+/** One address's share of SMALL_DISK at the default (a quarter). */
+const SHARE = 512 * KiB;
 
 describe("hostile: slow uploads holding the upload disk (break 5)", () => {
   describe("the minimum body rate (one address may take the whole disk here)", () => {
@@ -294,8 +296,14 @@ describe("hostile: slow uploads holding the upload disk (break 5)", () => {
       const session = sessionFrom(server.url, "127.0.0.1");
       const attacks = [SlowUpload.h2(session)];
       await holding(server, FAST);
+      let most = 0;
+      const sampler = setInterval(() => {
+        most = Math.max(most, server.uploads.used);
+      }, 5);
       for (let i = 0; i < 4; i++) attacks.push(SlowUpload.h2(session));
       await Promise.all(attacks.slice(1).map((a) => a.answered));
+      clearInterval(sampler);
+      assert.ok(most <= SHARE, `127.0.0.1 held ${most} bytes, over its share of ${SHARE}`);
       const other = sessionFrom(server.url, "127.0.0.2");
       const ok = await uploadWithin(() => uploadOver2(other), 1_000);
       assert.equal(ok.answer.status, 200, `the other address's upload after ${ok.tries} tries: ${ok.answer.status} ${ok.answer.body}`);
@@ -306,7 +314,8 @@ describe("hostile: slow uploads holding the upload disk (break 5)", () => {
       const outcomes = await Promise.all(attacks.map((a) => a.closed));
       session.close();
       assert.equal(outcomes.length, 5);
-      assert.equal(refused.length, 4, JSON.stringify(outcomes.map((o) => [o.status, o.body.slice(0, 120)])));
+      // The four late ones at least (the first may lose its share too: a drip byte that comes while the others' bytes are counted).
+      assert.ok(refused.length >= 4, JSON.stringify(outcomes.map((o) => [o.status, o.body.slice(0, 120)])));
       for (const o of refused) assert.match(o.body, /limits\.maxUploadDiskBytesPerPeer/);
       await released(server);
       await bystander.assertResponsive(2_000);
