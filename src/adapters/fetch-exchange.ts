@@ -68,7 +68,10 @@ export class FetchExchange implements Exchange {
     this.response = new Promise((r) => {
       this.resolve = r;
     });
-    request.signal?.addEventListener("abort", () => this.abort(), { once: true });
+    const signal = request.signal;
+    // Aborted already: once the call has started (dispatch is synchronous), as if it aborted then.
+    if (signal?.aborted) queueMicrotask(() => this.abort());
+    else signal?.addEventListener("abort", () => this.abort(), { once: true });
   }
 
   get body(): Readable {

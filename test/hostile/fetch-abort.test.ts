@@ -100,6 +100,27 @@ describe("hostile: createFetchHandler, aborted and endless request bodies (issue
     });
   }
 
+  it("a Request whose signal aborted before the handler saw it is answered cancelled, its body cancelled", async () => {
+    let cancelled = false;
+    const body = new ReadableStream<Uint8Array>({
+      pull: () => new Promise<void>(() => {}),
+      cancel() {
+        cancelled = true;
+      },
+    });
+    const request = new Request("http://fetch.test/greet.GreetService/Greet", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+      signal: AbortSignal.abort(),
+      duplex: "half",
+    } as RequestInit);
+    const r = await within(handler(request), 1_500);
+    assert.notEqual(typeof r, "string", String(r));
+    assert.equal((r as Response).status, 499);
+    assert.equal(cancelled, true, "the request body was not cancelled");
+  });
+
   for (const [name, contentType, path] of [
     ["gRPC-Web", "application/grpc-web+proto", "/greet.GreetService/Greet"],
     ["Connect server stream", "application/connect+proto", "/greet.GreetService/GreetServerStream"],
