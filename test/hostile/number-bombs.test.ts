@@ -1,46 +1,11 @@
 import * as assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
 import * as http2 from "node:http2";
-import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { Code, type ServerOptions } from "../../src/index.js";
+import { Code } from "../../src/index.js";
 import { encodeRequestWrapper } from "../../src/protocol-grpc/wrapper.js";
 import { frame, type RawReply, rawCall } from "../grpc/raw.js";
-import { waitForListening } from "../helpers/child.js";
+import { ServerChild } from "../robustness/child.js";
 import { assertRefused, Bystander, timedPost } from "./attack.js";
-
-/** The number server (NumberService and the greet service) in its own process. */
-class NumberChild {
-  readonly url: string;
-  private constructor(
-    private readonly proc: ChildProcess,
-    port: number,
-  ) {
-    this.url = `http://127.0.0.1:${port}`;
-  }
-
-  static async start(options: Omit<ServerOptions, "services"> = {}): Promise<NumberChild> {
-    const proc = spawn(process.execPath, [path.join(__dirname, "number-server.js")], {
-      env: { ...process.env, NUMBER_OPTIONS: JSON.stringify(options) },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    return new NumberChild(proc, await waitForListening(proc, "number server"));
-  }
-
-  /** SIGTERM, then SIGKILL after 2 s (a server still blocked by an attack cannot close). */
-  async stop(): Promise<void> {
-    if (this.proc.exitCode !== null || this.proc.signalCode !== null) return;
-    const exited = new Promise<void>((r) => this.proc.once("exit", () => r()));
-    this.proc.kill("SIGTERM");
-    const t = setTimeout(() => this.proc.kill("SIGKILL"), 2_000);
-    await exited;
-    clearTimeout(t);
-  }
-
-  alive(): boolean {
-    return this.proc.exitCode === null && this.proc.signalCode === null;
-  }
-}
 
 const b = (...xs: (number | string | Buffer)[]): Buffer =>
   Buffer.concat(xs.map((x) => (typeof x === "string" ? Buffer.from(x, "latin1") : Buffer.isBuffer(x) ? x : Buffer.from([x]))));
@@ -134,9 +99,9 @@ const JSON_HEADERS = { "content-type": "application/json" };
  * through hexadecimal, in linear time.
  */
 describe("hostile: number conversion bombs (issue 33, breaks 1 and 3)", () => {
-  let server: NumberChild;
+  let server: ServerChild;
   before(async () => {
-    server = await NumberChild.start();
+    server = await ServerChild.start();
   });
   after(() => server?.stop());
 
@@ -147,7 +112,7 @@ describe("hostile: number conversion bombs (issue 33, breaks 1 and 3)", () => {
     const r = await grpcCall(server.url, "long", wrapped("hessian4", arg, "long"));
     assertInvalid(r, /parameter #1 \(b\): a java\.math\.BigInteger of 100000 words \(3199969 bits\) is larger than this server takes \(limits\.maxNumberDigits: 4096 digits, 13607 bits\)/, 1_500);
     await bystander.assertResponsive(1_500);
-    assert.ok(server.alive());
+    server.assertAlive();
   });
 
   it("a JSONB BigDecimal with a 3.9 MB unscaled value (fastjson2 wrapper, double parameter) → invalid_argument within 1.5 s; greets beside answer", async () => {
@@ -218,9 +183,9 @@ describe("hostile: number conversion bombs (issue 33, breaks 1 and 3)", () => {
   });
 
   describe("limits.maxNumberDigits: 100000", () => {
-    let wide: NumberChild;
+    let wide: ServerChild;
     before(async () => {
-      wide = await NumberChild.start({ limits: { maxNumberDigits: 100_000 } });
+      wide = await ServerChild.start({ limits: { maxNumberDigits: 100_000 } });
     });
     after(() => wide?.stop());
 
@@ -244,9 +209,9 @@ describe("hostile: number conversion bombs (issue 33, breaks 1 and 3)", () => {
  * that fits its declared type exactly, and anything else is `invalid_argument` naming the parameter.
  */
 describe("hostile: Java numbers into other declared types (issue 33, break 7)", () => {
-  let server: NumberChild;
+  let server: ServerChild;
   before(async () => {
-    server = await NumberChild.start();
+    server = await ServerChild.start();
   });
   after(() => server?.stop());
 
