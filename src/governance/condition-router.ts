@@ -65,16 +65,33 @@ function textOf(v: unknown): string | undefined {
   return typeof v === "object" ? JSON.stringify(v) : javaString(v);
 }
 
-function buildV31(c: unknown, force: boolean, enabled: boolean): V31Line {
-  if (c === null || typeof c !== "object" || Array.isArray(c)) throw new RuleError(`a v3.1 condition must be a map (from, to), got ${JSON.stringify(c)}`);
+/**
+ * A v3.1 condition as Java's JSON conversion into `MultiDestCondition` reads it (at parse time:
+ * a failure here leaves the previous rule whole): a map whose `from` is a map and `to` a list of
+ * maps, each absent one defaulting to empty; an explicit null stays null (and fails later).
+ */
+function convertV31(c: unknown): { from: Record<string, unknown> | null; to: Record<string, unknown>[] | null } {
+  const isMap = (v: unknown) => v !== null && typeof v === "object" && !Array.isArray(v);
+  if (!isMap(c)) throw new RuleError(`a v3.1 condition must be a map (from, to), got ${JSON.stringify(c)}`);
   const cond = c as Record<string, unknown>;
-  const from = cond.from === undefined ? {} : cond.from;
-  const to = cond.to === undefined ? [] : cond.to;
-  if (from === null || to === null || typeof from !== "object" || Array.isArray(from) || !Array.isArray(to)) throw new RuleError("Illegal route rule! (from must be a map, to a list)");
-  const whenText = textOf((from as Record<string, unknown>).match);
+  if (cond.from !== undefined && cond.from !== null && !isMap(cond.from)) throw new RuleError(`"from" must be a map, got ${JSON.stringify(cond.from)}`);
+  if (cond.to !== undefined && cond.to !== null && !(Array.isArray(cond.to) && cond.to.every((t) => t === null || isMap(t)))) {
+    throw new RuleError(`"to" must be a list of maps, got ${JSON.stringify(cond.to)}`);
+  }
+  return {
+    from: cond.from === undefined ? {} : (cond.from as Record<string, unknown> | null),
+    to: cond.to === undefined ? [] : (cond.to as Record<string, unknown>[] | null),
+  };
+}
+
+/** `new MultiDestConditionRouter(…)`: parses the expressions and weights (a failure here keeps the previous routers). */
+function buildV31(c: ReturnType<typeof convertV31>, force: boolean, enabled: boolean): V31Line {
+  const { from, to } = c;
+  if (from === null || to === null) throw new RuleError("Illegal route rule! (from and to must not be null)");
+  const whenText = textOf(from.match);
   const when = isBlank(whenText) || whenText === "true" ? new Map() : parseExpression(whenText as string);
   const subsets = to.map((t): SubSet => {
-    const m = (t ?? {}) as Record<string, unknown>;
+    const m = t ?? {};
     const text = textOf(m.match);
     const then = isBlank(text) || text === "false" ? new Map() : parseExpression(text as string);
     let weight: number;
@@ -116,7 +133,7 @@ export class ConditionRouter {
     const version = base.configVersion;
     if (version?.toLowerCase().startsWith("v3.1")) {
       if (!Array.isArray(map.conditions)) throw new RuleError(`a v3.1 rule needs a list of conditions, got ${JSON.stringify(map.conditions ?? null)}`);
-      const conditions = conditionsOf(map) as unknown[];
+      const conditions = (conditionsOf(map) as unknown[]).map(convertV31);
       this.kind = "v3.1";
       if (conditions.length === 0 || !base.valid) return "the rule has no conditions (or valid: false): the previous routers stay";
       this.v31 = conditions.map((c) => buildV31(c, base.force, base.enabled));

@@ -103,6 +103,8 @@ export class RouterChain {
   private readonly providerAppCondition = new ConditionRouter();
   private readonly appCondition = new ConditionRouter();
   private providerApp: string | undefined;
+  /** The list last routed: a new array is a new provider list (Java's notify). */
+  private lastList: readonly RouteTarget[] | undefined;
   private rules = 0;
 
   constructor(options: RouterChainOptions) {
@@ -205,6 +207,7 @@ export class RouterChain {
 
   /** Java's notify: the first provider's application decides the provider-app rules. */
   private syncProviderApp(list: readonly RouteTarget[]): string {
+    this.lastList = list;
     const app = providerApplication(list[0].url);
     if (app && app !== this.app && app !== this.providerApp) {
       this.providerApp = app;
@@ -236,6 +239,7 @@ export class RouterChain {
    */
   route<T extends RouteTarget>(providers: readonly T[], call: RouteCall): readonly T[] {
     if (providers.length === 0) return providers;
+    if (providers !== this.lastList) this.syncProviderApp(providers);
     if (this.rules === 0 && !anyTagged(providers)) {
       const att = call.attachments;
       const tag = att[TAG_KEY] || this.consumer.params[TAG_KEY];
@@ -256,7 +260,7 @@ export class RouterChain {
   }
 
   private run<T extends RouteTarget>(providers: readonly T[], ctx: StepContext, steps: RouteStep[] | undefined): readonly T[] {
-    const app = this.syncProviderApp(providers);
+    const app = providers === this.lastList ? providerApplication(providers[0].url) : this.syncProviderApp(providers);
     const routers = this.routers(app);
     let list: readonly RouteTarget[] = providers;
     for (let i = 0; i < routers.length; i++) {
