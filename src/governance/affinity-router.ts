@@ -2,7 +2,7 @@ import type { StepContext } from "./condition-router.js";
 import { expressionMatches, type Matcher } from "./condition.js";
 import { isBlank } from "./java-text.js";
 import { loadRuleMap, parseRuleBase, RuleError } from "./rule-yaml.js";
-import type { RouteTarget } from "./router-chain.js";
+import type { RouteTarget } from "./types.js";
 import { urlSample } from "./url-sample.js";
 
 /**

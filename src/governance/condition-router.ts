@@ -2,7 +2,7 @@ import type { DubboUrl } from "../registry/url.js";
 import { type ConditionLine, type Expression, expressionMatches, parseConditionLine, parseExpression } from "./condition.js";
 import { compareIgnoreCase, isBlank, javaParseInt, javaString } from "./java-text.js";
 import { loadRuleMap, parseRuleBase, RULE_LIMITS, RuleError } from "./rule-yaml.js";
-import type { RouteCall, RouteTarget } from "./router-chain.js";
+import type { RouteCall, RouteTarget } from "./types.js";
 import { urlSample } from "./url-sample.js";
 
 /**

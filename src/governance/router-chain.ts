@@ -3,6 +3,7 @@ import { AffinityRouter } from "./affinity-router.js";
 import { ConditionRouter, type StepContext } from "./condition-router.js";
 import { RuleError } from "./rule-yaml.js";
 import { FORCE_TAG_KEY, TAG_KEY, TagRouter } from "./tag-router.js";
+import type { RouteCall, RouteExplanation, RouteStep, RouteTarget } from "./types.js";
 import { urlSample } from "./url-sample.js";
 
 /**
@@ -14,33 +15,7 @@ import { urlSample } from "./url-sample.js";
  * states every rule kind and where we differ from Java and dubbo-go.
  */
 
-/** One invocation, as routers see it. */
-export interface RouteCall {
-  readonly method: string;
-  readonly args: readonly unknown[];
-  /** Invocation attachments, including `dubbo.tag` and `dubbo.force.tag`. */
-  readonly attachments: Readonly<Record<string, string>>;
-}
-
-/** A provider: our Provider objects carry the registry URL. */
-export interface RouteTarget {
-  readonly url: DubboUrl;
-}
-
-/** What one router did: its name (Dubbo's), the rule key it applied, how many providers it kept, why. */
-export interface RouteStep {
-  readonly router: string;
-  readonly rule?: string;
-  readonly kept: number;
-  readonly message: string;
-}
-
-/** Each router's step, in Dubbo's order, the providers kept at the end, and the whole as text for an operator. */
-export interface RouteExplanation {
-  readonly steps: readonly RouteStep[];
-  readonly kept: readonly DubboUrl[];
-  readonly text: string;
-}
+export type { RouteCall, RouteExplanation, RouteStep, RouteTarget } from "./types.js";
 
 export interface RouterChainOptions {
   /**
