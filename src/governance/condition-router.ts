@@ -1,5 +1,5 @@
 import type { DubboUrl } from "../registry/url.js";
-import { type ConditionLine, type Expression, expressionMatches, parseConditionLine, parseExpression } from "./condition.js";
+import { type ConditionLine, type Expression, expressionMatches, type MatchInput, parseConditionLine, parseExpression } from "./condition.js";
 import { compareIgnoreCase, isBlank, javaParseInt, javaString } from "./java-text.js";
 import { loadRuleMap, parseRuleBase, RULE_LIMITS, RuleError } from "./rule-yaml.js";
 import type { RouteCall, RouteTarget } from "./types.js";
@@ -46,7 +46,8 @@ interface Destinations {
 export interface StepContext {
   readonly call: RouteCall;
   readonly consumer: DubboUrl;
-  readonly consumerSample: ReadonlyMap<string, string>;
+  /** The when side's input: the consumer URL's sample and the call. */
+  readonly whenInput: MatchInput;
   readonly why?: string[];
 }
 
@@ -89,11 +90,11 @@ function buildV31(c: ReturnType<typeof convertV31>, force: boolean, enabled: boo
   const { from, to } = c;
   if (from === null || to === null) throw new RuleError("Illegal route rule! (from and to must not be null)");
   const whenText = textOf(from.match);
-  const when = isBlank(whenText) || whenText === "true" ? new Map() : parseExpression(whenText as string);
+  const when = isBlank(whenText) || whenText === "true" ? [] : parseExpression(whenText as string);
   const subsets = to.map((t): SubSet => {
     const m = t ?? {};
     const text = textOf(m.match);
-    const then = isBlank(text) || text === "false" ? new Map() : parseExpression(text as string);
+    const then = isBlank(text) || text === "false" ? [] : parseExpression(text as string);
     let weight: number;
     try {
       weight = javaParseInt(textOf(m.weight) ?? "100");
@@ -167,14 +168,12 @@ export class ConditionRouter {
 }
 
 function whenMatches(when: Expression, ctx: StepContext): boolean {
-  if (when.size === 0) return true;
-  const { call } = ctx;
-  return expressionMatches(when, { sample: ctx.consumerSample, method: call.method, args: call.args, attachments: call.attachments }, true);
+  return when.length === 0 || expressionMatches(when, ctx.whenInput, true);
 }
 
 /** The providers an expression keeps (the same array when it keeps them all). */
 function filterThen<T extends RouteTarget>(list: readonly T[], then: Expression, consumer: DubboUrl, emptyKeepsNone: boolean): readonly T[] {
-  if (then.size === 0) return emptyKeepsNone ? [] : list;
+  if (then.length === 0) return emptyKeepsNone ? [] : list;
   const out = list.filter((p) => expressionMatches(then, { sample: urlSample(p.url), consumer }, false));
   return out.length === list.length ? list : out;
 }

@@ -80,6 +80,7 @@ export class RouterChain {
   private providerApp: string | undefined;
   /** The list last routed: a new array is a new provider list (Java's notify). */
   private lastList: readonly RouteTarget[] | undefined;
+  private lastApp: string | undefined;
   private rules = 0;
 
   constructor(options: RouterChainOptions) {
@@ -184,6 +185,7 @@ export class RouterChain {
   private syncProviderApp(list: readonly RouteTarget[]): string {
     this.lastList = list;
     const app = providerApplication(list[0].url);
+    this.lastApp = app;
     if (app && app !== this.app && app !== this.providerApp) {
       this.providerApp = app;
       const text = this.texts.get(`${app}.condition-router`);
@@ -220,27 +222,21 @@ export class RouterChain {
       const tag = att[TAG_KEY] || this.consumer.params[TAG_KEY];
       if (!tag || (att[FORCE_TAG_KEY] || this.consumer.params[FORCE_TAG_KEY] || "").toLowerCase() !== "true") return providers;
     }
-    return this.run(providers, { call, consumer: this.consumer, consumerSample: this.consumerSample }, undefined);
+    return this.run(providers, this.context(call), undefined);
   }
 
-  private routers(app: string): readonly ((l: readonly RouteTarget[], c: StepContext) => readonly RouteTarget[])[] {
-    const tag = this.tags.get(app);
-    return [
-      (l, c) => (tag ?? NO_TAG_RULE).route(l, c),
-      (l, c) => this.affinity.route(l, c),
-      (l, c) => this.serviceCondition.route(l, c),
-      (l, c) => this.providerAppCondition.route(l, c),
-      (l, c) => this.appCondition.route(l, c),
-    ];
+  private context(call: RouteCall): StepContext {
+    const whenInput = { sample: this.consumerSample, method: call.method, args: call.args, attachments: call.attachments };
+    return { call, consumer: this.consumer, whenInput };
   }
 
   private run<T extends RouteTarget>(providers: readonly T[], ctx: StepContext, steps: RouteStep[] | undefined): readonly T[] {
-    const app = providers === this.lastList ? providerApplication(providers[0].url) : this.syncProviderApp(providers);
-    const routers = this.routers(app);
+    const app = providers === this.lastList ? (this.lastApp as string) : this.syncProviderApp(providers);
+    const routers = [this.tags.get(app) ?? NO_TAG_RULE, this.affinity, this.serviceCondition, this.providerAppCondition, this.appCondition];
     let list: readonly RouteTarget[] = providers;
     for (let i = 0; i < routers.length; i++) {
       const why: string[] | undefined = steps ? [] : undefined;
-      list = routers[i](list, why ? { ...ctx, why } : ctx);
+      list = routers[i].route(list, why ? { ...ctx, why } : ctx);
       if (steps && why) steps.push({ router: ORDER[i].router, rule: this.ruleKeyOf(i, app), kept: list.length, message: why.join("; ") });
       if (list.length === 0) break; // Java's fail-fast (dubbo.router.should-fail-fast, default true)
     }
@@ -259,7 +255,7 @@ export class RouterChain {
   /** Which providers each router kept and why, in Dubbo's order, and the same as text for an operator. */
   explain<T extends RouteTarget>(providers: readonly T[], call: RouteCall): RouteExplanation {
     const steps: RouteStep[] = [];
-    const kept = providers.length === 0 ? providers : this.run(providers, { call, consumer: this.consumer, consumerSample: this.consumerSample }, steps);
+    const kept = providers.length === 0 ? providers : this.run(providers, this.context(call), steps);
     const lines = [`route of ${this.service} ${call.method} over ${providers.length} providers (consumer ${this.app || "(no application)"}):`];
     steps.forEach((s, i) => {
       lines.push(`  ${i + 1}. ${s.router} (order ${ORDER[i].order})${s.rule ? ` [${s.rule}]` : ""}: ${s.kept} kept — ${s.message || "all kept"}`);
