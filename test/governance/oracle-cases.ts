@@ -57,7 +57,9 @@ const THEN_TERMS = [
 
 const METHODS = ["sayHello", "sayHi", "getUser"];
 const ARGS: unknown[][] = [["alice", 3], ["bob", 10], [], [null], [true, "x"], ["amy", 5], ["alice", 150], [7]];
-const ATTACHMENTS: Record<string, string>[] = [{}, {}, { user: "vip" }, { user: "basic" }, { "dubbo.tag": "gray" }, { "dubbo.tag": "blue" }];
+const ATTACHMENTS: Record<string, string>[] = [
+  {}, {}, { user: "vip" }, { user: "basic" }, { "dubbo.tag": "gray" }, { "dubbo.tag": "blue" }, { "dubbo.tag": "gray|a|b" }, { "dubbo.tag": "hz" },
+];
 
 function pick<T>(r: () => number, xs: readonly T[]): T {
   return xs[Math.floor(r() * xs.length)];
@@ -234,10 +236,49 @@ export function generateCases(seed = 35): OracleCase[] {
     if (chance(r, 0.2)) c.rules.push({ key: SERVICE_KEY, rule: null });
     add(c);
   }
+  for (const c of quirks()) add(c);
   BROKEN.forEach((text, i) => {
     const c = base(r, `broken rule #${i}`, false);
     c.rules.push({ key: SERVICE_KEY, rule: "configVersion: v3.0\nconditions:\n  - => region=sh\n" }, { key: SERVICE_KEY, rule: text });
     add(c);
   });
   return cases;
+}
+
+/** The Java behaviours docs/governance.md names, each pinned by a case of its own. */
+function quirks(): OracleCase[] {
+  const consumer = `consumer://10.0.0.1/${IFACE}?application=web&region=hz&interface=${IFACE}`;
+  const p = (host: string, params: string) => `tri://${host}:20880/${IFACE}?application=prov&remote.application=prov&${params}`;
+  const providers = [p("10.0.0.2", "weight=100&region=hz"), p("10.0.0.3", "weight=200&region=sh"), p("10.0.0.4", "region=sh"), p("10.0.0.5", "weight=abc&dubbo.tag=gray")];
+  const call = { method: "sayHello", arguments: ["alice"], attachments: {} };
+  const cond = (line: string, force = false) => `configVersion: v3.0\nforce: ${force}\nconditions:\n  - ${JSON.stringify(line)}\n`;
+  return [
+    { name: "quirk weight=150~ keeps every provider with a weight", consumer, providers, rules: [{ key: SERVICE_KEY, rule: cond("=> weight=150~") }], ...call },
+    { name: "quirk weight=~150 is an open start", consumer, providers, rules: [{ key: SERVICE_KEY, rule: cond("=> weight=~150") }], ...call },
+    { name: "quirk attachments[x.y]!=v always matches", consumer, providers, rules: [{ key: SERVICE_KEY, rule: cond("attachments[x.y]!=gray => region=sh") }], ...call, attachments: { "x.y": "gray" } },
+    {
+      name: "quirk empty dynamic tag group, force false: failover to untagged without the static tag",
+      consumer,
+      providers,
+      rules: [{ key: TAG_KEY, rule: 'configVersion: v3.0\nforce: false\ntags:\n  - name: gray\n    addresses: ["10.9.9.9:20880"]\n' }],
+      ...call,
+      attachments: { "dubbo.tag": "gray" },
+    },
+    {
+      name: "quirk tag levels: gray|a|b falls back to gray",
+      consumer,
+      providers,
+      rules: [{ key: TAG_KEY, rule: 'tags:\n  - name: gray\n    addresses: ["10.0.0.3:20880"]\n' }],
+      ...call,
+      attachments: { "dubbo.tag": "gray|a|b" },
+    },
+    {
+      name: "quirk consumer app rule applied at 145 and 150",
+      consumer,
+      providers,
+      rules: [{ key: CONSUMER_APP_KEY, rule: "configVersion: v3.1\nconditions:\n  - from: { match: method=sayHello }\n    to:\n      - { match: weight=100~250, weight: 50 }\n      - { match: region=sh, weight: 50 }\n" }],
+      ...call,
+      repeat: 600,
+    },
+  ];
 }
