@@ -13,6 +13,12 @@ import { urlSample } from "./url-sample.js";
  * fail-fast rule. Pure: no I/O; whoever watches the config center hands the rules' text to
  * {@link RouterChain.setRule} and calls {@link RouterChain.route} per call. docs/governance.md
  * states every rule kind and where we differ from Java and dubbo-go.
+ *
+ * Integration: one chain per consumer reference (its consumer URL: `path` = interface, params
+ * `application`, `version`, `group`, and the consumer's `host`); watch `keys(providerApps)` and
+ * hand each key's text (null when deleted) to `setRule`; call `route()` on every call, also when
+ * `idle` (static tags apply without rules, at the cost of one lookup), passing the same provider
+ * array while the list is unchanged; on a call left with no provider, log `explain(…).text`.
  */
 
 export type { RouteCall, RouteExplanation, RouteStep, RouteTarget } from "./types.js";
