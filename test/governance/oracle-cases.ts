@@ -236,6 +236,17 @@ export function generateCases(seed = 35): OracleCase[] {
     if (chance(r, 0.2)) c.rules.push({ key: SERVICE_KEY, rule: null });
     add(c);
   }
+  for (let i = 0; i < 40; i++) {
+    const c = base(r, `update sequence #${i}`, false);
+    const n = 2 + Math.floor(r() * 3);
+    for (let k = 0; k < n; k++) {
+      const key = pick(r, [SERVICE_KEY, CONSUMER_APP_KEY, PROVIDER_APP_KEY]);
+      const x = r();
+      c.rules.push({ key, rule: x < 0.35 ? v30Rule(r) : x < 0.65 ? v31Rule(r) : x < 0.85 ? pick(r, BROKEN) : null });
+    }
+    c.repeat = 600;
+    add(c);
+  }
   for (const c of quirks()) add(c);
   BROKEN.forEach((text, i) => {
     const c = base(r, `broken rule #${i}`, false);
