@@ -1,7 +1,8 @@
 /**
  * Dubbo's address expressions for tag rules (`NetUtils.matchIpExpression`), without DNS: IPv4
  * `a.b.c.d`, `*` and `n-m` per segment, `:port`, CIDR `a.b.c.d/n`, `*` or `*.*.*.*` for any
- * host; IPv6 in full form with `*` and ranges, or exact (`[addr]:port` too). Java resolves a
+ * host; IPv6 in full form with `*` and ranges, or exact (`[addr]:port` too). As in Java, a
+ * loopback provider (127.*) is matched only by `*`, a CIDR or `0.0.0.0:<port>`. Java resolves a
  * host name with `InetAddress.getByName`; a router on the call path must not do DNS, so here a
  * name matches only itself (docs/governance.md says so).
  */
@@ -68,7 +69,10 @@ export function matchIpExpression(patternText: string, host: string, port: numbe
   if (patternText.includes("/")) return cidrMatches(patternText, host);
   const pattern = patternText.trim();
   if (pattern === "*.*.*.*" || pattern === "*") return true;
-  const v4 = ipv4(host) !== undefined || !host.includes(":");
+  // Java's isValidV4Address: a loopback (127.*) or 0.0.0.0 host is not "IPv4", and takes the IPv6
+  // path, where an IPv4 pattern is malformed: such a provider matches only `*`, a CIDR or 0.0.0.0:<port>.
+  const literal = ipv4(host);
+  const v4 = literal !== undefined ? literal[0] !== 127 && host !== "0.0.0.0" : !host.includes(":");
   const [p, patternPort] = hostAndPort(pattern, v4);
   if (patternPort !== undefined && patternPort !== String(port)) return false;
   const mask = p.split(v4 ? "." : ":");

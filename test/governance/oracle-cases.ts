@@ -69,8 +69,8 @@ function chance(r: () => number, p: number): boolean {
   return r() < p;
 }
 
-function provider(r: () => number, i: number, tagged: boolean): string {
-  const host = i < 6 ? `10.0.0.${i + 2}` : `10.0.1.${i}`;
+function provider(r: () => number, i: number, tagged: boolean, net = "10.0.0"): string {
+  const host = i < 6 ? `${net}.${i + 2}` : `10.0.1.${i}`;
   const port = pick(r, [20880, 20880, 20881]);
   const params: string[] = ["application=prov", "remote.application=prov", `interface=${IFACE}`];
   const region = pick(r, ["hz", "hz", "sh", "bj", ""]);
@@ -245,6 +245,16 @@ export function generateCases(seed = 35): OracleCase[] {
       c.rules.push({ key, rule: x < 0.35 ? v30Rule(r) : x < 0.65 ? v31Rule(r) : x < 0.85 ? pick(r, BROKEN) : null });
     }
     c.repeat = 600;
+    add(c);
+  }
+  for (let i = 0; i < 15; i++) {
+    // Loopback providers: Java's address match treats 127.* as not IPv4 (only *, a CIDR or 0.0.0.0:port match it).
+    const c = base(r, `loopback tags #${i}`, true);
+    c.providers = c.providers.map((_, k) => provider(r, k, true, "127.0.0"));
+    const addrs = ["127.0.0.2:20880", "127.0.0.3:20881", "127.0.0.*", "0.0.0.0:20880", "127.0.0.0/8", "*", "127.0.0.2"];
+    const a = [pick(r, addrs), pick(r, addrs)];
+    c.rules.push({ key: TAG_KEY, rule: `tags:\n  - name: gray\n    addresses: [${a.map(q).join(", ")}]\n` });
+    c.attachments = chance(r, 0.7) ? { "dubbo.tag": "gray" } : {};
     add(c);
   }
   for (const c of quirks()) add(c);
