@@ -257,6 +257,17 @@ export function generateCases(seed = 35): OracleCase[] {
     c.attachments = chance(r, 0.7) ? { "dubbo.tag": "gray" } : {};
     add(c);
   }
+  for (let i = 0; i < 12; i++) {
+    // IPv6 providers: host and address keys, tag addresses in brackets, full and compressed forms.
+    const c = base(r, `ipv6 #${i}`, true);
+    c.providers = c.providers.map((u, k) => u.replace(/tri:\/\/[^/]+\//, `tri://[2001:db8::${k + 2}]:${pick(r, [20880, 20881])}/`));
+    const addrs = ["[2001:db8::2]:20880", "[2001:db8::3]", "2001:db8:0:0:0:0:0:*", "2001:db8::/120", "*", "0.0.0.0:20881", "2001:db8::4"];
+    const x = r();
+    if (x < 0.5) c.rules.push({ key: TAG_KEY, rule: `tags:\n  - name: gray\n    addresses: [${[pick(r, addrs), pick(r, addrs)].map(q).join(", ")}]\n` });
+    else c.rules.push({ key: SERVICE_KEY, rule: cond6(pick(r, ["=> host=2001:db8::2,2001:db8::3", "=> address=*:20881", "=> host!=2001:db8::4", "host=10.0.0.1 => address=2001:db8::2:20880"])) });
+    c.attachments = chance(r, 0.6) ? { "dubbo.tag": "gray" } : {};
+    add(c);
+  }
   for (const c of quirks()) add(c);
   BROKEN.forEach((text, i) => {
     const c = base(r, `broken rule #${i}`, false);
@@ -302,4 +313,8 @@ function quirks(): OracleCase[] {
       repeat: 600,
     },
   ];
+}
+
+function cond6(line: string): string {
+  return `configVersion: v3.0\nconditions:\n  - ${JSON.stringify(line)}\n`;
 }

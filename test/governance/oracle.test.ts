@@ -94,7 +94,7 @@ describe("routing rules case by case against Dubbo 3.3.1's own routers", { skip:
 
   it(`the corpus has at least 300 cases of every kind (${cases.length})`, () => {
     assert.ok(cases.length >= 300);
-    for (const kind of ["v3.0 service", "v3.0 consumer app", "v3.1", "static tags", "dynamic tags", "chain", "update sequence", "loopback tags", "quirk", "broken rule"]) {
+    for (const kind of ["v3.0 service", "v3.0 consumer app", "v3.1", "static tags", "dynamic tags", "chain", "update sequence", "loopback tags", "ipv6", "quirk", "broken rule"]) {
       assert.ok(cases.some((c) => c.name.startsWith(kind)), kind);
     }
     assert.equal(verdicts.length, cases.length);
