@@ -34,6 +34,8 @@ import type { JavaText } from "../service/type-desc.js";
 export function javaTextOf(v: unknown, java: JavaText): unknown {
   try {
     if (typeof v === "string") return fromText(v, java);
+    // fastjson2 writes an enum field by its ordinal: the constant at that place of the declared list.
+    if (java.type === "enum" && typeof v === "number") return java.values?.[v] ?? v;
     if (typeof v === "number" || typeof v === "bigint") return java.type === "decimal" && (typeof v === "bigint" || Number.isSafeInteger(v)) ? String(v) : v;
     if (v instanceof Date) return fromDate(v, java);
     if (typeof v === "object" && v !== null) return fromObject(v as Record<string | symbol, unknown>, java);
