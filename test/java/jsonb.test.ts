@@ -85,8 +85,11 @@ describe("JSONB vectors (fastjson2's format description and tests)", () => {
     assert.equal(readJsonb(b(0xb7, 0x3f, 0xc0, 0, 0)), 1.5, "float");
     assert.equal(readJsonb(b(0xbd, 0xff)), -1, "int8");
     assert.equal(readJsonb(b(0xbc, 0x80, 0x00)), -32768, "int16");
-    assert.equal(readJsonb(b(0xb8, 0xe5)), 5, "decimal_long");
-    assert.equal(readJsonb(b(0xb9, 0x02, 0xd1, 0x39)), 3.13, "decimal: scale 2, unscaled 313");
+    // Decimals: an object of class java.math.BigDecimal holding its exact text (hessian2's shape), never a float.
+    const decimal = (v: unknown) => [(v as Record<symbol, unknown>)[JAVA_CLASS], (v as { value: string }).value];
+    assert.deepEqual(decimal(readJsonb(b(0xb8, 0xe5))), ["java.math.BigDecimal", "5"], "decimal_long");
+    assert.deepEqual(decimal(readJsonb(b(0xb9, 0x02, 0xd1, 0x39))), ["java.math.BigDecimal", "3.13"], "decimal: scale 2, unscaled 313");
+    assert.deepEqual(decimal(readJsonb(b(0xb9, 0xfd, 0x01))), ["java.math.BigDecimal", "1E+3"], "scale -3 (Java's bytes for 1E+3)");
     assert.equal(readJsonb(b(0xba, 0xe7)), 7n, "bigint_long");
     assert.equal(readJsonb(b(0xbb, 0x02, 0xff, 0x00)), -256n, "bigint bytes");
     assert.equal(readJsonb(b(0x90, 0x38, 0x41)), "A", "char: an int32");
