@@ -111,7 +111,7 @@ function refusal(status: number, rpcCode: number, code: Code, message: string, h
 
 /** True for a loopback address: 127.0.0.0/8, ::1, and IPv4-mapped 127.x. */
 function isLoopback(address: string): boolean {
-  return address === "::1" || address.startsWith("127.") || address.startsWith("::ffff:127.");
+  return address === "::1" || address === "localhost" || address.startsWith("127.") || address.startsWith("::ffff:127.");
 }
 
 /** The host name of a `Host` / `:authority` value, lower-case, without port; brackets kept on IPv6. */
