@@ -16,12 +16,12 @@ import type { McpTool, McpTools } from "./mcp-tools.js";
 /**
  * What a JSON-RPC request answers: a `result` (JSON text), a JSON-RPC `error`, or a bearer token
  * the verifier refused (the whole HTTP request is then answered 401, so the agent learns its
- * token is bad rather than that tools vanished).
+ * token is bad rather than that tools vanished; `recorded` when the call's telemetry has it already).
  */
 export type McpAnswer =
   | { readonly result: string }
   | { readonly error: { readonly code: number; readonly message: string } }
-  | { readonly unauthenticated: RpcError };
+  | { readonly unauthenticated: RpcError; readonly recorded?: boolean };
 
 /** JSON-RPC's code for bad parameters, an unknown tool among them. */
 export const INVALID_PARAMS = -32602;
@@ -103,7 +103,7 @@ export class McpToolCall implements HandlerOutcome {
   private refuse(err: RpcError, ex: Exchange): void {
     if (this.finished) return;
     this.end(err);
-    if (err.code === Code.Unauthenticated && hasCredentials(ex)) this.resolve({ unauthenticated: err });
+    if (err.code === Code.Unauthenticated && hasCredentials(ex)) this.resolve({ unauthenticated: err, recorded: true });
     else if (err.code === Code.Unauthenticated || err.code === Code.PermissionDenied) this.resolve(unknownTool(this.tool.name));
     else this.resolve(errorResult(err));
   }

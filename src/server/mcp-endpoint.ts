@@ -221,8 +221,8 @@ export class McpEndpoint {
   }
 
   /** Answers a refused request: its HTTP status, a JSON-RPC error body (id null); recorded as refused. */
-  refuse(ex: Exchange, r: Refusal): void {
-    this.core.refused(ex, "mcp", r.error);
+  refuse(ex: Exchange, r: Refusal, record = true): void {
+    if (record) this.core.refused(ex, "mcp", r.error);
     if (ex.headersSent || ex.aborted) return;
     ex.discardBody(r.status === 413);
     const body = responseText(null, { error: { code: r.rpcCode, message: boundMessage(r.error.message) } });
@@ -279,7 +279,7 @@ class McpRequest implements BodyTarget, AbortSink {
     }
     const answer = await this.answer(msg);
     if (answer === undefined) return;
-    if ("unauthenticated" in answer) this.unauthenticated(answer.unauthenticated);
+    if ("unauthenticated" in answer) this.unauthenticated(answer.unauthenticated, answer.recorded);
     else this.finish(200, responseText(msg.id, answer));
   }
 
@@ -301,7 +301,7 @@ class McpRequest implements BodyTarget, AbortSink {
       const answer = await this.answer(m);
       if (answer === undefined) return;
       if ("unauthenticated" in answer) {
-        this.unauthenticated(answer.unauthenticated);
+        this.unauthenticated(answer.unauthenticated, answer.recorded);
         return;
       }
       out.push(responseText(m.id, answer));
@@ -355,9 +355,10 @@ class McpRequest implements BodyTarget, AbortSink {
     return answer;
   }
 
-  private unauthenticated(err: RpcError): void {
+  /** A token the verifier refused: 401; recorded as refused unless a tracked call recorded it already. */
+  private unauthenticated(err: RpcError, recorded = false): void {
     const r = new Refusal(401, REFUSED, err, { "www-authenticate": 'Bearer realm="triple-rpc"' });
-    this.endpoint.refuse(this.ex, r);
+    this.endpoint.refuse(this.ex, r, !recorded);
   }
 
   private finish(status: number, body: string | undefined): void {
