@@ -1,4 +1,5 @@
 import express from "express";
+import Fastify from "fastify";
 import * as assert from "node:assert/strict";
 import type * as http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -8,6 +9,7 @@ import {
   createFetchHandler,
   createServer,
   expressTripleMiddleware,
+  fastifyTriplePlugin,
   type Interceptor,
   Method,
   Param,
@@ -15,7 +17,7 @@ import {
   ServerStream,
   type TripleServer,
 } from "../../src/index.js";
-import { post1 } from "../helpers/http.js";
+import { post1, post2 } from "../helpers/http.js";
 import { CatalogService, connect, runs, type Seen, ShopService, textOf, verify } from "./shop.js";
 
 const QUIET = { info() {}, warn() {}, error() {}, debug() {} };
@@ -334,6 +336,13 @@ describe("the MCP endpoint's HTTP rules", () => {
     assert.match(v.json().error.message, /unsupported MCP-Protocol-Version "1999-01-01": this server speaks 2025-11-25, 2025-06-18, 2025-03-26/);
   });
 
+  it("over HTTP/2 (h2c) as over HTTP/1.1", async () => {
+    const body = JSON.stringify({ jsonrpc: "2.0", id: "a", method: "tools/call", params: { name: "greet", arguments: { name: "ann" } } });
+    const r = await post2(url, "/mcp", { headers: { "content-type": "application/json" }, body });
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.json(), { jsonrpc: "2.0", id: "a", result: { content: [{ type: "text", text: '"hello ann"' }], structuredContent: { result: "hello ann" } } });
+  });
+
   it("a notification is taken with 202 and no body; a session id is ignored (there are no sessions)", async () => {
     const r = await post({ "mcp-session-id": "someone-elses" }, JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
     assert.equal(r.status, 202);
@@ -360,6 +369,19 @@ describe("MCP through the adapters", () => {
       await rpc.close();
       srv.closeAllConnections();
       await new Promise((r) => srv.close(r));
+    }
+  });
+
+  it("Fastify plugin: the SDK client lists and calls", async () => {
+    const app = Fastify();
+    await app.register(fastifyTriplePlugin, { services: [new ShopService()], mcp: true, logger: QUIET } as never);
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    try {
+      const client = await connect(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}`);
+      assert.equal(textOf(await client.callTool({ name: "greet", arguments: { name: "ann" } })), '"hello ann"');
+      await client.close();
+    } finally {
+      await app.close();
     }
   });
 
