@@ -7,6 +7,7 @@ import { firstHeader, H } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import { boundMessage, quote } from "../protocol/wire-text.js";
 import { BodyCollector, type BodyTarget } from "../protocol-triple/request-body.js";
+import type { Logger } from "../runtime/logger.js";
 import type { ServerCore } from "../runtime/server-core.js";
 import type { AbortSink, Exchange, OutHeaders } from "../transport/server/exchange.js";
 import { INVALID_PARAMS, listTools, type McpAnswer, McpToolCall, unknownTool } from "./mcp-call.js";
@@ -152,6 +153,7 @@ export class McpEndpoint {
     private readonly corsOn: boolean,
     /** The address the server is bound to (or a mounted handler's local address). */
     private readonly bound: () => AddressInfo | undefined,
+    readonly logger: Logger,
   ) {
     this.options = checkedMcpOptions(options);
     this.origins = new Set(this.options.allowedOrigins.map((o) => o.toLowerCase()));
@@ -262,8 +264,18 @@ class McpRequest implements BodyTarget, AbortSink {
       this.endpoint.refuse(this.ex, new Refusal(400, PARSE_ERROR, new RpcError(Code.InvalidArgument, `parse error: ${(e as Error).message}`, { httpStatus: 400 })));
       return;
     }
-    if (Array.isArray(parsed)) void this.batch(parsed);
-    else void this.single(parsed);
+    (Array.isArray(parsed) ? this.batch(parsed) : this.single(parsed)).catch((e) => this.crashed(e));
+  }
+
+  /** A bug on the way (never a caller's mistake): logged, answered 500, and the process carries on. */
+  private crashed(e: unknown): void {
+    const ex = this.ex;
+    this.endpoint.logger.error({ err: e, path: ex.path, peer: `${ex.peer.address}:${ex.peer.port}` }, `internal error serving MCP: ${(e as Error)?.message}`);
+    try {
+      this.endpoint.refuse(ex, new Refusal(500, -32603, new RpcError(Code.Internal, "internal error", { httpStatus: 500 })));
+    } catch {
+      ex.reset();
+    }
   }
 
   private async single(m: unknown): Promise<void> {

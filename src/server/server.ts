@@ -257,8 +257,8 @@ export class TripleServer implements ServerCore {
     this.cors = options.cors ? new Cors(options.cors) : undefined;
     const oa = options.openapi;
     this.openapi = oa ? new OpenApiEndpoint(oa === true ? {} : oa, () => this.services.filter((s) => !BUILT_IN_SERVICES.has(s.name))) : undefined;
-    this.mcp = options.mcp ? new McpEndpoint(options.mcp, this, new McpTools(), options.cors !== undefined, () => this.listener?.address() ?? this.mountedAddress) : undefined;
     this.logger = checkedLogger(options.logger, "createServer");
+    this.mcp = options.mcp ? new McpEndpoint(options.mcp, this, new McpTools(), options.cors !== undefined, () => this.listener?.address() ?? this.mountedAddress, this.logger) : undefined;
     this.errors = new HandlerErrors(this.logger, options.maskUnexpectedErrors ?? false);
     this.telemetry = new ServerTelemetry(options.telemetry, () => this.listener?.address() ?? this.mountedAddress);
     const access = options.accessLog;
