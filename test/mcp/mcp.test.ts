@@ -9,6 +9,7 @@ import {
   createFetchHandler,
   createServer,
   expressTripleMiddleware,
+  Field,
   fastifyTriplePlugin,
   type Interceptor,
   Method,
@@ -17,6 +18,7 @@ import {
   ServerStream,
   type TripleServer,
 } from "../../src/index.js";
+import { GREET_PROTO, GreetServiceImpl } from "../../samples/greet/greet-service.js";
 import { post1, post2 } from "../helpers/http.js";
 import { CatalogService, connect, runs, type Seen, ShopService, textOf, verify } from "./shop.js";
 
@@ -261,6 +263,45 @@ describe("MCP registration and options", () => {
       a(): void {}
     }
     assert.throws(() => createServer({ services: [new BadName()], mcp: true, logger: QUIET }), /MCP tool name "has space" must be 1 to 64 of/);
+  });
+
+  it("a .proto-bound service: ProtoJSON objects in and out; nested and self-referencing classes in $defs", async () => {
+    @Service("greet.GreetService", { proto: GREET_PROTO, mcp: true })
+    class McpGreet extends GreetServiceImpl {}
+    class Node {
+      @Field() label!: string;
+      @Field({ type: [Node], optional: true }) children?: Node[];
+    }
+    @Service("mcp.Trees")
+    class Trees {
+      @Method({ mcp: true, returns: [Node] })
+      grow(@Param({ name: "root", type: Node }) root: Node): Node[] {
+        return [root];
+      }
+    }
+    const server = createServer({ services: [new McpGreet(), new Trees()], mcp: true, logger: QUIET });
+    await server.listen({ port: 0 });
+    try {
+      const client = await connect(server.url);
+      const list = await tools(client);
+      // Streaming rpcs of the .proto are skipped by the service-level opt-in.
+      assert.deepEqual([...list.keys()].filter((n) => n.startsWith("GreetService_")).sort(), ["GreetService_Greet", "GreetService_GreetCached", "GreetService_GreetSlowly", "GreetService_GreetWithDetails"]);
+      assert.deepEqual(list.get("GreetService_Greet")!.inputSchema, { type: "object", description: "ProtoJSON of greet.GreetRequest" });
+      const r = await client.callTool({ name: "GreetService_Greet", arguments: { name: "triple" } });
+      assert.deepEqual(r.structuredContent, { greeting: "triple" });
+      const grow = list.get("Trees_grow")!;
+      assert.deepEqual(grow.inputSchema.properties, { root: { $ref: "#/$defs/Node" } });
+      assert.deepEqual((grow.inputSchema.$defs as Record<string, unknown>).Node, {
+        type: "object",
+        properties: { label: { type: "string" }, children: { type: "array", items: { $ref: "#/$defs/Node" } } },
+        required: ["label"],
+      });
+      const tree = { label: "a", children: [{ label: "b" }] };
+      assert.deepEqual((await client.callTool({ name: "Trees_grow", arguments: { root: tree } })).structuredContent, { result: [tree] });
+      await client.close();
+    } finally {
+      await server.close();
+    }
   });
 
   it("bad options are TypeErrors naming the option", () => {
