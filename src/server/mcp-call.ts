@@ -160,27 +160,28 @@ export class McpToolCall implements HandlerOutcome {
 
 /**
  * `tools/list` for this caller: every tool whose method needs no auth, and the protected ones
- * the caller's bearer token passes (each checked as a call of that method would be). Without an
- * `authorization` header the protected tools are left out unasked; a token the verifier refuses
- * answers the request 401.
+ * the caller's bearer token passes (each checked as a call of that method would be, all at
+ * once). Without an `authorization` header the protected tools are left out unasked; a token the
+ * verifier refuses answers the request 401.
  */
 export async function listTools(tools: McpTools, ex: Exchange): Promise<McpAnswer> {
-  const parts: string[] = [];
   const credentials = hasCredentials(ex);
-  for (const tool of tools.all()) {
+  const checks = [...tools.all()].map(async (tool): Promise<string | RpcError | undefined> => {
     const authorize = tool.route.authorize;
-    if (authorize === undefined) {
-      parts.push(tool.json);
-      continue;
-    }
-    if (!credentials) continue;
+    if (authorize === undefined) return tool.json;
+    if (!credentials) return undefined;
     try {
       await authorize(new CallContext(tool.route.descriptor, ex.headers, "mcp", ex.httpVersion, ex.peer, undefined));
-      parts.push(tool.json);
+      return tool.json;
     } catch (e) {
       const err = RpcError.from(e);
-      if (err.code === Code.Unauthenticated) return { unauthenticated: err };
+      return err.code === Code.Unauthenticated ? err : undefined;
     }
+  });
+  const parts: string[] = [];
+  for (const x of await Promise.all(checks)) {
+    if (x instanceof RpcError) return { unauthenticated: x };
+    if (x !== undefined) parts.push(x);
   }
   return { result: `{"tools":[${parts.join(",")}]}` };
 }
