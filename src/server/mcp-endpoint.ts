@@ -172,7 +172,7 @@ export class McpEndpoint {
       this.refuse(ex, refused);
       return true;
     }
-    new McpRequest(this, ex, ex.headers["mcp-protocol-version"] === undefined ? ASSUMED_VERSION : String(ex.headers["mcp-protocol-version"]));
+    new McpRequest(this, ex, firstHeader(ex.headers, "mcp-protocol-version") ?? ASSUMED_VERSION);
     return true;
   }
 

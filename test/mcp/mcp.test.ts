@@ -2,6 +2,7 @@ import express from "express";
 import Fastify from "fastify";
 import * as assert from "node:assert/strict";
 import type * as http from "node:http";
+import * as http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -353,6 +354,22 @@ describe("the MCP endpoint's HTTP rules", () => {
       const ok = await post({ host });
       assert.equal(ok.status, 200, `${host}: ${ok.text()}`);
       assert.deepEqual(ok.json(), { jsonrpc: "2.0", id: 1, result: {} });
+    }
+    // HTTP/2 names the host in :authority.
+    const session = http2.connect(url);
+    try {
+      for (const [authority, status] of [["rebind.attacker.example", 403], [`localhost:${port}`, 200]] as const) {
+        const got = await new Promise<number>((resolve, reject) => {
+          const req = session.request({ ":method": "POST", ":path": "/mcp", ":authority": authority, "content-type": "application/json" });
+          req.on("response", (h) => resolve(Number(h[":status"])));
+          req.on("error", reject);
+          req.resume();
+          req.end(INIT);
+        });
+        assert.equal(got, status, authority);
+      }
+    } finally {
+      session.close();
     }
   });
 
