@@ -419,7 +419,7 @@ export class TripleServer implements ServerCore {
 
   /**
    * True when requests for `path` are served here, whatever their HTTP method: a registered
-   * method's RPC path, a REST route's, or the OpenAPI document and docs page. What a mounted
+   * method's RPC path, a REST route's, the OpenAPI document and docs page, or the MCP endpoint. What a mounted
    * handler takes; the rest is its app's.
    */
   serves(path: string): boolean {
