@@ -232,6 +232,17 @@ export class McpEndpoint {
   }
 }
 
+/**
+ * Ends an MCP request the server gives up on (shutdown cancelling the calls still running): its
+ * HTTP status and a JSON-RPC error naming why; a request already answered is left alone.
+ */
+export function sendMcpError(ex: Exchange, err: RpcError): void {
+  if (ex.headersSent || ex.aborted) return;
+  ex.discardBody();
+  const body = responseText(null, { error: { code: REFUSED, message: boundMessage(err.message) } });
+  ex.respond(err.httpStatus ?? 503, { [H.contentType]: "application/json" }, body);
+}
+
 /** One HTTP request to the endpoint: its body read and parsed, its message(s) answered. */
 class McpRequest implements BodyTarget, AbortSink {
   private readonly calls = new Set<McpToolCall>();

@@ -37,7 +37,7 @@ import type { ServiceDescriptor } from "../service/descriptors.js";
 import type { Exchange, Responder } from "../transport/server/exchange.js";
 import { checkDuration, OnePortListener, type Refusal, type TransportOptions } from "../transport/server/listener.js";
 import { Cors, type CorsOptions } from "./cors.js";
-import { McpEndpoint, type McpOptions } from "./mcp-endpoint.js";
+import { McpEndpoint, type McpOptions, sendMcpError } from "./mcp-endpoint.js";
 import { McpTools } from "./mcp-tools.js";
 import { OpenApiEndpoint, type OpenApiServeOptions } from "./openapi-endpoint.js";
 import { REFLECTION_V1, REFLECTION_V1ALPHA, ServerReflectionV1, ServerReflectionV1Alpha } from "./reflection.js";
@@ -644,6 +644,9 @@ function cancelExchange(ctx: CallContext, ex: Exchange, err: RpcError): void {
       if (ex.headersSent) ex.reset();
       else if (ctx.protocol === "connect") sendConnectError(ex, err, "connect");
       else sendGrpcStatus(ex, err, { [H.contentType]: "application/grpc-web+proto" });
+      break;
+    case "mcp":
+      sendMcpError(ex, err);
       break;
     default:
       sendHttpError(ex, err);

@@ -317,6 +317,19 @@ describe("MCP registration and options", () => {
     for (const [mcp, re] of cases) assert.throws(() => createServer({ mcp: mcp as never, logger: QUIET }), (e: Error) => e instanceof TypeError && re.test(e.message), String(re));
   });
 
+  it("shutdown: a tool call still running when shutdownTimeoutMs passes gets 503 and a JSON-RPC error; its signal fires", async () => {
+    const server = createServer({ services: [new ShopService()], mcp: true, shutdownTimeoutMs: 100, logger: QUIET });
+    await server.listen({ port: 0 });
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "ShopService_slow", arguments: { ms: 3_000 } } });
+    const pending = post1(server.url, "/mcp", { headers: { "content-type": "application/json" }, body });
+    for (let i = 0; i < 100 && server.inflightCount === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(server.inflightCount, 1);
+    await server.close();
+    const r = await pending;
+    assert.equal(r.status, 503);
+    assert.deepEqual(r.json(), { jsonrpc: "2.0", id: null, error: { code: -32000, message: "the server shut down before the call finished" } });
+  });
+
   it("unregister takes a service's tools away", async () => {
     const shop = new ShopService();
     const server = createServer({ services: [shop], mcp: true, logger: QUIET });
