@@ -75,6 +75,8 @@ export class McpToolCall implements HandlerOutcome {
     private readonly tool: McpTool,
     private readonly args: Record<string, unknown>,
     timeoutMs: number | undefined,
+    /** The request body's size when it held this call alone (telemetry's request size); undefined in a batch. */
+    bodyBytes: number | undefined,
   ) {
     this.answer = new Promise((r) => {
       this.resolve = r;
@@ -82,6 +84,7 @@ export class McpToolCall implements HandlerOutcome {
     const route = tool.route;
     this.ctx = new CallContext(route.descriptor, ex.headers, "mcp", ex.httpVersion, ex.peer, timeoutMs);
     core.track(this.ctx, ex);
+    if (bodyBytes !== undefined) this.ctx.observer?.received(bodyBytes);
     if (timeoutMs !== undefined) this.timer = setTimeout(() => this.onDeadline(timeoutMs), timeoutMs);
     const authorize = route.authorize;
     if (authorize === undefined) this.run();

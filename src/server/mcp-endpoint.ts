@@ -247,6 +247,8 @@ export function sendMcpError(ex: Exchange, err: RpcError): void {
 class McpRequest implements BodyTarget, AbortSink {
   private readonly calls = new Set<McpToolCall>();
   private gone = false;
+  /** The body's size while it is one message (a batch's calls do not report one each). */
+  private bodyBytes: number | undefined = undefined;
 
   constructor(
     private readonly endpoint: McpEndpoint,
@@ -275,6 +277,7 @@ class McpRequest implements BodyTarget, AbortSink {
       this.endpoint.refuse(this.ex, new Refusal(400, PARSE_ERROR, new RpcError(Code.InvalidArgument, `parse error: ${(e as Error).message}`, { httpStatus: 400 })));
       return;
     }
+    if (!Array.isArray(parsed)) this.bodyBytes = raw.length;
     (Array.isArray(parsed) ? this.batch(parsed) : this.single(parsed)).catch((e) => this.crashed(e));
   }
 
@@ -371,7 +374,7 @@ class McpRequest implements BodyTarget, AbortSink {
     const tool = this.endpoint.tools.get(name);
     if (tool === undefined) return unknownTool(name);
     const timeout = this.endpoint.options.timeoutMs;
-    const call = new McpToolCall(this.endpoint.core, this.ex, tool, (args ?? {}) as Message, timeout === 0 ? undefined : timeout);
+    const call = new McpToolCall(this.endpoint.core, this.ex, tool, (args ?? {}) as Message, timeout === 0 ? undefined : timeout, this.bodyBytes);
     this.calls.add(call);
     const answer = await call.answer;
     this.calls.delete(call);
