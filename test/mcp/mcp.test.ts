@@ -393,6 +393,25 @@ describe("the MCP endpoint's HTTP rules", () => {
     assert.equal((await post({ origin: "https://app.example" })).status, 200);
   });
 
+  it("with cors configured, its origins decide: a preflight for the MCP headers, the CORS headers on the answer, others 403", async () => {
+    const withCors = createServer({ services: [new ShopService()], mcp: true, cors: { origins: ["https://agent.example"] }, logger: QUIET });
+    await withCors.listen({ port: 0 });
+    try {
+      const pre = await fetch(`${withCors.url}/mcp`, {
+        method: "OPTIONS",
+        headers: { origin: "https://agent.example", "access-control-request-method": "POST", "access-control-request-headers": "content-type, mcp-protocol-version, authorization" },
+      });
+      assert.equal(pre.status, 204);
+      const r = await post1(withCors.url, "/mcp", { headers: { "content-type": "application/json", origin: "https://agent.example" }, body: INIT });
+      assert.equal(r.status, 200);
+      assert.equal(r.headers["access-control-allow-origin"], "https://agent.example");
+      const other = await post1(withCors.url, "/mcp", { headers: { "content-type": "application/json", origin: "https://evil.example" }, body: INIT });
+      assert.equal(other.status, 403);
+    } finally {
+      await withCors.close();
+    }
+  });
+
   it("GET and DELETE: 405 (stateless: no SSE stream, no session); wrong media types 415 / 406; unknown revision 400", async () => {
     for (const method of ["GET", "DELETE"]) {
       const r = await fetch(`${url}/mcp`, { method, headers: { accept: "text/event-stream" } });
