@@ -163,13 +163,15 @@ export class McpToolCall implements HandlerOutcome {
 
 /**
  * `tools/list` for this caller: every tool whose method needs no auth, and the protected ones
- * the caller's bearer token passes (each checked as a call of that method would be, all at
- * once). Without an `authorization` header the protected tools are left out unasked; a token the
- * verifier refuses answers the request 401.
+ * the caller's bearer token passes (each checked as a call of that method would be). Without an
+ * `authorization` header the protected tools are left out unasked; a token the verifier refuses
+ * answers the request 401. The first protected tool is checked alone, the others then all at
+ * once: a refused token costs one verification, not one per tool.
  */
 export async function listTools(tools: McpTools, ex: Exchange): Promise<McpAnswer> {
+  const all = [...tools.all()];
   const credentials = hasCredentials(ex);
-  const checks = [...tools.all()].map(async (tool): Promise<string | RpcError | undefined> => {
+  const check = async (tool: McpTool): Promise<string | RpcError | undefined> => {
     const authorize = tool.route.authorize;
     if (authorize === undefined) return tool.json;
     if (!credentials) return undefined;
@@ -180,9 +182,13 @@ export async function listTools(tools: McpTools, ex: Exchange): Promise<McpAnswe
       const err = RpcError.from(e);
       return err.code === Code.Unauthenticated ? err : undefined;
     }
-  });
+  };
+  const first = all.findIndex((t) => t.route.authorize !== undefined);
+  const firstResult = credentials && first >= 0 ? await check(all[first]) : undefined;
+  if (firstResult instanceof RpcError) return { unauthenticated: firstResult };
+  const results = await Promise.all(all.map((t, i) => (i === first && credentials ? firstResult : check(t))));
   const parts: string[] = [];
-  for (const x of await Promise.all(checks)) {
+  for (const x of results) {
     if (x instanceof RpcError) return { unauthenticated: x };
     if (x !== undefined) parts.push(x);
   }

@@ -330,6 +330,45 @@ describe("MCP registration and options", () => {
     assert.deepEqual(r.json(), { jsonrpc: "2.0", id: null, error: { code: -32000, message: "the server shut down before the call finished" } });
   });
 
+  it("tools/list verifies a refused token once, not once per protected tool; a good one once per protected tool", async () => {
+    @Service("mcp.Vault", { mcp: true, auth: true })
+    class Vault {
+      @Method()
+      a(): void {}
+      @Method()
+      b(): void {}
+      @Method()
+      c(): void {}
+      @Method({ auth: false })
+      open(): void {}
+    }
+    let verified = 0;
+    const server = createServer({
+      services: [new Vault()],
+      mcp: true,
+      auth: {
+        verify: (t) => {
+          verified++;
+          return verify(t);
+        },
+      },
+      logger: QUIET,
+    });
+    await server.listen({ port: 0 });
+    try {
+      const list = (token: string) =>
+        post1(server.url, "/mcp", { headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) });
+      assert.equal((await list("forged")).status, 401);
+      assert.equal(verified, 1);
+      verified = 0;
+      const ok = await list("user");
+      assert.deepEqual(ok.json().result.tools.map((t: { name: string }) => t.name), ["Vault_a", "Vault_b", "Vault_c", "Vault_open"]);
+      assert.equal(verified, 3);
+    } finally {
+      await server.close();
+    }
+  });
+
   it("unregister takes a service's tools away", async () => {
     const shop = new ShopService();
     const server = createServer({ services: [shop], mcp: true, logger: QUIET });
