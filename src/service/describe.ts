@@ -5,7 +5,7 @@ import type { AuthRequirement, MethodDescriptor, MethodKind, ParamDescriptor, Se
 import { loadProto, lookupService } from "./proto.js";
 import { checkNoRestSources, type DeclaredParam, restMapping } from "./rest.js";
 import { checkConstraints, pickConstraints } from "./constraints.js";
-import { resolveType, T } from "./type-desc.js";
+import { checkDeclaredType, resolveType, T } from "./type-desc.js";
 
 /** Per-registration overrides of a service's version and group. */
 export interface RegistrationOptions {
@@ -100,6 +100,7 @@ function paramsOf(c: ClassInfo, rm: RawMethod, where: string, pm: protobuf.Metho
     const d = decorated.find((p) => p.index === i);
     const pwhere = `${where} parameter #${i + 1}${d?.options.name ? ` (${d.options.name})` : ""}`;
     const type = pm ? T.any : resolveType((d?.options.type ?? designTypes?.[i]) as never, pwhere);
+    if (!pm && d?.options.type !== undefined) checkDeclaredType(type, designTypes?.[i], pwhere);
     const tag = d?.options.tag ?? params.length + 1;
     const picked = pickConstraints(d?.options);
     if (pm && picked) {
