@@ -77,6 +77,26 @@ export function mountedContract(url: () => string, http2: boolean): void {
     }
   });
 
+  if (!http2) {
+    it("our client streams a server stream over HTTP/1.1 (protocol connect); client and bidi streams say they need HTTP/2", async () => {
+      const client = createClient(GreetServiceImpl, { providers: [url()], protocol: "connect", httpVersion: "1.1", retries: 0 });
+      try {
+        const got: string[] = [];
+        for await (const r of client.greetServerStream({ name: "h1" })) got.push(r.greeting);
+        assert.deepEqual(got, ["hello, h1 (1/3)", "hello, h1 (2/3)", "hello, h1 (3/3)"]);
+        // The handler's error after the stream started arrives as the stream's error.
+        async function* names() {
+          yield { name: "a" };
+        }
+        const e = (await client.greetClientStream(names()).catch((x) => x)) as RpcError;
+        assert.ok(e instanceof RpcError);
+        assert.match(e.message, /client and bidi streams need HTTP\/2/);
+      } finally {
+        closeClient(client);
+      }
+    });
+  }
+
   it("connect-node calls it (Connect unary + server stream, and gRPC-Web)", async () => {
     const d = greetDescriptors();
     const httpVersion = http2 ? "2" : "1.1";
