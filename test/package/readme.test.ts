@@ -69,4 +69,13 @@ describe("the README", () => {
     assert.ok(commands.length > 0);
     for (const c of commands) assert.match(c, /--target=node20/, c);
   });
+
+  it("docs/registry.md: Java consumers of a server bound to 127.0.0.1 (Dubbo rewrites 127.* to the LAN address), and the two ways out", () => {
+    const registry = readFileSync(join(ROOT, "docs", "registry.md"), "utf8");
+    const start = registry.indexOf("\n## What Java and Go consumers see\n");
+    const seen = registry.slice(start, registry.indexOf("\n## ", start + 1));
+    for (const says of ["127.0.0.1", "NetUtils.filterLocalHost", "AbstractClient.getConnectAddress", "-Ddubbo.network.interface.ignored=.*", 'host: "0.0.0.0"', "registryHost"]) {
+      assert.ok(seen.includes(says), `"What Java and Go consumers see" says ${says}`);
+    }
+  });
 });
