@@ -71,7 +71,7 @@ function brokenConnection(address: string, cause: unknown): RpcError {
     return new RpcError(
       Code.Unavailable,
       `${address} did not answer in HTTP/2 (it may speak HTTP/1.1 only): gRPC calls and client and bidi streams need HTTP/2; ` +
-        `an HTTP/1.1-only server takes unary calls with httpVersion: "1.1", and server streams with protocol: "connect" and httpVersion: "1.1"`,
+        `an HTTP/1.1-only server takes unary calls and server streams with httpVersion: "1.1"`,
       { cause, legacyStatus: 35 },
     );
   }
