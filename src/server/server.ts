@@ -42,6 +42,7 @@ import { McpTools } from "./mcp-tools.js";
 import { OpenApiEndpoint, type OpenApiServeOptions } from "./openapi-endpoint.js";
 import { REFLECTION_V1, REFLECTION_V1ALPHA, ServerReflectionV1, ServerReflectionV1Alpha } from "./reflection.js";
 import { ProviderRegistration } from "./registration.js";
+import { checkTlsPem } from "../transport/tls-pem.js";
 
 /** A service implementation with registration-time version and group. */
 export interface ServiceRegistration extends RegistrationOptions {
@@ -249,6 +250,7 @@ export class TripleServer implements ServerCore {
     mounted = false,
   ) {
     this.limits = checkedLimits(options.limits, "createServer");
+    checkTlsPem(options.tls, "createServer");
     checkDuration("shutdownTimeoutMs", options.shutdownTimeoutMs, "0 cancels in-flight calls at once");
     checkDuration("drainDelayMs", options.drainDelayMs, "0 closes the listener at once");
     this.uploads = new UploadStore(options.uploadDir, this.limits.maxUploadDiskBytes, this.limits.maxUploadDiskBytesPerPeer);

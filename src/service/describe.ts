@@ -5,7 +5,7 @@ import type { AuthRequirement, McpToolDescriptor, MethodDescriptor, MethodKind, 
 import { loadProto, lookupService } from "./proto.js";
 import { checkNoRestSources, type DeclaredParam, restMapping } from "./rest.js";
 import { checkConstraints, pickConstraints } from "./constraints.js";
-import { resolveType, T } from "./type-desc.js";
+import { checkDeclaredType, resolveType, T } from "./type-desc.js";
 
 /** Per-registration overrides of a service's version and group. */
 export interface RegistrationOptions {
@@ -102,6 +102,7 @@ function paramsOf(c: ClassInfo, rm: RawMethod, where: string, pm: protobuf.Metho
     const d = decorated.find((p) => p.index === i);
     const pwhere = `${where} parameter #${i + 1}${d?.options.name ? ` (${d.options.name})` : ""}`;
     const type = pm ? T.any : resolveType((d?.options.type ?? designTypes?.[i]) as never, pwhere);
+    if (!pm && d?.options.type !== undefined) checkDeclaredType(type, designTypes?.[i], pwhere);
     const tag = d?.options.tag ?? params.length + 1;
     const picked = pickConstraints(d?.options);
     if (pm && picked) {
@@ -262,7 +263,7 @@ export function describeService(ctor: abstract new (...args: never[]) => unknown
     }
     methods.push(md);
   }
-  if (methods.length === 0) throw new TypeError(`service ${name} (${ctor.name}) exposes no methods`);
+  if (methods.length === 0) throw new TypeError(noMethods(name, ctor));
   const desc: ServiceDescriptor = {
     name,
     version: raw.options.version ?? "",
@@ -279,6 +280,20 @@ export function describeService(ctor: abstract new (...args: never[]) => unknown
  * The paths a method answers on: its wire name, and the same with the first letter upper- and
  * lower-cased (Dubbo Java accepts `/greet.GreetService/greet` for a method declared `Greet`).
  */
+/** "exposes no methods", with the fix and the class's undecorated methods. */
+function noMethods(name: string, ctor: abstract new (...args: never[]) => unknown): string {
+  const plain = new Set<string>();
+  for (let p = ctor.prototype as object | null; p && p !== Object.prototype; p = Object.getPrototypeOf(p)) {
+    for (const key of Object.getOwnPropertyNames(p)) {
+      const d = Object.getOwnPropertyDescriptor(p, key);
+      if (key !== "constructor" && typeof d?.value === "function") plain.add(key);
+    }
+  }
+  const list = [...plain].slice(0, 8);
+  const has = list.length ? `; its methods ${list.join(", ")}${plain.size > list.length ? ", …" : ""} have no @Method()` : "";
+  return `service ${name} (${ctor.name}) exposes no methods: mark each method to serve with @Method()${has}`;
+}
+
 export function pathsOf(m: MethodDescriptor): string[] {
   const out = [m.path];
   for (const name of [upperFirst(m.name), lowerFirst(m.name)]) {
