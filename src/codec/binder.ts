@@ -1,4 +1,5 @@
-import type { RpcError } from "../protocol/rpc-error.js";
+import { Code } from "../protocol/code.js";
+import { RpcError } from "../protocol/rpc-error.js";
 import type { ParamDescriptor } from "../service/descriptors.js";
 import { FileUpload } from "../service/file-upload.js";
 import type { NumberProto, TypeDesc } from "../service/type-desc.js";
@@ -22,8 +23,88 @@ function describe(v: unknown): string {
   return typeof v === "object" ? "an object" : cutText(`${typeof v} ${String(v)}`, 60);
 }
 
+/** One thing wrong with a request's arguments: where (`parameter #1 (user).address.city`) and what. */
+export interface BindProblem {
+  readonly where: string;
+  readonly description: string;
+}
+
+/**
+ * How many problems one JSON binding lists before it stops (the validator's cap, MAX_VIOLATIONS,
+ * is the same): binding stops there, so a body of a million bad values costs 100 errors, not a
+ * million.
+ */
+export const MAX_BIND_PROBLEMS = 100;
+
+/** The where and what of the errors the converters throw (the message is both, joined). */
+const PROBLEMS = new WeakMap<RpcError, BindProblem>();
+
+function problemError(where: string, description: string): RpcError {
+  const e = bindError(`${where} ${description}`);
+  PROBLEMS.set(e, { where, description });
+  return e;
+}
+
+/**
+ * The problems of the binding under way, when it collects them (the JSON binder does: every
+ * missing field and bad value in one answer); undefined otherwise, and then the first problem
+ * throws. Binding is synchronous, so one slot serves every call.
+ */
+let sink: BindProblem[] | undefined;
+/** Thrown past every boundary once the sink holds {@link MAX_BIND_PROBLEMS}. */
+const STOP = new RpcError(Code.InvalidArgument, "too many problems");
+
+function addProblem(p: BindProblem): void {
+  (sink as BindProblem[]).push(p);
+  if ((sink as BindProblem[]).length >= MAX_BIND_PROBLEMS) throw STOP;
+}
+
+/**
+ * At a boundary (a field, an element, a parameter): records a bad value's error and lets binding
+ * go on with the next one, when problems are collected; rethrows anything else.
+ */
+function collect(e: unknown): void {
+  if (sink === undefined || e === STOP || !(e instanceof RpcError) || e.code !== Code.InvalidArgument) throw e;
+  addProblem(PROBLEMS.get(e) ?? { where: "", description: e.message });
+}
+
+/** A JSON binding that found problems: all of them, and the arguments bound despite them. */
+export class BindFailure extends RpcError {
+  constructor(
+    readonly problems: readonly BindProblem[],
+    /** The arguments bound (a bad one left undefined); undefined when none could be. */
+    readonly partial: unknown[] | undefined,
+    /** Binding stopped at {@link MAX_BIND_PROBLEMS}: there may be more. */
+    readonly stopped: boolean,
+  ) {
+    const lines = problems.map((p) => (p.where ? `${p.where} ${p.description}` : p.description));
+    super(Code.InvalidArgument, stopped ? `${lines.join("; ")}; and more (binding stopped after ${problems.length} problems)` : lines.join("; "), {
+      legacyStatus: 40,
+    });
+  }
+}
+
+/** Runs a binding that collects its problems: its arguments, or a {@link BindFailure} listing them all. */
+function collecting(bind: (body: unknown) => unknown[], body: unknown): unknown[] {
+  const outer = sink;
+  const mine: BindProblem[] = [];
+  sink = mine;
+  let args: unknown[] | undefined;
+  let stopped = false;
+  try {
+    args = bind(body);
+  } catch (e) {
+    stopped = e === STOP;
+    if (!stopped) collect(e);
+  } finally {
+    sink = outer;
+  }
+  if (mine.length > 0) throw new BindFailure(mine, stopped ? undefined : args, stopped);
+  return args as unknown[];
+}
+
 function fail(where: string, expected: string, v: unknown): never {
-  throw bindError(`${where} must be ${expected}, got ${describe(v)}`);
+  throw problemError(where, `must be ${expected}, got ${describe(v)}`);
 }
 
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
@@ -71,7 +152,7 @@ const cache = new WeakMap<TypeDesc, Converter>();
 
 /** A required field of a decorated class that the request left out: `parameter #1 (item).name is missing`. */
 export function missingField(where: string, field: string): RpcError {
-  return bindError(`${where}.${field} is missing`);
+  return problemError(`${where}.${field}`, "is missing");
 }
 
 /** An optional parameter's converter: absent (or null) binds `undefined`. */
@@ -88,7 +169,13 @@ function arrayConverter(el: Converter): Converter {
   return (v, w) => {
     if (!Array.isArray(v)) fail(w, "an array", v);
     const out = new Array(v.length);
-    for (let i = 0; i < v.length; i++) out[i] = el(v[i], `${w}[${i}]`);
+    for (let i = 0; i < v.length; i++) {
+      try {
+        out[i] = el(v[i], `${w}[${i}]`);
+      } catch (e) {
+        collect(e);
+      }
+    }
     return out;
   };
 }
@@ -100,7 +187,13 @@ function mapConverter(val: Converter, asMap: boolean): Converter {
     const out: Map<string, unknown> | Record<string, unknown> = asMap ? new Map() : {};
     for (const k of Object.keys(v)) {
       if (FORBIDDEN_KEYS.has(k)) continue;
-      const x = val(v[k], `${w}.${cutText(k)}`);
+      let x: unknown;
+      try {
+        x = val(v[k], `${w}.${cutText(k)}`);
+      } catch (e) {
+        collect(e);
+        continue;
+      }
       if (asMap) (out as Map<string, unknown>).set(k, x);
       else (out as Record<string, unknown>)[k] = x;
     }
@@ -119,10 +212,16 @@ function classConverter(t: Extract<TypeDesc, { kind: "class" }>): Converter {
     for (const f of fields) {
       const x = v[f.name];
       if (x === undefined || x === null) {
-        if (!f.optional) throw missingField(w, f.name);
+        if (f.optional) continue;
+        if (sink === undefined) throw missingField(w, f.name);
+        addProblem({ where: `${w}.${f.name}`, description: "is missing" });
         continue;
       }
-      out[f.name] = f.conv(x, `${w}.${f.name}`);
+      try {
+        out[f.name] = f.conv(x, `${w}.${f.name}`);
+      } catch (e) {
+        collect(e);
+      }
     }
     return out;
   };
@@ -286,16 +385,9 @@ function objectLike(t: TypeDesc): boolean {
   return t.kind === "class" || t.kind === "map" || t.kind === "any";
 }
 
-/**
- * Binds a decoded JSON body to a method's parameters: a JSON array of the
- * arguments in order; for one parameter also the bare value; an object keyed by parameter names
- * when every parameter is named.
- */
-export function compileJsonBinder(params: readonly ParamDescriptor[]): (body: unknown) => unknown[] {
-  const convs = paramConverters(params);
-  const labels = params.map((p, i) => paramLabel(p, i));
+/** The two forms of a JSON argument list: an array by position, an object by parameter name. */
+function argumentBinders(params: readonly ParamDescriptor[], convs: readonly Converter[], labels: readonly string[]) {
   const n = params.length;
-  const allNamed = n > 0 && params.every((p) => p.name);
   const positional = (arr: unknown[]): unknown[] => {
     if (arr.length > n || (arr.length < n && !params[arr.length].optional)) {
       const missing = arr.length < n ? `${labels[arr.length]} is missing: ` : "";
@@ -304,7 +396,11 @@ export function compileJsonBinder(params: readonly ParamDescriptor[]): (body: un
     const out = new Array(n);
     for (let i = 0; i < n; i++) {
       if (i >= arr.length && !params[i].optional) throw bindError(`${labels[i]} is missing: the JSON array has ${arr.length} arguments`);
-      out[i] = convs[i](arr[i], labels[i]);
+      try {
+        out[i] = convs[i](arr[i], labels[i]);
+      } catch (e) {
+        collect(e);
+      }
     }
     return out;
   };
@@ -312,11 +408,33 @@ export function compileJsonBinder(params: readonly ParamDescriptor[]): (body: un
     const out = new Array(n);
     for (let i = 0; i < n; i++) {
       const name = params[i].name as string;
-      if (!Object.hasOwn(obj, name) && !params[i].optional) throw bindError(`${labels[i]} is missing`);
-      out[i] = convs[i](obj[name], labels[i]);
+      if (!Object.hasOwn(obj, name) && !params[i].optional) {
+        addProblem({ where: labels[i], description: "is missing" });
+        continue;
+      }
+      try {
+        out[i] = convs[i](obj[name], labels[i]);
+      } catch (e) {
+        collect(e);
+      }
     }
     return out;
   };
+  return { positional, byName };
+}
+
+/**
+ * Binds a decoded JSON body to a method's parameters: a JSON array of the
+ * arguments in order; for one parameter also the bare value; an object keyed by parameter names
+ * when every parameter is named. Every missing field and bad value is found before it fails: a
+ * {@link BindFailure} lists them all (up to {@link MAX_BIND_PROBLEMS}) with the arguments bound.
+ */
+export function compileJsonBinder(params: readonly ParamDescriptor[]): (body: unknown) => unknown[] {
+  const convs = paramConverters(params);
+  const labels = params.map((p, i) => paramLabel(p, i));
+  const n = params.length;
+  const allNamed = n > 0 && params.every((p) => p.name);
+  const { positional, byName } = argumentBinders(params, convs, labels);
   if (n === 0) {
     return (body) => {
       if (body === null || body === undefined || (Array.isArray(body) && body.length === 0)) return [];
@@ -328,7 +446,7 @@ export function compileJsonBinder(params: readonly ParamDescriptor[]): (body: un
     const p = params[0];
     const wantsArray = takesArray(p.type);
     const name = p.name;
-    return (body) => {
+    const one = (body: unknown): unknown[] => {
       if (Array.isArray(body)) {
         if (!wantsArray) return positional(body);
         // A bare array is the value; `[[...]]` is the value wrapped in an argument array.
@@ -340,8 +458,9 @@ export function compileJsonBinder(params: readonly ParamDescriptor[]): (body: un
       if (name && !objectLike(p.type) && isPlainObject(body) && Object.hasOwn(body, name)) return byName(body);
       return [convs[0](body, labels[0])];
     };
+    return (body) => collecting(one, body);
   }
-  return (body) => {
+  const many = (body: unknown): unknown[] => {
     if (Array.isArray(body)) return positional(body);
     if (allNamed && isPlainObject(body)) return byName(body);
     throw bindError(
@@ -350,6 +469,7 @@ export function compileJsonBinder(params: readonly ParamDescriptor[]): (body: un
         : `expected a JSON array of ${n} arguments`,
     );
   };
+  return (body) => collecting(many, body);
 }
 
 

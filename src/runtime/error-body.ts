@@ -11,7 +11,8 @@ import type { OutHeaders, Responder } from "../transport/server/exchange.js";
  * The JSON error body of Triple HTTP calls: `status` (the legacy Dubbo status: 25 undecodable,
  * 31 server timeout, 35 unavailable, 40 bad request, 60 not found, 70 service error, 80 server
  * error), `message` (the raw text), our `code` (the gRPC code's snake_case name), and when the
- * error carries details, `details`: `[{"type": "<message full name>", "value": "<base64>"}]`,
+ * error carries details, `details`: `[{"type": "<message full name>", "value": "<base64>", "debug"?}]`
+ * (`debug`: a BadRequest's violations as JSON, `{"fieldViolations": [{"field", "description"}]}`),
  * the form Connect and dubbo-js clients read. The message is cut to 1 KiB (`boundMessage`).
  *
  * With `grpcCodeStatus` (the server's `dubboJsErrors` option, for a caller that looks like
