@@ -453,6 +453,8 @@ export function compileJsonBinder(params: readonly ParamDescriptor[]): (body: un
         if (body.length === 1 && Array.isArray(body[0]) && p.type.kind === "array" && !takesArray((p.type as { element: TypeDesc }).element)) {
           return [convs[0](body[0], labels[0])];
         }
+        // Bytes as base64 text in the argument array (`["AQID"]`, the OpenAPI document's array form).
+        if (body.length === 1 && typeof body[0] === "string" && p.type.kind !== "array") return [convs[0](body[0], labels[0])];
         return [convs[0](body, labels[0])];
       }
       if (name && !objectLike(p.type) && isPlainObject(body) && Object.hasOwn(body, name)) return byName(body);
