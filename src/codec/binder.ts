@@ -63,7 +63,7 @@ function addProblem(p: BindProblem): void {
  * At a boundary (a field, an element, a parameter): records a bad value's error and lets binding
  * go on with the next one, when problems are collected; rethrows anything else.
  */
-function collect(e: unknown): void {
+export function collect(e: unknown): void {
   if (sink === undefined || e === STOP || !(e instanceof RpcError) || e.code !== Code.InvalidArgument) throw e;
   addProblem(PROBLEMS.get(e) ?? { where: "", description: e.message });
 }
@@ -84,8 +84,14 @@ export class BindFailure extends RpcError {
   }
 }
 
+/** A missing argument or field: recorded when problems are collected, else thrown. */
+export function missing(where: string, description: string): void {
+  if (sink === undefined) throw problemError(where, description);
+  addProblem({ where, description });
+}
+
 /** Runs a binding that collects its problems: its arguments, or a {@link BindFailure} listing them all. */
-function collecting(bind: (body: unknown) => unknown[], body: unknown): unknown[] {
+export function collecting<T>(bind: (body: T) => unknown[], body: T): unknown[] {
   const outer = sink;
   const mine: BindProblem[] = [];
   sink = mine;

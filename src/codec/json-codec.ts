@@ -1,8 +1,8 @@
 import type { MethodDescriptor } from "../service/descriptors.js";
 import { bindError, decodeError } from "./bind-error.js";
 import { withNumberLimits } from "./big-numbers.js";
-import { BindFailure, compileJsonBinder } from "./binder.js";
-import { bindFailureError } from "./validation.js";
+import { compileJsonBinder } from "./binder.js";
+import { bindAll } from "./validation.js";
 import type { RequestCodec, ResponseCodec } from "./codec.js";
 import { parseJson, stringifyJson } from "./json.js";
 import { fastFromJson, fastToJson, protojson } from "./protojson-fast.js";
@@ -46,12 +46,8 @@ export function bindJsonValue(method: MethodDescriptor, value: unknown): unknown
     bind = compileJsonBinder(method.params);
     binders.set(method, bind);
   }
-  try {
-    return bind(value);
-  } catch (e) {
-    // Every missing field and bad value, and the constraints of what did bind, in one error.
-    throw e instanceof BindFailure ? bindFailureError(method, e) : e;
-  }
+  // Every missing field and bad value, and the constraints of what did bind, in one error.
+  return bindAll(method, () => (bind as (body: unknown) => unknown[])(value));
 }
 
 /** Encodes a result as JSON text: ProtoJSON for IDL methods, plain JSON otherwise. */

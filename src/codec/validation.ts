@@ -1,4 +1,4 @@
-import { type BindFailure, paramLabel } from "./binder.js";
+import { BindFailure, paramLabel } from "./binder.js";
 import { encodeBadRequest, type FieldViolation } from "../protocol/bad-request.js";
 import { Code } from "../protocol/code.js";
 import { RpcError } from "../protocol/rpc-error.js";
@@ -364,6 +364,15 @@ function fieldOf(where: string): string {
 }
 
 const checksOf = new WeakMap<MethodDescriptor, Checks | null>();
+
+/** Runs a collecting binder (JSON, form, multipart): its arguments, or the one error listing every problem and violation. */
+export function bindAll(md: MethodDescriptor, bind: () => unknown[]): unknown[] {
+  try {
+    return bind();
+  } catch (e) {
+    throw e instanceof BindFailure ? bindFailureError(md, e) : e;
+  }
+}
 
 /**
  * The one invalid_argument error of a JSON binding that found problems: every missing field and

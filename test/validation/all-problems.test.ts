@@ -27,6 +27,14 @@ class Users {
     this.calls++;
     return n + a.age;
   }
+  @Method() async signUp(
+    @Param({ name: "username", type: String, minLength: 2 }) username: string,
+    @Param({ name: "age", type: Number }) age: number,
+    @Param({ name: "email", type: String, format: "email" }) email: string,
+  ): Promise<string> {
+    this.calls++;
+    return `${username} ${age} ${email}`;
+  }
   @Method() async many(@Param({ name: "xs", type: [Number] }) xs: number[]): Promise<number> {
     this.calls++;
     return xs.length;
@@ -92,6 +100,24 @@ describe("validation errors a browser can use", () => {
     assert.deepEqual(v, ["a is missing", "n must be at most 10"]);
     assert.equal(r.json().status, 40);
   });
+
+  for (const [way, headers, body] of [
+    ["form", { "content-type": "application/x-www-form-urlencoded" }, "username=a&email=nope"],
+    [
+      "multipart",
+      { "content-type": "multipart/form-data; boundary=b" },
+      '--b\r\nContent-Disposition: form-data; name="username"\r\n\r\na\r\n--b\r\nContent-Disposition: form-data; name="email"\r\n\r\nnope\r\n--b--\r\n',
+    ],
+  ] as const) {
+    it(`${way}: a missing field and the constraints of the others in one answer`, async () => {
+      const r = await post1(server.url, "/problems.Users/signUp", { headers, body });
+      assert.equal(r.status, 400, r.text());
+      assert.deepEqual(
+        violationsOf(r.json()).map((v) => `${v.field} ${v.description}`),
+        [`age is missing: no ${way === "form" ? "form field" : "part"} named "age"`, "username must be at least 2 characters long", "email must be an email address"],
+      );
+    });
+  }
 
   it("a lone problem keeps its message as it was", async () => {
     const r = await post1(server.url, "/problems.Users/many", { headers: { "content-type": "application/json" }, body: '[[1, "two", 3]]' });
