@@ -9,6 +9,8 @@ import { GreetServiceImpl } from "../../samples/greet/greet-service.js";
 import { UserServiceImpl } from "../../samples/user/user-service.js";
 import { createServer, Method, Param, Service, toOpenApi, type TripleServer } from "../../src/index.js";
 import { post1 } from "../helpers/http.js";
+import { AllTypesService } from "./all-types.js";
+import { UserService } from "./fixtures.js";
 
 const exec = promisify(execFile);
 const ROOT = process.cwd();
@@ -138,9 +140,12 @@ describe("OpenAPI: generated clients (openapi-fetch, hey-api) and a strict lint,
   it("passes Redocly's recommended rules (the licence is the API owner's to state: toOpenApi's license option)", async () => {
     const { createConfig, lintFromString } = await import("@redocly/openapi-core");
     const config = await createConfig({ extends: ["recommended"], rules: { "info-license": "off" } });
-    const problems = await lintFromString({ source: JSON.stringify(doc), absoluteRef: join(dir, "openapi.json"), config });
-    const lines = problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`);
-    assert.deepEqual(lines, []);
+    // The samples' served document, and the REST fixtures' (routes, every parameter source, bearer auth).
+    for (const d of [doc, toOpenApi([UserService, AllTypesService])]) {
+      const problems = await lintFromString({ source: JSON.stringify(d), absoluteRef: join(dir, "openapi.json"), config });
+      const lines = problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`);
+      assert.deepEqual(lines, []);
+    }
   });
 
   it("documents every status the server sends, with the error schema (details and their JSON debug form)", () => {
