@@ -32,8 +32,9 @@ module that starts a server can skip that when the variable is set. The command 
 schema prints the schema lock of the module's services (services, methods, messages, field
 numbers and types, as JSON); --write saves it (default triple-rpc.lock.json); --check compares
 the classes with the saved lock and exits 1 listing the breaking changes (a field number reused
-or retyped, a required field added, a method removed or renamed, a parameter reordered without
-tag), 0 when there are none (compatible changes, such as a new optional field or a new method,
+or retyped, a required field added, a method removed or renamed, a parameter moved to another
+position, renamed or removed: positional JSON callers bind by position, even with tags pinned),
+0 when there are none (compatible changes, such as a new optional field or a new method,
 are listed and allowed).`;
 
 const DEFAULT_LOCK = "triple-rpc.lock.json";

@@ -58,6 +58,14 @@ export interface ServerOptions extends TransportOptions {
   /** Reject HTTP unary requests that lack `tri-protocol-version` (400). Default false. */
   requireProtocolVersion?: boolean;
   /**
+   * Answer Triple HTTP unary errors to callers that look like dubbo-js on Node
+   * (`tri-protocol-version: 1.0.0` and no `user-agent`) with the gRPC code in `status`, the only
+   * error body dubbo-js 3.0 reads. Default false: every caller gets the protocol's body, whose
+   * `status` is Dubbo's service status (25, 40, 60, 70, 80 …). Turn it on where dubbo-js clients
+   * call; spec-following callers without a `user-agent` then get the gRPC code too.
+   */
+  dubboJsErrors?: boolean;
+  /**
    * Size limits; unspecified ones (left out or `undefined`) keep their defaults. Each must be a
    * number >= 0 (`Infinity` lifts it); a bad value or an unknown name is a `TypeError`.
    */
@@ -179,6 +187,13 @@ export interface ListenOptions {
   host?: string;
 }
 
+/** A boolean option (default false), or a TypeError naming it. */
+function checkBoolean(name: string, v: unknown): boolean {
+  if (v === undefined) return false;
+  if (typeof v !== "boolean") throw new TypeError(`createServer: ${name} must be true or false, got ${v === null ? "null" : typeof v}`);
+  return v;
+}
+
 /** The class of an implementation, refusing what is not an instance of a class. */
 function implementationClass(implementation: unknown): new () => unknown {
   if (typeof implementation === "function") {
@@ -207,6 +222,7 @@ export class TripleServer implements ServerCore {
   rest: RestRouter | undefined = undefined;
   readonly limits: Limits;
   readonly requireProtocolVersion: boolean;
+  readonly dubboJsErrors: boolean;
   /** Where streamed uploads are spilled (`uploadDir`). */
   readonly uploads: UploadStore;
   /** The server's own port; undefined for a handler mounted in someone else's server ({@link createHandler}). */
@@ -255,6 +271,7 @@ export class TripleServer implements ServerCore {
     checkDuration("drainDelayMs", options.drainDelayMs, "0 closes the listener at once");
     this.uploads = new UploadStore(options.uploadDir, this.limits.maxUploadDiskBytes, this.limits.maxUploadDiskBytesPerPeer);
     this.requireProtocolVersion = options.requireProtocolVersion ?? false;
+    this.dubboJsErrors = checkBoolean("dubboJsErrors", options.dubboJsErrors);
     this.interceptors = options.interceptors ?? [];
     this.cors = options.cors ? new Cors(options.cors) : undefined;
     const oa = options.openapi;
@@ -486,7 +503,7 @@ export class TripleServer implements ServerCore {
     if (protocol === "grpc-web") sendGrpcStatus(ex, err, { [H.contentType]: "application/grpc-web+proto" });
     else if (protocol === "grpc") sendGrpcStatus(ex, err, { [H.contentType]: "application/grpc" });
     else if (protocol === "connect") sendConnectError(ex, err, "connect");
-    else sendHttpError(ex, err);
+    else sendHttpError(ex, err, undefined, this.dubboJsErrors);
   }
 
   track(ctx: CallContext, ex: Exchange): void {

@@ -60,11 +60,11 @@ describe("the class is a checked schema", () => {
   });
 
   describe("field presence", () => {
-    it("a missing required field is a 400 naming parameter and field", async () => {
+    it("a missing required field is a 400 naming parameter and field (every missing one)", async () => {
       const r = await call("addItem", '[{"sku":"D4"}]');
       assert.equal(r.status, 400);
       assert.equal(r.json().code, "invalid_argument");
-      assert.equal(r.json().message, "parameter #1 (item).name is missing");
+      assert.equal(r.json().message, "parameter #1 (item).name is missing; parameter #1 (item).quantity is missing");
     });
 
     it("an optional field may be absent", async () => {

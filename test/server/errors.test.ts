@@ -126,11 +126,14 @@ describe("error responses: JSON body with status, message and code (issue 2 item
       it("wrong types: 400, status 40, naming the parameter", async () => {
         const r = await post("/test.Calc/add", '[1,"two"]');
         assert.equal(r.status, 400);
-        assert.deepEqual(errorOf(r), {
+        const { details, ...body } = errorOf(r) as unknown as { details: { type: string; debug: unknown }[] };
+        assert.deepEqual(body, {
           status: 40,
           message: 'parameter #2 (b) must be a finite number, got string "two"',
           code: "invalid_argument",
         });
+        // The field, also as JSON for browsers (issue 37).
+        assert.deepEqual(details[0].debug, { fieldViolations: [{ field: "b", description: 'must be a finite number, got string "two"' }] });
         const nested = await post("/test.Calc/norm", '{"x":1,"y":true}');
         assert.equal(nested.status, 400);
         assert.match(errorOf(nested).message, /^parameter #1\.y must be a finite number, got boolean true/);
