@@ -1,0 +1,52 @@
+import { parse } from "yaml";
+
+/**
+ * The largest rule text read from the config center, bytes. Dubbo Admin caps scripts at 64 KiB;
+ * a configurator or migration rule of a real estate is a few KiB. A bigger one is refused whole
+ * (the previous rule stays), so a huge node costs one length check, not a parse.
+ */
+export const MAX_RULE_BYTES = 256 * 1024;
+
+/** The most aliases a rule may use: a YAML bomb (aliases of aliases) is refused before it expands. */
+const MAX_ALIASES = 100;
+
+/**
+ * Parses a rule's YAML (JSON is YAML too) into plain values, bounded: past
+ * {@link MAX_RULE_BYTES} or {@link MAX_ALIASES} aliases it throws, naming the bound.
+ */
+export function parseRuleYaml(text: string): unknown {
+  if (text.length > MAX_RULE_BYTES) throw new Error(`the rule is ${text.length} characters, more than the ${MAX_RULE_BYTES} a rule may have`);
+  try {
+    return parse(text, { maxAliasCount: MAX_ALIASES, prettyErrors: false, strict: true, uniqueKeys: false });
+  } catch (e) {
+    const msg = (e as Error).message.split("\n")[0];
+    throw new Error(/alias/i.test(msg) ? `more than ${MAX_ALIASES} YAML aliases (a YAML bomb?)` : `not YAML: ${msg}`);
+  }
+}
+
+/** A YAML mapping as a record, or undefined. */
+export function asRecord(x: unknown): Record<string, unknown> | undefined {
+  return typeof x === "object" && x !== null && !Array.isArray(x) ? (x as Record<string, unknown>) : undefined;
+}
+
+/** A scalar as Java's YAML binding reads it into a String field; undefined for none. */
+export function asText(x: unknown): string | undefined {
+  if (x === undefined || x === null) return undefined;
+  if (typeof x === "string") return x;
+  if (typeof x === "number" || typeof x === "boolean" || typeof x === "bigint") return String(x);
+  return undefined;
+}
+
+/** A list of scalars (a single scalar counts as a list of one). */
+export function asTextList(x: unknown): string[] {
+  if (x === undefined || x === null) return [];
+  const list = Array.isArray(x) ? x : [x];
+  return list.map(asText).filter((s): s is string => s !== undefined);
+}
+
+/** A boolean field, Dubbo's way: `true`/`false` (any case) or a YAML boolean; `fallback` otherwise. */
+export function asBool(x: unknown, fallback: boolean): boolean {
+  if (typeof x === "boolean") return x;
+  if (typeof x === "string" && /^(true|false)$/i.test(x)) return x.toLowerCase() === "true";
+  return fallback;
+}
