@@ -221,7 +221,7 @@ function conditionMatch(x: unknown): ConditionMatch | undefined {
 /** Dubbo's `StringMatch.isMatch`: the first kind given decides. */
 function stringMatches(m: StringMatch, value: string | undefined): boolean {
   if (m.exact !== undefined) return value !== undefined && value === String(m.exact);
-  if (m.prefix !== undefined) return value !== undefined && value.startsWith(String(m.prefix));
+  if (m.prefix !== undefined) return value?.startsWith(String(m.prefix)) === true;
   if (m.regex !== undefined) return value !== undefined && safeRegex(String(m.regex), value);
   if (m.wildcard !== undefined) return value !== undefined && wildcard(String(m.wildcard), value);
   if (m.empty !== undefined) return value === undefined || value === "";

@@ -85,9 +85,9 @@ export class ConsumerGovernance {
 
   private rule(group: string, key: string, text: string | null): void {
     if (this.closed) return;
-    if (group === MIGRATION_GROUP) return this.migration(key, text);
-    if (key === this.serviceKey || key === this.appKey) return this.configurators(key, text);
-    this.chain.setRule(key, text);
+    if (group === MIGRATION_GROUP) this.migration(key, text);
+    else if (key === this.serviceKey || key === this.appKey) this.configurators(key, text);
+    else this.chain.setRule(key, text);
   }
 
   private configurators(key: string, text: string | null): void {
@@ -107,7 +107,10 @@ export class ConsumerGovernance {
   }
 
   private migration(key: string, text: string | null): void {
-    if (text === null) return this.o.onDiscovery?.(undefined);
+    if (text === null) {
+      this.o.onDiscovery?.(undefined);
+      return;
+    }
     let step: "interface" | "instance" | "auto" | undefined;
     try {
       const c = this.o.consumer;
