@@ -1,7 +1,7 @@
 import type { Logger } from "../runtime/logger.js";
 import type { Registry } from "../registry/registry.js";
 import { ZookeeperRegistry } from "../registry/zookeeper.js";
-import { MAX_RULE_BYTES } from "./rule-yaml.js";
+import { MAX_RULE_BYTES } from "./config-yaml.js";
 
 /**
  * Where governance rules are read: Dubbo's config center. `ZookeeperRegistry` is one (the

@@ -1,5 +1,5 @@
 import { type DubboUrl, hostPort, parseUrl } from "../registry/url.js";
-import { asBool, asRecord, asText, asTextList, parseRuleYaml } from "./rule-yaml.js";
+import { asBool, asRecord, asText, asTextList, parseRuleYaml } from "./config-yaml.js";
 
 /**
  * Dubbo's override rules (`<interface>:<version>:<group>.configurators`, `<app>.configurators`),

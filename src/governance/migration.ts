@@ -1,4 +1,4 @@
-import { asRecord, asText, parseRuleYaml } from "./rule-yaml.js";
+import { asRecord, asText, parseRuleYaml } from "./config-yaml.js";
 
 /** The config-center group of migration rules (`/dubbo/config/DUBBO_SERVICEDISCOVERY_MIGRATION/<app>.migration`). */
 export const MIGRATION_GROUP = "DUBBO_SERVICEDISCOVERY_MIGRATION";

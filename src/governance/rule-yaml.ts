@@ -1,52 +1,97 @@
-import { parse } from "yaml";
+import { parseDocument } from "yaml";
+import { javaBoolean, javaParseInt } from "./java-text.js";
 
 /**
- * The largest rule text read from the config center, bytes. Dubbo Admin caps scripts at 64 KiB;
- * a configurator or migration rule of a real estate is a few KiB. A bigger one is refused whole
- * (the previous rule stays), so a huge node costs one length check, not a parse.
+ * Bounds on a rule read from the config center, checked before and while parsing, so a rule
+ * written by mistake or by an attacker costs bounded time and memory; a rule beyond them is
+ * refused like a rule that does not parse (the previous one stays).
  */
-export const MAX_RULE_BYTES = 256 * 1024;
+export const RULE_LIMITS = {
+  /** Characters of YAML text. */
+  maxTextLength: 1024 * 1024,
+  /** Aliases (`*name`) in one rule: YAML bombs expand aliases of aliases; SnakeYAML allows 50. */
+  maxAliases: 50,
+  /** Conditions of a condition rule, tags of a tag rule. */
+  maxEntries: 1000,
+  /** Addresses of one tag, and `match` entries of one tag. */
+  maxListLength: 10_000,
+  /** Characters of one condition, one regex of a tag's `match`. */
+  maxExpressionLength: 4096,
+} as const;
 
-/** The most aliases a rule may use: a YAML bomb (aliases of aliases) is refused before it expands. */
-const MAX_ALIASES = 100;
+/** A rule that cannot be used: the message names the problem. */
+export class RuleError extends Error {
+  override readonly name = "RuleError";
+}
 
 /**
- * Parses a rule's YAML (JSON is YAML too) into plain values, bounded: past
- * {@link MAX_RULE_BYTES} or {@link MAX_ALIASES} aliases it throws, naming the bound.
+ * The YAML of a rule as a map, read as SnakeYAML reads it in Java (YAML 1.1 scalars: `yes`/`on`
+ * are booleans; duplicate keys allowed, the last wins). Throws RuleError when the text is too long,
+ * does not parse, uses too many aliases or is not a map.
  */
-export function parseRuleYaml(text: string): unknown {
-  if (text.length > MAX_RULE_BYTES) throw new Error(`the rule is ${text.length} characters, more than the ${MAX_RULE_BYTES} a rule may have`);
-  try {
-    return parse(text, { maxAliasCount: MAX_ALIASES, prettyErrors: false, strict: true, uniqueKeys: false });
-  } catch (e) {
-    const msg = (e as Error).message.split("\n")[0];
-    throw new Error(/alias/i.test(msg) ? `more than ${MAX_ALIASES} YAML aliases (a YAML bomb?)` : `not YAML: ${msg}`);
+export function loadRuleMap(text: string): Record<string, unknown> {
+  if (text.length > RULE_LIMITS.maxTextLength) {
+    throw new RuleError(`the rule is ${text.length} characters, over the limit of ${RULE_LIMITS.maxTextLength}`);
   }
+  const doc = parseDocument(text, { version: "1.1", uniqueKeys: false, prettyErrors: false });
+  if (doc.errors.length > 0) throw new RuleError(`the YAML does not parse: ${doc.errors[0].message.split("\n")[0]}`);
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: RULE_LIMITS.maxAliases });
+  } catch (e) {
+    throw new RuleError(`the YAML is refused: ${(e as Error).message.split("\n")[0]}`);
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value) || value instanceof Map) {
+    throw new RuleError(`the rule is not a YAML map (got ${value === null ? "an empty document" : Array.isArray(value) ? "a list" : typeof value})`);
+  }
+  return value as Record<string, unknown>;
 }
 
-/** A YAML mapping as a record, or undefined. */
-export function asRecord(x: unknown): Record<string, unknown> | undefined {
-  return typeof x === "object" && x !== null && !Array.isArray(x) ? (x as Record<string, unknown>) : undefined;
+/** The fields every Dubbo rule shares (`AbstractRouterRule.parseFromMap0`), with Java's defaults. */
+export interface RuleBase {
+  readonly configVersion: string | undefined;
+  readonly runtime: boolean;
+  readonly force: boolean;
+  readonly valid: boolean;
+  readonly enabled: boolean;
+  readonly priority: number;
+  readonly scope: string | undefined;
+  readonly key: string | undefined;
 }
 
-/** A scalar as Java's YAML binding reads it into a String field; undefined for none. */
-export function asText(x: unknown): string | undefined {
-  if (x === undefined || x === null) return undefined;
-  if (typeof x === "string") return x;
-  if (typeof x === "number" || typeof x === "boolean" || typeof x === "bigint") return String(x);
-  return undefined;
+/** A field Java casts to String: absent → undefined, a string → itself, anything else throws (ClassCastException). */
+export function stringField(map: Record<string, unknown>, name: string): string | undefined {
+  const v = map[name];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== "string") throw new RuleError(`"${name}" must be a string, got ${JSON.stringify(v)}`);
+  return v;
 }
 
-/** A list of scalars (a single scalar counts as a list of one). */
-export function asTextList(x: unknown): string[] {
-  if (x === undefined || x === null) return [];
-  const list = Array.isArray(x) ? x : [x];
-  return list.map(asText).filter((s): s is string => s !== undefined);
+function boolField(map: Record<string, unknown>, name: string, dflt: boolean): boolean {
+  const v = map[name];
+  return v === undefined || v === null ? dflt : javaBoolean(v);
 }
 
-/** A boolean field, Dubbo's way: `true`/`false` (any case) or a YAML boolean; `fallback` otherwise. */
-export function asBool(x: unknown, fallback: boolean): boolean {
-  if (typeof x === "boolean") return x;
-  if (typeof x === "string" && /^(true|false)$/i.test(x)) return x.toLowerCase() === "true";
-  return fallback;
+/** `AbstractRouterRule.parseFromMap0`: booleans by `Boolean.parseBoolean`, priority by `Integer.parseInt`. */
+export function parseRuleBase(map: Record<string, unknown>): RuleBase {
+  const p = map.priority;
+  let priority = 0;
+  if (p !== undefined && p !== null) {
+    try {
+      priority = javaParseInt(String(p));
+    } catch {
+      throw new RuleError(`"priority" must be an integer, got ${JSON.stringify(p)}`);
+    }
+  }
+  stringField(map, "rawRule");
+  return {
+    configVersion: stringField(map, "configVersion"),
+    runtime: boolField(map, "runtime", true),
+    force: boolField(map, "force", false),
+    valid: boolField(map, "valid", true),
+    enabled: boolField(map, "enabled", true),
+    priority,
+    scope: stringField(map, "scope"),
+    key: stringField(map, "key"),
+  };
 }
