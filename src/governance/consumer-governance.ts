@@ -3,11 +3,13 @@ import type { DubboUrl } from "../registry/url.js";
 import { type ConfigCenter, GOVERNANCE_GROUP, governanceLog, RuleWatches } from "./config-center.js";
 import { type ConfiguratorEntry, configureUrl, parseConfigurators, serviceKeyOf } from "./configurators.js";
 import { MIGRATION_GROUP, migrationStep, parseMigration } from "./migration.js";
-import { colonSeparatedKey, providerApplication, RouterChain } from "./router-chain.js";
+import { colonSeparatedKey, providerApplication, type RouterChain } from "./router-chain.js";
 
 /** What a consumer's governance needs. */
 export interface ConsumerGovernanceInit {
   readonly center: ConfigCenter;
+  /** The chain the routing rules go to (the directory routes with it, rules or not: static tags). */
+  readonly chain: RouterChain;
   /** Close the config center with the consumer (it was built for it). */
   readonly owned: boolean;
   /** The consumer's own URL (interface, version, group, application, host, `dubbo.tag`…). */
@@ -36,8 +38,7 @@ export class ConsumerGovernance {
   private closed = false;
 
   constructor(private readonly o: ConsumerGovernanceInit) {
-    const log = (level: "warn" | "info" | "debug", msg: string) => governanceLog(o.logger, level, msg);
-    this.chain = new RouterChain({ consumer: o.consumer, log });
+    this.chain = o.chain;
     const app = o.consumer.params.application ?? "";
     this.serviceKey = `${colonSeparatedKey(o.consumer)}.configurators`;
     this.appKey = `${app}.configurators`;

@@ -180,6 +180,57 @@ describe("governance: rules from the config center (ZooKeeper /dubbo/config)", {
     await Promise.all([a.close(), b.close()]);
   });
 
+  it("routing from the config center: static tags (registryTag), a dynamic tag rule, a condition rule, each taking effect on the next calls and undone by deleting it; explainRoute and the unavailable error say why", async () => {
+    const gray = await provider("r-gray", { application: "route-app", registryTag: "gray" });
+    const p2 = await provider("r-2", { application: "route-app" });
+    const p3 = await provider("r-3", { application: "route-app" });
+    const c = consumer({ discovery: "interface", application: "route-consumer" });
+    await waitFor(() => clientProviders(c).length === 3, 5000, "three providers");
+    const who = async (n: number, opts?: { tag?: string; forceTag?: boolean }) => {
+      const out = new Set<string>();
+      for (let i = 0; i < n; i++) out.add(await c.whoami(opts ?? {}));
+      return [...out].sort();
+    };
+    assert.deepEqual(await who(30), ["r-2", "r-3"], "untagged calls avoid tagged providers");
+    assert.deepEqual(await who(10, { tag: "gray" }), ["r-gray"]);
+    assert.deepEqual(await who(30, { tag: "blue" }), ["r-2", "r-3"], "an unknown tag falls back to untagged providers");
+    await assert.rejects(c.whoami({ tag: "blue", forceTag: true }), (e: Error) => /unavailable|no provider available/i.test(e.message) && /routing rules kept none/.test(e.message));
+    const tagged = consumer({ discovery: "interface", application: "route-consumer", tag: "gray", registerConsumer: false });
+    await waitFor(() => clientProviders(tagged).length === 3, 5000, "three providers");
+    assert.equal(await tagged.whoami(), "r-gray", "the client's tag");
+
+    const p3Addr = `127.0.0.1:${p3.address.port}`;
+    let t0 = Date.now();
+    await rules.write("route-app.tag-router", `configVersion: v3.0\nforce: false\nenabled: true\nkey: route-app\ntags:\n  - name: blue\n    addresses: ["${p3Addr}"]\n`);
+    await waitFor(() => explainRoute(c, "whoami", [], { tag: "blue" }).kept.length === 1, 3000, "the tag rule");
+    const tagMs = Date.now() - t0;
+    assert.deepEqual(await who(10, { tag: "blue" }), ["r-3"]);
+    assert.deepEqual(await who(30), ["r-2"], "untagged calls avoid the rule's addresses too");
+    await rules.delete("route-app.tag-router");
+    await waitFor(() => explainRoute(c, "whoami", [], { tag: "blue" }).kept.length === 2, 3000, "the tag rule deleted");
+
+    t0 = Date.now();
+    const condKey = `${ECHO_SERVICE}::.condition-router`;
+    await rules.write(condKey, `configVersion: v3.0\nscope: service\nforce: true\nkey: ${ECHO_SERVICE}\nconditions:\n  - method=whoami => port=${p2.address.port}\n`);
+    await waitFor(() => explainRoute(c, "whoami", []).kept.length === 1, 3000, "the condition rule");
+    const condMs = Date.now() - t0;
+    assert.deepEqual(await who(20), ["r-2"]);
+    const sayHello = new Set<string>();
+    for (let i = 0; i < 30; i++) sayHello.add((await c.sayHello("x")).split(" from ")[1]);
+    assert.deepEqual([...sayHello].sort(), ["r-2", "r-3"], "other methods are not matched by the rule");
+    const ex = explainRoute(c, "whoami", []);
+    assert.match(ex.text, /condition-router/);
+    assert.ok(ex.steps.length >= 3, ex.text);
+    await rules.write(condKey, `configVersion: v3.0\nscope: service\nforce: true\nkey: ${ECHO_SERVICE}\nconditions:\n  - method=whoami => false\n`);
+    await waitFor(() => explainRoute(c, "whoami", []).kept.length === 0, 3000, "the blocklist rule");
+    await assert.rejects(c.whoami(), (e: Error) => /routing rules kept none of the 3 providers/.test(e.message));
+    await rules.delete(condKey);
+    await waitFor(() => explainRoute(c, "whoami", []).kept.length === 2, 3000, "the condition rule deleted");
+    assert.deepEqual(await who(30), ["r-2", "r-3"]);
+    assert.ok(tagMs < 1500 && condMs < 1500, `tag rule ${tagMs} ms, condition rule ${condMs} ms`);
+    await Promise.all([gray.close(), p2.close(), p3.close()]);
+  });
+
   it("a migration rule switches our consumer between interface and instance discovery at run time", async () => {
     const a = await provider("mig-iface", { application: "mig-a", registerMode: "interface" });
     const b = await provider("mig-inst", { application: "mig-b", registerMode: "instance" });

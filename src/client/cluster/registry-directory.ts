@@ -15,7 +15,7 @@ import { lowerFirst } from "../../service/describe.js";
 import { type ConfigCenter, type ConfigCenterSpec, governanceLog, resolveConfigCenter } from "../../governance/config-center.js";
 import { isDisabled } from "../../governance/configurators.js";
 import { ConsumerGovernance } from "../../governance/consumer-governance.js";
-import type { RouteCall, RouteExplanation } from "../../governance/router-chain.js";
+import { type RouteCall, type RouteExplanation, RouterChain } from "../../governance/router-chain.js";
 
 /** Settings of a {@link RegistryDirectory}. */
 export interface RegistryDirectoryOptions {
@@ -39,12 +39,12 @@ export interface RegistryDirectoryOptions {
   readonly discovery?: Discovery;
   /** The applications providing the service (Dubbo's `provided-by`): skips the interface → application mapping. */
   readonly providedBy?: readonly string[];
+  /** The consumer's URL as routers read it (application, version, group, `dubbo.tag`, host). */
+  readonly routeAs: DubboUrl;
   /** Governance rules from a config center (routing, configurators, migration); none when undefined. */
   readonly governance?: {
     readonly center: ConfigCenter;
     readonly owned: boolean;
-    /** The consumer's URL as routers read it (application, version, group, `dubbo.tag`, host). */
-    readonly consumer: DubboUrl;
   };
 }
 
@@ -79,6 +79,10 @@ export class RegistryDirectory implements Directory {
   private mode: Discovery;
   /** The config center's rules for this service, when governance is on. */
   readonly governance: ConsumerGovernance | undefined;
+  /** Dubbo's router chain: the rules of the config center, and static tags (which need none). */
+  private readonly chain: RouterChain;
+  /** Some provider listed has a static tag (`dubbo.tag`): calls are routed even without rules. */
+  private tagged = false;
   /** The latest list of each layout; a notification of one is merged with the other's. */
   private interfaceUrls: readonly DubboUrl[] = [];
   private instanceUrls: readonly DubboUrl[] = [];
@@ -102,11 +106,14 @@ export class RegistryDirectory implements Directory {
     const mode = o.discovery ?? "auto";
     if (!DISCOVERY_MODES.includes(mode)) throw new TypeError(`createClient: discovery must be "interface", "instance" or "auto", got ${JSON.stringify(mode)}`);
     this.mode = mode;
+    this.chain = new RouterChain({ consumer: o.routeAs, log: (level, msg) => governanceLog(o.logger, level, msg) });
     this.discover(mode);
     const g = o.governance;
     if (g) {
       this.governance = new ConsumerGovernance({
         ...g,
+        chain: this.chain,
+        consumer: o.routeAs,
         logger: o.logger,
         onConfigurators: () => this.update(this.lastUrls),
         onDiscovery: (step) => this.migrate(step ?? mode),
@@ -158,27 +165,23 @@ export class RegistryDirectory implements Directory {
   }
 
   list(_service?: string, inv?: Invocation): readonly Provider[] {
-    const g = this.governance;
-    // No rule set (or no call to route): the list as it is, nothing more on the call path.
-    if (inv === undefined || g === undefined || g.chain.idle) return this.providers;
-    return g.chain.route(this.providers, routeCall(inv));
+    // No rule, no tag anywhere (or no call to route): the list as it is, nothing more on the call path.
+    if (inv === undefined || (this.chain.idle && !this.tagged && !this.o.routeAs.params[TAG_KEY] && callTag(inv.options) === undefined)) return this.providers;
+    return this.chain.route(this.providers, routeCall(inv));
   }
 
   /** Why the rules left a call no provider: the explanation's text, when the registry lists some. */
   explainEmpty(inv: Invocation): string | undefined {
-    const g = this.governance;
-    if (g === undefined || g.chain.idle || this.providers.length === 0) return undefined;
-    const text = g.chain.explain(this.providers, routeCall(inv)).text;
+    if (this.providers.length === 0) return undefined;
+    const text = this.chain.explain(this.providers, routeCall(inv)).text;
     governanceLog(this.o.logger, "debug", `no provider of ${this.o.key.interface} for ${inv.method.name}: ${text}`);
     return `routing rules kept none of the ${this.providers.length} providers (${firstLine(text)}); see explainRoute()`;
   }
 
   /** Which providers each router keeps for this call, and why (`explainRoute`). */
   explain(inv: Invocation): RouteExplanation {
-    const providers = this.providers;
-    const g = this.governance;
-    if (g === undefined) return { steps: [], kept: providers.map((p) => p.url), text: `${providers.length} providers; no governance rules are read (no config center)` };
-    return g.chain.explain(providers, routeCall(inv));
+    const ex = this.chain.explain(this.providers, routeCall(inv));
+    return this.governance ? ex : { ...ex, text: `${ex.text}\n  (no config center: static tags only)` };
   }
 
   /** Resolves once the first provider is known (or the wait for it ended). */
@@ -249,6 +252,7 @@ export class RegistryDirectory implements Directory {
     // on their way to it may find it gone, which is no news worth a warning.
     for (const p of this.providers) if (!seen.has(p.address)) p.leaving = true;
     this.providers = next;
+    this.tagged = next.some((p) => !!p.url.params[TAG_KEY]);
     // Calls made before any provider was known wait for the first one (or the end of the wait).
     if (next.length > 0) this.settleFirst();
   }
@@ -371,7 +375,8 @@ export function registryDirectory(init: RegistryClientInit): RegistryDirectory {
     registry,
     owned,
     key: init.key,
-    governance: center && { ...center, consumer: withTag(self, init.tag, init.forceTag) },
+    routeAs: withTag(self, init.tag, init.forceTag),
+    governance: center,
     consumer: init.registerConsumer === false ? undefined : self,
     secure: init.secure,
     tls: init.tls,
