@@ -20,6 +20,11 @@ export interface ConfigCenter {
   close?(): Promise<void>;
 }
 
+/** A key whose text took `t` ms to apply waits `COST_FACTOR × t` ms before its next text. */
+const COST_FACTOR = 9;
+/** The longest cool-down of a key, ms. */
+const MAX_COOL_DOWN_MS = 5000;
+
 /** The config-center group of governance rules (`/dubbo/config/dubbo/<key>`): Dubbo's `DEFAULT_GROUP`. */
 export const GOVERNANCE_GROUP = "dubbo";
 
@@ -65,6 +70,8 @@ export function governanceLog(logger: Logger, level: "debug" | "info" | "warn" |
 export class RuleWatches {
   private readonly stops = new Map<string, () => void>();
   private readonly texts = new Map<string, string | null>();
+  /** Per key: when its next text may be handed on (cost pacing), and the latest text waiting until then. */
+  private readonly paced = new Map<string, { nextAt: number; waiting?: Buffer | undefined; timer?: NodeJS.Timeout }>();
   private closed = false;
 
   constructor(
@@ -88,9 +95,34 @@ export class RuleWatches {
     return (this.texts.get(`${group}/${key}`) ?? null) !== null;
   }
 
+  /**
+   * A key's new data: handed on now, or, while the key is cooling down after an expensive
+   * parse, kept (the latest wins) until the cool-down ends. Parsing a rule costs up to a few
+   * hundred ms; a key then waits {@link COST_FACTOR} times as long before its next text, so a
+   * rule flapping 100 times a second takes at most a tenth of the CPU.
+   */
   private received(group: string, key: string, data: Buffer | undefined): void {
     if (this.closed) return;
     const id = `${group}/${key}`;
+    const p = this.paced.get(id);
+    const now = performance.now();
+    if (p && now < p.nextAt) {
+      p.waiting = data;
+      p.timer ??= setTimeout(() => {
+        p.timer = undefined;
+        p.nextAt = 0;
+        this.received(group, key, p.waiting);
+      }, p.nextAt - now);
+      p.timer.unref();
+      return;
+    }
+    this.handOn(group, key, id, data);
+    const cost = performance.now() - now;
+    if (cost >= 1) this.paced.set(id, { nextAt: performance.now() + Math.min(cost * COST_FACTOR, MAX_COOL_DOWN_MS) });
+    else this.paced.delete(id);
+  }
+
+  private handOn(group: string, key: string, id: string, data: Buffer | undefined): void {
     if (data && data.length > MAX_RULE_BYTES) {
       governanceLog(this.logger, "warn", `${this.center.address}: the rule ${id} is ${data.length} bytes, more than the ${MAX_RULE_BYTES} a rule may have; refused, the previous rule stays`);
       return;
@@ -108,6 +140,7 @@ export class RuleWatches {
   /** Stops following every key. */
   close(): void {
     this.closed = true;
+    for (const p of this.paced.values()) clearTimeout(p.timer);
     for (const stop of this.stops.values()) stop();
     this.stops.clear();
   }

@@ -3,11 +3,13 @@ import { parse } from "yaml";
 import { RULE_LIMITS } from "./rule-yaml.js";
 
 /**
- * The largest rule read from the config center, bytes: ZooKeeper's own default node limit
- * (`jute.maxbuffer`, 1 MiB), and the routing rules' bound. A real rule is a few KiB. A bigger one
- * is refused whole (the previous rule stays): a huge node costs one length check, not a parse.
+ * The largest rule read from the config center, bytes: 64 KiB, Dubbo Admin's own cap on a rule's
+ * script. A real rule is a few KiB (1,000 conditions, the most a rule may have, are ~35 KiB).
+ * A bigger one is refused whole before any parse (the previous rule stays): YAML parses at a few
+ * hundred KiB a second, so a rule near ZooKeeper's 1 MiB node limit would hold the event loop
+ * for seconds.
  */
-export const MAX_RULE_BYTES = RULE_LIMITS.maxTextLength;
+export const MAX_RULE_BYTES = 64 * 1024;
 
 /** The most aliases a rule may use (SnakeYAML's 50): a YAML bomb (aliases of aliases) is refused before it expands. */
 const MAX_ALIASES = RULE_LIMITS.maxAliases;

@@ -22,6 +22,8 @@ const zookeeper = require("node-zookeeper-client") as {
  * delete rules as fast as it likes.
  */
 export class RuleWriter {
+  private readonly made = new Set<string>();
+
   private constructor(private readonly client: ZkClient) {}
 
   static connect(hostPort: string): Promise<RuleWriter> {
@@ -40,9 +42,10 @@ export class RuleWriter {
   async write(key: string, text: string, group = "dubbo"): Promise<void> {
     const path = `/dubbo/config/${group}/${key}`;
     const data = Buffer.from(text);
-    await new Promise<void>((resolve, reject) =>
-      this.client.mkdirp(`/dubbo/config/${group}`, (e) => (e ? reject(e) : resolve())),
-    );
+    if (!this.made.has(group)) {
+      await new Promise<void>((resolve, reject) => this.client.mkdirp(`/dubbo/config/${group}`, (e) => (e ? reject(e) : resolve())));
+      this.made.add(group);
+    }
     await new Promise<void>((resolve, reject) =>
       this.client.setData(path, data, -1, (e) => {
         if (!e) return resolve();
