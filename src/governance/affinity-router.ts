@@ -1,8 +1,8 @@
 import type { StepContext } from "./condition-router.js";
-import { expressionMatches, type Matcher } from "./condition.js";
+import { compileMatcher, expressionMatches, matcherFor } from "./condition.js";
 import { isBlank } from "./java-text.js";
 import { loadRuleMap, parseRuleBase, RuleError } from "./rule-yaml.js";
-import type { RouteTarget } from "./router-chain.js";
+import type { RouteTarget } from "./types.js";
 import { urlSample } from "./url-sample.js";
 
 /**
@@ -73,8 +73,9 @@ function affinityOf<T extends RouteTarget>(rule: AffinityRule, list: readonly T[
   if (own === undefined && list.some((p) => urlSample(p.url).has(rule.key))) {
     return list; // Java: a null pattern throws on the first provider that has the key; the router keeps all
   }
-  const matcher: Matcher = { kind: "param", key: rule.key, matches: own === undefined ? [] : [own], mismatches: [] };
-  const expr = new Map([[rule.key, matcher]]);
+  const matcher = { ...matcherFor(rule.key), kind: "param" as const };
+  if (own !== undefined) matcher.matches.push(own);
+  const expr = [compileMatcher(matcher)];
   const result = own === undefined ? [] : list.filter((p) => expressionMatches(expr, { sample: urlSample(p.url), consumer: ctx.consumer }, false));
   return result.length / list.length >= rule.ratio / 100 ? (result.length === list.length ? list : result) : list;
 }

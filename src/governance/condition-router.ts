@@ -1,8 +1,8 @@
 import type { DubboUrl } from "../registry/url.js";
-import { type ConditionLine, type Expression, expressionMatches, parseConditionLine, parseExpression } from "./condition.js";
+import { type ConditionLine, type Expression, expressionMatches, type MatchInput, parseConditionLine, parseExpression } from "./condition.js";
 import { compareIgnoreCase, isBlank, javaParseInt, javaString } from "./java-text.js";
 import { loadRuleMap, parseRuleBase, RULE_LIMITS, RuleError } from "./rule-yaml.js";
-import type { RouteCall, RouteTarget } from "./router-chain.js";
+import type { RouteCall, RouteTarget } from "./types.js";
 import { urlSample } from "./url-sample.js";
 
 /**
@@ -46,7 +46,8 @@ interface Destinations {
 export interface StepContext {
   readonly call: RouteCall;
   readonly consumer: DubboUrl;
-  readonly consumerSample: ReadonlyMap<string, string>;
+  /** The when side's input: the consumer URL's sample and the call. */
+  readonly whenInput: MatchInput;
   readonly why?: string[];
 }
 
@@ -65,18 +66,35 @@ function textOf(v: unknown): string | undefined {
   return typeof v === "object" ? JSON.stringify(v) : javaString(v);
 }
 
-function buildV31(c: unknown, force: boolean, enabled: boolean): V31Line {
-  if (c === null || typeof c !== "object" || Array.isArray(c)) throw new RuleError(`a v3.1 condition must be a map (from, to), got ${JSON.stringify(c)}`);
+/**
+ * A v3.1 condition as Java's JSON conversion into `MultiDestCondition` reads it (at parse time:
+ * a failure here leaves the previous rule whole): a map whose `from` is a map and `to` a list of
+ * maps, each absent one defaulting to empty; an explicit null stays null (and fails later).
+ */
+function convertV31(c: unknown): { from: Record<string, unknown> | null; to: Record<string, unknown>[] | null } {
+  const isMap = (v: unknown) => v !== null && typeof v === "object" && !Array.isArray(v);
+  if (!isMap(c)) throw new RuleError(`a v3.1 condition must be a map (from, to), got ${JSON.stringify(c)}`);
   const cond = c as Record<string, unknown>;
-  const from = cond.from === undefined ? {} : cond.from;
-  const to = cond.to === undefined ? [] : cond.to;
-  if (from === null || to === null || typeof from !== "object" || Array.isArray(from) || !Array.isArray(to)) throw new RuleError("Illegal route rule! (from must be a map, to a list)");
-  const whenText = textOf((from as Record<string, unknown>).match);
-  const when = isBlank(whenText) || whenText === "true" ? new Map() : parseExpression(whenText as string);
+  if (cond.from !== undefined && cond.from !== null && !isMap(cond.from)) throw new RuleError(`"from" must be a map, got ${JSON.stringify(cond.from)}`);
+  if (cond.to !== undefined && cond.to !== null && !(Array.isArray(cond.to) && cond.to.every((t) => t === null || isMap(t)))) {
+    throw new RuleError(`"to" must be a list of maps, got ${JSON.stringify(cond.to)}`);
+  }
+  return {
+    from: cond.from === undefined ? {} : (cond.from as Record<string, unknown> | null),
+    to: cond.to === undefined ? [] : (cond.to as Record<string, unknown>[] | null),
+  };
+}
+
+/** `new MultiDestConditionRouter(…)`: parses the expressions and weights (a failure here keeps the previous routers). */
+function buildV31(c: ReturnType<typeof convertV31>, force: boolean, enabled: boolean): V31Line {
+  const { from, to } = c;
+  if (from === null || to === null) throw new RuleError("Illegal route rule! (from and to must not be null)");
+  const whenText = textOf(from.match);
+  const when = isBlank(whenText) || whenText === "true" ? [] : parseExpression(whenText as string);
   const subsets = to.map((t): SubSet => {
-    const m = (t ?? {}) as Record<string, unknown>;
+    const m = t ?? {};
     const text = textOf(m.match);
-    const then = isBlank(text) || text === "false" ? new Map() : parseExpression(text as string);
+    const then = isBlank(text) || text === "false" ? [] : parseExpression(text as string);
     let weight: number;
     try {
       weight = javaParseInt(textOf(m.weight) ?? "100");
@@ -116,7 +134,7 @@ export class ConditionRouter {
     const version = base.configVersion;
     if (version?.toLowerCase().startsWith("v3.1")) {
       if (!Array.isArray(map.conditions)) throw new RuleError(`a v3.1 rule needs a list of conditions, got ${JSON.stringify(map.conditions ?? null)}`);
-      const conditions = conditionsOf(map) as unknown[];
+      const conditions = (conditionsOf(map) as unknown[]).map(convertV31);
       this.kind = "v3.1";
       if (conditions.length === 0 || !base.valid) return "the rule has no conditions (or valid: false): the previous routers stay";
       this.v31 = conditions.map((c) => buildV31(c, base.force, base.enabled));
@@ -150,14 +168,12 @@ export class ConditionRouter {
 }
 
 function whenMatches(when: Expression, ctx: StepContext): boolean {
-  if (when.size === 0) return true;
-  const { call } = ctx;
-  return expressionMatches(when, { sample: ctx.consumerSample, method: call.method, args: call.args, attachments: call.attachments }, true);
+  return when.length === 0 || expressionMatches(when, ctx.whenInput, true);
 }
 
 /** The providers an expression keeps (the same array when it keeps them all). */
 function filterThen<T extends RouteTarget>(list: readonly T[], then: Expression, consumer: DubboUrl, emptyKeepsNone: boolean): readonly T[] {
-  if (then.size === 0) return emptyKeepsNone ? [] : list;
+  if (then.length === 0) return emptyKeepsNone ? [] : list;
   const out = list.filter((p) => expressionMatches(then, { sample: urlSample(p.url), consumer }, false));
   return out.length === list.length ? list : out;
 }

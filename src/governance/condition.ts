@@ -19,23 +19,56 @@ export interface Matcher {
   readonly key: string;
   readonly matches: string[];
   readonly mismatches: string[];
+  /** arguments[N]: N, or -1 when the key names no argument (Java's "not found"). */
+  readonly argIndex: number;
+  /** attachments[name]: the name, or undefined when the key names none. */
+  readonly attachment: string | undefined;
+  /** The values compiled by {@link compileMatcher} (`matches`, `mismatches` as patterns). */
+  compiled?: { readonly matches: readonly Pattern[]; readonly mismatches: readonly Pattern[] };
 }
 
-/** The parsed expression: its matchers by key (all must match). */
-export type Expression = ReadonlyMap<string, Matcher>;
+/** A value prepared once: a range (`~` in the raw text), a `$param` reference, or a glob split at its last `*`. */
+interface Pattern {
+  readonly kind: "range" | "ref" | "glob";
+  readonly text: string;
+  /** The glob split at its last `*` (a `$param` read literally on the when side is a glob too). */
+  readonly star: number;
+  readonly prefix: string;
+  readonly suffix: string;
+}
 
-function matcherFor(key: string): Matcher {
+function compilePattern(text: string): Pattern {
+  const star = text.lastIndexOf("*");
+  const kind = text.includes("~") ? "range" : text.startsWith("$") ? "ref" : "glob";
+  return { kind, text, star, prefix: star < 0 ? text : text.slice(0, star), suffix: star < 0 ? "" : text.slice(star + 1) };
+}
+
+/** Prepares a matcher's values for matching (after its values are all added). */
+export function compileMatcher(m: Matcher): Matcher {
+  m.compiled = { matches: m.matches.map(compilePattern), mismatches: m.mismatches.map(compilePattern) };
+  return m;
+}
+
+/** The parsed expression: its matchers (all must match), one per key. */
+export type Expression = readonly Matcher[];
+
+/** What `ArgumentConditionMatcher` and `AttachmentConditionMatcher` read from their key (the part before the first `.`). */
+export function matcherFor(key: string): Matcher {
   const kind = key.startsWith("arguments") ? "argument" : key.startsWith("attachments") ? "attachment" : "param";
-  return { kind, key, matches: [], mismatches: [] };
+  const head = key.split(".")[0];
+  const arg = kind === "argument" ? /arguments\[([0-9]+)\]/.exec(head) : null;
+  const att = kind === "attachment" ? /attachments\[(.+)\]/.exec(head) : null;
+  const argIndex = arg && Number(arg[1]) <= 2147483647 ? Number(arg[1]) : -1;
+  return { kind, key, matches: [], mismatches: [], argIndex, attachment: att ? att[1] : undefined };
 }
 
 /** Java's `\s` is ASCII whitespace only. */
 const ROUTE_PATTERN = /([&!=,]*)[ \t\n\v\f\r]*([^&!=, \t\n\v\f\r]+)/g;
 
 /** `parseRule`: throws RuleError naming the character and index Java names. */
-export function parseExpression(rule: string): Map<string, Matcher> {
+export function parseExpression(rule: string): Expression {
   const condition = new Map<string, Matcher>();
-  if (isBlank(rule)) return condition;
+  if (isBlank(rule)) return [];
   let pair: Matcher | undefined;
   let values: string[] | undefined;
   for (const m of rule.matchAll(ROUTE_PATTERN)) {
@@ -52,7 +85,7 @@ export function parseExpression(rule: string): Map<string, Matcher> {
       throw new RuleError(`Illegal route rule "${rule}", The error char '${sep}' at index ${m.index} before "${content}".`);
     }
   }
-  return condition;
+  return [...condition.values()].map(compileMatcher);
 }
 
 /** A condition line split at `=>` (`ConditionStateRouter.init`): when (empty map: always), then (null: blocklist). */
@@ -71,7 +104,7 @@ export function parseConditionLine(text: string): ConditionLine {
   const i = rule.indexOf("=>");
   const whenRule = i < 0 ? null : javaTrim(rule.slice(0, i));
   const thenRule = i < 0 ? javaTrim(rule) : javaTrim(rule.slice(i + 2));
-  const when = isBlank(whenRule) || whenRule === "true" ? new Map() : parseExpression(whenRule as string);
+  const when = isBlank(whenRule) || whenRule === "true" ? [] : parseExpression(whenRule as string);
   const then = isBlank(thenRule) || thenRule === "false" ? null : parseExpression(thenRule);
   return { text, when, then };
 }
@@ -93,18 +126,12 @@ function sampleValue(matcher: Matcher, input: MatchInput, when: boolean): string
     return input.sample.get(matcher.key);
   }
   if (!when) return NOT_FOUND; // Java: no invocation on the then side → an exception, caught → not found
-  const head = matcher.key.split(".")[0];
   if (matcher.kind === "argument") {
-    const m = /arguments\[([0-9]+)\]/.exec(head);
-    if (!m) return NOT_FOUND;
-    const index = Number(m[1]);
     const args = input.args ?? [];
-    if (!(index <= 2147483647) || index >= args.length) return NOT_FOUND;
-    return javaString(args[index]);
+    return matcher.argIndex < 0 || matcher.argIndex >= args.length ? NOT_FOUND : javaString(args[matcher.argIndex]);
   }
-  const m = /attachments\[(.+)\]/.exec(head);
-  if (!m) return NOT_FOUND;
-  const v = input.attachments?.[m[1]];
+  if (matcher.attachment === undefined) return NOT_FOUND;
+  const v = input.attachments?.[matcher.attachment];
   return typeof v === "string" ? v : undefined;
 }
 
@@ -136,27 +163,33 @@ export function matchGlob(pattern: string | undefined, value: string): boolean {
   return value.startsWith(pattern.slice(0, i)) && value.endsWith(pattern.slice(i + 1));
 }
 
-function matchPattern(pattern: string, value: string, input: MatchInput, when: boolean): boolean {
-  if (pattern.includes("~")) return matchRange(pattern, value, when);
-  let p: string | undefined = pattern;
-  if (input.consumer !== undefined && pattern.startsWith("$")) p = rawParameter(input.consumer, pattern.slice(1));
-  if ((p === undefined || p === "") && value === "") return true;
-  return matchGlob(p, value);
+function matchPattern(p: Pattern, value: string, input: MatchInput, when: boolean): boolean {
+  if (p.kind === "range") return matchRange(p.text, value, when);
+  if (p.kind === "ref" && input.consumer !== undefined) {
+    const resolved = rawParameter(input.consumer, p.text.slice(1));
+    if ((resolved === undefined || resolved === "") && value === "") return true;
+    return matchGlob(resolved, value);
+  }
+  if (p.text === "*") return true;
+  if (value === "") return false;
+  if (p.star < 0) return value === p.text;
+  if (p.star === 0) return value.endsWith(p.suffix);
+  return value.startsWith(p.prefix) && (p.suffix === "" || value.endsWith(p.suffix));
 }
 
 /** `AbstractConditionMatcher.isMatch`: no value → false; mismatches first, then matches. */
 export function matcherMatches(matcher: Matcher, input: MatchInput, when: boolean): boolean {
   const value = sampleValue(matcher, input, when);
   if (value === undefined) return false;
-  const { matches, mismatches } = matcher;
-  for (const p of mismatches) if (matchPattern(p, value, input, when)) return false;
+  const { matches, mismatches } = matcher.compiled ?? compileMatcher(matcher).compiled!;
+  for (let i = 0; i < mismatches.length; i++) if (matchPattern(mismatches[i], value, input, when)) return false;
   if (matches.length === 0) return mismatches.length > 0;
-  for (const p of matches) if (matchPattern(p, value, input, when)) return true;
+  for (let i = 0; i < matches.length; i++) if (matchPattern(matches[i], value, input, when)) return true;
   return false;
 }
 
 /** Every matcher of the expression matches (`doMatch`). */
 export function expressionMatches(expr: Expression, input: MatchInput, when: boolean): boolean {
-  for (const m of expr.values()) if (!matcherMatches(m, input, when)) return false;
+  for (let i = 0; i < expr.length; i++) if (!matcherMatches(expr[i], input, when)) return false;
   return true;
 }

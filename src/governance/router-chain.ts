@@ -3,6 +3,7 @@ import { AffinityRouter } from "./affinity-router.js";
 import { ConditionRouter, type StepContext } from "./condition-router.js";
 import { RuleError } from "./rule-yaml.js";
 import { FORCE_TAG_KEY, TAG_KEY, TagRouter } from "./tag-router.js";
+import type { RouteCall, RouteExplanation, RouteStep, RouteTarget } from "./types.js";
 import { urlSample } from "./url-sample.js";
 
 /**
@@ -12,35 +13,15 @@ import { urlSample } from "./url-sample.js";
  * fail-fast rule. Pure: no I/O; whoever watches the config center hands the rules' text to
  * {@link RouterChain.setRule} and calls {@link RouterChain.route} per call. docs/governance.md
  * states every rule kind and where we differ from Java and dubbo-go.
+ *
+ * Integration: one chain per consumer reference (its consumer URL: `path` = interface, params
+ * `application`, `version`, `group`, and the consumer's `host`); watch `keys(providerApps)` and
+ * hand each key's text (null when deleted) to `setRule`; call `route()` on every call, also when
+ * `idle` (static tags apply without rules, at the cost of one lookup), passing the same provider
+ * array while the list is unchanged; on a call left with no provider, log `explain(…).text`.
  */
 
-/** One invocation, as routers see it. */
-export interface RouteCall {
-  readonly method: string;
-  readonly args: readonly unknown[];
-  /** Invocation attachments, including `dubbo.tag` and `dubbo.force.tag`. */
-  readonly attachments: Readonly<Record<string, string>>;
-}
-
-/** A provider: our Provider objects carry the registry URL. */
-export interface RouteTarget {
-  readonly url: DubboUrl;
-}
-
-/** What one router did: its name (Dubbo's), the rule key it applied, how many providers it kept, why. */
-export interface RouteStep {
-  readonly router: string;
-  readonly rule?: string;
-  readonly kept: number;
-  readonly message: string;
-}
-
-/** Each router's step, in Dubbo's order, the providers kept at the end, and the whole as text for an operator. */
-export interface RouteExplanation {
-  readonly steps: readonly RouteStep[];
-  readonly kept: readonly DubboUrl[];
-  readonly text: string;
-}
+export type { RouteCall, RouteExplanation, RouteStep, RouteTarget } from "./types.js";
 
 export interface RouterChainOptions {
   /**
@@ -103,6 +84,9 @@ export class RouterChain {
   private readonly providerAppCondition = new ConditionRouter();
   private readonly appCondition = new ConditionRouter();
   private providerApp: string | undefined;
+  /** The list last routed: a new array is a new provider list (Java's notify). */
+  private lastList: readonly RouteTarget[] | undefined;
+  private lastApp: string | undefined;
   private rules = 0;
 
   constructor(options: RouterChainOptions) {
@@ -205,7 +189,9 @@ export class RouterChain {
 
   /** Java's notify: the first provider's application decides the provider-app rules. */
   private syncProviderApp(list: readonly RouteTarget[]): string {
+    this.lastList = list;
     const app = providerApplication(list[0].url);
+    this.lastApp = app;
     if (app && app !== this.app && app !== this.providerApp) {
       this.providerApp = app;
       const text = this.texts.get(`${app}.condition-router`);
@@ -236,32 +222,27 @@ export class RouterChain {
    */
   route<T extends RouteTarget>(providers: readonly T[], call: RouteCall): readonly T[] {
     if (providers.length === 0) return providers;
+    if (providers !== this.lastList) this.syncProviderApp(providers);
     if (this.rules === 0 && !anyTagged(providers)) {
       const att = call.attachments;
       const tag = att[TAG_KEY] || this.consumer.params[TAG_KEY];
       if (!tag || (att[FORCE_TAG_KEY] || this.consumer.params[FORCE_TAG_KEY] || "").toLowerCase() !== "true") return providers;
     }
-    return this.run(providers, { call, consumer: this.consumer, consumerSample: this.consumerSample }, undefined);
+    return this.run(providers, this.context(call), undefined);
   }
 
-  private routers(app: string): readonly ((l: readonly RouteTarget[], c: StepContext) => readonly RouteTarget[])[] {
-    const tag = this.tags.get(app);
-    return [
-      (l, c) => (tag ?? NO_TAG_RULE).route(l, c),
-      (l, c) => this.affinity.route(l, c),
-      (l, c) => this.serviceCondition.route(l, c),
-      (l, c) => this.providerAppCondition.route(l, c),
-      (l, c) => this.appCondition.route(l, c),
-    ];
+  private context(call: RouteCall): StepContext {
+    const whenInput = { sample: this.consumerSample, method: call.method, args: call.args, attachments: call.attachments };
+    return { call, consumer: this.consumer, whenInput };
   }
 
   private run<T extends RouteTarget>(providers: readonly T[], ctx: StepContext, steps: RouteStep[] | undefined): readonly T[] {
-    const app = this.syncProviderApp(providers);
-    const routers = this.routers(app);
+    const app = providers === this.lastList ? (this.lastApp as string) : this.syncProviderApp(providers);
+    const routers = [this.tags.get(app) ?? NO_TAG_RULE, this.affinity, this.serviceCondition, this.providerAppCondition, this.appCondition];
     let list: readonly RouteTarget[] = providers;
     for (let i = 0; i < routers.length; i++) {
       const why: string[] | undefined = steps ? [] : undefined;
-      list = routers[i](list, why ? { ...ctx, why } : ctx);
+      list = routers[i].route(list, why ? { ...ctx, why } : ctx);
       if (steps && why) steps.push({ router: ORDER[i].router, rule: this.ruleKeyOf(i, app), kept: list.length, message: why.join("; ") });
       if (list.length === 0) break; // Java's fail-fast (dubbo.router.should-fail-fast, default true)
     }
@@ -280,7 +261,7 @@ export class RouterChain {
   /** Which providers each router kept and why, in Dubbo's order, and the same as text for an operator. */
   explain<T extends RouteTarget>(providers: readonly T[], call: RouteCall): RouteExplanation {
     const steps: RouteStep[] = [];
-    const kept = providers.length === 0 ? providers : this.run(providers, { call, consumer: this.consumer, consumerSample: this.consumerSample }, steps);
+    const kept = providers.length === 0 ? providers : this.run(providers, this.context(call), steps);
     const lines = [`route of ${this.service} ${call.method} over ${providers.length} providers (consumer ${this.app || "(no application)"}):`];
     steps.forEach((s, i) => {
       lines.push(`  ${i + 1}. ${s.router} (order ${ORDER[i].order})${s.rule ? ` [${s.rule}]` : ""}: ${s.kept} kept — ${s.message || "all kept"}`);

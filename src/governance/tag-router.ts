@@ -2,7 +2,7 @@ import type { StepContext } from "./condition-router.js";
 import { addressInSet } from "./ip-match.js";
 import { javaString } from "./java-text.js";
 import { loadRuleMap, parseRuleBase, RULE_LIMITS, type RuleBase, RuleError, stringField } from "./rule-yaml.js";
-import type { RouteTarget } from "./router-chain.js";
+import type { RouteTarget } from "./types.js";
 import { urlAddress } from "./url-sample.js";
 
 /**
@@ -47,6 +47,13 @@ interface TagGroups {
   readonly all: ReadonlySet<string>;
 }
 
+/**
+ * A group with a quantifier inside that is itself quantified (`(a+)+`, `(a|a*)*`), or a
+ * back-reference: the shapes that make a backtracking engine take exponential time. JavaScript
+ * has no regex time limit, and a regex from the config center runs in the consumer.
+ */
+const NESTED_QUANTIFIER = /\([^()]*(?:[+*?]|\{\d)[^()]*\)\s*(?:[+*]|\{\d)|\\[1-9]|\\k</;
+
 function stringMatchOf(v: unknown): StringMatch | undefined {
   if (v === undefined || v === null) return undefined;
   if (typeof v !== "object" || Array.isArray(v)) throw new RuleError(`a tag's match value must be a map (exact, prefix, regex, wildcard, empty, noempty), got ${JSON.stringify(v)}`);
@@ -54,6 +61,9 @@ function stringMatchOf(v: unknown): StringMatch | undefined {
   const s = (k: string) => (m[k] === undefined || m[k] === null ? undefined : javaString(m[k]));
   const regex = s("regex");
   if (regex !== undefined && regex.length > RULE_LIMITS.maxExpressionLength) throw new RuleError(`a regex of ${regex.length} characters, over the limit of ${RULE_LIMITS.maxExpressionLength}`);
+  if (regex !== undefined && NESTED_QUANTIFIER.test(regex)) {
+    throw new RuleError(`the regex ${JSON.stringify(regex)} has a quantified group that holds a quantifier (or a back-reference): it can backtrack for ever, refused`);
+  }
   let re: RegExp | undefined;
   try {
     re = regex === undefined ? undefined : new RegExp(`^(?:${regex})$`);
