@@ -3,13 +3,12 @@ import { parse } from "yaml";
 import { RULE_LIMITS } from "./rule-yaml.js";
 
 /**
- * The largest rule read from the config center, bytes: 64 KiB, Dubbo Admin's own cap on a rule's
- * script. A real rule is a few KiB (1,000 conditions, the most a rule may have, are ~35 KiB).
- * A bigger one is refused whole before any parse (the previous rule stays): YAML parses at a few
- * hundred KiB a second, so a rule near ZooKeeper's 1 MiB node limit would hold the event loop
- * for seconds.
+ * The largest rule read from the config center, bytes: the routing rules' bound (128 KiB). A
+ * real rule is a few KiB (1,000 conditions, the most a rule may have, are ~35 KiB). A bigger one
+ * is refused whole before any parse (the previous rule stays): YAML parses at a few hundred KiB
+ * a second, so a rule near ZooKeeper's 1 MiB node limit would hold the event loop for seconds.
  */
-export const MAX_RULE_BYTES = 64 * 1024;
+export const MAX_RULE_BYTES = RULE_LIMITS.maxTextLength;
 
 /** The most aliases a rule may use (SnakeYAML's 50): a YAML bomb (aliases of aliases) is refused before it expands. */
 const MAX_ALIASES = RULE_LIMITS.maxAliases;

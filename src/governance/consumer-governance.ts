@@ -71,17 +71,23 @@ export class ConsumerGovernance {
   }
 
   /**
-   * A provider URL as this consumer sees it: the consumer's side and application over the
-   * provider's (its application kept as `remote.application`, as Dubbo's merged URL has it), then
-   * the consumer-side configurators (application scope, then service scope: the service wins).
+   * A provider URL as this consumer sees it: the consumer-side configurators applied
+   * (application scope, then service scope: the service wins), matched as Java matches them
+   * against its merged URL (the consumer's side and application, the provider's application as
+   * `remote.application`); the parameters they change are written over the provider's own URL.
    */
   configure(url: DubboUrl): DubboUrl {
+    if (!this.configures) return url;
     const merged: DubboUrl = {
       ...url,
       params: { ...url.params, "remote.application": providerApplication(url), application: this.o.consumer.params.application ?? "", side: "consumer" },
     };
-    if (!this.configures) return merged;
-    return configureUrl(merged, [this.appRules, this.serviceRules], this.o.consumer.host);
+    const out = configureUrl(merged, [this.appRules, this.serviceRules], this.o.consumer.host);
+    if (out === merged) return url;
+    // The parameters the rules changed, on the provider's own URL (which routers read).
+    const params: Record<string, string> = { ...url.params };
+    for (const [k, v] of Object.entries(out.params)) if (merged.params[k] !== v) params[k] = v;
+    return { ...url, params };
   }
 
   private rule(group: string, key: string, text: string | null): void {
