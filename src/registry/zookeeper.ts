@@ -325,6 +325,22 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
     };
   }
 
+  /**
+   * How many 2.6-style rule nodes an interface has (`/<root>/<interface>/routers` and
+   * `/configurators` children): governance reads the config center instead, and says so.
+   */
+  async legacyRuleNodes(iface: string): Promise<{ routers: number; configurators: number }> {
+    const count = async (category: string) => {
+      try {
+        return (await this.conn.children(`${this.root}/${encodeComponent(iface)}/${category}`, () => {})).length;
+      } catch {
+        return 0;
+      }
+    };
+    const [routers, configurators] = await Promise.all([count("routers"), count("configurators")]);
+    return { routers, configurators };
+  }
+
   subscribeInstances(app: string, listener: (instances: readonly Buffer[]) => void): () => void {
     const dir = `${SERVICES_ROOT}/${app}`;
     return this.follow(dir, async (sub) => {

@@ -234,6 +234,20 @@ describe("governance: rules from the config center (ZooKeeper /dubbo/config)", {
     await Promise.all([gray.close(), p2.close(), p3.close()]);
   });
 
+  it("Dubbo 2.6 rule nodes under /dubbo/<interface>/routers and /configurators are not read: one log line says so", async () => {
+    const a = await provider("legacy-a");
+    const route = encodeURIComponent(`route://0.0.0.0/${ECHO_SERVICE}?category=routers&dynamic=false&rule=${encodeURIComponent("=> host != 127.0.0.1")}`);
+    await kazoo(zk.hostPort, [{ op: "create", path: `/dubbo/${ECHO_SERVICE}/routers/${route}`, data: "" }]);
+    const { lines, logger } = recordingLogger();
+    const c = consumer({ discovery: "interface", logger });
+    await waitFor(() => lines.some((l) => l.includes("Dubbo 2.6 rule nodes")), 15_000, "the legacy line");
+    assert.equal(lines.filter((l) => l.includes("Dubbo 2.6 rule nodes")).length, 1);
+    assert.match(lines.find((l) => l.includes("Dubbo 2.6 rule nodes"))!, /1 under routers\/, 0 under configurators\/\); they are not read/);
+    assert.equal(await c.whoami(), "legacy-a", "the 2.6 route (host != 127.0.0.1) does not apply");
+    await kazoo(zk.hostPort, [{ op: "delete", path: `/dubbo/${ECHO_SERVICE}/routers` }]);
+    await a.close();
+  });
+
   it("a migration rule switches our consumer between interface and instance discovery at run time", async () => {
     const a = await provider("mig-iface", { application: "mig-a", registerMode: "interface" });
     const b = await provider("mig-inst", { application: "mig-b", registerMode: "instance" });

@@ -118,8 +118,25 @@ export class RegistryDirectory implements Directory {
         onConfigurators: () => this.update(this.lastUrls),
         onDiscovery: (step) => this.migrate(step ?? mode),
       });
+      void this.refuseLegacyRules();
     }
     if (o.consumer) void o.registry.register(o.consumer).catch(() => {});
+  }
+
+  /**
+   * Dubbo 2.6's rule nodes (`/dubbo/<interface>/routers`, `/configurators`) are not read: one log
+   * line says so when the interface has any, once, when the client starts.
+   */
+  private async refuseLegacyRules(): Promise<void> {
+    const reg = this.o.registry as Registry & { legacyRuleNodes?: (iface: string) => Promise<{ routers: number; configurators: number }> };
+    if (typeof reg.legacyRuleNodes !== "function") return;
+    const n = await reg.legacyRuleNodes(this.o.key.interface).catch(() => undefined);
+    if (!n || n.routers + n.configurators === 0 || this.closed) return;
+    governanceLog(
+      this.o.logger,
+      "warn",
+      `${this.registry}: ${this.o.key.interface} has Dubbo 2.6 rule nodes (${n.routers} under routers/, ${n.configurators} under configurators/); they are not read: governance rules are read from the config center (/dubbo/config/dubbo/<key>), where Dubbo 2.7+ and Dubbo Admin write them`,
+    );
   }
 
   /** Follows the registry at `mode`'s level(s). */
