@@ -1,6 +1,6 @@
 /** Bounded YAML reading for configurators and migration rules (the routing rules have their own, in rule-yaml.ts). */
-import { parse } from "yaml";
 import { RULE_LIMITS } from "./rule-yaml.js";
+import { yamlModule } from "./yaml-module.js";
 
 /**
  * The largest rule read from the config center, bytes: the routing rules' bound (128 KiB). A
@@ -21,7 +21,7 @@ export function parseRuleYaml(text: string): unknown {
   if (text.length > MAX_RULE_BYTES) throw new Error(`the rule is ${text.length} characters, more than the ${MAX_RULE_BYTES} a rule may have`);
   try {
     // YAML 1.1, as SnakeYAML reads Dubbo's rules in Java (`yes`/`on` are booleans).
-    return parse(text, { version: "1.1", maxAliasCount: MAX_ALIASES, prettyErrors: false, uniqueKeys: false });
+    return yamlModule().parse(text, { version: "1.1", maxAliasCount: MAX_ALIASES, prettyErrors: false, uniqueKeys: false });
   } catch (e) {
     const msg = (e as Error).message.split("\n")[0];
     throw new Error(/alias/i.test(msg) ? `more than ${MAX_ALIASES} YAML aliases (a YAML bomb?)` : `not YAML: ${msg}`);
