@@ -1,9 +1,10 @@
 import type { RpcError } from "../protocol/rpc-error.js";
 import type { ParamDescriptor } from "../service/descriptors.js";
 import { FileUpload } from "../service/file-upload.js";
-import type { NumberProto, TypeDesc } from "../service/type-desc.js";
+import type { JavaText, NumberProto, TypeDesc } from "../service/type-desc.js";
 import { UploadedFile } from "../service/type-desc.js";
 import { bigIntFromDecimal, checkDigits, describeBigInt } from "./big-numbers.js";
+import { JavaValueError, javaValueExample, parseJavaValue } from "./java-values.js";
 import { bindError } from "./bind-error.js";
 import { FORBIDDEN_KEYS } from "./json.js";
 import { cutText, quote } from "../protocol/wire-text.js";
@@ -84,8 +85,9 @@ export function paramConverters(params: readonly ParamDescriptor[]): Converter[]
   return params.map((p) => (p.optional ? orUndefined(compileConverter(p.type)) : compileConverter(p.type)));
 }
 
-function arrayConverter(el: Converter): Converter {
+function arrayConverter(el: Converter, set: boolean): Converter {
   return (v, w) => {
+    if (set && v instanceof Set) v = [...v];
     if (!Array.isArray(v)) fail(w, "an array", v);
     const out = new Array(v.length);
     for (let i = 0; i < v.length; i++) out[i] = el(v[i], `${w}[${i}]`);
@@ -166,6 +168,38 @@ function numberConverter(proto: NumberProto | undefined): Converter {
 }
 
 /**
+ * The text of a Java value class (`T.bigDecimal`, `T.localDate`, `T.enum(…)`…): taken as sent
+ * once it parses as one (a decimal's digits bounded by `limits.maxNumberDigits` first), else a 400
+ * naming `w` and saying what is wrong.
+ */
+function javaTextConverter(java: JavaText): Converter {
+  const expected = javaValueExample(java);
+  return (v, w) => {
+    if (typeof v !== "string") return fail(w, expected, v);
+    if (java.type === "decimal") checkDigits(v, w);
+    try {
+      parseJavaValue(java, v);
+    } catch (e) {
+      if (e instanceof JavaValueError) throw bindError(`${w} must be ${expected}; ${describe(v)}: ${e.message}`);
+      throw e;
+    }
+    return v;
+  };
+}
+
+const SMALL_INTS = { short: [-32768, 32767], byte: [-128, 127] } as const;
+
+/** A Java `short` or `byte`: an integer in its range. */
+function smallIntConverter(java: "short" | "byte"): Converter {
+  const [min, max] = SMALL_INTS[java];
+  const num = numberConverter("int32");
+  return (v, w) => {
+    const n = num(v, w) as number;
+    return n >= min && n <= max ? n : fail(w, `a Java ${java} (an integer from ${min} to ${max})`, v);
+  };
+}
+
+/**
  * Compiles a converter for values decoded from JSON (or XML, or multipart JSON parts). Strict:
  * a string parameter takes a string, a number parameter a finite number, and so on; converting
  * text to other types is {@link compileTextConverter}'s job.
@@ -176,10 +210,10 @@ export function compileConverter(t: TypeDesc): Converter {
   let conv: Converter;
   switch (t.kind) {
     case "string":
-      conv = (v, w) => (typeof v === "string" ? v : fail(w, "a string", v));
+      conv = t.java ? javaTextConverter(t.java) : (v, w) => (typeof v === "string" ? v : fail(w, "a string", v));
       break;
     case "number":
-      conv = numberConverter(t.proto);
+      conv = t.java ? smallIntConverter(t.java) : numberConverter(t.proto);
       break;
     case "boolean":
       conv = (v, w) => (typeof v === "boolean" ? v : fail(w, "a boolean", v));
@@ -208,7 +242,7 @@ export function compileConverter(t: TypeDesc): Converter {
       conv = (v) => v;
       break;
     case "array":
-      conv = arrayConverter(compileConverter(t.element));
+      conv = arrayConverter(compileConverter(t.element), t.java === "java.util.Set");
       break;
     case "map":
       conv = mapConverter(compileConverter(t.value), t.as === "map");
@@ -229,9 +263,14 @@ const INTEGER = /^\s*[-+]?\d+\s*$/;
 export function compileTextConverter(t: TypeDesc): (text: string, where: string) => unknown {
   switch (t.kind) {
     case "string":
+      return t.java ? (compileConverter(t) as (text: string, where: string) => unknown) : (s) => s;
     case "any":
       return (s) => s;
     case "number":
+      if (t.java) {
+        const small = compileConverter(t);
+        return (s, w) => small(/^\s*[-+]?\d{1,6}\s*$/.test(s) ? Number(s) : s, w);
+      }
       return (s, w) => {
         checkDigits(s, w);
         // Decimal only: Number() would also read "0x10", "0b1" and "0o7".

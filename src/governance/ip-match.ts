@@ -1,7 +1,10 @@
+import { javaSplit } from "./java-text.js";
+
 /**
  * Dubbo's address expressions for tag rules (`NetUtils.matchIpExpression`), without DNS: IPv4
  * `a.b.c.d`, `*` and `n-m` per segment, `:port`, CIDR `a.b.c.d/n`, `*` or `*.*.*.*` for any
- * host; IPv6 in full form with `*` and ranges, or exact (`[addr]:port` too). Java resolves a
+ * host; IPv6 in full form with `*` and ranges, or exact (`[addr]:port` too). As in Java, a
+ * loopback provider (127.*) is matched only by `*`, a CIDR or `0.0.0.0:<port>`. Java resolves a
  * host name with `InetAddress.getByName`; a router on the call path must not do DNS, so here a
  * name matches only itself (docs/governance.md says so).
  */
@@ -17,15 +20,47 @@ function ipv4(host: string): number[] | undefined {
   return out;
 }
 
+/** An IPv6 address as its 8 groups, or undefined (an IPv4 tail `::ffff:1.2.3.4` is not read). */
+function ipv6Groups(text: string): number[] | undefined {
+  const t = text.startsWith("[") && text.endsWith("]") ? text.slice(1, -1) : text;
+  if (!/^[0-9a-fA-F:]+$/.test(t) || t.split("::").length > 2) return undefined;
+  const [head, tail] = t.includes("::") ? t.split("::") : [t, undefined];
+  const part = (x: string | undefined) => (x ? x.split(":") : []);
+  const h = part(head);
+  const tl = part(tail);
+  const missing = 8 - h.length - tl.length;
+  if (tail === undefined ? h.length !== 8 : missing < 1) return undefined;
+  const all = [...h, ...Array(tail === undefined ? 0 : missing).fill("0"), ...tl];
+  if (all.some((g) => !/^[0-9a-fA-F]{1,4}$/.test(g))) return undefined;
+  return all.map((g) => Number.parseInt(g, 16));
+}
+
+/** Java's `Inet6Address.getHostAddress()`: 8 groups in lower-case hex, no compression. */
+function ipv6Text(groups: number[]): string {
+  return groups.map((g) => g.toString(16)).join(":");
+}
+
+function toBig(groups: number[], width: number): bigint {
+  return groups.reduce((acc, g) => (acc << BigInt(width)) | BigInt(g), 0n);
+}
+
+/** Java's `CIDRUtils.isInRange`: IPv4 or IPv6 network / prefix length. */
 function cidrMatches(pattern: string, host: string): boolean {
   const [net, bitsText] = pattern.split("/");
-  const a = ipv4(net);
-  const h = ipv4(host);
   const bits = Number(bitsText);
-  if (!a || !h || !/^\d+$/.test(bitsText ?? "") || bits > 32) return false;
-  const toInt = (x: number[]) => ((x[0] << 24) | (x[1] << 16) | (x[2] << 8) | x[3]) >>> 0;
-  const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
-  return (toInt(a) & mask) === (toInt(h) & mask);
+  if (!/^\d+$/.test(bitsText ?? "")) return false;
+  const a4 = ipv4(net);
+  const h4 = ipv4(host);
+  if (a4 && h4) {
+    if (bits > 32) return false;
+    const shift = BigInt(32 - bits);
+    return toBig(a4, 8) >> shift === toBig(h4, 8) >> shift;
+  }
+  const a6 = ipv6Groups(net);
+  const h6 = ipv6Groups(host);
+  if (!a6 || !h6 || bits > 128) return false;
+  const shift = BigInt(128 - bits);
+  return toBig(a6, 16) >> shift === toBig(h6, 16) >> shift;
 }
 
 function hostAndPort(pattern: string, v4: boolean): [string, string | undefined] {
@@ -68,16 +103,24 @@ export function matchIpExpression(patternText: string, host: string, port: numbe
   if (patternText.includes("/")) return cidrMatches(patternText, host);
   const pattern = patternText.trim();
   if (pattern === "*.*.*.*" || pattern === "*") return true;
-  const v4 = ipv4(host) !== undefined || !host.includes(":");
+  // Java's isValidV4Address: a loopback (127.*) or 0.0.0.0 host is not "IPv4", and takes the IPv6
+  // path, where an IPv4 pattern is malformed: such a provider matches only `*`, a CIDR or 0.0.0.0:<port>.
+  const literal = ipv4(host);
+  const v4 = literal !== undefined ? literal[0] !== 127 && host !== "0.0.0.0" : !host.includes(":");
   const [p, patternPort] = hostAndPort(pattern, v4);
   if (patternPort !== undefined && patternPort !== String(port)) return false;
-  const mask = p.split(v4 ? "." : ":");
+  const mask = javaSplit(p, v4 ? "." : ":");
   const expression = p.includes("*") || p.includes("-");
   if (v4 && mask.length !== 4) throw new Error(`The host is ipv4, but the pattern is not ipv4 pattern : ${p}`);
   if (!v4 && mask.length !== 8 && (expression || !p.includes("::"))) throw new Error(`not an ipv6 pattern: ${p}`);
-  if (p === host) return true;
-  if (!expression) return false;
-  return segmentsMatch(mask, host.split(v4 ? "." : ":"), v4);
+  const groups = v4 ? undefined : ipv6Groups(host);
+  const address = groups ? ipv6Text(groups) : host; // Java compares with getHostAddress(): IPv6 uncompressed
+  if (p === address) return true;
+  if (!expression) {
+    const pg = v4 ? undefined : ipv6Groups(p);
+    return pg !== undefined && ipv6Text(pg) === address;
+  }
+  return segmentsMatch(mask, address.split(v4 ? "." : ":"), v4);
 }
 
 /** Dubbo's `checkAddressMatch`: any expression matching, or `0.0.0.0:<port>`; a malformed one matches nothing. */

@@ -43,22 +43,65 @@ export function javaBoolean(v: unknown): boolean {
   return String(v).toLowerCase() === "true";
 }
 
+/** Bounds on printing a call's argument for a condition (`arguments[N]`): nesting depth, characters. */
+const MAX_DEPTH = 16;
+const MAX_CHARS = 64 * 1024;
+
 /**
  * `String.valueOf(x)` of a value as a Java consumer would see it: null → "null", integers
  * without a fraction, strings as they are, lists and maps as Java's `toString` prints them
- * (`[a, b]`, `{k=v}`).
+ * (`[a, b]`, `{k=v}`). Bounded: deeper than 16 levels prints `…`, and the text stops at 64 Ki
+ * characters (an argument built from a caller's input cannot make routing slow).
  */
 export function javaString(v: unknown): string {
-  if (v === null || v === undefined) return "null";
   if (typeof v === "string") return v;
+  if (v === null || v === undefined) return "null";
   if (typeof v === "number") return Number.isInteger(v) && Math.abs(v) < 1e21 ? String(v) : javaDouble(v);
   if (typeof v === "bigint" || typeof v === "boolean") return String(v);
-  if (Array.isArray(v)) return `[${v.map(javaString).join(", ")}]`;
-  if (v instanceof Date) return v.toISOString();
-  if (typeof v === "object") {
-    return `{${Object.entries(v as Record<string, unknown>).map(([k, x]) => `${k}=${javaString(x)}`).join(", ")}}`;
+  const p = new JavaPrinter();
+  p.print(v, 0);
+  return p.text;
+}
+
+class JavaPrinter {
+  text = "";
+
+  private put(s: string): void {
+    const room = MAX_CHARS - this.text.length;
+    this.text += s.length > room ? s.slice(0, room) : s;
   }
-  return String(v);
+
+  private get full(): boolean {
+    return this.text.length >= MAX_CHARS;
+  }
+
+  print(v: unknown, depth: number): void {
+    if (this.full) return;
+    if (typeof v !== "object" || v === null) {
+      this.put(javaString(v));
+    } else if (depth >= MAX_DEPTH) {
+      this.put("…");
+    } else if (Array.isArray(v)) {
+      this.put("[");
+      for (let i = 0; i < v.length && !this.full; i++) {
+        if (i > 0) this.put(", ");
+        this.print(v[i], depth + 1);
+      }
+      this.put("]");
+    } else if (v instanceof Date) {
+      this.put(v.toISOString());
+    } else {
+      this.put("{");
+      let first = true;
+      for (const k in v as Record<string, unknown>) {
+        if (this.full) break;
+        this.put(first ? `${k}=` : `, ${k}=`);
+        first = false;
+        this.print((v as Record<string, unknown>)[k], depth + 1);
+      }
+      this.put("}");
+    }
+  }
 }
 
 function javaDouble(v: number): string {

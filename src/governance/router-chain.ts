@@ -243,7 +243,9 @@ export class RouterChain {
     for (let i = 0; i < routers.length; i++) {
       const why: string[] | undefined = steps ? [] : undefined;
       list = routers[i].route(list, why ? { ...ctx, why } : ctx);
-      if (steps && why) steps.push({ router: ORDER[i].router, rule: this.ruleKeyOf(i, app), kept: list.length, message: why.join("; ") });
+      if (steps && why) {
+        steps.push({ router: ORDER[i].router, rule: this.ruleKeyOf(i, app), kept: list.length, message: why.join("; "), keptUrls: list.map((p) => p.url) });
+      }
       if (list.length === 0) break; // Java's fail-fast (dubbo.router.should-fail-fast, default true)
     }
     return list as readonly T[];
@@ -263,8 +265,11 @@ export class RouterChain {
     const steps: RouteStep[] = [];
     const kept = providers.length === 0 ? providers : this.run(providers, this.context(call), steps);
     const lines = [`route of ${this.service} ${call.method} over ${providers.length} providers (consumer ${this.app || "(no application)"}):`];
+    let before = providers.length;
     steps.forEach((s, i) => {
-      lines.push(`  ${i + 1}. ${s.router} (order ${ORDER[i].order})${s.rule ? ` [${s.rule}]` : ""}: ${s.kept} kept — ${s.message || "all kept"}`);
+      const which = s.kept > 0 && s.kept < before && s.kept <= 10 ? ` (${(s.keptUrls ?? []).map((u) => `${u.host}:${u.port}`).join(", ")})` : "";
+      lines.push(`  ${i + 1}. ${s.router} (order ${ORDER[i].order})${s.rule ? ` [${s.rule}]` : ""}: ${s.kept} kept${which} — ${s.message || "all kept"}`);
+      before = s.kept;
     });
     if (providers.length > 0 && steps.length < ORDER.length) lines.push(`  stopped after ${steps[steps.length - 1]?.router}: no provider left (fail-fast)`);
     lines.push(kept.length === 0 ? "  kept: none" : `  kept: ${kept.map((p) => `${p.url.host}:${p.url.port}`).join(", ")}`);

@@ -8,10 +8,11 @@ import { javaBoolean, javaParseInt } from "./java-text.js";
  */
 export const RULE_LIMITS = {
   /**
-   * Characters of YAML text. Parsing runs on the event loop at about 1 MB/s: 128 KiB blocks it for
-   * at most about 150 ms. Dubbo Admin caps rules at 64 KiB; 1,000 conditions take about 35 KiB.
+   * Characters of YAML text. Parsing runs on the event loop at a few hundred KB/s on a loaded
+   * machine: 64 KiB blocks it for at most a few hundred ms. Dubbo Admin caps rules at 64 KiB;
+   * 1,000 conditions take about 35 KiB.
    */
-  maxTextLength: 128 * 1024,
+  maxTextLength: 64 * 1024,
   /** Aliases (`*name`) in one rule: YAML bombs expand aliases of aliases; SnakeYAML allows 50. */
   maxAliases: 50,
   /** Conditions of a condition rule, tags of a tag rule. */

@@ -48,11 +48,11 @@ interface TagGroups {
 }
 
 /**
- * A group with a quantifier inside that is itself quantified (`(a+)+`, `(a|a*)*`), or a
+ * A quantified group holding a quantifier or an alternation (`(a+)+`, `(a|aa)*`), or a
  * back-reference: the shapes that make a backtracking engine take exponential time. JavaScript
  * has no regex time limit, and a regex from the config center runs in the consumer.
  */
-const NESTED_QUANTIFIER = /\([^()]*(?:[+*?]|\{\d)[^()]*\)\s*(?:[+*]|\{\d)|\\[1-9]|\\k</;
+const NESTED_QUANTIFIER = /\([^()]*(?:[+*?|]|\{\d)[^()]*\)\s*(?:[+*]|\{\d)|\\[1-9]|\\k</;
 
 function stringMatchOf(v: unknown): StringMatch | undefined {
   if (v === undefined || v === null) return undefined;
@@ -62,7 +62,7 @@ function stringMatchOf(v: unknown): StringMatch | undefined {
   const regex = s("regex");
   if (regex !== undefined && regex.length > RULE_LIMITS.maxExpressionLength) throw new RuleError(`a regex of ${regex.length} characters, over the limit of ${RULE_LIMITS.maxExpressionLength}`);
   if (regex !== undefined && NESTED_QUANTIFIER.test(regex)) {
-    throw new RuleError(`the regex ${JSON.stringify(regex)} has a quantified group that holds a quantifier (or a back-reference): it can backtrack for ever, refused`);
+    throw new RuleError(`the regex ${JSON.stringify(regex)} has a quantified group that holds a quantifier or an alternation (or a back-reference): it can backtrack for ever, refused`);
   }
   let re: RegExp | undefined;
   try {

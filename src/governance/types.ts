@@ -15,12 +15,14 @@ export interface RouteTarget {
   readonly url: DubboUrl;
 }
 
-/** What one router did: its name (Dubbo's), the rule key it applied, how many providers it kept, why. */
+/** What one router did: its name (Dubbo's), the rule key it applied, how many providers it kept (and which), why. */
 export interface RouteStep {
   readonly router: string;
   readonly rule?: string;
   readonly kept: number;
   readonly message: string;
+  /** The providers this router kept (its output, the next router's input). */
+  readonly keptUrls?: readonly DubboUrl[];
 }
 
 /** Each router's step, in Dubbo's order, the providers kept at the end, and the whole as text for an operator. */

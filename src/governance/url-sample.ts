@@ -12,10 +12,10 @@ export function urlSample(url: DubboUrl): ReadonlyMap<string, string> {
   if (s === undefined) {
     const m = new Map<string, string>(Object.entries(url.params));
     if (url.protocol) m.set("protocol", url.protocol);
-    if (url.host) m.set("host", url.host);
+    if (url.host) m.set("host", javaHost(url.host));
     if (url.port > 0) m.set("port", String(url.port));
     m.set("path", url.path);
-    if (url.host) m.set("address", url.port > 0 ? `${url.host}:${url.port}` : url.host);
+    if (url.host) m.set("address", urlAddress(url));
     s = m;
     samples.set(url, s);
   }
@@ -28,7 +28,7 @@ export function rawParameter(url: DubboUrl, key: string): string | undefined {
     case "protocol":
       return url.protocol;
     case "host":
-      return url.host;
+      return javaHost(url.host);
     case "port":
       return String(url.port);
     case "path":
@@ -41,7 +41,13 @@ export function rawParameter(url: DubboUrl, key: string): string | undefined {
   }
 }
 
-/** `host:port` of a provider, as Dubbo's `URL.getAddress()`. */
+/** The host as Java's URL keeps it: an IPv6 address in brackets (`[2001:db8::1]`), as it was written. */
+export function javaHost(host: string): string {
+  return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+}
+
+/** `host:port` of a provider, as Dubbo's `URL.getAddress()` (an IPv6 host in brackets). */
 export function urlAddress(url: DubboUrl): string {
-  return url.port > 0 ? `${url.host}:${url.port}` : url.host;
+  const host = javaHost(url.host);
+  return url.port > 0 ? `${host}:${url.port}` : host;
 }

@@ -10,7 +10,7 @@ export interface AccessLogFields {
   method?: string;
   /** The request path (`/pkg.Service/Method`); absent for a request the server could not parse. */
   path?: string;
-  /** `triple`, `grpc`, `grpc-web`, `connect`, or `http` for a request refused before a protocol was chosen. */
+  /** `triple`, `grpc`, `grpc-web`, `connect`, `mcp`, or `http` for a request refused before a protocol was chosen. */
   protocol: string;
   /** The HTTP status sent; absent when no response was sent (the caller went away first). */
   status?: number;

@@ -38,6 +38,8 @@ import type { ServiceDescriptor } from "../service/descriptors.js";
 import type { Exchange, Responder } from "../transport/server/exchange.js";
 import { checkDuration, OnePortListener, type Refusal, type TransportOptions } from "../transport/server/listener.js";
 import { Cors, type CorsOptions } from "./cors.js";
+import { McpEndpoint, type McpOptions, sendMcpError } from "./mcp-endpoint.js";
+import { McpTools } from "./mcp-tools.js";
 import { OpenApiEndpoint, type OpenApiServeOptions } from "./openapi-endpoint.js";
 import { REFLECTION_V1, REFLECTION_V1ALPHA, ServerReflectionV1, ServerReflectionV1Alpha } from "./reflection.js";
 import { ProviderRegistration } from "./registration.js";
@@ -91,6 +93,13 @@ export interface ServerOptions extends TransportOptions {
    * publish `toOpenApi()`'s output instead.
    */
   openapi?: boolean | OpenApiServeOptions;
+  /**
+   * Serve MCP (Model Context Protocol, streamable HTTP) at `/mcp`: the methods that opt in with
+   * `@Method({ mcp })` or `@Service(…, { mcp: true })` become tools for AI agents, under the same
+   * auth, validation, limits, interceptors and telemetry as every call (docs/mcp.md). `true` for
+   * the defaults, or options. Default off; and on, no method is a tool unless it opted in.
+   */
+  mcp?: boolean | McpOptions;
   /** Serve the built-in `grpc.health.v1.Health` (Check, Watch). Default true. */
   health?: boolean;
   /**
@@ -222,6 +231,7 @@ export class TripleServer implements ServerCore {
   private readonly interceptors: readonly Interceptor[];
   private readonly cors: Cors | undefined;
   private readonly openapi: OpenApiEndpoint | undefined;
+  private readonly mcp: McpEndpoint | undefined;
   private readonly inflight = new InflightCalls();
   private readonly telemetry: ServerTelemetry;
   private readonly errors: HandlerErrors;
@@ -260,6 +270,7 @@ export class TripleServer implements ServerCore {
     const oa = options.openapi;
     this.openapi = oa ? new OpenApiEndpoint(oa === true ? {} : oa, () => this.services.filter((s) => !BUILT_IN_SERVICES.has(s.name))) : undefined;
     this.logger = checkedLogger(options.logger, "createServer");
+    this.mcp = options.mcp ? new McpEndpoint(options.mcp, this, new McpTools(), options.cors !== undefined, () => this.listener?.address() ?? this.mountedAddress, this.logger) : undefined;
     this.errors = new HandlerErrors(this.logger, options.maskUnexpectedErrors ?? false);
     this.telemetry = new ServerTelemetry(options.telemetry, () => this.listener?.address() ?? this.mountedAddress);
     const access = options.accessLog;
@@ -338,6 +349,7 @@ export class TripleServer implements ServerCore {
         const entry = { descriptor: md, service, invoke, seesContext: seesContext || reflection, errors: this.errors, authorize };
         if (md.http) (this.rest ??= new RestRouter()).add(entry);
         for (const path of pathsOf(md)) this.router.add(path, entry);
+        this.mcp?.tools.add(entry);
       }
     } catch (e) {
       // A registration that fails (a REST route conflict, a path taken) leaves nothing behind:
@@ -393,6 +405,7 @@ export class TripleServer implements ServerCore {
   private unroute(service: ServiceDescriptor): void {
     this.router.removeService(service);
     this.rest?.removeService(service);
+    this.mcp?.tools.removeService(service);
   }
 
   /** One implementation per service name, version and group: a second one is a mistake, not a merge. */
@@ -420,11 +433,11 @@ export class TripleServer implements ServerCore {
 
   /**
    * True when requests for `path` are served here, whatever their HTTP method: a registered
-   * method's RPC path, a REST route's, or the OpenAPI document and docs page. What a mounted
+   * method's RPC path, a REST route's, the OpenAPI document and docs page, or the MCP endpoint. What a mounted
    * handler takes; the rest is its app's.
    */
   serves(path: string): boolean {
-    return this.router.hasPath(path) || (this.rest?.hasPath(path) ?? false) || (this.openapi?.serves(path) ?? false);
+    return this.router.hasPath(path) || (this.rest?.hasPath(path) ?? false) || (this.openapi?.serves(path) ?? false) || (this.mcp?.serves(path) ?? false);
   }
 
   /** Serves one exchange: CORS, then the protocol its headers name. Never throws. */
@@ -436,6 +449,7 @@ export class TripleServer implements ServerCore {
         ex = next;
       }
       if (this.openapi?.handle(ex)) return;
+      if (this.mcp?.handle(ex)) return;
       this.route(ex);
     } catch (e) {
       // A bug in a handler path must not take the process down: log it, answer 500 and carry on.
@@ -644,6 +658,9 @@ function cancelExchange(ctx: CallContext, ex: Exchange, err: RpcError): void {
       if (ex.headersSent) ex.reset();
       else if (ctx.protocol === "connect") sendConnectError(ex, err, "connect");
       else sendGrpcStatus(ex, err, { [H.contentType]: "application/grpc-web+proto" });
+      break;
+    case "mcp":
+      sendMcpError(ex, err);
       break;
     default:
       sendHttpError(ex, err);

@@ -69,8 +69,8 @@ function chance(r: () => number, p: number): boolean {
   return r() < p;
 }
 
-function provider(r: () => number, i: number, tagged: boolean): string {
-  const host = i < 6 ? `10.0.0.${i + 2}` : `10.0.1.${i}`;
+function provider(r: () => number, i: number, tagged: boolean, net = "10.0.0"): string {
+  const host = i < 6 ? `${net}.${i + 2}` : `10.0.1.${i}`;
   const port = pick(r, [20880, 20880, 20881]);
   const params: string[] = ["application=prov", "remote.application=prov", `interface=${IFACE}`];
   const region = pick(r, ["hz", "hz", "sh", "bj", ""]);
@@ -247,6 +247,27 @@ export function generateCases(seed = 35): OracleCase[] {
     c.repeat = 600;
     add(c);
   }
+  for (let i = 0; i < 15; i++) {
+    // Loopback providers: Java's address match treats 127.* as not IPv4 (only *, a CIDR or 0.0.0.0:port match it).
+    const c = base(r, `loopback tags #${i}`, true);
+    c.providers = c.providers.map((_, k) => provider(r, k, true, "127.0.0"));
+    const addrs = ["127.0.0.2:20880", "127.0.0.3:20881", "127.0.0.*", "0.0.0.0:20880", "127.0.0.0/8", "*", "127.0.0.2"];
+    const a = [pick(r, addrs), pick(r, addrs)];
+    c.rules.push({ key: TAG_KEY, rule: `tags:\n  - name: gray\n    addresses: [${a.map(q).join(", ")}]\n` });
+    c.attachments = chance(r, 0.7) ? { "dubbo.tag": "gray" } : {};
+    add(c);
+  }
+  for (let i = 0; i < 12; i++) {
+    // IPv6 providers: host and address keys, tag addresses in brackets, full and compressed forms.
+    const c = base(r, `ipv6 #${i}`, true);
+    c.providers = c.providers.map((u, k) => u.replace(/tri:\/\/[^/]+\//, `tri://[2001:db8::${k + 2}]:${pick(r, [20880, 20881])}/`));
+    const addrs = ["[2001:db8::2]:20880", "[2001:db8::3]", "2001:db8:0:0:0:0:0:*", "2001:db8::/120", "*", "0.0.0.0:20881", "2001:db8::4"];
+    const x = r();
+    if (x < 0.5) c.rules.push({ key: TAG_KEY, rule: `tags:\n  - name: gray\n    addresses: [${[pick(r, addrs), pick(r, addrs)].map(q).join(", ")}]\n` });
+    else c.rules.push({ key: SERVICE_KEY, rule: cond6(pick(r, ["=> host=2001:db8::2,2001:db8::3", "=> address=*:20881", "=> host!=2001:db8::4", "host=10.0.0.1 => address=2001:db8::2:20880"])) });
+    c.attachments = chance(r, 0.6) ? { "dubbo.tag": "gray" } : {};
+    add(c);
+  }
   for (const c of quirks()) add(c);
   BROKEN.forEach((text, i) => {
     const c = base(r, `broken rule #${i}`, false);
@@ -292,4 +313,8 @@ function quirks(): OracleCase[] {
       repeat: 600,
     },
   ];
+}
+
+function cond6(line: string): string {
+  return `configVersion: v3.0\nconditions:\n  - ${JSON.stringify(line)}\n`;
 }

@@ -15,7 +15,7 @@ import { generateCases, type OracleCase } from "./oracle-cases.js";
  * feature, tags static and dynamic, chains of rules, rules that do not parse) go through one JVM
  * running Dubbo's routers chained as a consumer chains them (RouterOracle.java), and through
  * RouterChain. Every case must agree: the providers kept, or for v3.1 weighted destinations the
- * set of outcomes over 600 draws. A disagreement prints the case, both results and both traces.
+ * outcomes over 600 draws and their shares (see sameDraws). A disagreement prints the case, both results and both traces.
  * Fails, not skips, under CI when Java or the fixture is missing.
  */
 
@@ -37,8 +37,8 @@ function runOracle(file: string, cp: string): Promise<Verdict[]> {
   );
 }
 
-/** Our chain on one case: the kept indexes (sorted), or the outcomes over `repeat` routes. */
-function ours(c: OracleCase): { kept: number[]; outcomes: Set<string>; text: string } {
+/** Our chain on one case: the kept indexes (sorted), and the outcomes over `repeat` routes with their counts. */
+function ours(c: OracleCase): { kept: number[]; outcomes: Map<string, number>; text: string } {
   const chain = new RouterChain({ consumer: parseUrl(c.consumer) });
   const providers: RouteTarget[] = c.providers.map((u) => ({ url: parseUrl(u) }));
   const call = { method: c.method, args: c.arguments, attachments: c.attachments };
@@ -49,11 +49,30 @@ function ours(c: OracleCase): { kept: number[]; outcomes: Set<string>; text: str
       .map((p) => providers.indexOf(p))
       .sort((a, b) => a - b)
       .join(",");
-  const outcomes = new Set<string>();
-  for (let i = 0; i < (c.repeat ?? 1); i++) outcomes.add(keyOf(chain.route(providers, call)));
+  const outcomes = new Map<string, number>();
+  for (let i = 0; i < (c.repeat ?? 1); i++) {
+    const k = keyOf(chain.route(providers, call));
+    outcomes.set(k, (outcomes.get(k) ?? 0) + 1);
+  }
   const first = chain.explain(providers, call);
   const kept = first.kept.map((u) => c.providers.findIndex((_, i) => providers[i].url === u)).sort((a, b) => a - b);
   return { kept, outcomes, text: first.text };
+}
+
+/**
+ * Weighted draws agree when every outcome's share differs by at most 0.12 between the two sides
+ * (over 600 draws, 4 standard deviations of the difference at worst), and no outcome seen in 2 %
+ * of one side's draws is missing from the other's (a rarer one may go unseen by chance: a second
+ * draw on a first draw's subset makes outcomes of well under 1 %).
+ */
+function sameDraws(java: Record<string, number>, mine: ReadonlyMap<string, number>, n: number): boolean {
+  for (const k of new Set([...Object.keys(java), ...mine.keys()])) {
+    const a = (java[k] ?? 0) / n;
+    const b = (mine.get(k) ?? 0) / n;
+    if (Math.abs(a - b) > 0.12) return false;
+    if ((a === 0 && b >= 0.02) || (b === 0 && a >= 0.02)) return false;
+  }
+  return true;
 }
 
 describe("routing rules case by case against Dubbo 3.3.1's own routers", { skip: dubboJavaSkip() }, () => {
@@ -75,7 +94,7 @@ describe("routing rules case by case against Dubbo 3.3.1's own routers", { skip:
 
   it(`the corpus has at least 300 cases of every kind (${cases.length})`, () => {
     assert.ok(cases.length >= 300);
-    for (const kind of ["v3.0 service", "v3.0 consumer app", "v3.1", "static tags", "dynamic tags", "chain", "update sequence", "quirk", "broken rule"]) {
+    for (const kind of ["v3.0 service", "v3.0 consumer app", "v3.1", "static tags", "dynamic tags", "chain", "update sequence", "loopback tags", "ipv6", "quirk", "broken rule"]) {
       assert.ok(cases.some((c) => c.name.startsWith(kind)), kind);
     }
     assert.equal(verdicts.length, cases.length);
@@ -90,12 +109,11 @@ describe("routing rules case by case against Dubbo 3.3.1's own routers", { skip:
         return;
       }
       const o = ours(c);
-      const javaOutcomes = new Set(Object.keys(v.outcomes ?? { [(v.kept ?? []).join(",")]: 1 }));
-      const same = c.repeat ? [...javaOutcomes].sort().join("|") === [...o.outcomes].sort().join("|") : (v.kept ?? []).join(",") === o.kept.join(",");
+      const same = c.repeat ? sameDraws(v.outcomes ?? {}, o.outcomes, c.repeat) : (v.kept ?? []).join(",") === o.kept.join(",");
       if (!same) {
         failures.push(
           [
-            `── ${c.name}: Java kept ${c.repeat ? JSON.stringify(v.outcomes) : `[${v.kept}]`}, ours ${c.repeat ? JSON.stringify([...o.outcomes]) : `[${o.kept}]`}`,
+            `── ${c.name}: Java kept ${c.repeat ? JSON.stringify(v.outcomes) : `[${v.kept}]`}, ours ${c.repeat ? JSON.stringify(Object.fromEntries(o.outcomes)) : `[${o.kept}]`}`,
             `case: ${JSON.stringify(c, null, 1)}`,
             `Java's trace:\n${v.trace}`,
             `ours:\n${o.text}`,
