@@ -13,6 +13,7 @@ import {
   Service,
   type TripleServer,
 } from "../../src/index.js";
+import { localAddress } from "../../src/transport/local-address.js";
 import { kazoo, kazooMissing, ZooKeeperServer, zookeeperMissing } from "../helpers/zookeeper.js";
 import { RuleWriter } from "./rule-writer.js";
 import { ECHO_SERVICE, EchoService, recordingLogger, waitFor } from "./services.js";
@@ -61,10 +62,10 @@ describe("governance: rules from the config center (ZooKeeper /dubbo/config)", {
   const clients: object[] = [];
   const SERVICE_RULE = `${ECHO_SERVICE}::.configurators`;
 
-  async function provider(id: string, extra: Parameters<typeof createServer>[0] = {}): Promise<TripleServer> {
+  async function provider(id: string, extra: Parameters<typeof createServer>[0] = {}, at = { host: "127.0.0.1" }): Promise<TripleServer> {
     const s = createServer({ services: [new EchoService(id)], registry: zk.address(4000), application: "gov-provider", ...extra });
     servers.push(s);
-    await s.listen({ port: 0, host: "127.0.0.1" });
+    await s.listen({ port: 0, host: at.host });
     return s;
   }
 
@@ -184,9 +185,11 @@ describe("governance: rules from the config center (ZooKeeper /dubbo/config)", {
   });
 
   it("routing from the config center: static tags (registryTag), a dynamic tag rule, a condition rule, each taking effect on the next calls and undone by deleting it; explainRoute and the unavailable error say why", async () => {
-    const gray = await provider("r-gray", { application: "route-app", registryTag: "gray" });
-    const p2 = await provider("r-2", { application: "route-app" });
-    const p3 = await provider("r-3", { application: "route-app" });
+    // On the LAN address: as in Java, a tag rule's address never matches a loopback provider.
+    const lan = { host: localAddress() };
+    const gray = await provider("r-gray", { application: "route-app", registryTag: "gray" }, lan);
+    const p2 = await provider("r-2", { application: "route-app" }, lan);
+    const p3 = await provider("r-3", { application: "route-app" }, lan);
     const c = consumer({ discovery: "interface", application: "route-consumer", loadBalance: "roundrobin" });
     await waitFor(() => clientProviders(c).length === 3, 15_000, "three providers");
     const who = async (n: number, opts?: { tag?: string; forceTag?: boolean }) => {
@@ -202,7 +205,7 @@ describe("governance: rules from the config center (ZooKeeper /dubbo/config)", {
     await waitFor(() => clientProviders(tagged).length === 3, 15_000, "three providers");
     assert.equal(await tagged.whoami(), "r-gray", "the client's tag");
 
-    const p3Addr = `127.0.0.1:${p3.address.port}`;
+    const p3Addr = `${lan.host}:${p3.address.port}`;
     let t0 = Date.now();
     await rules.write("route-app.tag-router", `configVersion: v3.0\nforce: false\nenabled: true\nkey: route-app\ntags:\n  - name: blue\n    addresses: ["${p3Addr}"]\n`);
     await waitFor(() => explainRoute(c, "whoami", [], { tag: "blue" }).kept.length === 1, 15_000, "the tag rule");
