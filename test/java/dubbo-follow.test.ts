@@ -1,9 +1,10 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { closeClient, createClient, createServer, Method, Service, type TripleServer, unimplemented } from "../../src/index.js";
+import { closeClient, createClient, createServer, type TripleServer } from "../../src/index.js";
 import { freePort, ZooKeeperServer, zookeeperMissing } from "../helpers/zookeeper.js";
 import { loadLoop, stopAllLoads } from "../registry/services.js";
+import { type JavaLoad, WhoAmI } from "./dubbo-cluster-helpers.js";
 import { InteropProvider, QUIET } from "./dubbo-interop.js";
 import { dubboJavaSkip, JavaConsumer, JavaProvider, requireDubboJava } from "./dubbo-peer.js";
 
@@ -19,23 +20,6 @@ const STEPS = ["APPLICATION_FIRST", "FORCE_APPLICATION", "FORCE_INTERFACE"] as c
 const DISCOVERIES = ["auto", "instance", "interface"] as const;
 /** How long a change may take to reach a consumer: Java throttles its notifications (up to 5 s), ZooKeeper under load. */
 const FOLLOW_MS = 25_000;
-
-/** The Java interface's whoami as a read (idempotent): our failover may send it again when a provider goes with it in flight. */
-@Service("org.triplerpc.interop.Interop")
-export class WhoAmI {
-  @Method({ returns: String, idempotent: true })
-  whoami(): Promise<string> {
-    return unimplemented();
-  }
-}
-
-/** What JavaConsumer's load op answers (see LoadLoop.java). */
-interface JavaLoad {
-  calls: number;
-  failures: number;
-  counts: Record<string, number>;
-  errors: string[];
-}
 
 describe("Dubbo Java and ours on ZooKeeper: following providers added and stopped", { skip: dubboJavaSkip() || zookeeperMissing() }, () => {
   let zk: ZooKeeperServer;
