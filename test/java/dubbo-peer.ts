@@ -281,3 +281,12 @@ export class JavaConsumer {
     return stopJava(this.proc);
   }
 }
+
+/**
+ * The `java` arguments that run `main` of the programs with the peer's -D flags (loopback,
+ * logging) but not its fast-start ones (C1 only, serial GC, 256 MiB heap), then `flags`: for
+ * bench/dubbo-java.mjs, whose JVMs run long enough for the JIT to matter.
+ */
+export async function javaBenchArgs(main: string, args: readonly string[], flags: readonly string[] = []): Promise<string[]> {
+  return [...JVM_FLAGS.filter((f) => f.startsWith("-D")), ...flags, "-cp", await classpath(), main, ...args];
+}
