@@ -33,7 +33,7 @@ if (missing) throw new Error(`the Dubbo Java peer cannot run here: ${missing}`);
 /** A Dubbo Java provider of Bench on CPU 0. */
 async function javaProvider(port) {
   const [cmd, args] = pinned("0", "java", await peer.javaBenchArgs("org.triplerpc.interop.BenchProvider", [String(port)], JVM));
-  const child = spawn(cmd, args, { stdio: ["pipe", "pipe", "inherit"] });
+  const child = spawn(cmd, args, { stdio: ["pipe", "pipe", "ignore"] });
   await new Promise((resolve, reject) => {
     let out = "";
     child.stdout.on("data", (d) => {
@@ -42,7 +42,12 @@ async function javaProvider(port) {
     });
     child.once("exit", (code) => reject(new Error(`the Java provider exited ${code}: ${out}`)));
   });
-  return { stop: () => new Promise((r) => (child.once("exit", r), child.stdin.end())) };
+  const stopIt = () =>
+    new Promise((r) => {
+      child.once("exit", r);
+      child.stdin.end();
+    });
+  return { stop: stopIt };
 }
 
 /** Our provider of Bench on CPU 0. */

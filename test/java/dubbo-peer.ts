@@ -290,3 +290,16 @@ export class JavaConsumer {
 export async function javaBenchArgs(main: string, args: readonly string[], flags: readonly string[] = []): Promise<string[]> {
   return [...JVM_FLAGS.filter((f) => f.startsWith("-D")), ...flags, "-cp", await classpath(), main, ...args];
 }
+
+/**
+ * The peer's class path (the fixture's jars, the compiled programs, Debian's jars) and JVM flags,
+ * for programs compiled elsewhere (test/java/dubbo-protobuf.test.ts): `javac -cp` takes the
+ * class path, and `javaTestArgs` starts `main` with `extra` entries added to it.
+ */
+export function dubboClasspath(): Promise<string> {
+  return classpath();
+}
+
+export async function javaTestArgs(main: string, args: readonly string[], extra: readonly string[]): Promise<string[]> {
+  return [...JVM_FLAGS, "-cp", [await classpath(), ...extra].join(":"), main, ...args];
+}
