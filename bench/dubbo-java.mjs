@@ -85,11 +85,14 @@ for (let round = 1; round <= ROUNDS; round++) {
     for (const [name, [provider, load]] of Object.entries(PAIRS)) {
       const port = await freePort();
       const p = await provider(port);
+      const key = `${ser} | ${name}`;
       try {
         const rate = await load(port, ser);
-        const key = `${ser} | ${name}`;
         best[key] = Math.max(best[key] ?? 0, rate);
         console.log(`round ${round} ${key}: ${Math.round(rate)} calls/s`);
+      } catch (e) {
+        // A run that fails (a call timed out on a loaded machine) is reported and left out.
+        console.log(`round ${round} ${key}: failed: ${e.message.split("\n").find((l) => /Exception|Error/.test(l)) ?? e.message.slice(0, 300)}`);
       } finally {
         await p.stop();
       }

@@ -32,7 +32,7 @@ public final class LoadDriver {
         r.setProtocol("tri");
         r.setRetries(0);
         r.setCheck(false);
-        r.setTimeout(10000);
+        r.setTimeout(30000);
         r.setUrl(url + "?serialization=" + serialization + "&prefer.serialization=" + serialization);
         Bench b = r.get();
         Address a = new Address("Zürich", 8001);
