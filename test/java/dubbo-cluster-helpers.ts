@@ -37,3 +37,25 @@ export function killChild(proc: ChildProcess): Promise<void> {
   proc.kill("SIGKILL");
   return exited;
 }
+
+/** How long a change may take to reach a consumer: Java throttles its notifications (up to 5 s), ZooKeeper under load. */
+export const FOLLOW_MS = 25_000;
+
+/** Which providers answer `n` calls at once (answer → calls; failures under their message). */
+export async function tally(call: () => Promise<string>, n = 24): Promise<Map<string, number>> {
+  const seen = new Map<string, number>();
+  const answers = await Promise.all(Array.from({ length: n }, () => call().catch((e: Error) => `error: ${e.message}`)));
+  for (const a of answers) seen.set(a, (seen.get(a) ?? 0) + 1);
+  return seen;
+}
+
+/** Polls until `tag` answers some of a batch of calls; the time it took, ms. */
+export async function until(call: () => Promise<string>, tag: string, what: string): Promise<number> {
+  const start = Date.now();
+  for (;;) {
+    const seen = await tally(call, 12);
+    if (seen.has(tag)) return Date.now() - start;
+    if (Date.now() - start > FOLLOW_MS) throw new Error(`${what}: ${tag} not called within ${FOLLOW_MS} ms (answers: ${JSON.stringify([...seen])})`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
