@@ -11,6 +11,7 @@ import type { ClientOptions } from "./options.js";
 import type { Provider } from "../transport/client/provider.js";
 import { registryDirectory } from "./cluster/registry-directory.js";
 import type { ServiceKey } from "../registry/url.js";
+import { checkTlsPem } from "../transport/tls-pem.js";
 
 type IsContext<P> = 0 extends 1 & P ? false : [P] extends [CallContext] ? true : false;
 
@@ -136,6 +137,7 @@ export function createClient<S>(service: abstract new (...args: any[]) => S, opt
 export function createClient<C = ProtoClient>(service: protobuf.Service | ProtoServiceRef, options: ClientOptions): C;
 export function createClient(service: ServiceClass | protobuf.Service | ProtoServiceRef, options: ClientOptions): unknown {
   if (!options || typeof options !== "object") throw new TypeError("createClient: options are required: { providers: [...] } or { registry: \"zookeeper://host:port\" }");
+  checkTlsPem(options.tls, "createClient");
   const desc = describeSource(service);
   const serviceName = options.serviceName ?? desc.name;
   const version = options.version ?? desc.version;

@@ -1,9 +1,11 @@
-import type { RpcError } from "../protocol/rpc-error.js";
+import { Code } from "../protocol/code.js";
+import { RpcError } from "../protocol/rpc-error.js";
 import type { ParamDescriptor } from "../service/descriptors.js";
 import { FileUpload } from "../service/file-upload.js";
-import type { NumberProto, TypeDesc } from "../service/type-desc.js";
+import type { JavaText, NumberProto, TypeDesc } from "../service/type-desc.js";
 import { UploadedFile } from "../service/type-desc.js";
 import { bigIntFromDecimal, checkDigits, describeBigInt } from "./big-numbers.js";
+import { JavaValueError, javaValueExample, parseJavaValue } from "./java-values.js";
 import { bindError } from "./bind-error.js";
 import { FORBIDDEN_KEYS } from "./json.js";
 import { cutText, quote } from "../protocol/wire-text.js";
@@ -22,8 +24,94 @@ function describe(v: unknown): string {
   return typeof v === "object" ? "an object" : cutText(`${typeof v} ${String(v)}`, 60);
 }
 
+/** One thing wrong with a request's arguments: where (`parameter #1 (user).address.city`) and what. */
+export interface BindProblem {
+  readonly where: string;
+  readonly description: string;
+}
+
+/**
+ * How many problems one JSON binding lists before it stops (the validator's cap, MAX_VIOLATIONS,
+ * is the same): binding stops there, so a body of a million bad values costs 100 errors, not a
+ * million.
+ */
+export const MAX_BIND_PROBLEMS = 100;
+
+/** The where and what of the errors the converters throw (the message is both, joined). */
+const PROBLEMS = new WeakMap<RpcError, BindProblem>();
+
+function problemError(where: string, description: string): RpcError {
+  const e = bindError(`${where} ${description}`);
+  PROBLEMS.set(e, { where, description });
+  return e;
+}
+
+/**
+ * The problems of the binding under way, when it collects them (the JSON binder does: every
+ * missing field and bad value in one answer); undefined otherwise, and then the first problem
+ * throws. Binding is synchronous, so one slot serves every call.
+ */
+let sink: BindProblem[] | undefined;
+/** Thrown past every boundary once the sink holds {@link MAX_BIND_PROBLEMS}. */
+const STOP = new RpcError(Code.InvalidArgument, "too many problems");
+
+function addProblem(p: BindProblem): void {
+  (sink as BindProblem[]).push(p);
+  if ((sink as BindProblem[]).length >= MAX_BIND_PROBLEMS) throw STOP;
+}
+
+/**
+ * At a boundary (a field, an element, a parameter): records a bad value's error and lets binding
+ * go on with the next one, when problems are collected; rethrows anything else.
+ */
+export function collect(e: unknown): void {
+  if (sink === undefined || e === STOP || !(e instanceof RpcError) || e.code !== Code.InvalidArgument) throw e;
+  addProblem(PROBLEMS.get(e) ?? { where: "", description: e.message });
+}
+
+/** A JSON binding that found problems: all of them, and the arguments bound despite them. */
+export class BindFailure extends RpcError {
+  constructor(
+    readonly problems: readonly BindProblem[],
+    /** The arguments bound (a bad one left undefined); undefined when none could be. */
+    readonly partial: unknown[] | undefined,
+    /** Binding stopped at {@link MAX_BIND_PROBLEMS}: there may be more. */
+    readonly stopped: boolean,
+  ) {
+    const lines = problems.map((p) => (p.where ? `${p.where} ${p.description}` : p.description));
+    super(Code.InvalidArgument, stopped ? `${lines.join("; ")}; and more (binding stopped after ${problems.length} problems)` : lines.join("; "), {
+      legacyStatus: 40,
+    });
+  }
+}
+
+/** A missing argument or field: recorded when problems are collected, else thrown. */
+export function missing(where: string, description: string): void {
+  if (sink === undefined) throw problemError(where, description);
+  addProblem({ where, description });
+}
+
+/** Runs a binding that collects its problems: its arguments, or a {@link BindFailure} listing them all. */
+export function collecting<T>(bind: (body: T) => unknown[], body: T): unknown[] {
+  const outer = sink;
+  const mine: BindProblem[] = [];
+  sink = mine;
+  let args: unknown[] | undefined;
+  let stopped = false;
+  try {
+    args = bind(body);
+  } catch (e) {
+    stopped = e === STOP;
+    if (!stopped) collect(e);
+  } finally {
+    sink = outer;
+  }
+  if (mine.length > 0) throw new BindFailure(mine, stopped ? undefined : args, stopped);
+  return args as unknown[];
+}
+
 function fail(where: string, expected: string, v: unknown): never {
-  throw bindError(`${where} must be ${expected}, got ${describe(v)}`);
+  throw problemError(where, `must be ${expected}, got ${describe(v)}`);
 }
 
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
@@ -71,7 +159,7 @@ const cache = new WeakMap<TypeDesc, Converter>();
 
 /** A required field of a decorated class that the request left out: `parameter #1 (item).name is missing`. */
 export function missingField(where: string, field: string): RpcError {
-  return bindError(`${where}.${field} is missing`);
+  return problemError(`${where}.${field}`, "is missing");
 }
 
 /** An optional parameter's converter: absent (or null) binds `undefined`. */
@@ -84,11 +172,18 @@ export function paramConverters(params: readonly ParamDescriptor[]): Converter[]
   return params.map((p) => (p.optional ? orUndefined(compileConverter(p.type)) : compileConverter(p.type)));
 }
 
-function arrayConverter(el: Converter): Converter {
+function arrayConverter(el: Converter, set: boolean): Converter {
   return (v, w) => {
+    if (set && v instanceof Set) v = [...v];
     if (!Array.isArray(v)) fail(w, "an array", v);
     const out = new Array(v.length);
-    for (let i = 0; i < v.length; i++) out[i] = el(v[i], `${w}[${i}]`);
+    for (let i = 0; i < v.length; i++) {
+      try {
+        out[i] = el(v[i], `${w}[${i}]`);
+      } catch (e) {
+        collect(e);
+      }
+    }
     return out;
   };
 }
@@ -100,7 +195,13 @@ function mapConverter(val: Converter, asMap: boolean): Converter {
     const out: Map<string, unknown> | Record<string, unknown> = asMap ? new Map() : {};
     for (const k of Object.keys(v)) {
       if (FORBIDDEN_KEYS.has(k)) continue;
-      const x = val(v[k], `${w}.${cutText(k)}`);
+      let x: unknown;
+      try {
+        x = val(v[k], `${w}.${cutText(k)}`);
+      } catch (e) {
+        collect(e);
+        continue;
+      }
       if (asMap) (out as Map<string, unknown>).set(k, x);
       else (out as Record<string, unknown>)[k] = x;
     }
@@ -119,10 +220,16 @@ function classConverter(t: Extract<TypeDesc, { kind: "class" }>): Converter {
     for (const f of fields) {
       const x = v[f.name];
       if (x === undefined || x === null) {
-        if (!f.optional) throw missingField(w, f.name);
+        if (f.optional) continue;
+        if (sink === undefined) throw missingField(w, f.name);
+        addProblem({ where: `${w}.${f.name}`, description: "is missing" });
         continue;
       }
-      out[f.name] = f.conv(x, `${w}.${f.name}`);
+      try {
+        out[f.name] = f.conv(x, `${w}.${f.name}`);
+      } catch (e) {
+        collect(e);
+      }
     }
     return out;
   };
@@ -166,6 +273,38 @@ function numberConverter(proto: NumberProto | undefined): Converter {
 }
 
 /**
+ * The text of a Java value class (`T.bigDecimal`, `T.localDate`, `T.enum(…)`…): taken as sent
+ * once it parses as one (a decimal's digits bounded by `limits.maxNumberDigits` first), else a 400
+ * naming `w` and saying what is wrong.
+ */
+function javaTextConverter(java: JavaText): Converter {
+  const expected = javaValueExample(java);
+  return (v, w) => {
+    if (typeof v !== "string") return fail(w, expected, v);
+    if (java.type === "decimal") checkDigits(v, w);
+    try {
+      parseJavaValue(java, v);
+    } catch (e) {
+      if (e instanceof JavaValueError) throw bindError(`${w} must be ${expected}; ${describe(v)}: ${e.message}`);
+      throw e;
+    }
+    return v;
+  };
+}
+
+const SMALL_INTS = { short: [-32768, 32767], byte: [-128, 127] } as const;
+
+/** A Java `short` or `byte`: an integer in its range. */
+function smallIntConverter(java: "short" | "byte"): Converter {
+  const [min, max] = SMALL_INTS[java];
+  const num = numberConverter("int32");
+  return (v, w) => {
+    const n = num(v, w) as number;
+    return n >= min && n <= max ? n : fail(w, `a Java ${java} (an integer from ${min} to ${max})`, v);
+  };
+}
+
+/**
  * Compiles a converter for values decoded from JSON (or XML, or multipart JSON parts). Strict:
  * a string parameter takes a string, a number parameter a finite number, and so on; converting
  * text to other types is {@link compileTextConverter}'s job.
@@ -176,10 +315,10 @@ export function compileConverter(t: TypeDesc): Converter {
   let conv: Converter;
   switch (t.kind) {
     case "string":
-      conv = (v, w) => (typeof v === "string" ? v : fail(w, "a string", v));
+      conv = t.java ? javaTextConverter(t.java) : (v, w) => (typeof v === "string" ? v : fail(w, "a string", v));
       break;
     case "number":
-      conv = numberConverter(t.proto);
+      conv = t.java ? smallIntConverter(t.java) : numberConverter(t.proto);
       break;
     case "boolean":
       conv = (v, w) => (typeof v === "boolean" ? v : fail(w, "a boolean", v));
@@ -208,7 +347,7 @@ export function compileConverter(t: TypeDesc): Converter {
       conv = (v) => v;
       break;
     case "array":
-      conv = arrayConverter(compileConverter(t.element));
+      conv = arrayConverter(compileConverter(t.element), t.java === "java.util.Set");
       break;
     case "map":
       conv = mapConverter(compileConverter(t.value), t.as === "map");
@@ -229,9 +368,14 @@ const INTEGER = /^\s*[-+]?\d+\s*$/;
 export function compileTextConverter(t: TypeDesc): (text: string, where: string) => unknown {
   switch (t.kind) {
     case "string":
+      return t.java ? (compileConverter(t) as (text: string, where: string) => unknown) : (s) => s;
     case "any":
       return (s) => s;
     case "number":
+      if (t.java) {
+        const small = compileConverter(t);
+        return (s, w) => small(/^\s*[-+]?\d{1,6}\s*$/.test(s) ? Number(s) : s, w);
+      }
       return (s, w) => {
         checkDigits(s, w);
         // Decimal only: Number() would also read "0x10", "0b1" and "0o7".
@@ -286,16 +430,9 @@ function objectLike(t: TypeDesc): boolean {
   return t.kind === "class" || t.kind === "map" || t.kind === "any";
 }
 
-/**
- * Binds a decoded JSON body to a method's parameters: a JSON array of the
- * arguments in order; for one parameter also the bare value; an object keyed by parameter names
- * when every parameter is named.
- */
-export function compileJsonBinder(params: readonly ParamDescriptor[]): (body: unknown) => unknown[] {
-  const convs = paramConverters(params);
-  const labels = params.map((p, i) => paramLabel(p, i));
+/** The two forms of a JSON argument list: an array by position, an object by parameter name. */
+function argumentBinders(params: readonly ParamDescriptor[], convs: readonly Converter[], labels: readonly string[]) {
   const n = params.length;
-  const allNamed = n > 0 && params.every((p) => p.name);
   const positional = (arr: unknown[]): unknown[] => {
     if (arr.length > n || (arr.length < n && !params[arr.length].optional)) {
       const missing = arr.length < n ? `${labels[arr.length]} is missing: ` : "";
@@ -304,7 +441,11 @@ export function compileJsonBinder(params: readonly ParamDescriptor[]): (body: un
     const out = new Array(n);
     for (let i = 0; i < n; i++) {
       if (i >= arr.length && !params[i].optional) throw bindError(`${labels[i]} is missing: the JSON array has ${arr.length} arguments`);
-      out[i] = convs[i](arr[i], labels[i]);
+      try {
+        out[i] = convs[i](arr[i], labels[i]);
+      } catch (e) {
+        collect(e);
+      }
     }
     return out;
   };
@@ -312,11 +453,33 @@ export function compileJsonBinder(params: readonly ParamDescriptor[]): (body: un
     const out = new Array(n);
     for (let i = 0; i < n; i++) {
       const name = params[i].name as string;
-      if (!Object.hasOwn(obj, name) && !params[i].optional) throw bindError(`${labels[i]} is missing`);
-      out[i] = convs[i](obj[name], labels[i]);
+      if (!Object.hasOwn(obj, name) && !params[i].optional) {
+        addProblem({ where: labels[i], description: "is missing" });
+        continue;
+      }
+      try {
+        out[i] = convs[i](obj[name], labels[i]);
+      } catch (e) {
+        collect(e);
+      }
     }
     return out;
   };
+  return { positional, byName };
+}
+
+/**
+ * Binds a decoded JSON body to a method's parameters: a JSON array of the
+ * arguments in order; for one parameter also the bare value; an object keyed by parameter names
+ * when every parameter is named. Every missing field and bad value is found before it fails: a
+ * {@link BindFailure} lists them all (up to {@link MAX_BIND_PROBLEMS}) with the arguments bound.
+ */
+export function compileJsonBinder(params: readonly ParamDescriptor[]): (body: unknown) => unknown[] {
+  const convs = paramConverters(params);
+  const labels = params.map((p, i) => paramLabel(p, i));
+  const n = params.length;
+  const allNamed = n > 0 && params.every((p) => p.name);
+  const { positional, byName } = argumentBinders(params, convs, labels);
   if (n === 0) {
     return (body) => {
       if (body === null || body === undefined || (Array.isArray(body) && body.length === 0)) return [];
@@ -328,20 +491,23 @@ export function compileJsonBinder(params: readonly ParamDescriptor[]): (body: un
     const p = params[0];
     const wantsArray = takesArray(p.type);
     const name = p.name;
-    return (body) => {
+    const one = (body: unknown): unknown[] => {
       if (Array.isArray(body)) {
         if (!wantsArray) return positional(body);
         // A bare array is the value; `[[...]]` is the value wrapped in an argument array.
         if (body.length === 1 && Array.isArray(body[0]) && p.type.kind === "array" && !takesArray((p.type as { element: TypeDesc }).element)) {
           return [convs[0](body[0], labels[0])];
         }
+        // Bytes as base64 text in the argument array (`["AQID"]`, the OpenAPI document's array form).
+        if (body.length === 1 && typeof body[0] === "string" && p.type.kind !== "array") return [convs[0](body[0], labels[0])];
         return [convs[0](body, labels[0])];
       }
       if (name && !objectLike(p.type) && isPlainObject(body) && Object.hasOwn(body, name)) return byName(body);
       return [convs[0](body, labels[0])];
     };
+    return (body) => collecting(one, body);
   }
-  return (body) => {
+  const many = (body: unknown): unknown[] => {
     if (Array.isArray(body)) return positional(body);
     if (allNamed && isPlainObject(body)) return byName(body);
     throw bindError(
@@ -350,6 +516,7 @@ export function compileJsonBinder(params: readonly ParamDescriptor[]): (body: un
         : `expected a JSON array of ${n} arguments`,
     );
   };
+  return (body) => collecting(many, body);
 }
 
 

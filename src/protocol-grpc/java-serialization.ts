@@ -3,6 +3,7 @@ import { HessianError, JAVA_CLASS, readHessian } from "../serialization/hessian2
 import { writeHessian } from "../serialization/hessian2/writer.js";
 import { JsonbError, readJsonb, writeJsonb } from "../serialization/jsonb/index.js";
 import type { TypeDesc } from "../service/type-desc.js";
+import { javaTextOf } from "./java-text-read.js";
 
 /**
  * Dubbo Java's serializations of one value inside the Triple wrapper: hessian2 (Hessian 2.0,
@@ -129,6 +130,10 @@ const javaLangName = (cls: string): string => (FASTJSON2_SIMPLE_NAMES.has(cls) ?
 
 const DEFAULTS: Partial<Record<TypeDesc["kind"], unknown>> = { number: 0, boolean: false, bigint: 0n };
 
+/** hessian-lite's `java.sql.Timestamp`: an object holding its date in `value`. */
+const isTimestamp = (v: unknown): boolean =>
+  typeof v === "object" && v !== null && (v as Record<symbol, unknown>)[JAVA_CLASS] === "java.sql.Timestamp" && (v as { value?: unknown }).value instanceof Date;
+
 /** Caucho Hessian writes a lone Short, Byte or Float as an object of one of these, its value in `_value`. */
 const HANDLES = new Set(["com.caucho.hessian.io.ShortHandle", "com.caucho.hessian.io.ByteHandle", "com.caucho.hessian.io.FloatHandle"]);
 
@@ -251,6 +256,8 @@ function bigDecimal(text: string, t: TypeDesc): unknown {
  * classes, arrays and maps; `v` is a freshly decoded value, bounded by the reader's limits.
  */
 export function fillDefaults(v: unknown, t: TypeDesc): unknown {
+  if (t.kind === "string" && t.java && v !== null && v !== undefined) return javaTextOf(v, t.java);
+  if (t.kind === "date" && isTimestamp(v)) return (v as { value: Date }).value;
   // A Java number where a string is declared: its decimal text, as hessian-lite's
   // Hessian2Input.readString and fastjson2's JSONReader.readString read one.
   if (typeof v === "number" || typeof v === "bigint") return t.kind === "string" ? String(v) : v;

@@ -11,8 +11,10 @@ import type { TypeDesc } from "../service/type-desc.js";
 export function javaTypeName(t: TypeDesc, optional = false, strict = false): string {
   switch (t.kind) {
     case "string":
-      return "java.lang.String";
+      if (t.java?.type === "char") return optional ? "java.lang.Character" : "char";
+      return t.java?.name ?? "java.lang.String";
     case "number":
+      if (t.java) return optional ? (t.java === "short" ? "java.lang.Short" : "java.lang.Byte") : t.java;
       return numberName(t.proto, optional);
     case "boolean":
       return optional ? "java.lang.Boolean" : "boolean";
@@ -26,9 +28,9 @@ export function javaTypeName(t: TypeDesc, optional = false, strict = false): str
     case "download":
       return "[B";
     case "array":
-      return "java.util.List";
+      return t.java ?? "java.util.List";
     case "map":
-      return "java.util.Map";
+      return t.java ?? "java.util.Map";
     case "class":
       return javaClassName(t, strict);
     default:

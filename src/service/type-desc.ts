@@ -8,9 +8,10 @@ import { type Constraints, checkConstraints, pickConstraints } from "./constrain
  * these; nothing reads reflect-metadata at call time.
  */
 export type TypeDesc =
-  | { readonly kind: "string" }
-  /** A JavaScript number; `proto` picks its protobuf type (double unless said otherwise). */
-  | { readonly kind: "number"; readonly proto?: NumberProto }
+  /** A string; `java` makes it the text of a Java value class (`T.bigDecimal`, `T.localDate`, `T.enum(…)`…). */
+  | { readonly kind: "string"; readonly java?: JavaText }
+  /** A JavaScript number; `proto` picks its protobuf type (double unless said otherwise); `java` a Java `short` or `byte`. */
+  | { readonly kind: "number"; readonly proto?: NumberProto; readonly java?: "short" | "byte" }
   | { readonly kind: "boolean" }
   /** A bigint; `java` names it `java.math.BigInteger` for Dubbo's Java serializations (else a Java `long`). */
   | { readonly kind: "bigint"; readonly java?: "java.math.BigInteger" }
@@ -23,12 +24,44 @@ export type TypeDesc =
   /** A file or stream result (`@Method({ returns: Download })`): the typed client reads it as a stream. */
   | { readonly kind: "download" }
   /** Map<string, V> or Record<string, V>: `as` says which the handler receives. */
-  | { readonly kind: "map"; readonly value: TypeDesc; readonly as: "map" | "record" }
-  | { readonly kind: "array"; readonly element: TypeDesc }
+  | { readonly kind: "map"; readonly value: TypeDesc; readonly as: "map" | "record"; readonly java?: JavaMapClass }
+  /** An array; `java` names the Java collection or primitive array it is (`T.set`, `T.javaArray`). */
+  | { readonly kind: "array"; readonly element: TypeDesc; readonly java?: JavaArrayClass }
   /** A decorated class: its fields carry their own metadata. */
   | { readonly kind: "class"; readonly ctor: new () => unknown; readonly fields: readonly FieldDesc[] }
   /** Any JSON-like value (interfaces, unions and `any` all emit `Object`). */
   | { readonly kind: "any" };
+
+/**
+ * The Java value classes a string stands for (exact text, never a float or a `Date` on the way;
+ * docs/schema.md has each one's form): `decimal` `java.math.BigDecimal`, the `java.time` classes,
+ * `timestamp` `java.sql.Timestamp`, `char` a Java `char`, `enum` a Java enum (`name` its class).
+ */
+export type JavaTextType =
+  | "decimal"
+  | "localDate"
+  | "localTime"
+  | "localDateTime"
+  | "instant"
+  | "offsetDateTime"
+  | "zonedDateTime"
+  | "duration"
+  | "timestamp"
+  | "char"
+  | "enum";
+
+/** A string's Java value class: its kind, its Java class name, an enum's constants. */
+export interface JavaText {
+  readonly type: JavaTextType;
+  readonly name: string;
+  readonly values?: readonly string[];
+}
+
+/** The Java maps a `T.map` can be besides `java.util.Map` (written with their class name). */
+export type JavaMapClass = "java.util.TreeMap" | "java.util.LinkedHashMap";
+
+/** A Java `Set` (`T.set`) or primitive array (`T.javaArray`: `[I` int[], `[J` long[] …). */
+export type JavaArrayClass = "java.util.Set" | "[I" | "[J" | "[D" | "[F" | "[S" | "[Z";
 
 /** The protobuf types a JavaScript number can travel as. */
 export type NumberProto = "double" | "float" | "int32" | "uint32" | "int64" | "uint64";
@@ -115,6 +148,40 @@ export const T: {
    * `bigint` alone is a Java `long`). Elsewhere the same as `bigint` (protobuf `int64`).
    */
   readonly bigInteger: TypeDesc;
+  /** A Java `short` (a number from -32768 to 32767; `java.lang.Short` when optional). */
+  readonly short: TypeDesc;
+  /** A Java `byte` (a number from -128 to 127; `java.lang.Byte` when optional). */
+  readonly byte: TypeDesc;
+  /** A Java `char`: a string of one UTF-16 unit (`java.lang.Character` when optional). */
+  readonly char: TypeDesc;
+  /** `java.math.BigDecimal`, exactly: its text as Java's `toString()` writes it (`"1.10"`, `"1E+3"`), scale kept. */
+  readonly bigDecimal: TypeDesc;
+  /** `java.time.LocalDate` as ISO text (`"2024-01-31"`). */
+  readonly localDate: TypeDesc;
+  /** `java.time.LocalTime` as ISO text (`"10:15:30.123456789"`), to the nanosecond. */
+  readonly localTime: TypeDesc;
+  /** `java.time.LocalDateTime` as ISO text (`"2024-01-31T10:15:30.5"`), to the nanosecond. */
+  readonly localDateTime: TypeDesc;
+  /** `java.time.Instant` as ISO text in UTC (`"2024-01-31T10:15:30.000000001Z"`), to the nanosecond. */
+  readonly instant: TypeDesc;
+  /** `java.time.OffsetDateTime` as ISO text with its offset (`"2024-01-31T10:15:30+01:00"`). */
+  readonly offsetDateTime: TypeDesc;
+  /** `java.time.ZonedDateTime` as Java writes it (`"2024-03-31T03:30+02:00[Europe/Berlin]"`). */
+  readonly zonedDateTime: TypeDesc;
+  /** `java.time.Duration` as ISO text (`"PT8H6M12.345S"`), to the nanosecond. */
+  readonly duration: TypeDesc;
+  /** `java.sql.Timestamp` as ISO instant text in UTC (`"2024-01-31T10:15:30.123Z"`). */
+  readonly timestamp: TypeDesc;
+  /** A Java enum `name` (its class) with these constants: a string, one of `values`. */
+  enum(name: string, values: readonly string[]): TypeDesc;
+  /** A `java.util.Set` of `element`: an array (or a `Set`) on our side, written as a `HashSet`. */
+  set(element: TypeSpec): TypeDesc;
+  /** A `java.util.TreeMap<String, V>`: a `Map` on our side. */
+  treeMap(value?: TypeSpec): TypeDesc;
+  /** A `java.util.LinkedHashMap<String, V>`: a `Map` on our side (its order kept). */
+  linkedHashMap(value?: TypeSpec): TypeDesc;
+  /** A Java primitive array of `element` (`T.int32` int[], `T.bigint` or `T.int64` long[], `T.double` double[], `T.float` float[], `T.short` short[], `T.boolean` boolean[]); `byte[]` is `Uint8Array`. */
+  javaArray(element: TypeDesc): TypeDesc;
   map(value?: TypeSpec): TypeDesc;
   record(value?: TypeSpec): TypeDesc;
   array(element: TypeSpec): TypeDesc;
@@ -136,6 +203,45 @@ export const T: {
   float: { kind: "number", proto: "float" } as TypeDesc,
   double: { kind: "number", proto: "double" } as TypeDesc,
   bigInteger: { kind: "bigint", java: "java.math.BigInteger" } as TypeDesc,
+  short: { kind: "number", proto: "int32", java: "short" } as TypeDesc,
+  byte: { kind: "number", proto: "int32", java: "byte" } as TypeDesc,
+  char: javaText("char", "char"),
+  bigDecimal: javaText("decimal", "java.math.BigDecimal"),
+  localDate: javaText("localDate", "java.time.LocalDate"),
+  localTime: javaText("localTime", "java.time.LocalTime"),
+  localDateTime: javaText("localDateTime", "java.time.LocalDateTime"),
+  instant: javaText("instant", "java.time.Instant"),
+  offsetDateTime: javaText("offsetDateTime", "java.time.OffsetDateTime"),
+  zonedDateTime: javaText("zonedDateTime", "java.time.ZonedDateTime"),
+  duration: javaText("duration", "java.time.Duration"),
+  timestamp: javaText("timestamp", "java.sql.Timestamp"),
+  enum(name: string, values: readonly string[]): TypeDesc {
+    if (typeof name !== "string" || !/^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/.test(name)) {
+      throw new TypeError(`T.enum: "${String(name)}" is not a Java class name (like "org.example.Color")`);
+    }
+    if (!Array.isArray(values) || values.length === 0 || !values.every((v) => typeof v === "string" && /^[A-Za-z_$][\w$]*$/.test(v))) {
+      throw new TypeError(`T.enum("${name}", …): the constants must be a non-empty array of Java identifiers (like ["RED", "GREEN"])`);
+    }
+    return { kind: "string", java: { type: "enum", name, values: [...values] } };
+  },
+  set(element: TypeSpec): TypeDesc {
+    return { kind: "array", element: resolveType(element, "set element"), java: "java.util.Set" };
+  },
+  treeMap(value: TypeSpec = T.string): TypeDesc {
+    return { kind: "map", value: resolveType(value, "map value"), as: "map", java: "java.util.TreeMap" };
+  },
+  linkedHashMap(value: TypeSpec = T.string): TypeDesc {
+    return { kind: "map", value: resolveType(value, "map value"), as: "map", java: "java.util.LinkedHashMap" };
+  },
+  javaArray(element: TypeDesc): TypeDesc {
+    const java = primitiveArrayClass(element);
+    if (!java) {
+      throw new TypeError(
+        "T.javaArray: the element must be T.int32, T.int64, T.bigint, T.double, T.number, T.float, T.short or T.boolean (byte[] is Uint8Array; arrays of classes are T.array)",
+      );
+    }
+    return { kind: "array", element, java };
+  },
   /** `Map<string, V>` */
   map(value: TypeSpec = T.string): TypeDesc {
     return { kind: "map", value: resolveType(value, "map value"), as: "map" };
@@ -149,6 +255,32 @@ export const T: {
     return { kind: "array", element: resolveType(element, "array element") };
   },
 };
+
+function javaText(type: JavaTextType, name: string): TypeDesc {
+  return { kind: "string", java: { type, name } };
+}
+
+/** The Java primitive array class of an element type, if it has one. */
+function primitiveArrayClass(t: TypeDesc): JavaArrayClass | undefined {
+  if (t.kind === "boolean") return "[Z";
+  if (t.kind === "bigint" && !t.java) return "[J";
+  if (t.kind !== "number") return undefined;
+  if (t.java === "short") return "[S";
+  if (t.java === "byte") return undefined;
+  switch (t.proto) {
+    case "int32":
+      return "[I";
+    case "int64":
+      return "[J";
+    case "float":
+      return "[F";
+    case undefined:
+    case "double":
+      return "[D";
+    default:
+      return undefined;
+  }
+}
 
 /**
  * `Symbol.metadata`, where standard (TC39) decorators keep a class's metadata (TypeScript 5.2+,
@@ -165,6 +297,8 @@ export const FIELDS_KEY = Symbol.for("triple-rpc:fields");
 export interface RawField {
   name: string;
   spec: TypeSpec | undefined;
+  /** The compiler's `design:type`, when it emitted one and a type was also declared (checked to agree). */
+  design?: unknown;
   optional: boolean;
   tag: number | undefined;
   constraints?: Constraints;
@@ -184,6 +318,7 @@ export function recordField(target: object, name: string, options: FieldOptions)
   const entry: RawField = {
     name,
     spec: options.type ?? designType,
+    design: options.type !== undefined ? designType : undefined,
     optional: options.optional === true,
     tag: options.tag,
     constraints: pickConstraints(options),
@@ -227,6 +362,7 @@ function classType(spec: new () => unknown, where: string): TypeDesc {
       const fwhere = `${spec.name}.${f.name}`;
       if (f.spec === undefined) throw untypedField(fwhere);
       const type = resolveType(f.spec, fwhere);
+      checkDeclaredType(type, f.design, fwhere);
       fields.push({ name: f.name, type, optional: f.optional, tag: f.tag, constraints: checkConstraints(f.constraints, type, fwhere) });
     }
   } catch (e) {
@@ -256,6 +392,53 @@ function untypedField(where: string): TypeError {
   );
 }
 
+/** The kinds a declared type may have when the compiler's metadata names `design` (undefined: any kind). */
+function kindsOf(design: unknown): readonly string[] | undefined {
+  switch (design) {
+    case String:
+      return ["string"];
+    case Number:
+      return ["number"];
+    case Boolean:
+      return ["boolean"];
+    case BigInt:
+      return ["bigint"];
+    case Date:
+      return ["date"];
+    case Array:
+      return ["array"];
+    case Map:
+      return ["map"];
+    case FileUpload:
+      return ["upload"];
+    case Download:
+      return ["download"];
+  }
+  if (typeof design === "function" && (design === Uint8Array || design.prototype instanceof Uint8Array)) return ["bytes", "file"];
+  // Object (interfaces, unions, any), Promise, Function, a class: no kind to hold the declaration to.
+  return undefined;
+}
+
+/** The compiler's name for a `design:*` type, for messages. */
+function designName(design: unknown): string {
+  return typeof design === "function" ? design.name : String(design);
+}
+
+/**
+ * A declared type that contradicts the compiler's metadata (`@Param({ type: Number }) n: string`)
+ * is a registration error: one of the two is wrong, and binding by the declaration would hand the
+ * method values of a type its signature does not have. `Object` declared (any JSON) is always taken.
+ */
+export function checkDeclaredType(declared: TypeDesc, design: unknown, where: string): void {
+  if (declared.kind === "any") return;
+  const kinds = kindsOf(design);
+  if (!kinds || kinds.includes(declared.kind)) return;
+  throw new TypeError(
+    `${where}: the declared type (${declared.kind}) contradicts the TypeScript type the compiler emitted (${designName(design)}); ` +
+      `make the declaration and the signature agree (or declare Object for any JSON)`,
+  );
+}
+
 /**
  * Turns a type spec (a constructor from `design:paramtypes`, or an explicit override) into a
  * descriptor. Throws a registration-time error naming `where` for types we cannot bind.
@@ -278,7 +461,10 @@ export function resolveType(spec: TypeSpec | undefined, where: string): TypeDesc
     case Object:
       return T.any;
     case Array:
-      return { kind: "array", element: T.any };
+      throw new TypeError(
+        `${where}: an array without an element type (the compiler's metadata says only Array, not what it holds). ` +
+          `Declare it: @Param({ name: "tags", type: [String] }) or @Method({ params: [{ name: "tags", type: [String] }] }), @Field([String]); [Object] for any JSON`,
+      );
     case Map:
       return T.map(T.string);
     case UploadedFile:

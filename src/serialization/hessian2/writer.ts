@@ -1,8 +1,9 @@
 import { bigIntToWords } from "../../codec/big-numbers.js";
 import { javaClassName } from "../java-types.js";
 import { javaClassOf } from "../../service/java-class.js";
-import type { TypeDesc } from "../../service/type-desc.js";
+import type { JavaText, TypeDesc } from "../../service/type-desc.js";
 import { ByteWriter } from "../bytes.js";
+import { HessianObject, hessianObject } from "./handles.js";
 
 /**
  * A Hessian 2.0 writer, directed by our type descriptions so Java gets the classes it declared:
@@ -36,7 +37,7 @@ export class HessianWriter extends ByteWriter {
     if (v === null || v === undefined) return this.byte(0x4e);
     switch (t.kind) {
       case "string":
-        return this.string(String(v));
+        return t.java ? this.javaValue(v, t.java) : this.string(String(v));
       case "number":
         return this.number(Number(v), t.proto);
       case "boolean":
@@ -51,14 +52,31 @@ export class HessianWriter extends ByteWriter {
       case "download":
         return this.binary(v as Uint8Array);
       case "array":
-        return this.list(v as readonly unknown[], t.element);
+        return this.list(v instanceof Set ? [...v] : (v as readonly unknown[]), t.element, t.java && LIST_TYPES[t.java]);
       case "map":
-        return this.map(v as Record<string, unknown> | Map<unknown, unknown>, t.value);
+        return this.map(v as Record<string, unknown> | Map<unknown, unknown>, t.value, t.java);
       case "class":
         return this.object(v as Record<string, unknown>, javaClassName(t, true), t.fields);
       default:
         return this.dynamic(v);
     }
+  }
+
+  /** A Java value class given as its text (`T.bigDecimal`, `T.localDate`, `T.enum(…)`…): the object hessian-lite reads back into it. */
+  private javaValue(v: unknown, java: JavaText): undefined {
+    if (typeof v !== "string") throw new TypeError(`${java.name}: a string expected, got ${typeof v}`);
+    let h: HessianObject | string;
+    try {
+      h = hessianObject(java, v);
+    } catch (e) {
+      throw new TypeError(`${java.name} ${JSON.stringify(v.slice(0, 48))}: ${(e as Error).message}`);
+    }
+    if (typeof h === "string") return this.string(h);
+    this.handle(h);
+  }
+
+  private handle(h: HessianObject): undefined {
+    this.object(h.value, h.className, h.fields);
   }
 
   private number(v: number, proto: string | undefined): undefined {
@@ -260,10 +278,16 @@ export class HessianWriter extends ByteWriter {
     return true;
   }
 
-  private list(v: readonly unknown[], el: TypeDesc): undefined {
+  /** A list: untyped (Java reads an `ArrayList`), or typed (`java.util.HashSet`, `[int` for an `int[]` …). */
+  private list(v: readonly unknown[], el: TypeDesc, type?: string): undefined {
     if (!Array.isArray(v)) throw new TypeError("an array expected");
     if (this.ref(v)) return;
-    if (v.length <= 7) this.byte(0x78 + v.length);
+    if (type !== undefined) {
+      if (v.length <= 7) this.byte(0x70 + v.length);
+      else this.byte(0x56);
+      this.string(type);
+      if (v.length > 7) this.int(v.length);
+    } else if (v.length <= 7) this.byte(0x78 + v.length);
     else {
       this.byte(0x58);
       this.int(v.length);
@@ -271,10 +295,14 @@ export class HessianWriter extends ByteWriter {
     for (const x of v) this.value(x, el);
   }
 
-  private map(v: Record<string, unknown> | Map<unknown, unknown>, val: TypeDesc): undefined {
+  /** A map: untyped (Java reads a `HashMap`), or typed with its class (`java.util.TreeMap`). */
+  private map(v: Record<string, unknown> | Map<unknown, unknown>, val: TypeDesc, type?: string): undefined {
     if (typeof v !== "object" || v === null) throw new TypeError("an object expected");
     if (this.ref(v)) return;
-    this.byte(0x48);
+    if (type !== undefined) {
+      this.byte(0x4d);
+      this.string(type);
+    } else this.byte(0x48);
     const entries = v instanceof Map ? [...v] : Object.entries(v);
     for (const [k, x] of entries) {
       this.dynamic(k);
@@ -302,9 +330,24 @@ export class HessianWriter extends ByteWriter {
       this.byte(0x4f);
       this.int(def);
     }
-    for (const f of fs) this.value(v[f.name], f.type);
+    for (const f of fs) {
+      const x = v[f.name];
+      if (x instanceof HessianObject) this.handle(x);
+      else this.value(x, f.type);
+    }
   }
 }
+
+/** The list types hessian-lite writes for Java's collections and primitive arrays. */
+const LIST_TYPES: Record<string, string> = {
+  "java.util.Set": "java.util.HashSet",
+  "[I": "[int",
+  "[J": "[long",
+  "[D": "[double",
+  "[F": "[float",
+  "[S": "[short",
+  "[Z": "[boolean",
+};
 
 /** One value in hessian2, as `t` declares it. */
 export function writeHessian(v: unknown, t?: TypeDesc): Buffer {

@@ -1,6 +1,7 @@
 import { FORBIDDEN_KEYS } from "../../codec/json.js";
 import { ByteCursor, type ReadLimits } from "../bytes.js";
 import { JAVA_CLASS } from "../hessian2/reader.js";
+import { checkZone, formatDecimal, JavaValueError, zoneOffsetAt } from "../../codec/java-values.js";
 import { cutText, quote } from "../../protocol/wire-text.js";
 
 /**
@@ -10,11 +11,12 @@ import { cutText, quote } from "../../protocol/wire-text.js";
  * | JSONB | JavaScript |
  * |---|---|
  * | null, booleans, strings (latin1, UTF-8, UTF-16, GB18030), char | `null`, `boolean`, `string` |
- * | int8/16/32, float, double, decimal | `number` |
+ * | int8/16/32, float, double | `number` |
+ * | decimal (`BigDecimal`) | an object `{ value: its text }` of class `java.math.BigDecimal` (as hessian2's), exact |
  * | int64 | `number` when a safe integer, else `bigint`; bigint forms: `bigint` |
  * | timestamps (millis, seconds, minutes, instant) | `Date` |
- * | local date / date-time / time | ISO text without a zone (`2024-01-02`, `2024-01-02T03:04:05.123`, `03:04:05`) |
- * | zoned / offset date-time (`0xaa`) | `Date` (the instant) |
+ * | local date / date-time / time | ISO text without a zone (`2024-01-02`, `2024-01-02T03:04:05.123`, `03:04:05.000`; 9 digits when the nanoseconds are not whole milliseconds) |
+ * | zoned / offset date-time (`0xaa`), instant (`0xae`) | `Date` (the instant), its exact parts under {@link JAVA_TIME} |
  * | binary | `Buffer` |
  * | array | array |
  * | object with string keys | plain object (with a type name: its Java class under {@link JAVA_CLASS}) |
@@ -34,6 +36,13 @@ export class JsonbError extends Error {
 }
 
 export type JsonbReadLimits = ReadLimits;
+
+/**
+ * On a `Date` read from an instant (`0xae`: `{ seconds, nanos }`) or a zoned / offset date-time
+ * (`0xaa`: `{ dateTime, offset, zone }`): the value's exact parts, which a `Date` cannot hold
+ * (nanoseconds, the zone), for a declared `T.instant` or `T.zonedDateTime` (a non-enumerable property).
+ */
+export const JAVA_TIME: unique symbol = Symbol.for("triple-rpc:java-time");
 
 const IN_PROGRESS = -1;
 
@@ -186,7 +195,7 @@ function readScalar(r: Reader, c: number): unknown {
     case 0xb7:
       return r.fixed(4, "float");
     case 0xb8:
-      return Number(readInt64(r));
+      return decimalObject(String(readInt64(r)));
     case 0xb9:
       return readDecimal(r);
     case 0xba:
@@ -202,15 +211,22 @@ function readScalar(r: Reader, c: number): unknown {
 }
 
 /**
- * A `BigDecimal` (scale, then the unscaled value as an int64 or a `BigInteger`), as the nearest
- * `number`. Its unscaled bytes are bounded by `maxNumberDigits` before they are read.
+ * A `BigDecimal` (scale, then the unscaled value as an int64 or a `BigInteger`) as an object of
+ * class `java.math.BigDecimal` holding its exact text in `value` (hessian-lite's shape), never a
+ * float. Its unscaled bytes are bounded by `maxNumberDigits` before they are read.
  */
-function readDecimal(r: Reader): number {
+function readDecimal(r: Reader): Record<string, unknown> {
   const scale = readInt32(r);
   const c = r.peek();
   if (c === 0xbb) r.pos++;
   const unscaled = c === 0xbb ? readBigInt(r, "a BigDecimal") : readInt64(r);
-  return Number(`${unscaled}e${-scale}`);
+  return decimalObject(formatDecimal({ unscaled, scale }));
+}
+
+function decimalObject(value: string): Record<string, unknown> {
+  const o: Record<string, unknown> = { value };
+  Object.defineProperty(o, JAVA_CLASS, { value: "java.math.BigDecimal", enumerable: false });
+  return o;
 }
 
 /** A `BigInteger` (its length, then `toByteArray()`), bounded by `maxNumberDigits` before conversion; linear (hexadecimal). */
@@ -225,10 +241,18 @@ function readBigInt(r: Reader, what = "a BigInteger"): bigint {
   return r.b[r.pos - n] & 0x80 ? v - (1n << BigInt(n * 8)) : v;
 }
 
-function toDate(r: Reader, ms: number): Date {
+function toDate(r: Reader, ms: number, parts?: object): Date {
   const d = new Date(ms);
   if (Number.isNaN(d.getTime())) r.fail(`timestamp ${ms} out of range`);
+  if (parts) Object.defineProperty(d, JAVA_TIME, { value: parts, enumerable: false });
   return d;
+}
+
+/** Seconds and nanoseconds as JSONB's fraction text: milliseconds (`.123`), or 9 digits when finer. */
+const nanoText = (n: number): string => (n % 1e6 === 0 ? pad(n / 1e6, 3) : pad(n, 9));
+
+function checkTime(r: Reader, h: number, mi: number, s: number, nanos: number): void {
+  if (h > 23 || mi > 59 || s > 59 || nanos < 0 || nanos > 999_999_999) r.fail(`time ${h}:${mi}:${s}.${nanos} out of range`);
 }
 
 const pad = (n: number, w = 2): string => String(n).padStart(w, "0");
@@ -244,7 +268,8 @@ function readTemporal(r: Reader, c: number): unknown {
     case 0xae: {
       const s = readInt64(r);
       const nanos = readInt32(r);
-      return toDate(r, Number(s) * 1000 + Math.floor(nanos / 1e6));
+      if (nanos < 0 || nanos > 999_999_999) r.fail(`instant nanoseconds ${nanos} out of range`);
+      return toDate(r, Number(s) * 1000 + Math.floor(nanos / 1e6), { seconds: s, nanos });
     }
     case 0xa9: {
       const y = r.fixed(2, "int") as number;
@@ -253,13 +278,15 @@ function readTemporal(r: Reader, c: number): unknown {
     case 0xa8: {
       const y = r.fixed(2, "int") as number;
       const [mo, d, h, mi, s] = [r.byte(), r.byte(), r.byte(), r.byte(), r.byte()];
-      const ms = Math.floor(readInt32(r) / 1e6);
-      return `${pad(y, 4)}-${pad(mo)}-${pad(d)}T${pad(h)}:${pad(mi)}:${pad(s)}.${pad(ms, 3)}`;
+      const nanos = readInt32(r);
+      checkTime(r, h, mi, s, nanos);
+      return `${pad(y, 4)}-${pad(mo)}-${pad(d)}T${pad(h)}:${pad(mi)}:${pad(s)}.${nanoText(nanos)}`;
     }
     case 0xa7: {
       const [h, mi, s] = [r.byte(), r.byte(), r.byte()];
-      const ms = Math.floor(readInt32(r) / 1e6);
-      return `${pad(h)}:${pad(mi)}:${pad(s)}.${pad(ms, 3)}`;
+      const nanos = readInt32(r);
+      checkTime(r, h, mi, s, nanos);
+      return `${pad(h)}:${pad(mi)}:${pad(s)}.${nanoText(nanos)}`;
     }
     case 0xaa:
       return readZoned(r);
@@ -275,20 +302,27 @@ function readTemporal(r: Reader, c: number): unknown {
 function readZoned(r: Reader): Date {
   const y = r.fixed(2, "int") as number;
   const [mo, d, h, mi, s] = [r.byte(), r.byte(), r.byte(), r.byte(), r.byte()];
-  const ms = Math.floor(readInt32(r) / 1e6);
+  const nanos = readInt32(r);
+  checkTime(r, h, mi, s, nanos);
   const c = r.peek();
   if (c < 0x49 || c > 0x7e) r.fail("a zone id expected");
   const zone = readString(r);
   const local = new Date(0);
   local.setUTCFullYear(y, mo - 1, d);
-  local.setUTCHours(h, mi, s, ms);
+  local.setUTCHours(h, mi, s, Math.floor(nanos / 1e6));
   const t = local.getTime();
+  const dateTime = { date: { year: y, month: mo, day: d }, time: { hour: h, minute: mi, second: s, nano: nanos } };
   const fixed = offsetOf(zone);
-  if (fixed !== undefined) return toDate(r, t - fixed);
-  // A region: its offset at that local time (and again at the instant found, across a DST change).
-  const first = regionOffset(zone, t);
-  if (first === undefined) return r.fail(`unknown time zone ${quote(zone)}`);
-  return toDate(r, t - (regionOffset(zone, t - first) ?? first));
+  if (fixed !== undefined) return toDate(r, t - fixed, { dateTime, offset: fixed / 1000, zone });
+  // A region: its offset at that local time (the earlier one in an overlap, as Java resolves it).
+  let offset: number;
+  try {
+    offset = zoneOffsetAt(checkZone(zone), dateTime);
+  } catch (e) {
+    if (e instanceof JavaValueError) return r.fail(`unknown time zone ${quote(zone)}`);
+    throw e;
+  }
+  return toDate(r, t - offset * 1000, { dateTime, offset, zone });
 }
 
 /** The offset in ms of `Z`, `+08:00`, `-0530`, `UTC`, `GMT+8`, `UT-01:00`…; undefined for a region. */
@@ -298,29 +332,6 @@ function offsetOf(zone: string): number | undefined {
   if (!m[1]) return 0;
   const v = ((Number(m[2]) * 60 + Number(m[3] ?? 0)) * 60 + Number(m[4] ?? 0)) * 1000;
   return m[1] === "-" ? -v : v;
-}
-
-const REGIONS = new Map<string, Intl.DateTimeFormat>();
-
-/** A time zone region's offset in ms at the instant `t`, from the runtime's time zone data. */
-function regionOffset(zone: string, t: number): number | undefined {
-  let f = REGIONS.get(zone);
-  if (!f) {
-    try {
-      f = new Intl.DateTimeFormat("en-US", {
-        timeZone: zone, hourCycle: "h23", year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric", second: "numeric",
-      });
-    } catch {
-      return undefined;
-    }
-    REGIONS.set(zone, f);
-  }
-  const p: Record<string, number> = {};
-  for (const x of f.formatToParts(new Date(t))) p[x.type] = Number(x.value);
-  const wall = new Date(0);
-  wall.setUTCFullYear(p.year, p.month - 1, p.day);
-  wall.setUTCHours(p.hour, p.minute, p.second, 0);
-  return wall.getTime() - (t - (((t % 1000) + 1000) % 1000));
 }
 
 function readString(r: Reader): string {

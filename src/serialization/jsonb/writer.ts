@@ -3,6 +3,18 @@ import { javaClassOf } from "../../service/java-class.js";
 import type { FieldDesc, TypeDesc } from "../../service/type-desc.js";
 import { ByteWriter } from "../bytes.js";
 import { javaClassName } from "../java-types.js";
+import { type JavaText } from "../../service/type-desc.js";
+import {
+  type DateParts,
+  type DateTimeParts,
+  type DecimalParts,
+  formatDuration,
+  formatOffset,
+  parseJavaValue,
+  type SecondsParts,
+  type TimeParts,
+  type ZonedParts,
+} from "../../codec/java-values.js";
 
 /**
  * A fastjson2 JSONB writer shaped like what Dubbo's `FastJson2ObjectOutput` writes
@@ -70,7 +82,7 @@ export class JsonbWriter extends ByteWriter {
   }
 
   /** Past a long: `0xbb`, the length, then the two's complement bytes (Java's `BigInteger.toByteArray()`). */
-  private bigInteger(v: bigint): undefined {
+  bigInteger(v: bigint): undefined {
     const out = bigIntToBytes(v);
     this.byte(0xbb);
     this.int32(out.length);
@@ -157,8 +169,9 @@ export class JsonbWriter extends ByteWriter {
     if (v === null || v === undefined) return this.byte(0xaf);
     switch (t.kind) {
       case "string":
-        return this.string(String(v));
+        return t.java ? this.javaValue(v, t.java) : this.string(String(v));
       case "number":
+        if (t.java) return this.smallInt(Number(v), t.java);
         return this.number(Number(v), t.proto);
       case "boolean":
         return this.byte(v ? 0xb1 : 0xb0);
@@ -172,13 +185,121 @@ export class JsonbWriter extends ByteWriter {
       case "download":
         return this.binary(v as Uint8Array);
       case "array":
-        return this.array(v as readonly unknown[], t.element, path);
+        if (t.java) this.symbol(ARRAY_TYPES[t.java], 0x92);
+        return this.array(v instanceof Set ? [...v] : (v as readonly unknown[]), t.element, path);
       case "map":
+        if (t.java) this.symbol(t.java === "java.util.TreeMap" ? "TreeMap" : "LM", 0x92);
         return this.map(v as Record<string, unknown> | Map<unknown, unknown>, t.value, path);
       case "class":
         return this.object(v as Record<string, unknown>, javaClassName(t, true), t.fields, path);
       default:
         return this.dynamic(v, path);
+    }
+  }
+
+  /** A Java `short` (`0xbc`, 16 bits) or `byte` (`0xbd`, 8 bits), as fastjson2 writes them. */
+  private smallInt(v: number, java: "short" | "byte"): undefined {
+    const short = java === "short";
+    if (!Number.isInteger(v) || v < (short ? -32768 : -128) || v > (short ? 32767 : 127)) throw new TypeError(`${v} is not a Java ${java}`);
+    this.byte(short ? 0xbc : 0xbd);
+    this.room(2);
+    if (short) this.buf.writeInt16BE(v, this.len);
+    else this.buf.writeInt8(v, this.len);
+    this.len += short ? 2 : 1;
+  }
+
+  /** A Java value class given as its text (`T.bigDecimal`, `T.localDate`, `T.enum(…)`…), as fastjson2 writes the class. */
+  private javaValue(v: unknown, java: JavaText): undefined {
+    if (typeof v !== "string") throw new TypeError(`${java.name}: a string expected, got ${typeof v}`);
+    let parts: ReturnType<typeof parseJavaValue>;
+    try {
+      parts = parseJavaValue(java, v);
+    } catch (e) {
+      throw new TypeError(`${java.name} ${JSON.stringify(v.slice(0, 48))}: ${(e as Error).message}`);
+    }
+    switch (java.type) {
+      case "decimal":
+        return this.decimal(parts as DecimalParts);
+      case "char":
+        this.byte(0x90);
+        return this.int32(v.charCodeAt(0));
+      case "enum":
+        this.symbol(java.name, 0x92);
+        return this.string(v);
+      case "duration":
+        return this.string(formatDuration(parts as SecondsParts));
+      default:
+        return this.temporal(java.type, parts);
+    }
+  }
+
+  /**
+   * A `BigDecimal` as fastjson2's `writeDecimal`: `0xb8` and a long when the scale is 0 and it
+   * fits one, else `0xb9`, the scale, and the unscaled value (an int, a long, or a `BigInteger`).
+   */
+  private decimal({ unscaled, scale }: DecimalParts): undefined {
+    const long = unscaled >= -(2n ** 63n) && unscaled < 2n ** 63n;
+    if (scale === 0 && long) {
+      this.byte(0xb8);
+      return this.int64(unscaled);
+    }
+    this.byte(0xb9);
+    this.int32(scale);
+    if (unscaled >= -0x80000000n && unscaled <= 0x7fffffffn) return this.int32(Number(unscaled));
+    if (long) return this.int64(unscaled);
+    this.bigInteger(unscaled);
+  }
+
+  private ymd(d: DateParts): undefined {
+    if (d.year < -32768 || d.year > 32767) throw new TypeError(`year ${d.year}: fastjson2 writes a year in 16 bits (-32768 to 32767)`);
+    this.room(4);
+    this.buf.writeInt16BE(d.year, this.len);
+    this.buf[this.len + 2] = d.month;
+    this.buf[this.len + 3] = d.day;
+    this.len += 4;
+  }
+
+  private hms(t: TimeParts): undefined {
+    this.byte(t.hour);
+    this.byte(t.minute);
+    this.byte(t.second);
+    this.int32(t.nano);
+  }
+
+  /** The `java.time` types and `Timestamp` in fastjson2's temporal forms (`0xa7`–`0xae`). */
+  private temporal(type: JavaText["type"], parts: ReturnType<typeof parseJavaValue>): undefined {
+    switch (type) {
+      case "localDate":
+        this.byte(0xa9);
+        return this.ymd(parts as DateParts);
+      case "localTime":
+        this.byte(0xa7);
+        return this.hms(parts as TimeParts);
+      case "localDateTime": {
+        const dt = parts as DateTimeParts;
+        this.byte(0xa8);
+        this.ymd(dt.date);
+        return this.hms(dt.time);
+      }
+      case "timestamp": {
+        // Milliseconds (0xab / 0xac), which fastjson2 reads into a Timestamp whatever the JVM's zone
+        // (it reads an instant 0xae not at all, a local date-time in the JVM's zone).
+        const s = parts as SecondsParts;
+        return this.date(new Date(Number(s.seconds) * 1000 + Math.floor(s.nanos / 1e6)));
+      }
+      case "instant": {
+        const s = parts as SecondsParts;
+        this.byte(0xae);
+        this.int64(s.seconds);
+        return this.int32(s.nanos);
+      }
+      default: {
+        const z = parts as ZonedParts;
+        this.byte(0xaa);
+        this.ymd(z.dateTime.date);
+        this.hms(z.dateTime.time);
+        return this.string(z.zone ?? formatOffset(z.offset));
+      }
     }
   }
 
@@ -260,6 +381,9 @@ export function writeJsonb(v: unknown, t?: TypeDesc): Buffer {
   w.value(v, t);
   return w.finish();
 }
+
+/** The type names fastjson2 writes before a `Set` and the primitive arrays. */
+const ARRAY_TYPES: Record<string, string> = { "java.util.Set": "HashSet", "[I": "[I", "[J": "[J", "[D": "[D", "[F": "[F", "[S": "[S", "[Z": "[Z" };
 
 /** Characters fastjson2's `JSONWriter.Path` escapes with a backslash in a name. */
 const PATH_SPECIAL = /[/:;`.~!@#%^&*[\]<>?()\-+=\\"']/g;

@@ -1,5 +1,14 @@
 package org.triplerpc.interop;
 
+import java.math.BigDecimal;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.OffsetDateTime;
+import java.time.ZonedDateTime;
 import java.util.List;
 import java.util.Map;
 
@@ -48,4 +57,23 @@ public interface Interop {
 
     /** Bidi: each person back, name + "?". */
     StreamObserver<Person> rename(StreamObserver<Person> out);
+
+    /** The value back unchanged (every JavaTypes field both ways). */
+    JavaTypes types(JavaTypes t);
+
+    /** TypeSamples.types(), built by the provider. */
+    JavaTypes typesSample();
+
+    /** TypeSamples.describe of what the provider received. */
+    String typesDescribe(JavaTypes t);
+
+    /** Each parameter as toString writes it, joined by "|" (the Timestamp as its instant). */
+    String params(BigDecimal d, LocalDate ld, LocalTime lt, LocalDateTime ldt, Instant i, OffsetDateTime o, ZonedDateTime z,
+            Duration du, Timestamp ts, Color c, short s, byte b, char ch, float f);
+
+    /** a + b (BigDecimal.add: the larger scale). */
+    BigDecimal addDecimal(BigDecimal a, BigDecimal b);
+
+    /** z + d (ZonedDateTime.plus: across a DST change the offset follows the zone). */
+    ZonedDateTime later(ZonedDateTime z, Duration d);
 }

@@ -1,5 +1,14 @@
 package org.triplerpc.interop;
 
+import java.math.BigDecimal;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.OffsetDateTime;
+import java.time.ZonedDateTime;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -136,5 +145,37 @@ public class InteropImpl implements Interop {
                 out.onCompleted();
             }
         };
+    }
+
+    @Override
+    public JavaTypes types(JavaTypes t) {
+        return t;
+    }
+
+    @Override
+    public JavaTypes typesSample() {
+        return TypeSamples.types();
+    }
+
+    @Override
+    public String typesDescribe(JavaTypes t) {
+        return TypeSamples.describe(t);
+    }
+
+    @Override
+    public String params(BigDecimal d, LocalDate ld, LocalTime lt, LocalDateTime ldt, Instant i, OffsetDateTime o, ZonedDateTime z,
+            Duration du, Timestamp ts, Color c, short s, byte b, char ch, float f) {
+        return d + "|" + ld + "|" + lt + "|" + ldt + "|" + i + "|" + o + "|" + z + "|" + du + "|" + (ts == null ? null : ts.toInstant())
+                + "|" + c + "|" + s + "|" + b + "|" + ch + "|" + f;
+    }
+
+    @Override
+    public BigDecimal addDecimal(BigDecimal a, BigDecimal b) {
+        return a.add(b);
+    }
+
+    @Override
+    public ZonedDateTime later(ZonedDateTime z, Duration d) {
+        return z.plus(d);
     }
 }

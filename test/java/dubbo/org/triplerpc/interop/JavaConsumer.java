@@ -32,7 +32,8 @@ import org.apache.dubbo.rpc.StatusRpcException;
  * code, status, causes}}`, with the call's duration in "ms". Commands run concurrently.
  *
  * A command: id, op (hello, echo, sample, describe, mix, index, fail, slow, attachment, whoami,
- * count, total, rename, load: a closed loop of whoami calls, see LoadLoop), the op's arguments, and where to call: url (a direct tri:// address) or
+ * count, total, rename, types, typesSample, typesDescribe, params, addDecimal with a and b, later with z and d,
+ * load: a closed loop of whoami calls, see LoadLoop), the op's arguments, and where to call: url (a direct tri:// address) or
  * registry (a zookeeper:// address, with migration: the reference's discovery level),
  * serialization (hessian2 or fastjson2), version, group, timeout (ms, default 15000), retries
  * (failover's, default 0). References
@@ -167,6 +168,18 @@ public final class JavaConsumer {
                 // A closed loop of whoami (or hello) calls: concurrency lanes for ms; see LoadLoop.
                 return LoadLoop.run(() -> "hello".equals(cmd.getString("call")) ? s.hello("load") : s.whoami(),
                         cmd.getIntValue("concurrency", 4), cmd.getLongValue("ms", 1000));
+            case "types":
+                return TypeSamples.describe(s.types(TypeSamples.types()));
+            case "typesSample":
+                return TypeSamples.describe(s.typesSample());
+            case "typesDescribe":
+                return s.typesDescribe(TypeSamples.types());
+            case "params":
+                return params(s);
+            case "addDecimal":
+                return String.valueOf(s.addDecimal(new java.math.BigDecimal(cmd.getString("a")), new java.math.BigDecimal(cmd.getString("b"))));
+            case "later":
+                return String.valueOf(s.later(java.time.ZonedDateTime.parse(cmd.getString("z")), java.time.Duration.parse(cmd.getString("d"))));
             case "count":
                 return JavaConsumer.<String>streamed(out -> s.count(cmd.getIntValue("n"), out));
             case "total":
@@ -176,6 +189,12 @@ public final class JavaConsumer {
             default:
                 throw new IllegalArgumentException("unknown op " + cmd.getString("op"));
         }
+    }
+
+    /** params() with TypeSamples' values. */
+    private static String params(Interop s) {
+        JavaTypes t = TypeSamples.types();
+        return s.params(t.dec, t.date, t.time, t.dateTime, t.instant, t.offsetDateTime, t.zoned, t.duration, t.timestamp, t.color, t.s, t.b, t.c, 1.5f);
     }
 
     private static Map<String, Object> attachment(Interop s, String key, String value) {
