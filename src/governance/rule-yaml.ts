@@ -1,4 +1,4 @@
-import { parseDocument } from "yaml";
+import { yamlModule } from "./yaml-module.js";
 import { javaBoolean, javaParseInt } from "./java-text.js";
 
 /**
@@ -64,7 +64,7 @@ function parseRuleMap(text: string): Record<string, unknown> {
   if (text.length > RULE_LIMITS.maxTextLength) {
     throw new RuleError(`the rule is ${text.length} characters, over the limit of ${RULE_LIMITS.maxTextLength}`);
   }
-  const doc = parseDocument(text, { version: "1.1", uniqueKeys: false, prettyErrors: false });
+  const doc = yamlModule().parseDocument(text, { version: "1.1", uniqueKeys: false, prettyErrors: false });
   if (doc.errors.length > 0) throw new RuleError(`the YAML does not parse: ${doc.errors[0].message.split("\n")[0]}`);
   let value: unknown;
   try {

@@ -4,6 +4,7 @@ import type { MethodDescriptor } from "../service/descriptors.js";
 import { NOT_BINDABLE } from "../service/type-desc.js";
 import type { Exchange, Peer } from "../transport/server/exchange.js";
 import type { CallObserver } from "./call-observer.js";
+import { type CallTag, tagOfHeaders } from "./call-tag.js";
 import { Metadata, OutgoingMetadata } from "./metadata.js";
 
 /** The verified caller, as returned by the server's bearer-token verifier. */
@@ -151,6 +152,11 @@ export class CallContext {
     if (this.abortReason) return;
     this.abortReason = reason;
     this.controller?.abort(reason);
+  }
+
+  /** Dubbo's routing tag of this call (`dubbo.tag` / `dubbo-tag`, `dubbo.force.tag`), if it has one. */
+  get tag(): CallTag | undefined {
+    return tagOfHeaders(this.rawHeaders);
   }
 
   /** Reads a value an interceptor set. */

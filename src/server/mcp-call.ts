@@ -8,7 +8,7 @@ import { RpcError } from "../protocol/rpc-error.js";
 import { boundMessage } from "../protocol/wire-text.js";
 import { CallContext } from "../runtime/context.js";
 import { type HandlerOutcome, invokeHandler } from "../runtime/handler-result.js";
-import { MAX_VIOLATIONS } from "../runtime/validation.js";
+import { MAX_VIOLATIONS } from "../codec/validation.js";
 import type { ServerCore } from "../runtime/server-core.js";
 import type { Exchange } from "../transport/server/exchange.js";
 import type { McpTool, McpTools } from "./mcp-tools.js";

@@ -19,6 +19,7 @@ import { TripleHttpHandler } from "../protocol-triple/server-handler.js";
 import { METADATA_V2_VERSION } from "../registry/instance.js";
 import { METADATA_SERVICE_V2 } from "../registry/metadata-proto.js";
 import type { Registry } from "../registry/registry.js";
+import type { ConfigCenter } from "../governance/config-center.js";
 import { type AuthOptions, authenticate } from "../runtime/auth.js";
 import type { CallContext, WireProtocol } from "../runtime/context.js";
 import { sendHttpError } from "../runtime/error-body.js";
@@ -168,6 +169,17 @@ export interface ServerOptions extends TransportOptions {
   /** With instance-level registration: consumers read the metadata from MetadataServiceV2 (`local`, default) or the registry (`remote`). */
   metadataStorage?: "local" | "remote";
   /**
+   * Dubbo's static tag (`dubbo.tag=`) in the provider URLs (interface level and the instance's
+   * metadata): consumers' tag routing sends calls tagged so (`gray`) here. Default: none.
+   */
+  registryTag?: string;
+  /**
+   * With a registry: where configurators addressed to this provider are read (Dubbo Admin's
+   * weight, disable, timeout: the server registers its URLs again as they say). Default: the
+   * registry itself (ZooKeeper), as Dubbo Java; an address or a `ConfigCenter`; `false` none.
+   */
+  configCenter?: string | ConfigCenter | false;
+  /**
    * With a registry: how long `close()` waits between removing the nodes and starting to drain,
    * ms, so consumers that batch registry notifications (Dubbo Java: up to 5 s) stop sending
    * first. Default 0: triple-rpc consumers follow within milliseconds, and calls that still
@@ -312,6 +324,8 @@ export class TripleServer implements ServerCore {
         logger: this.logger,
         registerMode: options.registerMode,
         metadataStorage: options.metadataStorage,
+        tag: options.registryTag,
+        configCenter: options.configCenter,
       });
       // Dubbo's consumers call it with version 2.0.0 and the application as group; others with neither.
       const ms = this.registration.metadataService;
