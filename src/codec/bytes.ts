@@ -3,7 +3,5 @@ export function asBuffer(b: Uint8Array): Buffer {
   return Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
 }
 
-/** The UTF-8 text of some bytes. */
-export function decodeUtf8(b: Uint8Array): string {
-  return asBuffer(b).toString("utf8");
-}
+/** The UTF-8 text of some bytes (on web runtimes too: the web client decodes its replies with it). */
+export { utf8Decode as decodeUtf8 } from "../protocol/bytes.js";
