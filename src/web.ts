@@ -13,6 +13,7 @@
  * ```
  */
 export { createClient } from "./web/create-client.js";
+export { mutationOptions, queryKey, queryOptions, type RpcMutationOptions, type RpcQueryOptions } from "./web/query.js";
 export type { Client, ClientMethod, ClientResult } from "./client/create-client.js";
 export type { ClientCall, ClientInterceptor, ClientNext } from "./client/interceptor.js";
 export { callOptions, type CallOptions } from "./runtime/call-options.js";

@@ -1,5 +1,7 @@
 /** A Buffer view of a Uint8Array's bytes, without copying them. */
 export function asBuffer(b: Uint8Array): Buffer {
+  // Where there is no Buffer (the web client in a browser) the bytes stay a Uint8Array.
+  if (typeof Buffer === "undefined") return b as Buffer;
   return Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
 }
 

@@ -1,3 +1,4 @@
+import { utf8Encode } from "../protocol/bytes.js";
 import * as protobuf from "protobufjs";
 import { bindError } from "../codec/bind-error.js";
 import { paramConverters, paramLabel } from "../codec/binder.js";
@@ -133,12 +134,12 @@ function protoJsonClient(md: MethodDescriptor): Pick<MessageCodec, "encodeArgs" 
   const req = md.requestType!;
   const res = md.responseType!;
   const toBytes = protoEncoder(req);
-  const slow = (value: unknown) => Buffer.from(JSON.stringify(protojson().toJson(req, req.decode(toBytes(value)))));
+  const slow = (value: unknown) => utf8Encode(JSON.stringify(protojson().toJson(req, req.decode(toBytes(value)))));
   const isBare = bareResultTest(res);
   const encode = (value: unknown): Uint8Array => {
     if (typeof value === "object" && value !== null && !(value instanceof req.ctor) && req.verify(value as Record<string, unknown>) === null) {
       const fast = fastToJson(req, value);
-      if (fast) return Buffer.from(JSON.stringify(fast));
+      if (fast) return utf8Encode(JSON.stringify(fast));
     }
     return slow(value);
   };

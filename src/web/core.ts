@@ -101,14 +101,14 @@ export class WebCore {
         try {
           return await wire.unary(args, call);
         } catch (e) {
-          const err = scope.errorOf(e, pm.url);
+          const err = scope.failure(e);
           const idempotent = pm.md.idempotent;
           const again = isNetworkFailure(err) ? idempotent : retryableCode(err.code, idempotent);
           if (left <= 0 || !again || scope.signal.aborted) throw err;
         }
       }
     } catch (e) {
-      throw scope.errorOf(e, pm.url);
+      throw scope.failure(e);
     } finally {
       scope.release();
     }
@@ -121,7 +121,7 @@ export class WebCore {
       const wire = await pm.wire();
       yield* wire.serverStream(args, await this.fetchCall(pm, opts, scope));
     } catch (e) {
-      throw scope.errorOf(e, pm.url);
+      throw scope.failure(e);
     } finally {
       // Ends the fetch when the caller stopped early (break, return, throw).
       scope.end(new RpcError(Code.Cancelled, "the caller stopped reading the stream"));

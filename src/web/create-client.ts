@@ -5,6 +5,7 @@ import { describeService, lowerFirst } from "../service/describe.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import { WebCore, type WebMethod } from "./core.js";
 import type { WebClientOptions } from "./options.js";
+import { markMethod } from "./query.js";
 import { bidiStream, clientStream } from "./streams.js";
 
 type ServiceClass = abstract new (...args: never[]) => unknown;
@@ -70,6 +71,7 @@ export function createClient<S>(service: abstract new (...args: any[]) => S, opt
   for (const m of desc.methods) {
     const md = serviceName === m.serviceName ? m : renamed(m, serviceName);
     const fn = bind(core, core.prepare(md), options.interceptors ?? []);
+    markMethod(fn, md);
     // Callable by the JavaScript name and by the wire name (Greet and greet alike).
     for (const key of new Set([md.propertyKey, md.name, lowerFirst(md.name)])) {
       if (!(key in client)) Object.defineProperty(client, key, { value: fn, enumerable: true });

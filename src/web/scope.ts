@@ -60,12 +60,17 @@ export class WebScope {
   /**
    * The error a call ends with for something thrown while it ran: the deadline's or the
    * caller's when the scope ended first (fetch throws an AbortError then), an RpcError as it
-   * is, a failed fetch as `unavailable` naming the URL.
+   * is, anything else `internal` with its message (a bug or an unreadable reply).
    */
-  errorOf(e: unknown, url: string): RpcError {
+  failure(e: unknown): RpcError {
     if (this.ended) return this.ended;
-    if (e instanceof RpcError) return e;
     if (e instanceof Error && e.name === "AbortError") return callerCancelled(e);
+    return RpcError.from(e, Code.Internal);
+  }
+
+  /** A `fetch` that failed: as {@link failure}, but a network failure is `unavailable` naming the URL. */
+  fetchFailure(e: unknown, url: string): RpcError {
+    if (this.ended || e instanceof RpcError || (e instanceof Error && e.name === "AbortError")) return this.failure(e);
     const text = e instanceof Error ? e.message : String(e);
     return new RpcError(Code.Unavailable, `cannot reach ${url}: ${text}`, { cause: e });
   }

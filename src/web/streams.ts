@@ -59,7 +59,7 @@ export async function clientStream(core: WebCore, pm: WebMethod, input: AsyncIte
     return result.v;
   } catch (e) {
     call?.cancel(e);
-    throw scope.errorOf(e, pm.url);
+    throw scope.failure(e);
   } finally {
     scope.release();
   }
@@ -81,7 +81,7 @@ export async function* bidiStream(core: WebCore, pm: WebMethod, input: AsyncIter
   } catch (e) {
     over = true;
     call?.cancel(e);
-    throw scope.errorOf(e, pm.url);
+    throw scope.failure(e);
   } finally {
     if (!over) call?.cancel(new RpcError(Code.Cancelled, "the caller stopped reading the stream"));
     scope.release();

@@ -53,7 +53,7 @@ export async function send(call: FetchCall, method: "POST" | "GET", url: string,
   try {
     return await call.fetch(url, { method, headers, body: body as RequestInit["body"], signal: call.scope.signal, credentials: call.credentials });
   } catch (e) {
-    throw call.scope.errorOf(e, url);
+    throw call.scope.fetchFailure(e, url);
   }
 }
 
@@ -103,7 +103,7 @@ export async function* envelopes(res: Response, call: FetchCall, decodeText?: (s
       try {
         chunk = await body.read();
       } catch (e) {
-        throw call.scope.errorOf(e, call.url);
+        throw call.scope.fetchFailure(e, call.url);
       }
       if (chunk.done) break;
       let bytes = chunk.value;

@@ -52,6 +52,7 @@ export class WebTestService extends WebTestContract {
       const v = ctx.requestHeaders.get(k);
       if (v !== undefined) out[k] = v;
     }
+    out[":http-version"] = ctx.httpVersion;
     ctx.responseHeaders.set("x-answer", "42");
     return out;
   }
