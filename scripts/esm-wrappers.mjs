@@ -6,7 +6,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 
 const require = createRequire(import.meta.url);
-const ENTRIES = ["index", "contract", "client"];
+const ENTRIES = ["index", "contract", "client", "web"];
 mkdirSync("dist/esm", { recursive: true });
 for (const name of ENTRIES) {
   const mod = require(join(process.cwd(), `dist/src/${name}.js`));
