@@ -168,6 +168,21 @@ describe("web client on Node's fetch", () => {
     assert.deepEqual(log, ["> headers", "< headers 42", "> greet", "> count", "< count "]);
   });
 
+  it("maxResponseBytes: a larger unary body or stream message is resource_exhausted, the body cancelled", async () => {
+    for (const protocol of ["triple", "connect", "grpc-web"] as const) {
+      const c = createClient(WebTestContract, { baseUrl: server.url, protocol, maxResponseBytes: 8 });
+      const e = await rejects(c.greet("a name longer than eight bytes"));
+      assert.equal(e.code, Code.ResourceExhausted, `${protocol}: ${e.message}`);
+      const s = await rejects((async () => {
+        for await (const _ of c.count(2)) {
+          // the first message is over the limit
+        }
+      })());
+      assert.equal(s.code, Code.ResourceExhausted, `${protocol} stream: ${s.message}`);
+      assert.equal(await createClient(WebTestContract, { baseUrl: server.url, protocol }).greet("ok"), "hello, ok", "the server is unaffected");
+    }
+  });
+
   it("client and bidi streams without a streams transport: unimplemented, naming the option", async () => {
     const c = createClient(WebTestContract, { baseUrl: server.url });
     const e = await rejects(c.sum([1, 2, 3]));
