@@ -1,4 +1,4 @@
-import { type CallContext, Code, Ctx, RpcError } from "../../src/index.js";
+import { type CallContext, Code, RpcError } from "../../src/index.js";
 import { Profile, WebTestContract } from "./contract.js";
 
 /** The web test contract's implementation, run by our server in the web client's tests. */
