@@ -9,6 +9,7 @@ import { JavaValueError, javaValueExample, parseJavaValue } from "./java-values.
 import { bindError } from "./bind-error.js";
 import { FORBIDDEN_KEYS } from "./json.js";
 import { cutText, quote } from "../protocol/wire-text.js";
+import { base64Decode } from "../protocol/bytes.js";
 
 /** Converts one decoded value to a parameter's type, or throws a 400 naming `where`. */
 export type Converter = (value: unknown, where: string) => unknown;
@@ -116,13 +117,14 @@ function fail(where: string, expected: string, v: unknown): never {
 
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
 
-function toBytes(v: unknown, where: string): Buffer {
+/** Bytes as a Buffer on Node, a Uint8Array on web runtimes (the web client revives bytes here too). */
+function toBytes(v: unknown, where: string): Uint8Array {
   if (typeof v === "string") {
     if (!BASE64.test(v)) fail(where, "base64 text", v);
-    return Buffer.from(v, "base64");
+    return base64Decode(v);
   }
-  if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
-  if (Array.isArray(v) && v.every((b) => Number.isInteger(b) && b >= 0 && b <= 255)) return Buffer.from(v);
+  if (v instanceof Uint8Array) return typeof Buffer === "undefined" ? v : Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+  if (Array.isArray(v) && v.every((b) => Number.isInteger(b) && b >= 0 && b <= 255)) return typeof Buffer === "undefined" ? Uint8Array.from(v) : Buffer.from(v);
   return fail(where, "bytes (base64 text or an array of octets)", v);
 }
 

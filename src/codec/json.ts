@@ -1,3 +1,4 @@
+import { base64Encode } from "../protocol/bytes.js";
 import { decodeError } from "./bind-error.js";
 
 /** Keys that must never reach an object's prototype chain. */
@@ -62,7 +63,7 @@ function replacer(this: Record<string, unknown>, key: string, value: unknown): u
   // `value` has already been through toJSON (a Buffer arrives as {type,data}); look at the original.
   const raw = this[key];
   if (typeof raw === "object" && raw !== null) {
-    if (raw instanceof Uint8Array) return Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString("base64");
+    if (raw instanceof Uint8Array) return base64Encode(raw);
     if (raw instanceof Map) return Object.fromEntries(raw);
     if (raw instanceof Set) return [...raw];
     return value;

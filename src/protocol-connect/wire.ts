@@ -1,30 +1,17 @@
-import { Code, codeFromName } from "../protocol/code.js";
+import { Code } from "../protocol/code.js";
 import { type Compression, HTTP_COMPRESSIONS } from "../protocol/compression.js";
-import { type ErrorDetail, RpcError } from "../protocol/rpc-error.js";
-import type { MetadataValue } from "../protocol/headers.js";
+import { RpcError } from "../protocol/rpc-error.js";
 import { type ConnectDialect, dialectErrorObject } from "../protocol/error-json.js";
 import { quote } from "../protocol/wire-text.js";
+import { CONNECT_FLAG_END_STREAM } from "./end-stream.js";
 
+export { CH, CONNECT_ACCEPT_ENCODING, CONNECT_FLAG_COMPRESSED, CONNECT_FLAG_END_STREAM, errorFromConnectJson, parseEndStream } from "./end-stream.js";
 
 /**
  * The rules of the Connect protocol (connectrpc.com/docs/protocol) that both sides share:
  * header names, content types, code strings and HTTP statuses, the error JSON, the envelope
- * flags and the end-stream message.
+ * flags and the end-stream message (what a client reads is in end-stream.ts, re-exported here).
  */
-export const CH = {
-  protocolVersion: "connect-protocol-version",
-  timeoutMs: "connect-timeout-ms",
-  contentEncoding: "connect-content-encoding",
-  acceptEncoding: "connect-accept-encoding",
-} as const;
-
-/** The encodings a Connect stream accepts, for `connect-accept-encoding`. */
-export const CONNECT_ACCEPT_ENCODING = "gzip,br,deflate";
-
-/** Envelope flag of a compressed message. */
-export const CONNECT_FLAG_COMPRESSED = 0x01;
-/** Envelope flag of the end-stream message (JSON, always the last frame of a response). */
-export const CONNECT_FLAG_END_STREAM = 0x02;
 
 /** How a Connect call's messages are encoded. */
 export type ConnectFormat = "json" | "proto";
@@ -100,58 +87,6 @@ export function endStreamFrame(err: RpcError | undefined, trailers: Record<strin
   out.writeUInt32BE(json.length, 1);
   json.copy(out, 5);
   return out;
-}
-
-function base64Bytes(s: unknown): Uint8Array | undefined {
-  if (typeof s !== "string" || !/^[A-Za-z0-9+/_-]*={0,2}$/.test(s)) return undefined;
-  return Buffer.from(s, "base64");
-}
-
-/**
- * Reads an error JSON object (a unary error body, or the `error` of an end-stream message).
- * Undefined when it is not one: no string `code` naming a known code, or malformed details.
- */
-export function errorFromConnectJson(v: unknown, metadata: Record<string, string | string[]>): RpcError | undefined {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return undefined;
-  const o = v as Record<string, unknown>;
-  const code = typeof o.code === "string" ? codeFromName(o.code) : undefined;
-  if (code === undefined || code === Code.OK) return undefined;
-  if (o.message !== undefined && o.message !== null && typeof o.message !== "string") return undefined;
-  const details: ErrorDetail[] = [];
-  if (Array.isArray(o.details)) {
-    for (const d of o.details as Record<string, unknown>[]) {
-      const value = d && typeof d.type === "string" ? base64Bytes(d.value) : undefined;
-      if (!value) return undefined;
-      details.push({ type: d.type as string, value });
-    }
-  }
-  return new RpcError(code, (o.message as string | undefined) ?? "", { metadata, details });
-}
-
-/** Reads an end-stream message: its error (undefined on success) and its metadata (trailers). */
-export function parseEndStream(bytes: Uint8Array): { error: RpcError | undefined; trailers: Record<string, MetadataValue> } {
-  let v: unknown;
-  try {
-    v = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"));
-  } catch (e) {
-    throw new RpcError(Code.Internal, `protocol error: the end-stream message is not JSON: ${(e as Error).message}`);
-  }
-  if (typeof v !== "object" || v === null || Array.isArray(v)) {
-    throw new RpcError(Code.Internal, "protocol error: the end-stream message is not a JSON object");
-  }
-  const o = v as { error?: unknown; metadata?: unknown };
-  // One string per name, several values joined with ", ": the shape node's HTTP/2 gives gRPC's
-  // trailers, so onTrailers sees the same on every protocol.
-  const trailers: Record<string, string> = {};
-  if (o.metadata && typeof o.metadata === "object") {
-    for (const [k, vals] of Object.entries(o.metadata as Record<string, unknown>)) {
-      if (Array.isArray(vals) && vals.length > 0) trailers[k.toLowerCase()] = vals.map(String).join(", ");
-    }
-  }
-  if (o.error === undefined) return { error: undefined, trailers };
-  const error = errorFromConnectJson(o.error, trailers);
-  if (!error) throw new RpcError(Code.Internal, `protocol error: invalid error in the end-stream message: ${JSON.stringify(o.error).slice(0, 200)}`);
-  return { error, trailers };
 }
 
 /** `connect-timeout-ms`: at most 10 digits; a bad value is `invalid_argument`. */

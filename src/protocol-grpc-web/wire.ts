@@ -1,3 +1,4 @@
+import { base64Decode, concatBytes, latin1Decode } from "../protocol/bytes.js";
 import { statusHeaders } from "../protocol-grpc/status.js";
 import { Code } from "../protocol/code.js";
 import { RpcError } from "../protocol/rpc-error.js";
@@ -65,7 +66,7 @@ export function trailerFrame(err: RpcError | undefined, trailers: Record<string,
  */
 export function parseTrailerBlock(payload: Uint8Array): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const line of Buffer.from(payload).toString("latin1").split("\r\n")) {
+  for (const line of latin1Decode(payload).split("\r\n")) {
     const i = line.indexOf(":");
     if (i <= 0) continue;
     const k = line.slice(0, i).trim().toLowerCase();
@@ -78,16 +79,18 @@ export function parseTrailerBlock(payload: Uint8Array): Record<string, string> {
 
 /** Decodes base64 text whose padded groups may be concatenated (each flushed chunk padded on its own). */
 export function decodeBase64Chunks(s: string): Buffer {
+  // base64Decode and concatBytes give Buffers on Node; the web client reads text bodies here too.
+  const B = (x: string) => base64Decode(x) as Buffer;
   let start = 0;
   const parts: Buffer[] = [];
   for (let i = 3; i < s.length; i += 4) {
     if (s.charCodeAt(i) === 61 /* = */) {
-      parts.push(Buffer.from(s.slice(start, i + 1), "base64"));
+      parts.push(B(s.slice(start, i + 1)));
       start = i + 1;
     }
   }
-  if (start < s.length) parts.push(Buffer.from(s.slice(start), "base64"));
-  return parts.length === 1 ? parts[0] : Buffer.concat(parts);
+  if (start < s.length) parts.push(B(s.slice(start)));
+  return (parts.length === 1 ? parts[0] : concatBytes(parts)) as Buffer;
 }
 
 const NOT_BASE64 = /[^A-Za-z0-9+/=_-]/;

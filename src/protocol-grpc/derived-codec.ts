@@ -1,3 +1,4 @@
+import { latin1Decode, utf8Decode, utf8Encode } from "../protocol/bytes.js";
 import type * as protobuf from "protobufjs";
 import { resultMismatch } from "../protocol/errors.js";
 import { bindError } from "../codec/bind-error.js";
@@ -189,7 +190,7 @@ export function isDubboWrapper(bytes: Uint8Array, n: number, least: number): boo
     if (!len || len[1] + len[0] > bytes.length) return false;
     if (first) {
       if (field !== 1) return false;
-      const name = Buffer.from(bytes.buffer, bytes.byteOffset + len[1], len[0]).toString("latin1");
+      const name = latin1Decode(bytes.subarray(len[1], len[1] + len[0]));
       if (!DUBBO_SERIALIZATIONS.has(name)) return false;
       first = false;
     } else if (field === 2) args++;
@@ -203,7 +204,7 @@ export function isDubboWrapper(bytes: Uint8Array, n: number, least: number): boo
 
 function parseJsonBytes(bytes: Uint8Array, what: string): unknown {
   try {
-    return JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"));
+    return JSON.parse(utf8Decode(bytes));
   } catch (e) {
     throw new RpcError(Code.InvalidArgument, `invalid ${what} JSON: ${(e as Error).message}`, { cause: e });
   }
@@ -222,7 +223,7 @@ function jsonToBinary(type: protobuf.Type, v: unknown, what: string): Uint8Array
 function binaryToJson(type: protobuf.Type, bytes: Uint8Array, fill?: (json: unknown, args: readonly unknown[]) => void, args?: readonly unknown[]): Buffer {
   const json = protojson().toJson(type, type.decode(bytes));
   if (fill && args) fill(json, args);
-  return Buffer.from(JSON.stringify(json), "utf8");
+  return utf8Encode(JSON.stringify(json)) as Buffer;
 }
 
 /**

@@ -1,10 +1,11 @@
+import { utf8Encode } from "../protocol/bytes.js";
 import * as protobuf from "protobufjs";
-import { resultMismatch } from "../protocol/errors.js";
 import { bindError } from "../codec/bind-error.js";
-import { compileConverter, paramConverters, paramLabel } from "../codec/binder.js";
+import { paramConverters, paramLabel } from "../codec/binder.js";
 import { decodeUtf8 } from "../codec/bytes.js";
 import { bindJsonValue, encodeJsonValue, protoFromJsonValue } from "../codec/json-codec.js";
 import { parseJson, stringifyJson } from "../codec/json.js";
+import { jsonBytes, jsonClientCodec, resultDecoder } from "../codec/json-message.js";
 import { encodeProtoFrame, encodeProtoMessage } from "../codec/proto-codec.js";
 import { fastFromJson, fastToJson, protojson } from "../codec/protojson-fast.js";
 import { Code } from "../protocol/code.js";
@@ -60,19 +61,6 @@ function parseJsonMessage(b: Uint8Array, what: string): unknown {
   }
 }
 
-function jsonBytes(value: unknown): Uint8Array {
-  return Buffer.from(stringifyJson(value));
-}
-
-function decodeJsonResponse(bytes: Uint8Array): unknown {
-  if (bytes.length === 0) return undefined;
-  try {
-    return parseJson(decodeUtf8(bytes));
-  } catch (e) {
-    throw badResponse("JSON", e);
-  }
-}
-
 /** What IDL messages look like to callers: plain objects, 64-bit integers as strings, enums by name. */
 const TO_OBJECT: protobuf.IConversionOptions = { longs: String, enums: String, defaults: true, oneofs: true };
 
@@ -116,16 +104,6 @@ function protoCodec(md: MethodDescriptor): MessageCodec {
 }
 
 /**
- * The JSON form of an IDL-less call's arguments: a JSON array in parameter order; a single
- * bytes parameter goes bare, since an array there would read as the octets themselves.
- */
-function jsonArgs(md: MethodDescriptor): (args: readonly unknown[]) => unknown {
-  const single = md.params.length === 1 ? md.params[0].type.kind : undefined;
-  if (single === "bytes" || single === "file") return (args) => args[0];
-  return (args) => args;
-}
-
-/**
  * How to read a JSON answer for a response message of one field named `value` (how the derived
  * schema carries a result), given that a derived method answers Triple HTTP JSON with its bare
  * result (docs/schema.md): undefined for other messages; else a test of whether an answer is the
@@ -156,12 +134,12 @@ function protoJsonClient(md: MethodDescriptor): Pick<MessageCodec, "encodeArgs" 
   const req = md.requestType!;
   const res = md.responseType!;
   const toBytes = protoEncoder(req);
-  const slow = (value: unknown) => Buffer.from(JSON.stringify(protojson().toJson(req, req.decode(toBytes(value)))));
+  const slow = (value: unknown) => utf8Encode(JSON.stringify(protojson().toJson(req, req.decode(toBytes(value)))));
   const isBare = bareResultTest(res);
   const encode = (value: unknown): Uint8Array => {
     if (typeof value === "object" && value !== null && !(value instanceof req.ctor) && req.verify(value as Record<string, unknown>) === null) {
       const fast = fastToJson(req, value);
-      if (fast) return Buffer.from(JSON.stringify(fast));
+      if (fast) return utf8Encode(JSON.stringify(fast));
     }
     return slow(value);
   };
@@ -184,30 +162,8 @@ function protoJsonClient(md: MethodDescriptor): Pick<MessageCodec, "encodeArgs" 
   };
 }
 
-/**
- * Client: a decoded JSON result turned into the declared result type (`@Method({ returns })`),
- * so a `Date`, `Uint8Array`, `bigint`, `Map` or class arrives as one; as it is without one.
- */
-function resultDecoder(md: MethodDescriptor): (bytes: Uint8Array) => unknown {
-  if (!md.returns) return decodeJsonResponse;
-  const conv = compileConverter(md.returns);
-  return (bytes) => {
-    const v = decodeJsonResponse(bytes);
-    if (v === null || v === undefined) return v;
-    try {
-      return conv(v, "the result");
-    } catch (e) {
-      throw resultMismatch(md.path, e);
-    }
-  };
-}
-
 function jsonCodec(md: MethodDescriptor): MessageCodec {
-  const shape = jsonArgs(md);
-  const client =
-    md.requestType && md.responseType
-      ? protoJsonClient(md)
-      : { encodeArgs: (args: readonly unknown[]) => jsonBytes(shape(args)), encodeRequest: jsonBytes, decodeResponse: resultDecoder(md) };
+  const client = md.requestType && md.responseType ? protoJsonClient(md) : jsonClientCodec(md);
   return {
     decodeRequest(bytes) {
       // An empty message is the empty request: no arguments, or an IDL message with defaults.

@@ -5,6 +5,7 @@ import { Code, isCode } from "../protocol/code.js";
 import { firstHeader, H, type HeaderMap, metadataOf } from "../protocol/headers.js";
 import { type ErrorDetail, RpcError } from "../protocol/rpc-error.js";
 import { boundMessage } from "../protocol/wire-text.js";
+import { base64Decode, hexDecode, utf8Decode } from "../protocol/bytes.js";
 import type { OutHeaders, Responder } from "../transport/server/exchange.js";
 
 /**
@@ -45,7 +46,7 @@ export function encodeGrpcMessage(message: string): string {
 export function decodeGrpcMessage(value: string): string {
   if (!value.includes("%")) return value;
   // Runs of escapes decode together so multi-byte UTF-8 sequences come out whole.
-  return value.replace(/(?:%[0-9a-fA-F]{2})+/g, (run) => Buffer.from(run.replace(/%/g, ""), "hex").toString("utf8"));
+  return value.replace(/(?:%[0-9a-fA-F]{2})+/g, (run) => utf8Decode(hexDecode(run.replace(/%/g, ""))));
 }
 
 function typeUrl(type: string): string {
@@ -197,7 +198,7 @@ export function errorFromGrpcTrailers(trailers: HeaderMap): RpcError | undefined
   if (bin) {
     try {
       // Type URLs arrive as `type.googleapis.com/<name>`; callers match on the name.
-      details = decodeStatusDetails(Buffer.from(bin, "base64")).details.map((d) => ({
+      details = decodeStatusDetails(base64Decode(bin)).details.map((d) => ({
         type: d.type.slice(d.type.lastIndexOf("/") + 1),
         value: d.value,
       }));

@@ -1,4 +1,5 @@
 import type { ErrorDetail, RpcError } from "./rpc-error.js";
+import { utf8Decode } from "./bytes.js";
 
 /** The type name of the `google.rpc.BadRequest` error detail. */
 export const BAD_REQUEST_TYPE = "google.rpc.BadRequest";
@@ -99,8 +100,8 @@ export function badRequestViolations(err: Pick<RpcError, "details">): FieldViola
       let field = "";
       let description = "";
       for (const [t, v] of fields(fv) ?? []) {
-        if (t === 1) field = Buffer.from(v).toString("utf8");
-        else if (t === 2) description = Buffer.from(v).toString("utf8");
+        if (t === 1) field = utf8Decode(v);
+        else if (t === 2) description = utf8Decode(v);
       }
       out.push({ field, description });
     }

@@ -1,3 +1,5 @@
+import { base64Decode } from "./bytes.js";
+
 /** Header names of the Triple protocol and of gRPC, lower-case as they appear on HTTP/2. */
 export const H = {
   contentType: "content-type",
@@ -81,7 +83,7 @@ export function trailersOf(headers: HeaderMap | undefined, prefix = ""): Record<
     const name = k.slice(prefix.length);
     const v = headers[k];
     if (v === undefined || name.startsWith(":") || RESERVED_HEADERS.has(name)) continue;
-    if (name.endsWith("-bin")) out[name] = Buffer.from(String(Array.isArray(v) ? v[0] : v), "base64");
+    if (name.endsWith("-bin")) out[name] = base64Decode(String(Array.isArray(v) ? v[0] : v));
     else out[name] = Array.isArray(v) ? v : String(v);
   }
   return out;

@@ -1,3 +1,4 @@
+import { base64Encode } from "../protocol/bytes.js";
 import { bindError } from "../codec/bind-error.js";
 import { missingField } from "../codec/binder.js";
 import { FileUpload } from "../service/file-upload.js";
@@ -40,7 +41,7 @@ export function toValue(v: unknown): Record<string, unknown> {
       return { stringValue: v.toString() };
   }
   if (v instanceof Date) return { stringValue: v.toISOString() };
-  if (v instanceof Uint8Array) return { stringValue: Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString("base64") };
+  if (v instanceof Uint8Array) return { stringValue: base64Encode(v) };
   if (Array.isArray(v) || v instanceof Set) return { listValue: { values: [...v].map(toValue) } };
   const entries = v instanceof Map ? [...v] : Object.entries(v as object);
   const fields: Record<string, unknown> = {};

@@ -1,8 +1,8 @@
 import "reflect-metadata";
-import * as protobuf from "protobufjs";
+import type * as protobuf from "protobufjs";
 import { declaredParams, type MethodOptions, PARAMS_KEY, type RawMethod, type RawParam, type RawService, rawMethodsOf, SERVICE_KEY } from "./decorators.js";
 import type { AuthRequirement, McpToolDescriptor, MethodDescriptor, MethodKind, ParamDescriptor, ServiceDescriptor } from "./descriptors.js";
-import { loadProto, lookupService } from "./proto.js";
+import type * as ProtoFiles from "./proto.js";
 import { checkNoRestSources, type DeclaredParam, restMapping } from "./rest.js";
 import { checkConstraints, pickConstraints } from "./constraints.js";
 import { checkDeclaredType, resolveType, T } from "./type-desc.js";
@@ -229,6 +229,25 @@ function mcpOf(option: MethodOptions["mcp"], service: boolean | undefined, kind:
 export const MCP_TOOL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /**
+ * service/proto.ts (node:fs and protobufjs's .proto parser), loaded only for a `proto` option
+ * naming a file, by a name bundlers do not follow: a contract class then loads in a browser
+ * (the web client) without either; a browser passes a loaded protobufjs Root, or no `proto`.
+ */
+const PROTO_FILES = "./proto.js";
+
+function loadProtoFile(file: string): protobuf.Root {
+  if (typeof require !== "function") throw new TypeError(`@Service({ proto: "${file}" }): loading a .proto file needs Node.js; pass a loaded protobufjs Root instead`);
+  return (require(PROTO_FILES) as typeof ProtoFiles).loadProto(file);
+}
+
+/** The service `name` in a loaded root, or a TypeError naming it (service/proto.ts's lookupService, without loading protobufjs). */
+function serviceIn(root: protobuf.Root, name: string): protobuf.Service {
+  const found = root.lookup(name);
+  if (!found || !("methodsArray" in found)) throw new TypeError(`service ${name} is not defined in the given .proto`);
+  return found as protobuf.Service;
+}
+
+/**
  * Reads a decorated class's metadata into a {@link ServiceDescriptor}. Everything that can be
  * wrong with a class (unbindable types, a proto method with no implementation of the right
  * shape, duplicate names) fails here, at registration, with a message naming the culprit.
@@ -240,7 +259,7 @@ export function describeService(ctor: abstract new (...args: never[]) => unknown
   if (!raw) throw new TypeError(`class ${ctor.name} is not decorated with @Service`);
   const name = raw.name ?? ctor.name;
   const protoOpt = raw.options.proto;
-  const protoService = protoOpt ? lookupService(typeof protoOpt === "string" ? loadProto(protoOpt) : protoOpt, name) : undefined;
+  const protoService = protoOpt ? serviceIn(typeof protoOpt === "string" ? loadProtoFile(protoOpt) : protoOpt, name) : undefined;
   const proto = ctor.prototype as Record<string, unknown>;
   const rawMethods = rawMethodsOf(ctor);
   const protoByKey = protoService ? bindProtoMethods(protoService, proto, rawMethods) : new Map();

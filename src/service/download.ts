@@ -1,7 +1,9 @@
-import { createReadStream } from "node:fs";
-import { stat } from "node:fs/promises";
-import { basename } from "node:path";
-import { Readable } from "node:stream";
+import type * as Fs from "node:fs";
+import type * as FsPromises from "node:fs/promises";
+import type * as Path from "node:path";
+import type { Readable } from "node:stream";
+import type * as Stream from "node:stream";
+import { nodeBuiltin, requireBuiltin } from "./node-builtin.js";
 
 /** What a download's bytes can come from. */
 export type DownloadBody = Readable | ReadableStream<Uint8Array> | Blob | Uint8Array;
@@ -53,6 +55,9 @@ export class Download {
    * server's log.
    */
   static async file(path: string, options: DownloadOptions = {}): Promise<Download> {
+    const { stat } = requireBuiltin<typeof FsPromises>("node:fs/promises", "Download.file");
+    const { createReadStream } = requireBuiltin<typeof Fs>("node:fs", "Download.file");
+    const { basename } = requireBuiltin<typeof Path>("node:path", "Download.file");
     let st: Awaited<ReturnType<typeof stat>>;
     try {
       st = await stat(path);
@@ -70,12 +75,19 @@ export class Download {
 
   /** The body as a Node.js Readable. */
   stream(): Readable {
+    const { Readable } = requireBuiltin<typeof Stream>("node:stream", "Download.stream");
     const b = this.body;
     if (b instanceof Readable) return b;
     if (b instanceof Uint8Array) return Readable.from([b], { objectMode: false });
     if (isBlob(b)) return Readable.fromWeb(b.stream() as import("node:stream/web").ReadableStream<Uint8Array>);
     return Readable.fromWeb(b as import("node:stream/web").ReadableStream<Uint8Array>);
   }
+}
+
+/** A Node.js Readable (never, where there is no node:stream). */
+function isReadable(x: unknown): boolean {
+  const stream = nodeBuiltin<typeof Stream>("node:stream");
+  return stream !== undefined && x instanceof stream.Readable;
 }
 
 function isBlob(x: unknown): x is Blob {
@@ -89,7 +101,7 @@ function isBlob(x: unknown): x is Blob {
 export function downloadOf(x: unknown): Download | undefined {
   if (x === null || typeof x !== "object") return undefined;
   if (x instanceof Download) return x;
-  if (x instanceof Readable || isBlob(x) || (typeof ReadableStream !== "undefined" && x instanceof ReadableStream)) {
+  if (isReadable(x) || isBlob(x) || (typeof ReadableStream !== "undefined" && x instanceof ReadableStream)) {
     return new Download(x as DownloadBody);
   }
   return undefined;

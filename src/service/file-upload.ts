@@ -1,6 +1,8 @@
-import { createReadStream } from "node:fs";
-import { readFile } from "node:fs/promises";
-import { Readable } from "node:stream";
+import type * as Fs from "node:fs";
+import type * as FsPromises from "node:fs/promises";
+import type { Readable } from "node:stream";
+import type * as Stream from "node:stream";
+import { requireBuiltin } from "./node-builtin.js";
 
 /** Where a {@link FileUpload}'s bytes are: in memory, in a temp file, or still arriving. */
 export type FileUploadSource =
@@ -72,8 +74,8 @@ export class FileUpload {
    */
   stream(): Readable {
     const s = this.source;
-    if (s.kind === "memory") return Readable.from([s.data], { objectMode: false });
-    if (s.kind === "disk") return createReadStream(s.path);
+    if (s.kind === "memory") return requireBuiltin<typeof Stream>("node:stream", "FileUpload.stream").Readable.from([s.data], { objectMode: false });
+    if (s.kind === "disk") return requireBuiltin<typeof Fs>("node:fs", "FileUpload.stream").createReadStream(s.path);
     if (this.streamed) throw new Error(`FileUpload "${this.filename}" is streaming in and its stream() was already taken`);
     this.streamed = true;
     return s.stream;
@@ -83,7 +85,7 @@ export class FileUpload {
   async bytes(): Promise<Uint8Array> {
     const s = this.source;
     if (s.kind === "memory") return s.data;
-    if (s.kind === "disk") return readFile(s.path);
+    if (s.kind === "disk") return requireBuiltin<typeof FsPromises>("node:fs/promises", "FileUpload.bytes").readFile(s.path);
     const chunks: Buffer[] = [];
     for await (const c of this.stream()) chunks.push(c as Buffer);
     return Buffer.concat(chunks);

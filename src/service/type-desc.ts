@@ -474,7 +474,8 @@ export function resolveType(spec: TypeSpec | undefined, where: string): TypeDesc
     case Download:
       return T.download;
   }
-  if (spec === Uint8Array || spec === Buffer || (typeof spec === "function" && spec.prototype instanceof Uint8Array)) {
+  // Buffer is a Uint8Array subclass (and absent in browsers, where contracts load too).
+  if (spec === Uint8Array || (typeof spec === "function" && spec.prototype instanceof Uint8Array)) {
     return spec === UploadedFile ? T.file : T.bytes;
   }
   if (typeof spec === "function") return classType(spec as new () => unknown, where);

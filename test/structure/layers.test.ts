@@ -137,4 +137,28 @@ describe("layers", () => {
     }
     assert.deepEqual(reaching, [], `client files that reach into a protocol folder:\n  ${reaching.join("\n  ")}`);
   });
+
+  // A type position (`import("node:stream/web").ReadableStream`) loads nothing, and is let through.
+  it("the web entry (src/web.ts) reaches no node: module, eagerly or through a dynamic import", () => {
+    const entry = join(SRC, "web.ts");
+    const seen = new Set<string>();
+    const stack = [entry];
+    const offenders: string[] = [];
+    while (stack.length > 0) {
+      const f = stack.pop() as string;
+      if (seen.has(f)) continue;
+      seen.add(f);
+      const text = readFileSync(f, "utf8");
+      for (const m of text.matchAll(/^\s*(?:import|export)(?!\s+type\b)[^;]*?\bfrom\s*["'](node:[^"']+)["']|\bimport\s*\(\s*["'](node:[^"']+)["']\s*\)(?!\.[A-Z])|\brequire\s*\(\s*["'](node:[^"']+)["']\s*\)/gm)) {
+        offenders.push(`${rel(f)} imports ${m[1] ?? m[2] ?? m[3]}`);
+      }
+      for (const m of text.matchAll(/^\s*(?:import|export)(?!\s+type\b)[^;]*?\bfrom\s*["'](\.\.?\/[^"']+)["']|\bimport\s*\(\s*["'](\.\.?\/[^"']+)["']\s*\)|^\s*import\s+["'](\.\.?\/[^"']+)["']|\brequire\s*\(\s*["'](\.\.?\/[^"']+)["']\s*\)/gm)) {
+        const target = resolveSpec(f, m[1] ?? m[2] ?? m[3] ?? m[4]);
+        if (target?.startsWith(SRC + sep)) stack.push(target);
+      }
+    }
+    assert.ok(seen.size > 20, `the web entry reaches ${seen.size} modules`);
+    assert.ok(seen.has(join(SRC, "protocol-grpc", "message-codec.ts")), "the protobuf support (a dynamic import) is followed too");
+    assert.deepEqual(offenders, [], `node: modules reachable from the web entry:\n  ${offenders.join("\n  ")}`);
+  });
 });

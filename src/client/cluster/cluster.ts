@@ -1,4 +1,5 @@
 import { Code } from "../../protocol/code.js";
+import { retryableCode } from "../../protocol/retry-rule.js";
 import { RpcError } from "../../protocol/rpc-error.js";
 import { isConnectFailure, requestMayHaveRun } from "../../transport/client/errors.js";
 import type { Logger } from "../../runtime/logger.js";
@@ -129,33 +130,12 @@ function markDown(provider: Provider, ctx: ClusterContext, err: unknown): void {
 }
 
 /**
- * The codes another attempt may follow: `unavailable` (a refused connection or stream, a stream
- * above GOAWAY's last stream id, a request not written, a server shutting down; a connection
- * that broke after the request was sent is `unavailable` too, but the handler may have run, so
- * it is retried only for idempotent methods, see `retryable`) and `unknown` (a handler
- * failed with a plain error, which Dubbo retries). Everything else is the handler's answer —
- * invalid_argument, not_found, already_exists, permission_denied, unauthenticated,
- * failed_precondition, out_of_range, resource_exhausted, aborted, unimplemented, internal — or
- * the call's end (deadline_exceeded, cancelled), and sending it again could repeat a side effect.
- */
-const RETRYABLE_CODES: ReadonlySet<Code> = new Set([Code.Unavailable, Code.Unknown]);
-
-/**
- * Codes another attempt may also follow for a side-effect-free method (`@Method({ idempotent:
- * true })`, `idempotency_level = NO_SIDE_EFFECTS`): an overloaded provider (`resource_exhausted`)
- * or a transaction conflict (`aborted`) may well answer on another try, as may a provider without
- * the method (`unimplemented`: a Dubbo Java provider stopping answers "Invoker for gRPC not found"
- * once it has unexported its services, before its registry node is gone; an older version in a
- * rolling upgrade), and repeating the call changes nothing.
- */
-const IDEMPOTENT_RETRYABLE_CODES: ReadonlySet<Code> = new Set([Code.ResourceExhausted, Code.Aborted, Code.Unimplemented]);
-
-/**
  * True when another attempt may follow this error: never once a response message arrived, and
- * after a connection that broke once the request was sent only for an idempotent method.
+ * after a connection that broke once the request was sent only for an idempotent method. The
+ * codes: `retryableCode` (protocol/retry-rule.ts), the table the web client applies too.
  */
 export function retryable(err: RpcError, inv: Invocation): boolean {
   if (inv.committed || inv.signal.aborted) return false;
   if (requestMayHaveRun(err)) return inv.method.idempotent;
-  return RETRYABLE_CODES.has(err.code) || (inv.method.idempotent && IDEMPOTENT_RETRYABLE_CODES.has(err.code));
+  return retryableCode(err.code, inv.method.idempotent);
 }

@@ -1,0 +1,62 @@
+import * as assert from "node:assert/strict";
+import * as path from "node:path";
+import { describe, it } from "node:test";
+import { gzipSync } from "node:zlib";
+import * as esbuild from "esbuild";
+
+/**
+ * The size of the web client in a browser bundle (docs/web.md): a page with one contract and the
+ * JSON-only client (Triple JSON), bundled with esbuild (ESM, code splitting, minified). What the
+ * page loads before its first call is the entry chunk and the chunks it imports statically; the
+ * protobuf support (protobufjs, the derived schema, the gRPC-Web half) must stay behind dynamic
+ * imports, loaded only by a client that chooses proto, Connect or gRPC-Web.
+ */
+
+const ENTRY = path.resolve(__dirname, "../../../test/web/page/json-only.ts");
+/** The budget of the JSON-only client's static closure, gzipped (level 9). Measured 27.9 KB; see docs/web.md for what it holds. */
+const BUDGET_GZ = 30 * 1024;
+
+async function bundle() {
+  const r = await esbuild.build({
+    entryPoints: [ENTRY],
+    bundle: true,
+    write: false,
+    format: "esm",
+    splitting: true,
+    outdir: "/tmp/triple-web-budget",
+    minify: true,
+    platform: "browser",
+    target: "es2022",
+    metafile: true,
+    logLevel: "silent",
+  });
+  const outs = r.metafile.outputs;
+  const main = Object.keys(outs).find((k) => outs[k].entryPoint !== undefined);
+  assert.ok(main, "the entry chunk");
+  const closure = new Set<string>();
+  const stack = [main];
+  while (stack.length > 0) {
+    const k = stack.pop() as string;
+    if (closure.has(k)) continue;
+    closure.add(k);
+    for (const i of outs[k].imports) if (i.kind === "import-statement") stack.push(i.path);
+  }
+  const files = r.outputFiles.filter((f) => [...closure].some((k) => f.path.endsWith(path.basename(k))));
+  const inputs = new Set([...closure].flatMap((k) => Object.keys(outs[k].inputs)));
+  const lazy = new Set(Object.keys(outs).filter((k) => !closure.has(k)).flatMap((k) => Object.keys(outs[k].inputs)));
+  return { files, inputs, lazy };
+}
+
+describe("web client bundle size", () => {
+  it(`the JSON-only client for one contract: static closure at most ${BUDGET_GZ / 1024} KB gzipped; protobuf loaded only when chosen`, async () => {
+    const { files, inputs, lazy } = await bundle();
+    const raw = Buffer.concat(files.map((f) => Buffer.from(f.contents)));
+    const gz = gzipSync(raw, { level: 9 }).length;
+    console.log(`# web JSON-only client: ${files.length} chunks, ${raw.length} bytes minified, ${gz} bytes gzipped`);
+    assert.ok(gz <= BUDGET_GZ, `${gz} bytes gzipped, over the budget of ${BUDGET_GZ}`);
+    const eager = [...inputs];
+    assert.deepEqual(eager.filter((i) => /protobufjs|message-codec|derived-codec|grpc-web\.ts|node:/.test(i)), [], "no protobuf support and no node: module in the JSON-only client's static closure");
+    assert.ok([...lazy].some((i) => i.includes("node_modules/protobufjs")), "protobufjs is in a lazily loaded chunk");
+    assert.ok([...lazy].some((i) => i.endsWith("src/web/grpc-web.ts")), "the gRPC-Web half is in a lazily loaded chunk");
+  });
+});
