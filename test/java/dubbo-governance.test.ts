@@ -89,15 +89,17 @@ describe("governance: a Dubbo Java consumer and ours, moved the same way by the 
     return [...out].sort();
   }
 
+  // Each consumer follows a rule on its own clock (Java its config-center listener, ours its paced
+  // key watch), so each side is waited for; what is asserted is where the calls end up.
   it("a condition rule sends whoami to one provider for both consumers (ours, then the Java one); deleting it restores all three", async () => {
     for (const target of ["ts-a", "blue"]) {
       await rules.write(CONDITION_KEY, `configVersion: v3.0\nscope: service\nforce: true\nenabled: true\nkey: ${IFACE}::blue\nconditions:\n  - method=whoami => port=${port[target]}\n`);
       await waitUntil(async () => sameSet(await tallyJava({ group: "blue" }), [target]), `the Java consumer follows the rule to ${target}`);
-      assert.deepEqual(await tallyOurs(ours), [target], `ours follows the rule to ${target}`);
+      await waitUntil(async () => sameSet(await tallyOurs(ours), [target]), `ours follows the rule to ${target}`);
     }
     await rules.delete(CONDITION_KEY);
     await waitUntil(async () => sameSet(await tallyJava({ group: "blue" }), ["blue", "ts-a", "ts-b"]), "the Java consumer back on all three");
-    assert.deepEqual(await tallyOurs(ours), ["blue", "ts-a", "ts-b"]);
+    await waitUntil(async () => sameSet(await tallyOurs(ours), ["blue", "ts-a", "ts-b"]), "ours back on all three");
   });
 
   it("tags: a static tag (our registryTag) and a dynamic tag rule (ts-gov.tag-router, by address) route both consumers' calls alike", async () => {
@@ -111,14 +113,14 @@ describe("governance: a Dubbo Java consumer and ours, moved the same way by the 
     // NetUtils.isValidV4Address refuses 127.*; the address is logged as invalid and ignored).
     await rules.write("ts-gov.tag-router", `configVersion: v3.0\nforce: false\nenabled: true\nkey: ts-gov\ntags:\n  - name: blue\n    addresses: ["${LAN}:${port["tag-a"]}"]\n`);
     await waitUntil(async () => sameSet(await tallyJava({ group: "tagged", tag: "blue" }), ["tag-a"]), "the Java consumer's blue calls");
-    assert.deepEqual(await tallyOurs(oursTagged, "blue"), ["tag-a"], "ours: blue calls");
+    await waitUntil(async () => sameSet(await tallyOurs(oursTagged, "blue"), ["tag-a"]), "ours: blue calls");
     for (const tag of [undefined, "gray", "red"]) {
       const j = await tallyJava({ group: "tagged", tag });
       assert.deepEqual(await tallyOurs(oursTagged, tag), j, `tag ${tag}: ours as Java (${JSON.stringify(j)})`);
     }
     await rules.delete("ts-gov.tag-router");
     await waitUntil(async () => sameSet(await tallyJava({ group: "tagged", tag: "blue" }), ["tag-b"]), "Java: the rule deleted, blue falls back");
-    assert.deepEqual(await tallyOurs(oursTagged, "blue"), ["tag-b"]);
+    await waitUntil(async () => sameSet(await tallyOurs(oursTagged, "blue"), ["tag-b"]), "ours: the rule deleted, blue falls back");
   });
 
   it("a consumer-side configurator disabling one of our providers and the Java provider moves both consumers; deleting it restores them", async () => {
