@@ -30,9 +30,9 @@ type RequestHeaders = Readonly<Record<string, string | string[] | undefined>>;
 
 /**
  * The wire protocols a server speaks: Triple HTTP unary (and its Server-Sent Events), gRPC,
- * gRPC-Web, and Connect (with dubbo-js's Triple variant of it).
+ * gRPC-Web, Connect (with dubbo-js's Triple variant of it), and Triple over WebSocket.
  */
-export type WireProtocol = "triple" | "grpc" | "grpc-web" | "connect";
+export type WireProtocol = "triple" | "grpc" | "grpc-web" | "connect" | "triple-websocket";
 
 /**
  * What a handler knows about its call: request metadata, the deadline, the abort signal, the

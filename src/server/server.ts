@@ -1,4 +1,5 @@
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { UploadStore } from "../codec/upload-store.js";
 import { AccessLog, type AccessLogOption } from "../observability/access-log.js";
@@ -16,6 +17,9 @@ import { sendGrpcStatus } from "../protocol-grpc/status.js";
 import { GrpcWebHandler } from "../protocol-grpc-web/server-handler.js";
 import { isGrpcWebContentType } from "../protocol-grpc-web/wire.js";
 import { TripleHttpHandler } from "../protocol-triple/server-handler.js";
+import type { WebSocketExchange } from "../protocol-websocket/exchange.js";
+import { WebSocketHandler } from "../protocol-websocket/server-handler.js";
+import { closeCodeOf, closeReasonOf } from "../protocol-websocket/wire.js";
 import { METADATA_V2_VERSION } from "../registry/instance.js";
 import { METADATA_SERVICE_V2 } from "../registry/metadata-proto.js";
 import type { Registry } from "../registry/registry.js";
@@ -207,6 +211,7 @@ export class TripleServer implements ServerCore {
   private readonly grpc: GrpcHandler;
   private readonly grpcWeb: GrpcWebHandler;
   private readonly connect: ConnectHandler;
+  private readonly websocket: WebSocketHandler;
   private readonly interceptors: readonly Interceptor[];
   private readonly cors: Cors | undefined;
   private readonly openapi: OpenApiEndpoint | undefined;
@@ -256,7 +261,9 @@ export class TripleServer implements ServerCore {
     this.grpc = new GrpcHandler(this);
     this.grpcWeb = new GrpcWebHandler(this);
     this.connect = new ConnectHandler(this);
+    this.websocket = new WebSocketHandler(this, { idleMs: options.bodyIdleTimeoutMs ?? 60_000, originAllowed: (o, host) => this.originAllowed(o, host) });
     this.listener = mounted ? undefined : this.createListener(options);
+    this.listener?.http1.on("upgrade", (req: IncomingMessage, socket: Socket, head: Buffer) => this.handleUpgrade(req, socket, head));
     // A mounted handler never listens: its upload directory is prepared now.
     if (mounted) this.sweepUploads();
     for (const s of options.services ?? []) {
@@ -411,6 +418,27 @@ export class TripleServer implements ServerCore {
    */
   serves(path: string): boolean {
     return this.router.hasPath(path) || (this.rest?.hasPath(path) ?? false) || (this.openapi?.serves(path) ?? false);
+  }
+
+  /**
+   * Serves an HTTP/1.1 upgrade request (node:http's `'upgrade'` event): a WebSocket call to a
+   * method's path (Triple over WebSocket), or an HTTP error. A mounted handler's host server
+   * passes its own `'upgrade'` events here. Never throws.
+   */
+  handleUpgrade(req: IncomingMessage, socket: Socket, head: Buffer): void {
+    this.websocket.upgrade(req, socket, head);
+  }
+
+  /**
+   * May a page of `origin` open WebSocket calls? With `cors`, its origins decide; without, only
+   * the server's own origin (the `Host` the browser connected to), so no other site's page can
+   * call with the user's network position.
+   */
+  private originAllowed(origin: string, host: string | undefined): boolean {
+    if (this.cors) return this.cors.allows(origin);
+    if (host === undefined) return false;
+    const m = /^[a-z][a-z0-9+.-]*:\/\/([^/]+)$/i.exec(origin);
+    return m !== null && m[1].toLowerCase() === host.toLowerCase();
   }
 
   /** Serves one exchange: CORS, then the protocol its headers name. Never throws. */
@@ -623,6 +651,9 @@ function cancelExchange(ctx: CallContext, ex: Exchange, err: RpcError): void {
   switch (ctx.protocol) {
     case "grpc":
       sendGrpcStatus(ex, err, { [H.contentType]: "application/grpc" });
+      break;
+    case "triple-websocket":
+      (ex as WebSocketExchange).close(closeCodeOf(err), closeReasonOf(err));
       break;
     case "grpc-web":
     case "connect":
