@@ -5,3 +5,4 @@
  */
 export type { WebClientOptions, WebProtocol, WebTokenSource } from "./web/options.js";
 export type { FetchFn, WebCallInit, WebHeaders, WebStreamCall, WebStreamTransport } from "./web/transport.js";
+export { type WebSocketTransportOptions, webSocketTransport } from "./web/websocket.js";
