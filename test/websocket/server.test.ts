@@ -71,3 +71,33 @@ describe("Triple over WebSocket: the four call kinds on our server", () => {
     assert.match(r.body ?? "", /supported: application\/json/);
   });
 });
+
+describe("Triple over WebSocket through createHandler in a node:http server of one's own", () => {
+  let http: typeof import("node:http");
+  let server: import("node:http").Server;
+  let base: string;
+  before(async () => {
+    http = await import("node:http");
+    const { createHandler } = await import("../../src/index.js");
+    const handler = createHandler({ services: [new GreetServiceImpl()] });
+    server = http.createServer(handler);
+    server.on("upgrade", (req, socket, head) => {
+      if (!handler.onUpgrade(req, socket, head)) socket.end("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n");
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const a = server.address() as import("node:net").AddressInfo;
+    base = `ws://127.0.0.1:${a.port}`;
+  });
+  after(() => new Promise((r) => server.close(r)));
+
+  it("a bidi call through the handler's onUpgrade", async () => {
+    const r = await wsCall(`${base}/greet.GreetService/GreetStream`, ['{"name":"a"}', '{"name":"b"}'], { end: "text" });
+    assert.equal(r.code, 1000);
+    assert.deepEqual(r.messages.map((m) => JSON.parse(m).greeting), ["a", "b"]);
+  });
+
+  it("an upgrade to a path that is not a method's is left to the application (false)", async () => {
+    const r = await wsCall(`${base}/chat`, [], { end: "none" });
+    assert.equal(r.status, 404);
+  });
+});
