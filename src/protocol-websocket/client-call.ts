@@ -35,6 +35,7 @@ export class WebSocketClientCall implements StreamCall {
   private count = 0;
   private done = false;
   private stop: (() => void) | undefined = undefined;
+  private corked = false;
   private readonly outcome: Promise<unknown>;
   private resolveResult!: (v: unknown) => void;
   private rejectResult!: (e: unknown) => void;
@@ -129,11 +130,24 @@ export class WebSocketClientCall implements StreamCall {
     if (this.done || this.ws.readyState !== WebSocket.OPEN) return false;
     const bytes = this.settings.codec.encodeRequest(value);
     if (this.ws.bufferedAmount < SEND_HIGH_WATER) {
+      this.corkTick();
       this.ws.send(bytes, { binary: true });
       return true;
     }
     await new Promise<void>((resolve) => this.ws.send(bytes, { binary: true }, () => resolve()));
     return !this.done;
+  }
+
+  /** The messages sent in one turn of the event loop leave in one write (ws writes header and payload apart). */
+  private corkTick(): void {
+    const socket = (this.ws as unknown as { _socket?: import("node:net").Socket })._socket;
+    if (this.corked || socket === undefined) return;
+    this.corked = true;
+    socket.cork();
+    process.nextTick(() => {
+      this.corked = false;
+      socket.uncork();
+    });
   }
 
   end(): void {

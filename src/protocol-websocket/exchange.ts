@@ -15,6 +15,10 @@ function envelope(data: Buffer): Buffer {
   return out;
 }
 
+function uncork(ex: WebSocketExchange): void {
+  ex.uncork();
+}
+
 function asBuffer(data: Buffer | ArrayBuffer | Buffer[]): Buffer {
   if (Buffer.isBuffer(data)) return data;
   if (Array.isArray(data)) return Buffer.concat(data);
@@ -44,6 +48,7 @@ export class WebSocketExchange implements Exchange {
   private messages = 0;
   private idleTimer: NodeJS.Timeout | undefined = undefined;
   private lastMessage = Date.now();
+  private corked = false;
 
   constructor(
     readonly ws: WebSocket,
@@ -132,11 +137,27 @@ export class WebSocketExchange implements Exchange {
     this.headers = {};
   }
 
-  /** Sends one message; false when the socket's buffer is full (wait for {@link onDrain}). */
+  /**
+   * Sends one message; false when the socket's buffer is full (wait for {@link onDrain}). The
+   * messages a handler yields in one turn of the event loop leave in one write: the socket is
+   * corked at the first and uncorked on the next tick (ws writes each message's header and
+   * payload separately, a system call each otherwise).
+   */
   write(chunk: Uint8Array | string): boolean {
     if (this.closed) return true;
+    if (!this.corked) {
+      this.corked = true;
+      this.socket.cork();
+      process.nextTick(uncork, this);
+    }
     this.ws.send(chunk, { binary: typeof chunk !== "string" });
     return !this.socket.writableNeedDrain;
+  }
+
+  /** @internal */
+  uncork(): void {
+    this.corked = false;
+    this.socket.uncork();
   }
 
   onDrain(fn: () => void): void {
