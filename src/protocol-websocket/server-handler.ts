@@ -17,12 +17,45 @@ import { HEALTH_SERVICE_NAME } from "../runtime/health.js";
 import type { RegisteredMethod } from "../runtime/router.js";
 import type { ServerCore } from "../runtime/server-core.js";
 import { requestStreams } from "../service/descriptors.js";
+import type { Exchange, OutHeaders, Responder } from "../transport/server/exchange.js";
 import { SocketResponder } from "../transport/server/socket-responder.js";
 import { WebSocketExchange } from "./exchange.js";
 import { WebSocketResponder } from "./responder.js";
 import { bearerOfProtocols, handshakeMetadata, WS_DEFAULT_CONTENT_TYPE, WS_MEDIA_TYPES, WS_SUBPROTOCOL, wsFormatOf } from "./wire.js";
 
 type Headers = Record<string, string | string[] | undefined>;
+
+/** A refused handshake's socket, with what the access log and telemetry read of a request. */
+class HandshakeResponder implements Responder {
+  readonly headers: Headers;
+  readonly method = "GET";
+  readonly path: string;
+  readonly peer: { address: string; port: number };
+  private readonly socket: SocketResponder;
+
+  constructor(socket: Socket, req: IncomingMessage) {
+    this.socket = new SocketResponder(socket);
+    this.headers = req.headers;
+    this.path = splitUrl(req.url).path;
+    this.peer = { address: socket.remoteAddress ?? "", port: socket.remotePort ?? 0 };
+  }
+
+  get headersSent(): boolean {
+    return this.socket.headersSent;
+  }
+
+  respond(status: number, headers: OutHeaders, body?: Uint8Array | string): void {
+    this.socket.respond(status, headers, body);
+  }
+
+  end(): void {
+    this.socket.end();
+  }
+
+  reset(): void {
+    this.socket.reset();
+  }
+}
 
 /** How the server wants its WebSocket calls checked. */
 export interface WebSocketSettings {
@@ -80,7 +113,7 @@ export class WebSocketHandler {
     try {
       accepted = this.check(req);
     } catch (e) {
-      this.refuse(socket, e);
+      this.refuse(req, socket, e);
       return;
     }
     const authorize = accepted.route.authorize;
@@ -88,7 +121,7 @@ export class WebSocketHandler {
     else
       authorize(accepted.ctx).then(
         () => this.accept(req, socket, head, accepted),
-        (e) => this.refuse(socket, e),
+        (e) => this.refuse(req, socket, e),
       );
   }
 
@@ -141,9 +174,15 @@ export class WebSocketHandler {
     });
   }
 
-  /** A handshake refused: the HTTP status and JSON error body of the error, then the socket closes. */
-  private refuse(socket: Socket, reason: unknown): void {
+  /**
+   * A handshake refused: the HTTP status and JSON error body of the error, then the socket closes;
+   * recorded as a refusal (telemetry, access log) with the handshake's method, path and peer.
+   */
+  private refuse(req: IncomingMessage, socket: Socket, reason: unknown): void {
     if (socket.destroyed) return;
-    sendHttpError(new SocketResponder(socket), RpcError.from(reason));
+    const err = RpcError.from(reason);
+    const r = new HandshakeResponder(socket, req);
+    this.core.refused(r as unknown as Exchange, "triple-websocket", err);
+    sendHttpError(r, err);
   }
 }

@@ -101,3 +101,30 @@ describe("Triple over WebSocket through createHandler in a node:http server of o
     assert.equal(r.status, 404);
   });
 });
+
+describe("Triple over WebSocket in the access log", () => {
+  let server: TripleServer;
+  const lines: Record<string, unknown>[] = [];
+  before(async () => {
+    const log = { info: (f: Record<string, unknown>) => lines.push(f), warn: () => {}, error: () => {}, debug: () => {} };
+    server = createServer({ services: [new GreetServiceImpl()], accessLog: log as never });
+    await server.listen({ port: 0 });
+  });
+  after(() => server.close());
+
+  it("a call and a refused handshake each leave a line with protocol triple-websocket", async () => {
+    await wsCall(wsUrl(server.url, "/greet.GreetService/Greet"), ['{"name":"triple"}'], { end: "none" });
+    await wsCall(wsUrl(server.url, "/greet.GreetService/Nope"), [], { end: "none" });
+    await new Promise((r) => setTimeout(r, 50));
+    const ws = lines.filter((l) => l.protocol === "triple-websocket");
+    assert.equal(ws.length, 2, JSON.stringify(lines));
+    assert.deepEqual(
+      ws.map((l) => [l.path, l.code]),
+      [
+        ["/greet.GreetService/Greet", "ok"],
+        ["/greet.GreetService/Nope", "unimplemented"],
+      ],
+    );
+    assert.equal(ws[1].status, 404);
+  });
+});
