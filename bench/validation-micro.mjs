@@ -10,7 +10,7 @@ const require = createRequire(import.meta.url);
 const dist = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..", process.env.DIST ?? "dist");
 const { Method, Service } = require(path.join(dist, "src", "index.js"));
 const { describeService } = require(path.join(dist, "src", "service", "describe.js"));
-const { compileValidator } = require(path.join(dist, "src", "runtime", "validation.js"));
+const { compileValidator } = require(path.join(dist, "src", "codec", "validation.js"));
 
 function method(name, params) {
   class Orders {

@@ -1,6 +1,8 @@
 // Writes the ESM entry points of the package: each re-exports the CommonJS build by name, so
 // `import { createServer } from "triple-rpc"` and `require("triple-rpc")` share one copy of the
 // code (and of the decorator metadata) instead of two. Run after `tsc` (npm run build does).
+// Bundlers take the real ESM build instead (dist/mjs, the exports' "module" condition, which
+// Node ignores): a CommonJS file's `require("node:fs")` cannot run from an ESM bundle.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
@@ -8,6 +10,9 @@ import { join } from "node:path";
 const require = createRequire(import.meta.url);
 const ENTRIES = ["index", "contract", "client"];
 mkdirSync("dist/esm", { recursive: true });
+// The nearest package.json of dist/mjs: its files are ESM; the same side-effect list as the root's.
+const SIDE_EFFECTS = ["./index.js", "./contract.js", "./client.js", "./service/decorators.js", "./service/describe.js"];
+writeFileSync("dist/mjs/package.json", `${JSON.stringify({ type: "module", sideEffects: SIDE_EFFECTS }, null, 2)}\n`);
 for (const name of ENTRIES) {
   const mod = require(join(process.cwd(), `dist/src/${name}.js`));
   const names = Object.keys(mod).filter((k) => k !== "default" && k !== "__esModule").sort();

@@ -10,6 +10,7 @@ export {
   createClient,
   closeClient,
   clientProviders,
+  explainRoute,
   type Client,
   type ClientMethod,
   type ClientResult,
@@ -31,6 +32,8 @@ export { TRI_PROTOCOL_VERSION } from "./protocol/headers.js";
 export type { Registry, ProvidersListener, InstanceDiscovery } from "./registry/registry.js";
 export { calRevision, type MetadataInfo, type ServiceInfo } from "./registry/instance.js";
 export { ZookeeperRegistry, type ZookeeperRegistryOptions } from "./registry/zookeeper.js";
+export type { ConfigCenter } from "./governance/config-center.js";
+export type { RouteExplanation, RouteStep } from "./governance/router-chain.js";
 export {
   type DubboUrl,
   type ServiceKey,

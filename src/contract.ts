@@ -33,6 +33,7 @@ export {
   BidiStream,
   type ServiceOptions,
   type MethodOptions,
+  type McpToolOptions,
   type ParamOptions,
   type HttpMapping,
   type ParamSource,

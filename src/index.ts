@@ -20,6 +20,7 @@ export { loadProto } from "./service/proto.js";
 export { toProto, toProtoFiles } from "./schema/proto-text.js";
 export { toOpenApi, type OpenApiOptions, type OpenApiDocument, type OpenApiService } from "./server/openapi.js";
 export type { OpenApiServeOptions } from "./server/openapi-endpoint.js";
+export type { McpOptions } from "./server/mcp-endpoint.js";
 export type { HttpRoute } from "./service/descriptors.js";
 export { CallContext, createContextKey, type ContextKey, type Identity } from "./runtime/context.js";
 export { Metadata, OutgoingMetadata } from "./runtime/metadata.js";

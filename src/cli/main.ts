@@ -5,6 +5,7 @@ import { pathToFileURL } from "node:url";
 import "reflect-metadata";
 import { diffSchemaLocks, formatSchemaChanges, parseSchemaLock, schemaLock } from "../schema/lock.js";
 import { toProtoFiles } from "../schema/proto-text.js";
+import { boundProtoFiles } from "./bound-protos.js";
 import { describeService } from "../service/describe.js";
 import { toOpenApi } from "../server/openapi.js";
 import { definedServices, type RawService, SERVICE_KEY } from "../service/decorators.js";
@@ -15,8 +16,10 @@ const USAGE = `usage: triple-rpc proto <module.js> [--out file.proto | --out-dir
 
 Prints the .proto of every decorated service class the module exports (the schema derived from
 the classes, as the server's reflection serves it); a module that exports none but defines some
-(a server's main module) gives the ones it defined. --out writes it to a file instead; services
-in several packages need --out-dir, which writes one file per package.
+(a server's main module) gives the ones it defined. A service bound to a .proto of its own
+(@Service(name, { proto })) gives that file as it is (and the files it imports), said on stderr.
+--out writes it to a file instead; services in several packages (or several files) need
+--out-dir, which writes one file per package and each bound service's own files.
 
 openapi prints the OpenAPI 3.1 document (JSON) of the same services: RPC paths and REST
 mappings, as createServer({ openapi: true }) serves it at /openapi.json. --out writes it to a
@@ -29,8 +32,9 @@ module that starts a server can skip that when the variable is set. The command 
 schema prints the schema lock of the module's services (services, methods, messages, field
 numbers and types, as JSON); --write saves it (default triple-rpc.lock.json); --check compares
 the classes with the saved lock and exits 1 listing the breaking changes (a field number reused
-or retyped, a required field added, a method removed or renamed, a parameter reordered without
-tag), 0 when there are none (compatible changes, such as a new optional field or a new method,
+or retyped, a required field added, a method removed or renamed, a parameter moved to another
+position, renamed or removed: positional JSON callers bind by position, even with tags pinned),
+0 when there are none (compatible changes, such as a new optional field or a new method,
 are listed and allowed).`;
 
 const DEFAULT_LOCK = "triple-rpc.lock.json";
@@ -98,12 +102,31 @@ function option(args: string[], name: string): string | undefined {
   return v;
 }
 
+/**
+ * The files `proto` prints or writes: the schema derived from the IDL-less services, and the own
+ * .proto files (with their imports) of services bound to one, said on stderr. Never none.
+ */
+function protoFilesOf(classes: ServiceClass[], writing: boolean): { name: string; package: string; text: string }[] {
+  const derived = toProtoFiles(classes);
+  const { files: own, bound, inMemory } = boundProtoFiles(classes);
+  for (const b of bound) process.stderr.write(`${b} is bound to its own .proto: ${writing ? "copied" : "printed"} as it is, not derived\n`);
+  if (inMemory.length) {
+    process.stderr.write(`${inMemory.join(", ")}: bound to a .proto given as a protobufjs object, not a file: nothing to print for them\n`);
+  }
+  const files = [...derived, ...own];
+  const names = files.map((f) => f.name);
+  const clash = names.find((n, i) => names.indexOf(n) !== i);
+  if (clash) throw new Error(`two files would be named ${clash} (a derived one and a service's own .proto): export the services from separate modules`);
+  if (files.length === 0) throw new Error(`${inMemory.join(", ")}: every service is bound to a protobufjs object, not a .proto file: there is no file to print`);
+  return files;
+}
+
 async function proto(args: string[]): Promise<void> {
   const out = option(args, "--out");
   const outDir = option(args, "--out-dir");
   if (args.length !== 1) throw new Error(USAGE);
   process.env.TRIPLE_RPC_CLI = "1";
-  const files = toProtoFiles(await classesOf(args[0]));
+  const files = protoFilesOf(await classesOf(args[0]), outDir !== undefined || out !== undefined);
   if (outDir) {
     for (const f of files) {
       const path = join(outDir, f.name);
@@ -114,7 +137,7 @@ async function proto(args: string[]): Promise<void> {
     return;
   }
   if (files.length > 1) {
-    throw new Error(`the services span ${files.length} packages (${files.map((f) => f.package).join(", ")}): use --out-dir`);
+    throw new Error(`the services need ${files.length} files (${files.map((f) => f.name).join(", ")}): use --out-dir`);
   }
   if (out) writeFileSync(out, files[0].text);
   else await new Promise<void>((done) => process.stdout.write(files[0].text, () => done()));

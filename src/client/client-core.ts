@@ -6,6 +6,7 @@ import { H, RESERVED_HEADERS } from "../protocol/headers.js";
 import { type MetadataInit, RpcError } from "../protocol/rpc-error.js";
 import { USER_AGENT } from "../protocol/version.js";
 import type { CallOptions } from "../runtime/call-options.js";
+import { type CallTag, callTag, FORCE_TAG_KEY, TAG_KEY } from "../runtime/call-tag.js";
 import type { ProtocolClient, ProtocolSession, ResponseMode, StreamCall, WireMethod, WireOptions } from "../runtime/client-protocol.js";
 import { checkedLogger } from "../runtime/logger.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
@@ -201,6 +202,8 @@ export class ClientCore {
       else h[H.authorization] = `Bearer ${o.token}`;
     }
     addMetadata(h, o.metadata);
+    const tag = checkedTag(o);
+    if (tag) addTag(h, tag);
   }
 
   /** Prepares a method: its protocol's codec, framing and constant headers, and its retries. */
@@ -229,9 +232,11 @@ export class ClientCore {
 
   /** The headers of one call (before the per-attempt timeout); a promise only when a token function must run. */
   private callHeaders(pm: PreparedMethod, opts: CallOptions | undefined): OutgoingHttpHeaders | Promise<OutgoingHttpHeaders> {
-    if (!opts?.metadata && !this.tokenFn) return pm.wire.headers;
+    const tag = callTag(opts);
+    if (!opts?.metadata && !this.tokenFn && tag === undefined) return pm.wire.headers;
     const h: OutgoingHttpHeaders = { ...pm.wire.headers };
     addMetadata(h, opts?.metadata);
+    if (tag !== undefined) addTag(h, tag);
     const tokenFn = this.tokenFn;
     if (!tokenFn) return h;
     return Promise.resolve(tokenFn()).then((token) => {
@@ -248,8 +253,8 @@ export class ClientCore {
     return new CallScope(timeout, opts?.signal);
   }
 
-  private invocation(pm: PreparedMethod, args: readonly unknown[], scope: CallScope, streaming: boolean): Invocation {
-    return { method: pm.md, args, signal: scope.signal, committed: false, streaming, retries: pm.retries };
+  private invocation(pm: PreparedMethod, args: readonly unknown[], scope: CallScope, streaming: boolean, opts: CallOptions | undefined): Invocation {
+    return { method: pm.md, args, signal: scope.signal, committed: false, streaming, retries: pm.retries, options: opts };
   }
 
   /** Opens a stream on a provider in the client's protocol. */
@@ -279,10 +284,10 @@ export class ClientCore {
   unary(pm: PreparedMethod, args: readonly unknown[], opts: CallOptions | undefined): Promise<unknown> {
     const scope = this.scope(opts);
     if (this.telemetry.on()) return this.scopedUnary(pm, args, opts, scope, this.telemetry.start(pm.md, pm.wire.protocol));
-    if (scope.signal !== NEVER_ABORTS || this.tokenFn || opts?.metadata) return this.scopedUnary(pm, args, opts, scope, undefined);
+    if (scope.signal !== NEVER_ABORTS || this.tokenFn || opts?.metadata || callTag(opts) !== undefined) return this.scopedUnary(pm, args, opts, scope, undefined);
     // Nothing can end this call early and nothing needs awaiting or disposing: one promise chain.
     try {
-      return this.policy.invoke(this.invocation(pm, args, scope, false), pm.wire.unary(args, pm.wire.headers, scope, opts), this.ctx);
+      return this.policy.invoke(this.invocation(pm, args, scope, false, opts), pm.wire.unary(args, pm.wire.headers, scope, opts), this.ctx);
     } catch (e) {
       return Promise.reject(e);
     }
@@ -302,7 +307,7 @@ export class ClientCore {
       const headers = pending instanceof Promise ? await pending : pending;
       let attempt = pm.wire.unary(args, headers, scope, opts);
       if (obs) attempt = obs.attempts(attempt);
-      const result = await this.policy.invoke(this.invocation(pm, args, scope, false), attempt, this.ctx);
+      const result = await this.policy.invoke(this.invocation(pm, args, scope, false, opts), attempt, this.ctx);
       obs?.end(undefined);
       return result;
     } catch (e) {
@@ -327,7 +332,7 @@ export class ClientCore {
       const body = pm.wire.encodeArgs(args);
       const pending = this.observedHeaders(pm, opts, obs);
       const headers = pending instanceof Promise ? await pending : pending;
-      const inv = this.invocation(pm, args, scope, true);
+      const inv = this.invocation(pm, args, scope, true, opts);
       const open: Attempt<{ c: StreamCall; first: IteratorResult<unknown> }> = async (p) => {
         const c = await this.openStream(p, pm, headers, scope, opts, "stream");
         c.sendArgs(body);
@@ -375,7 +380,7 @@ export class ClientCore {
     }
     const pending = this.observedHeaders(pm, opts, obs);
     const headers = pending instanceof Promise ? await pending : pending;
-    const inv = this.invocation(pm, [], scope, true);
+    const inv = this.invocation(pm, [], scope, true, opts);
     const open: Attempt<StreamCall> = (p) => this.openStream(p, pm, headers, scope, opts, mode);
     const call = await this.policy.invoke(inv, obs ? obs.attempts(open) : open, this.ctx);
     inv.committed = true;
@@ -435,6 +440,25 @@ export class ClientCore {
     this.h2?.close();
     if (this.ownsDirectory) await this.directory.close?.();
   }
+}
+
+/** The client's `tag` and `forceTag` options, checked. */
+function checkedTag(o: ClientOptions): CallTag | undefined {
+  if (o.tag !== undefined && (typeof o.tag !== "string" || o.tag.trim() === "" || /[\r\n]/.test(o.tag))) {
+    throw new TypeError(`createClient: tag must be a non-empty string (Dubbo's dubbo.tag, e.g. "gray"), got ${JSON.stringify(o.tag)}`);
+  }
+  if (o.forceTag !== undefined && typeof o.forceTag !== "boolean") throw new TypeError(`createClient: forceTag must be true or false, got ${JSON.stringify(o.forceTag)}`);
+  if (o.tag === undefined) {
+    if (o.forceTag !== undefined) throw new TypeError("createClient: forceTag needs a tag");
+    return undefined;
+  }
+  return o.forceTag === undefined ? { tag: o.tag.trim() } : { tag: o.tag.trim(), force: o.forceTag };
+}
+
+/** Writes a tag as Dubbo's attachments (`dubbo.tag`, `dubbo.force.tag`): headers on every protocol. */
+function addTag(h: OutgoingHttpHeaders, tag: CallTag): void {
+  h[TAG_KEY] = tag.tag;
+  if (tag.force !== undefined) h[FORCE_TAG_KEY] = String(tag.force);
 }
 
 function isIterable(x: unknown): x is AsyncIterable<unknown> | Iterable<unknown> {

@@ -9,8 +9,10 @@ import { type ClientInterceptor, type ClientNext, clientCall, effectiveOptions, 
 import { type CallOptions, splitArgs } from "../runtime/call-options.js";
 import type { ClientOptions } from "./options.js";
 import type { Provider } from "../transport/client/provider.js";
-import { registryDirectory } from "./cluster/registry-directory.js";
+import { RegistryDirectory, registryDirectory } from "./cluster/registry-directory.js";
+import type { RouteExplanation } from "../governance/router-chain.js";
 import type { ServiceKey } from "../registry/url.js";
+import { checkTlsPem } from "../transport/tls-pem.js";
 
 type IsContext<P> = 0 extends 1 & P ? false : [P] extends [CallContext] ? true : false;
 
@@ -136,6 +138,7 @@ export function createClient<S>(service: abstract new (...args: any[]) => S, opt
 export function createClient<C = ProtoClient>(service: protobuf.Service | ProtoServiceRef, options: ClientOptions): C;
 export function createClient(service: ServiceClass | protobuf.Service | ProtoServiceRef, options: ClientOptions): unknown {
   if (!options || typeof options !== "object") throw new TypeError("createClient: options are required: { providers: [...] } or { registry: \"zookeeper://host:port\" }");
+  checkTlsPem(options.tls, "createClient");
   const desc = describeSource(service);
   const serviceName = options.serviceName ?? desc.name;
   const version = options.version ?? desc.version;
@@ -171,6 +174,9 @@ function clientCore(options: ClientOptions, methods: readonly MethodDescriptor[]
     registerConsumer: options.registerConsumer,
     discovery: options.discovery,
     providedBy: options.providedBy,
+    configCenter: options.configCenter,
+    tag: typeof options.tag === "string" ? options.tag.trim() : undefined,
+    forceTag: options.forceTag,
     secure: options.tls !== undefined,
     tls: options.tls,
     // As the client reads connectTimeoutMs (unset or 0: 10 s); a bad value fails in ClientCore below.
@@ -198,6 +204,26 @@ function coreOf(client: object): ClientCore {
 export function closeClient(client: object): Promise<void> {
   return coreOf(client).close();
 }
+
+/**
+ * Which providers Dubbo's routing rules (from the config center) keep for a call, router by
+ * router in Dubbo's order, and why: `explainRoute(client, "sayHello", ["ann"], { tag: "gray" })`.
+ * `method` is the Java (lower-first) or wire name; `options` are the call's (tag, forceTag,
+ * metadata as attachments). Nothing is sent. A client without a registry keeps every provider.
+ */
+export function explainRoute(client: object, method: string, args: readonly unknown[] = [], options?: CallOptions): RouteExplanation {
+  const core = coreOf(client);
+  const dir = core.directory;
+  if (!(dir instanceof RegistryDirectory)) {
+    const n = dir.list("").length;
+    return { steps: [], kept: [], text: `${n} providers, given by the client (no registry): no governance rule applies` };
+  }
+  if (typeof method !== "string" || method === "") throw new TypeError("explainRoute: method must be the method's name");
+  const md = { name: method, serviceName: "" } as MethodDescriptor;
+  return dir.explain({ method: md, args, options, signal: NEVER_SIGNAL, committed: false, streaming: false, retries: 0 });
+}
+
+const NEVER_SIGNAL = new AbortController().signal;
 
 /** A client's providers with their live state (calls in flight, health), for monitoring and tests. */
 export function clientProviders(client: object, service = ""): readonly Provider[] {

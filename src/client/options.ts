@@ -9,6 +9,7 @@ import type { ClientInterceptor } from "./interceptor.js";
 import type { LoadBalancer, LoadBalancerName } from "./loadbalance/load-balancer.js";
 import type { ProviderInit } from "../transport/client/provider.js";
 import type { Registry } from "../registry/registry.js";
+import type { ConfigCenter } from "../governance/config-center.js";
 
 /**
  * Wire format of a client's calls. With `triple`: `json`/`proto` bodies (Triple HTTP unary);
@@ -42,6 +43,22 @@ export interface ClientOptions {
   registry?: string | Registry;
   /** The application name in the consumer's registry node (`application=`); default `triple-rpc`. */
   application?: string;
+  /**
+   * Dubbo's routing tag of every call (`dubbo.tag`, e.g. `"gray"`): tag routing sends calls to the
+   * providers of that tag (their `registryTag`, or an operator's tag rule), else, unless
+   * `forceTag`, to untagged providers. A call's `tag` option, or the tag of the incoming call a
+   * handler is serving, wins over it. Sent as the `dubbo.tag` attachment. docs/governance.md.
+   */
+  tag?: string;
+  /** Dubbo's `dubbo.force.tag`: a tag no provider has fails the call (`unavailable`) instead of falling back. Needs `tag`. */
+  forceTag?: boolean;
+  /**
+   * With a registry: where Dubbo's governance rules are read (condition and tag routes,
+   * configurators, migration rules under `/dubbo/config/…`). Default: the registry itself, as
+   * Dubbo Java does (ZooKeeper); an address (`"zookeeper://host:2181"`) or a {@link ConfigCenter}
+   * for another one; `false` reads none. docs/governance.md.
+   */
+  configCenter?: string | ConfigCenter | false;
   /**
    * With a registry: keep the last known providers when the registry suddenly lists none
    * (Dubbo's empty protection), logging it once. Default true.

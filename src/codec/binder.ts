@@ -1,4 +1,5 @@
-import type { RpcError } from "../protocol/rpc-error.js";
+import { Code } from "../protocol/code.js";
+import { RpcError } from "../protocol/rpc-error.js";
 import type { ParamDescriptor } from "../service/descriptors.js";
 import { FileUpload } from "../service/file-upload.js";
 import type { JavaText, NumberProto, TypeDesc } from "../service/type-desc.js";
@@ -23,8 +24,94 @@ function describe(v: unknown): string {
   return typeof v === "object" ? "an object" : cutText(`${typeof v} ${String(v)}`, 60);
 }
 
+/** One thing wrong with a request's arguments: where (`parameter #1 (user).address.city`) and what. */
+export interface BindProblem {
+  readonly where: string;
+  readonly description: string;
+}
+
+/**
+ * How many problems one JSON binding lists before it stops (the validator's cap, MAX_VIOLATIONS,
+ * is the same): binding stops there, so a body of a million bad values costs 100 errors, not a
+ * million.
+ */
+export const MAX_BIND_PROBLEMS = 100;
+
+/** The where and what of the errors the converters throw (the message is both, joined). */
+const PROBLEMS = new WeakMap<RpcError, BindProblem>();
+
+function problemError(where: string, description: string): RpcError {
+  const e = bindError(`${where} ${description}`);
+  PROBLEMS.set(e, { where, description });
+  return e;
+}
+
+/**
+ * The problems of the binding under way, when it collects them (the JSON binder does: every
+ * missing field and bad value in one answer); undefined otherwise, and then the first problem
+ * throws. Binding is synchronous, so one slot serves every call.
+ */
+let sink: BindProblem[] | undefined;
+/** Thrown past every boundary once the sink holds {@link MAX_BIND_PROBLEMS}. */
+const STOP = new RpcError(Code.InvalidArgument, "too many problems");
+
+function addProblem(p: BindProblem): void {
+  (sink as BindProblem[]).push(p);
+  if ((sink as BindProblem[]).length >= MAX_BIND_PROBLEMS) throw STOP;
+}
+
+/**
+ * At a boundary (a field, an element, a parameter): records a bad value's error and lets binding
+ * go on with the next one, when problems are collected; rethrows anything else.
+ */
+export function collect(e: unknown): void {
+  if (sink === undefined || e === STOP || !(e instanceof RpcError) || e.code !== Code.InvalidArgument) throw e;
+  addProblem(PROBLEMS.get(e) ?? { where: "", description: e.message });
+}
+
+/** A JSON binding that found problems: all of them, and the arguments bound despite them. */
+export class BindFailure extends RpcError {
+  constructor(
+    readonly problems: readonly BindProblem[],
+    /** The arguments bound (a bad one left undefined); undefined when none could be. */
+    readonly partial: unknown[] | undefined,
+    /** Binding stopped at {@link MAX_BIND_PROBLEMS}: there may be more. */
+    readonly stopped: boolean,
+  ) {
+    const lines = problems.map((p) => (p.where ? `${p.where} ${p.description}` : p.description));
+    super(Code.InvalidArgument, stopped ? `${lines.join("; ")}; and more (binding stopped after ${problems.length} problems)` : lines.join("; "), {
+      legacyStatus: 40,
+    });
+  }
+}
+
+/** A missing argument or field: recorded when problems are collected, else thrown. */
+export function missing(where: string, description: string): void {
+  if (sink === undefined) throw problemError(where, description);
+  addProblem({ where, description });
+}
+
+/** Runs a binding that collects its problems: its arguments, or a {@link BindFailure} listing them all. */
+export function collecting<T>(bind: (body: T) => unknown[], body: T): unknown[] {
+  const outer = sink;
+  const mine: BindProblem[] = [];
+  sink = mine;
+  let args: unknown[] | undefined;
+  let stopped = false;
+  try {
+    args = bind(body);
+  } catch (e) {
+    stopped = e === STOP;
+    if (!stopped) collect(e);
+  } finally {
+    sink = outer;
+  }
+  if (mine.length > 0) throw new BindFailure(mine, stopped ? undefined : args, stopped);
+  return args as unknown[];
+}
+
 function fail(where: string, expected: string, v: unknown): never {
-  throw bindError(`${where} must be ${expected}, got ${describe(v)}`);
+  throw problemError(where, `must be ${expected}, got ${describe(v)}`);
 }
 
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
@@ -72,7 +159,7 @@ const cache = new WeakMap<TypeDesc, Converter>();
 
 /** A required field of a decorated class that the request left out: `parameter #1 (item).name is missing`. */
 export function missingField(where: string, field: string): RpcError {
-  return bindError(`${where}.${field} is missing`);
+  return problemError(`${where}.${field}`, "is missing");
 }
 
 /** An optional parameter's converter: absent (or null) binds `undefined`. */
@@ -90,7 +177,13 @@ function arrayConverter(el: Converter, set: boolean): Converter {
     if (set && v instanceof Set) v = [...v];
     if (!Array.isArray(v)) fail(w, "an array", v);
     const out = new Array(v.length);
-    for (let i = 0; i < v.length; i++) out[i] = el(v[i], `${w}[${i}]`);
+    for (let i = 0; i < v.length; i++) {
+      try {
+        out[i] = el(v[i], `${w}[${i}]`);
+      } catch (e) {
+        collect(e);
+      }
+    }
     return out;
   };
 }
@@ -102,7 +195,13 @@ function mapConverter(val: Converter, asMap: boolean): Converter {
     const out: Map<string, unknown> | Record<string, unknown> = asMap ? new Map() : {};
     for (const k of Object.keys(v)) {
       if (FORBIDDEN_KEYS.has(k)) continue;
-      const x = val(v[k], `${w}.${cutText(k)}`);
+      let x: unknown;
+      try {
+        x = val(v[k], `${w}.${cutText(k)}`);
+      } catch (e) {
+        collect(e);
+        continue;
+      }
       if (asMap) (out as Map<string, unknown>).set(k, x);
       else (out as Record<string, unknown>)[k] = x;
     }
@@ -121,10 +220,16 @@ function classConverter(t: Extract<TypeDesc, { kind: "class" }>): Converter {
     for (const f of fields) {
       const x = v[f.name];
       if (x === undefined || x === null) {
-        if (!f.optional) throw missingField(w, f.name);
+        if (f.optional) continue;
+        if (sink === undefined) throw missingField(w, f.name);
+        addProblem({ where: `${w}.${f.name}`, description: "is missing" });
         continue;
       }
-      out[f.name] = f.conv(x, `${w}.${f.name}`);
+      try {
+        out[f.name] = f.conv(x, `${w}.${f.name}`);
+      } catch (e) {
+        collect(e);
+      }
     }
     return out;
   };
@@ -325,16 +430,9 @@ function objectLike(t: TypeDesc): boolean {
   return t.kind === "class" || t.kind === "map" || t.kind === "any";
 }
 
-/**
- * Binds a decoded JSON body to a method's parameters: a JSON array of the
- * arguments in order; for one parameter also the bare value; an object keyed by parameter names
- * when every parameter is named.
- */
-export function compileJsonBinder(params: readonly ParamDescriptor[]): (body: unknown) => unknown[] {
-  const convs = paramConverters(params);
-  const labels = params.map((p, i) => paramLabel(p, i));
+/** The two forms of a JSON argument list: an array by position, an object by parameter name. */
+function argumentBinders(params: readonly ParamDescriptor[], convs: readonly Converter[], labels: readonly string[]) {
   const n = params.length;
-  const allNamed = n > 0 && params.every((p) => p.name);
   const positional = (arr: unknown[]): unknown[] => {
     if (arr.length > n || (arr.length < n && !params[arr.length].optional)) {
       const missing = arr.length < n ? `${labels[arr.length]} is missing: ` : "";
@@ -343,7 +441,11 @@ export function compileJsonBinder(params: readonly ParamDescriptor[]): (body: un
     const out = new Array(n);
     for (let i = 0; i < n; i++) {
       if (i >= arr.length && !params[i].optional) throw bindError(`${labels[i]} is missing: the JSON array has ${arr.length} arguments`);
-      out[i] = convs[i](arr[i], labels[i]);
+      try {
+        out[i] = convs[i](arr[i], labels[i]);
+      } catch (e) {
+        collect(e);
+      }
     }
     return out;
   };
@@ -351,11 +453,33 @@ export function compileJsonBinder(params: readonly ParamDescriptor[]): (body: un
     const out = new Array(n);
     for (let i = 0; i < n; i++) {
       const name = params[i].name as string;
-      if (!Object.hasOwn(obj, name) && !params[i].optional) throw bindError(`${labels[i]} is missing`);
-      out[i] = convs[i](obj[name], labels[i]);
+      if (!Object.hasOwn(obj, name) && !params[i].optional) {
+        addProblem({ where: labels[i], description: "is missing" });
+        continue;
+      }
+      try {
+        out[i] = convs[i](obj[name], labels[i]);
+      } catch (e) {
+        collect(e);
+      }
     }
     return out;
   };
+  return { positional, byName };
+}
+
+/**
+ * Binds a decoded JSON body to a method's parameters: a JSON array of the
+ * arguments in order; for one parameter also the bare value; an object keyed by parameter names
+ * when every parameter is named. Every missing field and bad value is found before it fails: a
+ * {@link BindFailure} lists them all (up to {@link MAX_BIND_PROBLEMS}) with the arguments bound.
+ */
+export function compileJsonBinder(params: readonly ParamDescriptor[]): (body: unknown) => unknown[] {
+  const convs = paramConverters(params);
+  const labels = params.map((p, i) => paramLabel(p, i));
+  const n = params.length;
+  const allNamed = n > 0 && params.every((p) => p.name);
+  const { positional, byName } = argumentBinders(params, convs, labels);
   if (n === 0) {
     return (body) => {
       if (body === null || body === undefined || (Array.isArray(body) && body.length === 0)) return [];
@@ -367,20 +491,23 @@ export function compileJsonBinder(params: readonly ParamDescriptor[]): (body: un
     const p = params[0];
     const wantsArray = takesArray(p.type);
     const name = p.name;
-    return (body) => {
+    const one = (body: unknown): unknown[] => {
       if (Array.isArray(body)) {
         if (!wantsArray) return positional(body);
         // A bare array is the value; `[[...]]` is the value wrapped in an argument array.
         if (body.length === 1 && Array.isArray(body[0]) && p.type.kind === "array" && !takesArray((p.type as { element: TypeDesc }).element)) {
           return [convs[0](body[0], labels[0])];
         }
+        // Bytes as base64 text in the argument array (`["AQID"]`, the OpenAPI document's array form).
+        if (body.length === 1 && typeof body[0] === "string" && p.type.kind !== "array") return [convs[0](body[0], labels[0])];
         return [convs[0](body, labels[0])];
       }
       if (name && !objectLike(p.type) && isPlainObject(body) && Object.hasOwn(body, name)) return byName(body);
       return [convs[0](body, labels[0])];
     };
+    return (body) => collecting(one, body);
   }
-  return (body) => {
+  const many = (body: unknown): unknown[] => {
     if (Array.isArray(body)) return positional(body);
     if (allNamed && isPlainObject(body)) return byName(body);
     throw bindError(
@@ -389,6 +516,7 @@ export function compileJsonBinder(params: readonly ParamDescriptor[]): (body: un
         : `expected a JSON array of ${n} arguments`,
     );
   };
+  return (body) => collecting(many, body);
 }
 
 

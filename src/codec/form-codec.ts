@@ -7,6 +7,7 @@ import { compileTextConverter } from "./binder.js";
 import { checkCharset, decodeText } from "./charset.js";
 import type { RequestCodec } from "./codec.js";
 import { requireIdlLess } from "./idl-guard.js";
+import { bindAll } from "./validation.js";
 import { compileNamedBinder, type NamedBinder, type NamedValue } from "./named-binder.js";
 
 const AMP = 0x26;
@@ -125,6 +126,6 @@ export const formRequestCodec: RequestCodec = {
     requireIdlLess(method, mediaType.type);
     const charset = checkCharset(mediaType.params.charset);
     const fields = parseForm(body, charset, limits.maxFieldBytes, limits.maxFormFields);
-    return withNumberLimits(limits, () => formBinder(method)(fields));
+    return withNumberLimits(limits, () => bindAll(method, () => formBinder(method)(fields)));
   },
 };

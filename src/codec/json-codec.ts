@@ -2,6 +2,7 @@ import type { MethodDescriptor } from "../service/descriptors.js";
 import { bindError, decodeError } from "./bind-error.js";
 import { withNumberLimits } from "./big-numbers.js";
 import { compileJsonBinder } from "./binder.js";
+import { bindAll } from "./validation.js";
 import type { RequestCodec, ResponseCodec } from "./codec.js";
 import { parseJson, stringifyJson } from "./json.js";
 import { fastFromJson, fastToJson, protojson } from "./protojson-fast.js";
@@ -45,7 +46,8 @@ export function bindJsonValue(method: MethodDescriptor, value: unknown): unknown
     bind = compileJsonBinder(method.params);
     binders.set(method, bind);
   }
-  return bind(value);
+  // Every missing field and bad value, and the constraints of what did bind, in one error.
+  return bindAll(method, () => (bind as (body: unknown) => unknown[])(value));
 }
 
 /** Encodes a result as JSON text: ProtoJSON for IDL methods, plain JSON otherwise. */

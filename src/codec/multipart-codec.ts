@@ -13,6 +13,7 @@ import type { BodyLimits, RequestCodec } from "./codec.js";
 import { requireIdlLess } from "./idl-guard.js";
 import { lazyModule } from "./lazy-module.js";
 import { type Part, partConverter } from "./multipart-part.js";
+import { bindAll } from "./validation.js";
 import { compileNamedBinder, type NamedBinder, type NamedValue } from "./named-binder.js";
 import { H } from "../protocol/headers.js";
 import type { UploadScope } from "./upload-store.js";
@@ -583,6 +584,6 @@ export const multipartRequestCodec: RequestCodec = {
     }
     const plan = planFor(method);
     const parts = await readParts(body, boundary, limits, plan, uploads);
-    return withNumberLimits(limits, () => plan.bind(parts));
+    return withNumberLimits(limits, () => bindAll(method, () => plan.bind(parts)));
   },
 };

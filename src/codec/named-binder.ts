@@ -1,7 +1,7 @@
 import type { ParamDescriptor } from "../service/descriptors.js";
 import type { TypeDesc } from "../service/type-desc.js";
 import { bindError } from "./bind-error.js";
-import { missingField, paramLabel } from "./binder.js";
+import { collect, collecting, missing, paramLabel } from "./binder.js";
 import { FORBIDDEN_KEYS } from "./json.js";
 
 /** One named value of a form (`key=value`) or a multipart body (a part). */
@@ -53,7 +53,7 @@ function beanBinder<V>(t: Extract<TypeDesc, { kind: "class" }>, convFor: (t: Typ
     for (const f of fields) {
       const mine = values.filter((v) => v.name === f.name);
       if (mine.length > 0) out[f.name] = take(f.slot, mine);
-      else if (!f.slot.optional) throw missingField(label, f.name);
+      else if (!f.slot.optional) missing(`${label}.${f.name}`, "is missing");
     }
     return out;
   };
@@ -72,9 +72,15 @@ function slotOf<V>(
   return { name, optional, label, many, conv };
 }
 
+/** The slot's value from its named values; a bad one is recorded (undefined) when problems are collected. */
 function take<V>(slot: Slot<V>, values: readonly NamedValue<V>[]): unknown {
-  if (slot.many) return values.map((v, i) => slot.conv(v.value, `${slot.label}[${i}]`));
-  return slot.conv(values[0].value, slot.label);
+  try {
+    if (slot.many) return values.map((v, i) => slot.conv(v.value, `${slot.label}[${i}]`));
+    return slot.conv(values[0].value, slot.label);
+  } catch (e) {
+    collect(e);
+    return undefined;
+  }
 }
 
 /**
@@ -84,9 +90,19 @@ function take<V>(slot: Slot<V>, values: readonly NamedValue<V>[]): unknown {
  * - a single decorated-class parameter that is not named in the body is bound field by field;
  * - named parameters (`@Param("age")`) take the value(s) of their name;
  * - unnamed parameters take the remaining values in order.
- * `what` names a value in errors ("form field", "part").
+ * `what` names a value in errors ("form field", "part"). Every missing parameter or field and
+ * bad value is found before it fails: a `BindFailure` lists them all.
  */
 export function compileNamedBinder<V>(
+  params: readonly ParamDescriptor[],
+  what: string,
+  convFor: (t: TypeDesc) => ValueConverter<V>,
+): NamedBinder<V> {
+  const bind = namedBinder(params, what, convFor);
+  return (values) => collecting(bind, values);
+}
+
+function namedBinder<V>(
   params: readonly ParamDescriptor[],
   what: string,
   convFor: (t: TypeDesc) => ValueConverter<V>,
@@ -121,7 +137,7 @@ export function compileNamedBinder<V>(
       if (s.name !== undefined) {
         const mine = values.filter((v) => v.name === s.name);
         if (mine.length > 0) out[i] = take(s, mine);
-        else if (!s.optional) throw bindError(`${s.label} is missing: no ${what} named "${s.name}"`);
+        else if (!s.optional) missing(s.label, `is missing: no ${what} named "${s.name}"`);
       } else if (next < rest.length) {
         out[i] = take(s, [rest[next++]]);
       } else if (!s.optional) {

@@ -10,17 +10,23 @@ export interface AccessLogFields {
   method?: string;
   /** The request path (`/pkg.Service/Method`); absent for a request the server could not parse. */
   path?: string;
-  /** `triple`, `grpc`, `grpc-web`, `connect`, or `http` for a request refused before a protocol was chosen. */
+  /** `triple`, `grpc`, `grpc-web`, `connect`, `mcp`, or `http` for a request refused before a protocol was chosen. */
   protocol: string;
   /** The HTTP status sent; absent when no response was sent (the caller went away first). */
   status?: number;
   /** The call's status code (`ok`, `not_found`, `unavailable`, …). */
   code: string;
-  /** From the request's headers to the call's end, ms (0 for a call refused at its headers). */
+  /**
+   * From the request's headers to the end of the response (its last byte handed to the
+   * connection, or the call's end if that is later), ms (0 for a call refused at its headers).
+   */
   durationMs: number;
   /** Request message bytes as they arrived (compressed when compressed; framing left out). */
   bytesIn: number;
-  /** Response message bytes as sent (the error body for a refused call). */
+  /**
+   * Response body bytes written (compressed when compressed; the message framing of gRPC,
+   * gRPC-Web and Connect streams included): a download's every byte, an error body.
+   */
   bytesOut: number;
   /** The caller's `address:port`. */
   peer: string;
@@ -56,22 +62,39 @@ interface Tally {
 }
 
 /**
- * Records the status a responder sends (its `respond` or `start`), and with `countBody` the bytes
- * of a complete response. Only while the access log is on: the methods are wrapped on the instance.
+ * Records the status a responder sends (its `respond` or `start`) and the body bytes it writes
+ * (`respond`, `write`, `end`); `done` runs once the response is complete (`respond`, `end`) or
+ * abandoned (`reset`). Only while the access log is on: the methods are wrapped on the instance.
  */
-function watchResponse(r: Responder, tally: Tally, countBody: boolean): void {
-  const respond = r.respond;
+function watchResponse(r: Responder, tally: Tally, done?: () => void): void {
+  const { respond, end, reset } = r;
   r.respond = (status, headers, body) => {
     tally.status = status;
-    if (countBody) tally.bytesOut += sizeOf(body);
+    tally.bytesOut += sizeOf(body);
     respond.call(r, status, headers, body);
+    done?.();
+  };
+  r.end = (trailers, last) => {
+    tally.bytesOut += sizeOf(last);
+    end.call(r, trailers, last);
+    done?.();
+  };
+  r.reset = () => {
+    reset.call(r);
+    done?.();
   };
   const ex = r as Partial<Exchange>;
-  const start = ex.start;
+  const { start, write } = ex;
   if (typeof start === "function") {
     ex.start = (status, headers, trailers) => {
       tally.status = status;
       start.call(r, status, headers, trailers);
+    };
+  }
+  if (typeof write === "function") {
+    ex.write = (chunk) => {
+      tally.bytesOut += sizeOf(chunk);
+      return write.call(r, chunk);
     };
   }
 }
@@ -99,7 +122,7 @@ export class AccessLog {
    */
   refused(r: Responder, protocol: string, err: RpcError): void {
     const tally: Tally = { status: undefined, bytesIn: 0, bytesOut: 0 };
-    watchResponse(r, tally, true);
+    watchResponse(r, tally);
     queueMicrotask(() => this.write(r, protocol, tally, err.code, 0));
   }
 
@@ -123,10 +146,17 @@ export class AccessLog {
   }
 }
 
-/** One call's access line: counts its bytes, then writes the line when the call ends. */
+/**
+ * One call's access line: counts its bytes, then writes the line once the call has ended and its
+ * response is complete (a download streams on after its handler returned) or abandoned.
+ */
 class AccessLogObserver implements CallObserver {
   private readonly startedAt = performance.now();
   private readonly tally: Tally = { status: undefined, bytesIn: 0, bytesOut: 0 };
+  /** The call's end: undefined until then, then its error (null for ok). */
+  private outcome: RpcError | null | undefined = undefined;
+  private responded = false;
+  private written = false;
 
   constructor(
     private readonly log: AccessLog,
@@ -134,7 +164,12 @@ class AccessLogObserver implements CallObserver {
     private readonly protocol: string,
     private readonly inner: CallObserver | undefined,
   ) {
-    watchResponse(ex, this.tally, false);
+    const finished = () => {
+      this.responded = true;
+      this.flush();
+    };
+    watchResponse(ex, this.tally, finished);
+    ex.onAbort(finished);
   }
 
   within<A extends unknown[]>(fn: (...args: A) => void, ...args: A): void {
@@ -148,14 +183,22 @@ class AccessLogObserver implements CallObserver {
   }
 
   sent(bytes: number): void {
-    this.tally.bytesOut += bytes;
     this.inner?.sent(bytes);
   }
 
   end(error: RpcError | undefined): void {
     this.inner?.end(error);
+    this.outcome = error ?? null;
+    // The protocols end a call and then send its answer in the same tick: wait for it.
+    queueMicrotask(() => this.flush());
+  }
+
+  /** Writes the line once both the call and its response are over. */
+  private flush(): void {
+    if (this.written || this.outcome === undefined || (!this.responded && !this.ex.aborted)) return;
+    this.written = true;
     const durationMs = performance.now() - this.startedAt;
-    // The protocols end a call and then send its answer in the same tick: the status is known by then.
-    queueMicrotask(() => this.log.write(this.ex, this.protocol, this.tally, error === undefined ? Code.OK : error.code, durationMs));
+    const code = this.outcome === null ? Code.OK : this.outcome.code;
+    this.log.write(this.ex, this.protocol, this.tally, code, durationMs);
   }
 }

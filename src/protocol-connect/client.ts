@@ -24,6 +24,7 @@ export const CONNECT_DIALECT: StreamDialect = {
   endFrameRequired: true,
   timeoutHeader: CH.timeoutMs,
   formatTimeout: String,
+  serverStreamsOverHttp1: true,
 };
 
 class ConnectSession implements ProtocolSession {

@@ -51,6 +51,11 @@ export interface StreamDialect {
   /** The request header carrying the time left before the call's deadline, and its format. */
   readonly timeoutHeader: string;
   formatTimeout(ms: number): string;
+  /**
+   * True when a server stream of this protocol can come over HTTP/1.1 (its outcome is in the
+   * body, not in HTTP/2 trailers): with `httpVersion: "1.1"` such calls go there.
+   */
+  readonly serverStreamsOverHttp1?: boolean;
 }
 
 /** gRPC's dialect: the outcome in HTTP/2 trailers (`grpc-status`), messages compressed per `grpc-encoding`. */

@@ -1,4 +1,5 @@
 import type { OutgoingHttpHeaders } from "node:http";
+import type * as http2 from "node:http2";
 import { type Compression, GRPC_ACCEPT_ENCODING, GRPC_COMPRESSIONS } from "../protocol/compression.js";
 import { H, TRI_PROTOCOL_VERSION } from "../protocol/headers.js";
 import type { CallOptions } from "../runtime/call-options.js";
@@ -14,6 +15,7 @@ import {
 import type { Attempt } from "../runtime/invocation.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import { type CallScope, NEVER_ABORTS } from "../transport/client/call-scope.js";
+import { Http1Transport } from "../transport/client/http1.js";
 import type { Provider } from "../transport/client/provider.js";
 import { GRPC_DIALECT, GrpcClientCall, type GrpcCallSettings, grpcHeaders, type StreamDialect } from "./client-call.js";
 import type { GrpcMessageFormat } from "./content-type.js";
@@ -55,10 +57,26 @@ export class EnvelopedMethod implements WireMethod {
       options: opts,
       dialect: this.dialect,
     };
+    const h1 = mode === "stream" && this.md.kind === "server_streaming" ? this.http1Stream(p, requestHeaders) : undefined;
+    if (h1) return Promise.resolve(new GrpcClientCall(h1, p, settings, mode));
     // A connected session takes the stream at once: no promise to wait for.
     const now = scope.signal === NEVER_ABORTS ? h2.openNow(p, requestHeaders) : undefined;
     if (now) return Promise.resolve(new GrpcClientCall(now, p, settings, mode));
     return h2.open(p, requestHeaders, scope.signal).then((stream) => new GrpcClientCall(stream, p, settings, mode));
+  }
+
+  /**
+   * A server stream over HTTP/1.1 when the client asks for it (`httpVersion: "1.1"`) and the
+   * protocol keeps its outcome in the body (Connect): undefined otherwise (HTTP/2).
+   */
+  private http1Stream(p: Provider, requestHeaders: OutgoingHttpHeaders): http2.ClientHttp2Stream | undefined {
+    if (!this.dialect.serverStreamsOverHttp1 || String(this.settings.httpVersion) !== "1.1") return undefined;
+    const transport = this.settings.unary();
+    if (!(transport instanceof Http1Transport)) return undefined;
+    const headers: OutgoingHttpHeaders = {};
+    for (const [k, v] of Object.entries(requestHeaders)) if (k.charCodeAt(0) !== 58 /* : */ && k !== "te") headers[k] = v;
+    // The adapter has the parts of an HTTP/2 client stream the call reads (http1-stream.ts).
+    return transport.openStream(p, this.md.path, headers) as unknown as http2.ClientHttp2Stream;
   }
 
   /** A unary call on an HTTP/2 stream: one request message, one response message. */

@@ -241,13 +241,31 @@ function namesAField(req: protobuf.Type): (v: unknown) => boolean {
 
 /**
  * For `application/grpc+json` on an IDL-less method: whether a first request message (parsed
- * JSON) is ProtoJSON of the derived request message. A stream of decorated-class elements is
- * never: there both forms are the same object, so Dubbo's is kept.
+ * JSON) is ProtoJSON of the derived request message. One rule for every call kind: a stream of
+ * decorated-class elements, whose message is the class, is read as ProtoJSON too (`{"count":"5"}`
+ * for an int64, as connect-es sends it; a plain number is ProtoJSON as well), and answered so.
  */
 export function derivedProtoJsonTest(md: MethodDescriptor): (v: unknown) => boolean {
   const { dm, root } = deriveMethod(md);
-  if (dm.requestShape === "class") return () => false;
   return namesAField(root.lookupType(dm.request));
+}
+
+/**
+ * Client: a reply of an IDL-less stream of decorated-class elements over `grpc+json`: ProtoJSON of
+ * the derived response (what our servers answer since that form is read as ProtoJSON), or the
+ * bare result an older server of ours answers; undefined for other methods.
+ */
+export function classStreamReply(md: MethodDescriptor, plain: (bytes: Uint8Array) => unknown): ((bytes: Uint8Array) => unknown) | undefined {
+  const p = md.params[0];
+  if ((md.kind !== "client_streaming" && md.kind !== "bidi_streaming") || p?.type.kind !== "class") return undefined;
+  const { dm } = deriveMethod(md);
+  const proto = derivedJsonCodec(md, () => []);
+  if (dm.responseShape === "class") return (bytes) => proto.decodeResponse(bytes);
+  return (bytes) => {
+    const v = bytes.length === 0 ? undefined : parseJsonBytes(bytes, dm.response);
+    const wrapped = typeof v === "object" && v !== null && !Array.isArray(v) && Object.keys(v).every((k) => k === "value");
+    return wrapped ? proto.decodeResponse(bytes) : plain(bytes);
+  };
 }
 
 /**

@@ -14,7 +14,7 @@ import type { GrpcMessageFormat } from "./content-type.js";
 
 export type { MessageCodec } from "./codec-types.js";
 import type { MessageCodec } from "./codec-types.js";
-import { derivedCodec, derivedJsonCodec, derivedProtoJsonTest, isDubboWrapper } from "./derived-codec.js";
+import { classStreamReply, derivedCodec, derivedJsonCodec, derivedProtoJsonTest, isDubboWrapper } from "./derived-codec.js";
 import { javaTypeName } from "../serialization/java-types.js";
 import { lazyModule } from "../codec/lazy-module.js";
 import type * as JavaCodec from "./java-wrapper-codec.js";
@@ -360,6 +360,8 @@ function idlLessProtoCodec(md: MethodDescriptor): MessageCodec {
  */
 function idlLessJsonCodec(md: MethodDescriptor): MessageCodec {
   const dubbo = jsonCodec(md);
+  const reply = classStreamReply(md, dubbo.decodeResponse);
+  if (reply) dubbo.decodeResponse = reply;
   let isProtoJson: ((v: unknown) => boolean) | undefined;
   let protoJson: MessageCodec | undefined;
   const pick = (first: Uint8Array): MessageCodec => {

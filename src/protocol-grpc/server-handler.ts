@@ -5,6 +5,7 @@ import { serverShuttingDown, tooManyHeaders } from "../protocol/errors.js";
 import { firstHeader, H } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import { sendHttpError } from "../runtime/error-body.js";
+import { tagOfHeaders } from "../runtime/call-tag.js";
 import { CallContext } from "../runtime/context.js";
 import { HEALTH_SERVICE_NAME } from "../runtime/health.js";
 import type { RegisteredMethod } from "../runtime/router.js";
@@ -104,10 +105,12 @@ export class GrpcHandler {
     // Nobody outside the server can read the headers of a call whose context stays internal:
     // let them go once the call is tracked (telemetry reads its trace context there) rather than
     // keep them alive until the stream closes (ex.headers is then empty).
-    const ctx = new CallContext(md, route.seesContext ? ex.headers : NO_HEADERS, "grpc", "2", ex.peer, timeoutMs);
+    // A call tagged for Dubbo's tag routing keeps its headers: the handler's calls carry the tag on.
+    const keep = route.seesContext || tagOfHeaders(ex.headers) !== undefined;
+    const ctx = new CallContext(md, keep ? ex.headers : NO_HEADERS, "grpc", "2", ex.peer, timeoutMs);
     const responder = new GrpcResponder(ex, ctx, contentType, encoding, requestEncoding !== undefined);
     new GrpcServerCall(this.core, ex, route, ctx, messageCodec(md, format), responder, requestEncoding, timeoutMs);
-    if (!route.seesContext) ex.releaseHeaders();
+    if (!keep) ex.releaseHeaders();
   }
 
   /** gRPC says 415 for content types it does not speak; the grpc-status helps gRPC clients. */

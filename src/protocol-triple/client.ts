@@ -14,6 +14,8 @@ import { tripleReplyBody } from "./client-reply.js";
 import { downloadAttempt, downloadOfReply, isFileArg, multipartAttempt } from "./client-files.js";
 import type { CallScope } from "../transport/client/call-scope.js";
 import type { Attempt } from "../runtime/invocation.js";
+import { SseServerStream } from "./sse-client.js";
+import { withJsonStreamHint } from "./stream-hint.js";
 
 /**
  * A unary call as one HTTP exchange with a whole body each way (Triple HTTP, and Connect's
@@ -100,7 +102,15 @@ class TripleSession implements ProtocolSession {
   }
 
   prepare(md: MethodDescriptor, base: OutgoingHttpHeaders): WireMethod {
-    if (md.kind !== "unary") return this.streams.prepare(md, base);
+    if (md.kind === "server_streaming" && String(this.settings.httpVersion) === "1.1") {
+      // A server stream over HTTP/1.1 is read as Server-Sent Events (sse-client.ts).
+      const headers: OutgoingHttpHeaders = { ...base, [H.triProtocolVersion]: TRI_PROTOCOL_VERSION };
+      return new SseServerStream(md, messageCodec(md, "json"), headers, this.settings);
+    }
+    if (md.kind !== "unary") {
+      const m = this.streams.prepare(md, base);
+      return this.settings.contentType === "json" ? withJsonStreamHint(m) : m;
+    }
     // IDL methods use their messages; IDL-less ones JSON, the only body such a method takes over Triple HTTP.
     const idl = md.requestType !== undefined && md.responseType !== undefined;
     const json = this.settings.contentType === "json" || !idl;

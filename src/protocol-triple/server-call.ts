@@ -240,7 +240,7 @@ export class TripleUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
     // A streaming codec's body: stop reading (and inflating) it before the exchange drops the rest.
     this.bodyStream?.detach();
     if (!this.ex.aborted) this.ex.discardBody(err.httpStatus === 413);
-    sendHttpError(this.ex, err);
+    sendHttpError(this.ex, err, undefined, this.core.dubboJsErrors);
   }
 
   onExchangeAbort(): void {

@@ -81,7 +81,7 @@ export class TripleHttpHandler {
     } catch (e) {
       this.core.refused(ex, "triple", e);
       ex.discardBody((e as RpcError).httpStatus === 413);
-      sendHttpError(ex, e);
+      sendHttpError(ex, e, undefined, this.core.dubboJsErrors);
       return;
     }
     new TripleUnaryCall(this.core, ex, req);

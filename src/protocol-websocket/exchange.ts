@@ -49,6 +49,8 @@ export class WebSocketExchange implements Exchange {
   private idleTimer: NodeJS.Timeout | undefined = undefined;
   private lastMessage = Date.now();
   private corked = false;
+  private endCode: number = WS_CLOSE.normal;
+  private endReason: string | undefined = undefined;
 
   constructor(
     readonly ws: WebSocket,
@@ -121,8 +123,18 @@ export class WebSocketExchange implements Exchange {
     this.abortSink?.onExchangeAbort();
   }
 
+  /** Every sink is told (the access log's and the call's). */
   onAbort(fn: (() => void) | AbortSink): void {
-    this.abortSink = typeof fn === "function" ? { onExchangeAbort: fn } : fn;
+    const sink = typeof fn === "function" ? { onExchangeAbort: fn } : fn;
+    const first = this.abortSink;
+    this.abortSink = first
+      ? {
+          onExchangeAbort() {
+            first.onExchangeAbort();
+            sink.onExchangeAbort();
+          },
+        }
+      : sink;
   }
 
   readBody(sink: BodySink): void {
@@ -183,10 +195,19 @@ export class WebSocketExchange implements Exchange {
     this.close(status < 400 ? WS_CLOSE.normal : WS_CLOSE.internal, status < 400 ? undefined : `HTTP ${status}`);
   }
 
-  start(): void {}
+  /** The handshake's 101 (already sent): lets observers of the exchange see the status. */
+  start(_status?: number, _headers?: OutHeaders, _trailers?: boolean): void {}
 
+  /** Ends the call with close 1000, or with the code {@link endWith} gave. */
   end(): void {
-    this.close(WS_CLOSE.normal);
+    this.close(this.endCode, this.endReason);
+  }
+
+  /** Ends the call with `code` and `reason`, through {@link end} (which observers of the exchange watch). */
+  endWith(code: number, reason?: string): void {
+    this.endCode = code;
+    this.endReason = reason;
+    this.end();
   }
 
   reset(): void {

@@ -14,6 +14,7 @@ import { closeCodeOf, closeReasonOf, WS_CLOSE } from "./wire.js";
  */
 export class WebSocketResponder implements StreamResponder {
   private done = false;
+  private started = false;
 
   constructor(private readonly ex: WebSocketExchange) {}
 
@@ -28,19 +29,29 @@ export class WebSocketResponder implements StreamResponder {
 
   send(frame: Buffer): boolean {
     if (this.done) return true;
+    this.begin();
     return this.ex.write(frame.subarray(5));
   }
 
   reply(frame: Buffer): void {
     if (this.done) return;
+    this.begin();
     this.ex.write(frame.subarray(5));
     this.finish(undefined);
   }
 
+  /** Tells the exchange's observers (the access log) the status once: the handshake's 101. */
+  private begin(): void {
+    if (this.started) return;
+    this.started = true;
+    this.ex.start(101, {}, false);
+  }
+
   finish(err: RpcError | undefined): void {
     if (this.done) return;
+    this.begin();
     this.done = true;
-    if (err === undefined) this.ex.close(WS_CLOSE.normal);
-    else this.ex.close(closeCodeOf(err), closeReasonOf(err));
+    if (err === undefined) this.ex.endWith(WS_CLOSE.normal);
+    else this.ex.endWith(closeCodeOf(err), closeReasonOf(err));
   }
 }

@@ -1,3 +1,4 @@
+import { badRequestViolations, isBadRequestType } from "./bad-request.js";
 import { Code, codeName } from "./code.js";
 import type { RpcError } from "./rpc-error.js";
 import { boundMessage } from "./wire-text.js";
@@ -23,11 +24,23 @@ function detailTypeName(type: string): string {
   return type.slice(type.lastIndexOf("/") + 1);
 }
 
-/** The error JSON object: `{"code", "message"?, "details"?: [{"type", "value"}]}`; the message cut to 1 KiB (`boundMessage`). */
+/**
+ * One error detail as JSON: `{"type", "value": <base64>}`, and for a `google.rpc.BadRequest` its
+ * `debug` form too (Connect's JSON errors allow one per detail): the detail's ProtoJSON,
+ * `{"fieldViolations": [{"field", "description"}]}`, so a browser reads the violations without
+ * a protobuf decoder. Readers that do not know `debug` ignore it.
+ */
+function detailJson(d: RpcError["details"][number]): Record<string, unknown> {
+  const o: Record<string, unknown> = { type: detailTypeName(d.type), value: unpadded(d.value) };
+  if (isBadRequestType(d.type)) o.debug = { fieldViolations: badRequestViolations({ details: [d] }) };
+  return o;
+}
+
+/** The error JSON object: `{"code", "message"?, "details"?: [{"type", "value", "debug"?}]}`; the message cut to 1 KiB (`boundMessage`). */
 export function connectErrorObject(err: RpcError): Record<string, unknown> {
   const o: Record<string, unknown> = { code: connectCodeName(err.code) };
   if (err.message) o.message = boundMessage(err.message);
-  if (err.details.length > 0) o.details = err.details.map((d) => ({ type: detailTypeName(d.type), value: unpadded(d.value) }));
+  if (err.details.length > 0) o.details = err.details.map(detailJson);
   return o;
 }
 

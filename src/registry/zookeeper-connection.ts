@@ -1,5 +1,7 @@
 import type { EventEmitter } from "node:events";
+import { createRequire } from "node:module";
 import type { Socket } from "node:net";
+import { join } from "node:path";
 import { lazyModule } from "../codec/lazy-module.js";
 import type { Logger } from "../runtime/logger.js";
 import { registryLog } from "./registry.js";
@@ -43,12 +45,17 @@ const ZK_PACKAGE = ["node", "zookeeper", "client"].join("-");
 const zk = lazyModule(() => {
   try {
     return require(ZK_PACKAGE) as ZkModule;
-  } catch (e) {
-    const why = (e instanceof Error ? e.message : String(e)).split("\n")[0];
-    throw new Error(
-      `ZooKeeper registry: cannot load ${ZK_PACKAGE} (${why}). It is loaded at run time, not bundled: install it where the app (or its bundle) runs; an ESM bundle needs a \`require\` (esbuild: --banner:js="import{createRequire}from'module';const require=createRequire(import.meta.url);")`,
-      { cause: e },
-    );
+  } catch (first) {
+    try {
+      // An ESM bundle has no `require` of its own: load it from beside the app's main script.
+      return createRequire(process.argv[1] ?? join(process.cwd(), "main.js"))(ZK_PACKAGE) as ZkModule;
+    } catch {
+      const why = (first instanceof Error ? first.message : String(first)).split("\n")[0];
+      throw new Error(
+        `ZooKeeper registry: cannot load ${ZK_PACKAGE} (${why}). It is loaded at run time, not bundled: install it where the app (or its bundle) runs`,
+        { cause: first },
+      );
+    }
   }
 });
 

@@ -10,6 +10,13 @@ export interface CallOptions {
   metadata?: MetadataInit;
   /** Cancels the call: the call fails with `cancelled`. */
   signal?: AbortSignal;
+  /**
+   * Dubbo's `dubbo.tag` for this call (over the client's `tag` and a tag carried from the incoming
+   * call): tag routing sends it to the providers of that tag. Sent as the `dubbo.tag` attachment.
+   */
+  tag?: string;
+  /** Dubbo's `dubbo.force.tag`: with a tag no provider has, fail instead of falling back to untagged providers. */
+  forceTag?: boolean;
   /** Receives the response headers. */
   onHeaders?(headers: Readonly<Record<string, string | string[]>>): void;
   /**

@@ -4,6 +4,7 @@ import type { MethodDescriptor } from "../service/descriptors.js";
 import { NOT_BINDABLE } from "../service/type-desc.js";
 import type { Exchange, Peer } from "../transport/server/exchange.js";
 import type { CallObserver } from "./call-observer.js";
+import { type CallTag, tagOfHeaders } from "./call-tag.js";
 import { Metadata, OutgoingMetadata } from "./metadata.js";
 
 /** The verified caller, as returned by the server's bearer-token verifier. */
@@ -30,9 +31,10 @@ type RequestHeaders = Readonly<Record<string, string | string[] | undefined>>;
 
 /**
  * The wire protocols a server speaks: Triple HTTP unary (and its Server-Sent Events), gRPC,
- * gRPC-Web, Connect (with dubbo-js's Triple variant of it), and Triple over WebSocket.
+ * gRPC-Web, Connect (with dubbo-js's Triple variant of it), MCP tool calls (`createServer({ mcp })`),
+ * and Triple over WebSocket.
  */
-export type WireProtocol = "triple" | "grpc" | "grpc-web" | "connect" | "triple-websocket";
+export type WireProtocol = "triple" | "grpc" | "grpc-web" | "connect" | "mcp" | "triple-websocket";
 
 /**
  * What a handler knows about its call: request metadata, the deadline, the abort signal, the
@@ -151,6 +153,11 @@ export class CallContext {
     if (this.abortReason) return;
     this.abortReason = reason;
     this.controller?.abort(reason);
+  }
+
+  /** Dubbo's routing tag of this call (`dubbo.tag` / `dubbo-tag`, `dubbo.force.tag`), if it has one. */
+  get tag(): CallTag | undefined {
+    return tagOfHeaders(this.rawHeaders);
   }
 
   /** Reads a value an interceptor set. */

@@ -11,11 +11,13 @@ import type { OutHeaders, Responder } from "../transport/server/exchange.js";
  * The JSON error body of Triple HTTP calls: `status` (the legacy Dubbo status: 25 undecodable,
  * 31 server timeout, 35 unavailable, 40 bad request, 60 not found, 70 service error, 80 server
  * error), `message` (the raw text), our `code` (the gRPC code's snake_case name), and when the
- * error carries details, `details`: `[{"type": "<message full name>", "value": "<base64>"}]`,
+ * error carries details, `details`: `[{"type": "<message full name>", "value": "<base64>", "debug"?}]`
+ * (`debug`: a BadRequest's violations as JSON, `{"fieldViolations": [{"field", "description"}]}`),
  * the form Connect and dubbo-js clients read. The message is cut to 1 KiB (`boundMessage`).
  *
- * dubbo-js (see {@link readsGrpcCodeStatus}) reads `status` as a gRPC code and nothing else: it
- * gets `{"status": <gRPC code>, "message", "code", "details"}`, its own error form.
+ * With `grpcCodeStatus` (the server's `dubboJsErrors` option, for a caller that looks like
+ * dubbo-js: {@link readsGrpcCodeStatus}) the body is `{"status": <gRPC code>, "message", "code",
+ * "details"}`, the only form dubbo-js reads.
  */
 export function errorBody(err: RpcError, grpcCodeStatus = false): string {
   if (grpcCodeStatus) return JSON.stringify(dialectErrorObject(err, "triple"));
@@ -28,11 +30,9 @@ export function errorBody(err: RpcError, grpcCodeStatus = false): string {
  * True for a request from dubbo-js on Node (`@apachedubbo/dubbo-node`), whose unary error reader
  * takes `status` only as a gRPC code (0–16) and otherwise falls back to `HTTP <status>`, dropping
  * the message and details: every request it sends carries `tri-protocol-version: 1.0.0` and no
- * `user-agent` (node's HTTP clients add none), while our client, HTTP libraries, curl, browsers
- * and the other Dubbo implementations send a `user-agent` (dubbo-go's version header is
- * `triple-protocol-version`). A caller mistaken for it loses little: gRPC codes (0–16) and
- * Dubbo's legacy statuses (20–90) do not overlap, so a legacy reader sees a status it does not
- * know and falls back on the HTTP status, which is the same; `code` and `message` are there too.
+ * `user-agent` (node's HTTP clients add none). So does any spec-following caller written with
+ * node:http or node:http2: the signal does not tell them apart, so it is used only when the
+ * server opts in (`dubboJsErrors`); by default every caller gets the protocol's body.
  */
 export function readsGrpcCodeStatus(headers: Readonly<Record<string, string | string[] | undefined>>): boolean {
   return headers[H.triProtocolVersion] === "1.0.0" && headers[H.userAgent] === undefined;
@@ -51,14 +51,15 @@ export function errorHeaders(err: RpcError, extra: OutHeaders | undefined): OutH
  * caller with an error (handler errors, refusals, CORS, shutdown, the listener's refusals): the
  * error's HTTP status, `application/json`, compressed when the client accepts it and it is worth
  * it, the error's metadata as headers. A response already under way is reset instead.
+ * `dubboJsErrors`: the server's option of that name (Triple unary calls pass it).
  */
-export function sendHttpError(ex: Responder, reason: unknown, extra?: OutHeaders): void {
+export function sendHttpError(ex: Responder, reason: unknown, extra?: OutHeaders, dubboJsErrors = false): void {
   if (ex.headersSent) {
     ex.reset();
     return;
   }
   const err = RpcError.from(reason);
   const headers = errorHeaders(err, extra);
-  const body = compressResponseBody(errorBody(err, readsGrpcCodeStatus(ex.headers)), ex.headers, headers);
+  const body = compressResponseBody(errorBody(err, dubboJsErrors && readsGrpcCodeStatus(ex.headers)), ex.headers, headers);
   ex.respond(httpStatusOf(err), headers, body);
 }

@@ -1,3 +1,4 @@
+import { runWithTag } from "./call-tag.js";
 import type { CallContext } from "./context.js";
 import type { RegisteredMethod } from "./router.js";
 
@@ -29,6 +30,16 @@ export interface HandlerOutcome {
  * call's span context, and so do the outcome and a stream's pump.
  */
 export function invokeHandler(route: RegisteredMethod, ctx: CallContext, input: unknown[], to: HandlerOutcome): void {
+  // A call carrying Dubbo's routing tag: the handler's own calls carry it on (see call-tag.ts).
+  const tag = ctx.tag;
+  if (tag !== undefined) {
+    runWithTag(tag, () => invokeObserved(route, ctx, input, to));
+    return;
+  }
+  invokeObserved(route, ctx, input, to);
+}
+
+function invokeObserved(route: RegisteredMethod, ctx: CallContext, input: unknown[], to: HandlerOutcome): void {
   const obs = ctx.observer;
   if (obs === undefined) callHandler(route, ctx, input, to);
   else obs.within(callHandler, route, ctx, input, to);

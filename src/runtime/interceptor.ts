@@ -1,7 +1,7 @@
 import { type MethodDescriptor, requestStreams } from "../service/descriptors.js";
 import { type AuthOptions, authenticate } from "./auth.js";
 import type { CallContext } from "./context.js";
-import { compileValidator, validatedStream } from "./validation.js";
+import { compileValidator, validatedStream } from "../codec/validation.js";
 
 /** One call as interceptors see it. */
 export interface Call {

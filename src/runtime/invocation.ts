@@ -1,3 +1,4 @@
+import type { CallOptions } from "./call-options.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import type { Provider } from "../transport/client/provider.js";
 
@@ -13,6 +14,8 @@ export interface Invocation {
   readonly streaming: boolean;
   /** How many times this call may be retried (the method's `retries`, else the client's). */
   readonly retries: number;
+  /** The caller's per-call options (routing reads its `tag` and `metadata`). */
+  readonly options?: CallOptions;
 }
 
 /** One attempt of a call on one provider. */

@@ -5,6 +5,7 @@ import type { MethodDescriptor, ServiceDescriptor } from "../service/descriptors
 import type { HandlerErrors } from "./handler-errors.js";
 import type { CallContext } from "./context.js";
 import { cutText, quote } from "../protocol/wire-text.js";
+import { didYouMean, nearestNames } from "./nearest.js";
 
 
 /** A method ready to call: its descriptor and the precomputed invoker (interceptors included). */
@@ -91,6 +92,17 @@ export class Router {
     return this.routes.has(path);
   }
 
+  /** The wire names of a service's methods, as registered (each once, in the case it was declared). */
+  private *methodsOf(service: string): Generator<string> {
+    const prefix = `/${service}/`;
+    for (const [path, r] of this.routes) {
+      if (!path.startsWith(prefix)) continue;
+      const m = r.plain ?? r.variants.values().next().value;
+      // Each method answers under two paths (first letter in either case): name it once.
+      if (m && path.slice(prefix.length) === m.descriptor.name) yield m.descriptor.name;
+    }
+  }
+
   /** Every path a method is registered under. */
   paths(): IterableIterator<string> {
     return this.routes.keys();
@@ -114,9 +126,13 @@ export class Router {
     const service = path.slice(1, Math.max(1, slash));
     const method = path.slice(slash + 1);
     if (slash <= 0 || !this.services.has(service)) {
-      throw new RpcError(Code.Unimplemented, `service not found: ${cutText(service || path)}`, NO_ROUTE);
+      const near = slash > 0 ? didYouMean(nearestNames(service, this.services)) : "";
+      throw new RpcError(Code.Unimplemented, `service not found: ${cutText(service || path)}${near}`, NO_ROUTE);
     }
-    if (!r) throw new RpcError(Code.Unimplemented, `method not found: ${cutText(method)} in service ${service}`, NO_ROUTE);
+    if (!r) {
+      const near = didYouMean(nearestNames(method, this.methodsOf(service)));
+      throw new RpcError(Code.Unimplemented, `method not found: ${cutText(method)} in service ${service}${near}`, NO_ROUTE);
+    }
     throw new RpcError(
       Code.Unimplemented,
       `no implementation of service ${service} with version ${quote(version)} and group ${quote(group)}`,

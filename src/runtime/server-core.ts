@@ -14,6 +14,8 @@ export interface ServerCore {
   readonly limits: Limits;
   /** Reject HTTP unary requests without `tri-protocol-version`. */
   readonly requireProtocolVersion: boolean;
+  /** Answer callers that look like dubbo-js with the gRPC code as the error body's `status` (`dubboJsErrors`). */
+  readonly dubboJsErrors: boolean;
   /**
    * Registers an in-flight call for graceful shutdown, and starts its telemetry (server span,
    * metrics) when an OpenTelemetry SDK is registered: `ctx.observer`. Every protocol calls it once

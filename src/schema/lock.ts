@@ -7,8 +7,14 @@ import type { FieldType, SchemaField } from "./model.js";
  * services, methods, messages, field numbers and types — as derived from the classes, so a CI
  * step can tell a compatible change (a new optional field, a new method) from one that breaks
  * deployed clients (a field number reused or retyped, a required field added, a method removed
- * or renamed, a parameter reordered without `tag`). Services bound to a .proto are left out:
- * their .proto file is their contract.
+ * or renamed, a parameter reordered, inserted or removed). Services bound to a .proto are left
+ * out: their .proto file is their contract.
+ *
+ * Two callers read a request differently: by field number (protobuf: gRPC, Connect proto) or
+ * name (ProtoJSON, a JSON object), and by position (Triple JSON's array of arguments, sent by our
+ * client, dubbo-js and Dubbo's generic callers). So the lock records each method's parameters in
+ * order, and a change that moves a parameter to another position is breaking even where its
+ * field number is pinned: an old positional caller would bind its arguments to the wrong ones.
  */
 export interface SchemaLock {
   /** The format of this file. */
@@ -25,6 +31,12 @@ export interface LockMethod {
   readonly output: string;
   readonly clientStreaming: boolean;
   readonly serverStreaming: boolean;
+  /**
+   * The request's parameters in position order (their field names), for methods whose request
+   * message is their parameter list; absent for the others, and in locks written before
+   * positions were recorded (their positions are then read from the field numbers).
+   */
+  readonly params?: readonly string[];
 }
 
 /** One field in the lock: its number and type (`string`, `int64` …, or `.pkg.Message`). */
@@ -57,7 +69,14 @@ function lockField(f: SchemaField): LockField {
 
 /** The lock of some services (their IDL-less methods), keys sorted so the file diffs well. */
 export function schemaLock(services: readonly ServiceDescriptor[]): SchemaLock {
-  const { files } = deriveSchema(services);
+  const { files, methods: derived } = deriveSchema(services);
+  const positions = new Map<string, readonly string[]>();
+  for (const sd of services) {
+    for (const md of sd.methods) {
+      const d = derived.get(md);
+      if (d?.requestShape === "params" && d.paramFields.length > 0) positions.set(`${sd.name}/${md.name}`, d.paramFields);
+    }
+  }
   const svc: Record<string, { methods: Record<string, LockMethod> }> = {};
   const messages: Record<string, { fields: Record<string, LockField> }> = {};
   for (const file of files) {
@@ -65,7 +84,8 @@ export function schemaLock(services: readonly ServiceDescriptor[]): SchemaLock {
       if (s.methods.length === 0) continue;
       const methods: Record<string, LockMethod> = {};
       for (const m of [...s.methods].sort((a, b) => a.name.localeCompare(b.name))) {
-        methods[m.name] = { input: m.input, output: m.output, clientStreaming: m.clientStreaming, serverStreaming: m.serverStreaming };
+        const params = positions.get(`${s.fullName}/${m.name}`);
+        methods[m.name] = { input: m.input, output: m.output, clientStreaming: m.clientStreaming, serverStreaming: m.serverStreaming, ...(params ? { params: [...params] } : {}) };
       }
       svc[s.fullName] = { methods };
     }
@@ -149,12 +169,45 @@ function diffServices(before: SchemaLock, after: SchemaLock, changes: SchemaChan
       if (n.clientStreaming !== m.clientStreaming || n.serverStreaming !== m.serverStreaming) {
         changes.push({ breaking: true, where, message: `streaming changed from ${kind(m)} to ${kind(n)}: deployed clients call it the old way; add a new method instead` });
       }
+      diffPositions(where, before.messages[m.input]?.fields, m, n, changes);
       pairs.push([m.input, n.input], [m.output, n.output]);
     }
     if (now) for (const mname of Object.keys(now.methods)) if (!s.methods[mname]) changes.push({ breaking: false, where: `${sname}/${mname}`, message: "method added" });
   }
   for (const sname of Object.keys(after.services)) if (!before.services[sname]) changes.push({ breaking: false, where: sname, message: "service added" });
   return pairs;
+}
+
+/** A method's parameters in position order: recorded, or (an older lock) read from its request's field numbers. */
+function positionsOf(m: LockMethod, fields: Record<string, LockField> | undefined): readonly string[] | undefined {
+  if (m.params) return m.params;
+  if (!fields || m.clientStreaming) return undefined;
+  return Object.entries(fields)
+    .sort(([, a], [, b]) => a.number - b.number)
+    .map(([name]) => name);
+}
+
+/**
+ * Positional callers (Triple JSON's argument array) bind by position: every parameter of the
+ * lock must keep its position; new ones go after the last.
+ */
+function diffPositions(where: string, fields: Record<string, LockField> | undefined, m: LockMethod, n: LockMethod, changes: SchemaChange[]): void {
+  const was = positionsOf(m, fields);
+  const now = n.params;
+  if (!was || !now || n.clientStreaming) return;
+  const guessed = m.params ? "" : " (positions read from the lock's field numbers: rewrite the lock with --write to record them)";
+  for (let i = 0; i < was.length; i++) {
+    if (now[i] === was[i]) continue;
+    const moved = now.indexOf(was[i]);
+    const what = moved < 0 ? `is gone (now ${now[i] === undefined ? "nothing" : `"${now[i]}"`} there)` : `moved to #${moved + 1} (now "${now[i]}" there)`;
+    changes.push({
+      breaking: true,
+      where,
+      message:
+        `parameter #${i + 1} "${was[i]}" ${what}: callers that send the arguments as a JSON array by position (Triple JSON: ` +
+        `triple-rpc clients, dubbo-js) would bind their values to the wrong parameters; keep "${was[i]}" at #${i + 1} and add new parameters after the last${guessed}`,
+    });
+  }
 }
 
 function kind(m: LockMethod): string {
@@ -179,7 +232,7 @@ function diffMessage(
         where,
         message:
           `field number changed from ${f.number} to ${sameName.number} (a parameter or field reordered, or one inserted before it): ` +
-          `deployed clients still send it as ${f.number}; pin it with tag: ${f.number} (@Param({ tag: ${f.number} }) / @Field({ tag: ${f.number} }))`,
+          `deployed clients still send it as ${f.number}; pin it with tag: ${f.number} (@Field({ tag: ${f.number} }); a parameter must also go back to its position, as positional callers bind by position)`,
       });
     } else if (!sameName && atNumber !== undefined && before[atNumber] === undefined) {
       continue; // its number went to a new field: reported below as a reuse

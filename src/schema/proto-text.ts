@@ -73,6 +73,9 @@ export function toProtoFiles(classes: ServiceClass | readonly ServiceClass[]): {
  */
 export function toProto(classes: ServiceClass | readonly ServiceClass[]): string {
   const files = toProtoFiles(classes);
+  if (files.length === 0) {
+    throw new TypeError("toProto: every service given is bound to a .proto of its own (@Service(name, { proto })): that file is its schema; nothing is derived");
+  }
   if (files.length !== 1) {
     throw new TypeError(
       `toProto: the services span ${files.length} packages (${files.map((f) => f.package || "(none)").join(", ")}), ` +

@@ -38,6 +38,9 @@ export const CORS_ALLOWED_HEADERS = [
   "connect-timeout-ms",
   "connect-content-encoding",
   "connect-accept-encoding",
+  // MCP's streamable HTTP (createServer({ mcp })): a browser client sends both.
+  "mcp-protocol-version",
+  "mcp-session-id",
   // W3C trace context and baggage, for browser tracing (OpenTelemetry's fetch instrumentation).
   "traceparent",
   "tracestate",

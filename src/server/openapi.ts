@@ -1,6 +1,7 @@
 import { describeService } from "../service/describe.js";
 import type { MethodDescriptor, ParamDescriptor, ServiceDescriptor } from "../service/descriptors.js";
 import type { TypeDesc } from "../service/type-desc.js";
+import { ProtoSchemas } from "./openapi-proto.js";
 import { type JsonSchema, SchemaBuilder } from "./openapi-schema.js";
 
 /** Options of {@link toOpenApi}. */
@@ -11,7 +12,9 @@ export interface OpenApiOptions {
   version?: string;
   /** `info.description`. */
   description?: string;
-  /** `servers`: where the API is reached. Default: none (tools then use the document's own origin). */
+  /** `info.license`: the API's licence (`{ name: "Apache 2.0", identifier: "Apache-2.0" }`). Default: none. */
+  license?: { readonly name: string; readonly identifier?: string; readonly url?: string };
+  /** `servers`: where the API is reached. Default `[{ url: "/" }]`: the origin serving the document (OpenAPI's own default, written out for linters and generators). */
   servers?: readonly { url: string; description?: string }[];
   /** Describe the RPC paths (`POST /<service>/<method>`) besides REST mappings. Default true. */
   rpcPaths?: boolean;
@@ -29,25 +32,66 @@ function descriptorOf(s: OpenApiService): ServiceDescriptor {
   return describeService((s as object).constructor as new () => unknown);
 }
 
-/** The error statuses every call can end with, and what they mean. */
+/**
+ * Every error status a call can end with (the server's whole table: docs/protocol.md, "Errors"),
+ * and what it means. 507 is added for methods that take uploads.
+ */
 const ERROR_RESPONSES: Record<string, string> = {
-  "400": "Invalid argument: the request could not be bound (the message names the parameter)",
-  "404": "Not found: no such route, service or method",
+  "400": "Invalid argument or out of range: the request could not be bound or broke a constraint (every problem listed)",
+  "401": "Unauthenticated: a bearer token is missing or invalid",
+  "403": "Permission denied",
+  "404": "Not found: no such route, service or method, or the handler's not_found",
+  "405": "Method not allowed: the path takes other HTTP methods (listed in Allow)",
   "408": "Deadline exceeded",
+  "409": "Already exists, or aborted",
+  "412": "Failed precondition",
   "413": "A body, part or field over its limit",
   "415": "Unsupported Content-Type or Content-Encoding",
   "429": "Resource exhausted",
+  "431": "Request headers too large",
+  "499": "Cancelled",
   "500": "Internal or unknown error",
   "503": "Unavailable: the server is shutting down",
+  "505": "HTTP version not supported: streaming calls need HTTP/2",
 };
+const UPLOAD_RESPONSE = { "507": "Insufficient storage: streamed uploads over the server's disk bounds" };
 
 const ERROR_SCHEMA: JsonSchema = {
   type: "object",
   description: "The error body of every failed call (Triple HTTP and REST routes)",
   properties: {
-    status: { type: "integer", description: "Dubbo's legacy status number" },
+    status: { type: "integer", description: "Dubbo's service status: 25 undecodable, 31 timeout, 35 unavailable, 40 bad request, 60 not found, 70 service error, 80 server error" },
     message: { type: "string", description: "What went wrong, naming the parameter or limit" },
     code: { type: "string", description: "The RPC code: invalid_argument, not_found, unauthenticated, …" },
+    details: {
+      type: "array",
+      description: "Error details: protobuf messages by type name, base64; a google.rpc.BadRequest also as JSON in debug",
+      items: {
+        type: "object",
+        properties: {
+          type: { type: "string", description: "The detail's message full name: google.rpc.BadRequest, google.rpc.ErrorInfo, …" },
+          value: { type: "string", contentEncoding: "base64", description: "The detail's protobuf encoding" },
+          debug: {
+            type: "object",
+            description: "The detail as JSON (for google.rpc.BadRequest: every violation of the request)",
+            properties: {
+              fieldViolations: {
+                type: "array",
+                items: {
+                  type: "object",
+                  properties: {
+                    field: { type: "string", description: "The path of the bad value: user.address.city, tags[2]" },
+                    description: { type: "string", description: "What is wrong: is missing, must match ^[a-z]+$" },
+                  },
+                  required: ["field", "description"],
+                },
+              },
+            },
+          },
+        },
+        required: ["type", "value"],
+      },
+    },
   },
   required: ["status", "message", "code"],
 };
@@ -68,13 +112,14 @@ export function toOpenApi(services: Iterable<OpenApiService>, options: OpenApiOp
     const versionKey = `${svc.name}\0${svc.version}\0${svc.group}`;
     if (seen.has(versionKey)) continue;
     seen.add(versionKey);
-    if (!tags.some((t) => t.name === svc.name)) tags.push({ name: svc.name, ...(svc.description ? { description: svc.description } : {}) });
+    if (!tags.some((t) => t.name === svc.name)) tags.push({ name: svc.name, description: svc.description ?? `The methods of ${svc.name}` });
     for (const md of svc.methods) b.addMethod(svc, md);
   }
   const info: Record<string, unknown> = { title: options.title ?? "triple-rpc API", version: options.version ?? "1.0.0" };
   if (options.description) info.description = options.description;
+  if (options.license) info.license = { ...options.license };
   const doc: OpenApiDocument = { openapi: "3.1.0", info, paths: b.paths };
-  if (options.servers?.length) doc.servers = options.servers.map((x) => ({ ...x }));
+  doc.servers = options.servers?.length ? options.servers.map((x) => ({ ...x })) : [{ url: "/", description: "the origin serving this document" }];
   doc.tags = tags;
   doc.components = b.components();
   return doc;
@@ -83,7 +128,10 @@ export function toOpenApi(services: Iterable<OpenApiService>, options: OpenApiOp
 class DocumentBuilder {
   readonly paths: Record<string, Record<string, unknown>> = {};
   private readonly schemas = new SchemaBuilder();
+  private readonly protos = new ProtoSchemas(this.schemas.components);
   private bearer = false;
+  /** True once a method takes uploads: the 507 answer is described. */
+  private uploads = false;
 
   constructor(private readonly rpcPaths: boolean) {}
 
@@ -129,6 +177,7 @@ class DocumentBuilder {
     const requestBody = form === "rest" && body.length === 0 ? undefined : this.requestBody(md, body);
     if (requestBody) op.requestBody = requestBody;
     op.responses = this.responses(md);
+    op.security = [];
     if (md.auth) {
       this.bearer = true;
       op.security = [{ bearerAuth: [] }];
@@ -154,7 +203,7 @@ class DocumentBuilder {
       return {
         required: true,
         content: {
-          "application/json": { schema: { type: "object", description: `ProtoJSON of ${name}` } },
+          "application/json": { schema: this.protos.message(md.requestType) },
           "application/proto": { schema: { type: "string", format: "binary", description: `protobuf ${name}` } },
         },
       };
@@ -163,23 +212,34 @@ class DocumentBuilder {
   }
 
   private responses(md: MethodDescriptor): Record<string, unknown> {
-    const schema = md.returns ? this.schemas.of(md.returns) : md.responseType ? { type: "object" } : {};
-    const content: Record<string, unknown> =
-      md.kind === "server_streaming"
-        ? { "text/event-stream": { schema: { type: "string", description: "Server-Sent Events: one `data:` line of JSON per message" } } }
-        : { "application/json": { schema }, "application/xml": { schema } };
-    const out: Record<string, unknown> = { "200": { description: "The result", content } };
-    if (md.auth) {
-      out["401"] = { $ref: "#/components/responses/Error401" };
-      out["403"] = { $ref: "#/components/responses/Error403" };
-    }
+    const out: Record<string, unknown> = { "200": { description: "The result", content: this.resultContent(md) } };
     for (const status of Object.keys(ERROR_RESPONSES)) out[status] = { $ref: `#/components/responses/Error${status}` };
+    if (md.params.some((p) => UPLOADS.has(p.type.kind))) {
+      this.uploads = true;
+      out["507"] = { $ref: "#/components/responses/Error507" };
+    }
     return out;
+  }
+
+  /** The 200 answer's content: SSE for a server stream; JSON and XML, or for a .proto method ProtoJSON and protobuf. */
+  private resultContent(md: MethodDescriptor): Record<string, unknown> {
+    if (md.kind === "server_streaming") {
+      return { "text/event-stream": { schema: { type: "string", description: "Server-Sent Events: one `data:` line of JSON per message" } } };
+    }
+    if (md.responseType) {
+      const name = md.responseType.fullName.replace(/^\./, "");
+      return {
+        "application/json": { schema: this.protos.message(md.responseType) },
+        "application/proto": { schema: { type: "string", format: "binary", description: `protobuf ${name} (ask with Accept or send application/proto)` } },
+      };
+    }
+    const schema = md.returns ? this.schemas.of(md.returns) : {};
+    return { "application/json": { schema }, "application/xml": { schema } };
   }
 
   components(): Record<string, unknown> {
     const responses: Record<string, unknown> = {};
-    const all = { ...ERROR_RESPONSES, "401": "Unauthenticated: a bearer token is missing or invalid", "403": "Permission denied" };
+    const all = { ...ERROR_RESPONSES, ...(this.uploads ? UPLOAD_RESPONSE : {}) };
     for (const [status, description] of Object.entries(all)) {
       responses[`Error${status}`] = { description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
     }
@@ -198,6 +258,9 @@ function routingHeaders(svc: ServiceDescriptor): Record<string, unknown>[] {
 }
 
 const SCALAR: ReadonlySet<TypeDesc["kind"]> = new Set(["string", "number", "boolean", "bigint", "date"]);
+/** Parameter types a client sends as a file or raw bytes. */
+const UPLOADS: ReadonlySet<TypeDesc["kind"]> = new Set(["file", "upload"]);
+const BYTES: ReadonlySet<TypeDesc["kind"]> = new Set(["bytes", "file", "upload"]);
 
 /** The body's schema per content type the binder accepts for these parameters. */
 function bodyContent(sb: SchemaBuilder, params: readonly ParamDescriptor[]): Record<string, unknown> {
@@ -208,12 +271,13 @@ function bodyContent(sb: SchemaBuilder, params: readonly ParamDescriptor[]): Rec
   const forms: JsonSchema[] = [asArray];
   if (n === 1) forms.push(sb.ofField(params[0]));
   if (allNamed && !(n === 1 && forms.length > 1 && params[0].type.kind === "class")) forms.push(named(sb, params, "base64"));
-  const content: Record<string, unknown> = {
-    "application/json": { schema: forms.length === 1 ? forms[0] : { anyOf: forms } },
-  };
+  const content: Record<string, unknown> = {};
+  // Generators take the first content type: a method with a file or bytes sends multipart first.
+  if (allNamed && params.some((p) => BYTES.has(p.type.kind))) content["multipart/form-data"] = { schema: named(sb, params, "binary") };
+  content["application/json"] = { schema: forms.length === 1 ? forms[0] : { anyOf: forms } };
   if (allNamed) {
     content["application/x-www-form-urlencoded"] = { schema: named(sb, params, "base64") };
-    content["multipart/form-data"] = { schema: named(sb, params, "binary") };
+    content["multipart/form-data"] ??= { schema: named(sb, params, "binary") };
   } else if (n === 1 && params[0].type.kind === "class") {
     content["application/x-www-form-urlencoded"] = { schema: sb.ofField(params[0]) };
   }

@@ -4,7 +4,9 @@ import { hasInstanceDiscovery, type Registry, registryLog } from "../registry/re
 import { instanceJson, metadataInfo, metadataJson } from "../registry/instance.js";
 import { createMetadataService, type MetadataServiceV2 } from "../registry/metadata-service.js";
 import { announcedHost, isAnyHost, MAX_WEIGHT, providerUrl } from "../registry/service-url.js";
-import type { DubboUrl } from "../registry/url.js";
+import { type DubboUrl, toFullString } from "../registry/url.js";
+import { type ConfigCenterSpec, resolveConfigCenter } from "../governance/config-center.js";
+import { ProviderGovernance } from "../governance/provider-governance.js";
 import type { ServiceDescriptor } from "../service/descriptors.js";
 import { isValidWeight } from "../transport/client/provider.js";
 import type { Logger } from "../runtime/logger.js";
@@ -28,6 +30,10 @@ export interface ProviderRegistrationOptions {
   readonly registerMode?: RegisterMode;
   /** Where consumers read the metadata: the provider's MetadataServiceV2 (`local`, default) or the registry (`remote`). */
   readonly metadataStorage?: "local" | "remote";
+  /** Dubbo's static tag (`dubbo.tag=`) of the provider URLs, for consumers' tag routing. */
+  readonly tag?: string;
+  /** Where configurators addressed to this provider are read; default the registry (ZooKeeper). */
+  readonly configCenter?: ConfigCenterSpec;
 }
 
 /** Dubbo's `register-mode`: `interface` (`/dubbo/<interface>/providers`), `instance` (`/services/<app>`), `all` (both). */
@@ -50,6 +56,12 @@ export class ProviderRegistration {
   private readonly mode: RegisterMode;
   /** The MetadataServiceV2 the server serves, when announcing at instance level. */
   readonly metadataService: (MetadataServiceV2 & object) | undefined;
+  /** Configurators addressed to this provider (Dubbo Admin's weight, disable, timeout), when a config center is read. */
+  private governance: ProviderGovernance | undefined;
+  /** Each URL as built → as registered now (configured; absent while a rule disables it). */
+  private readonly exported = new Map<DubboUrl, DubboUrl>();
+  /** The configured URLs the instance's metadata was last published with. */
+  private published = "";
 
   constructor(private readonly o: ProviderRegistrationOptions) {
     const r = resolveRegistry(o.registry, "createServer", o.logger);
@@ -73,6 +85,52 @@ export class ProviderRegistration {
       this.mode = "interface";
     }
     this.metadataService = this.mode === "interface" ? undefined : createMetadataService();
+    if (o.tag !== undefined && (typeof o.tag !== "string" || o.tag.trim() === "" || /[\s&=]/.test(o.tag.trim()))) {
+      throw new TypeError(`createServer: registryTag must be a non-empty word (Dubbo's dubbo.tag, e.g. "gray"), got ${JSON.stringify(o.tag)}`);
+    }
+    const center = resolveConfigCenter(o.configCenter, this.registry, "createServer", o.logger);
+    if (center) {
+      this.governance = new ProviderGovernance({ ...center, application: this.application, logger: o.logger, onChange: () => void this.reExport().catch(() => {}) });
+    }
+  }
+
+  /** The URLs consumers are to see: each configured by the rules addressed to this provider, the disabled ones left out. */
+  private effective(): DubboUrl[] {
+    const out: DubboUrl[] = [];
+    for (const u of this.urls) {
+      const c = this.governance ? this.governance.configure(u) : u;
+      if (c) out.push(c);
+    }
+    return out;
+  }
+
+  /** Writes `url`'s configured form at interface level (nothing while disabled), replacing what was there. */
+  private async exportUrl(url: DubboUrl): Promise<void> {
+    this.governance?.follow(url);
+    const next = this.governance ? this.governance.configure(url) : url;
+    const prev = this.exported.get(url);
+    if (prev && next && toFullString(prev) === toFullString(next)) return;
+    if (prev) {
+      this.exported.delete(url);
+      if (this.mode !== "instance") await this.registry.unregister(prev).catch(() => {});
+    }
+    if (!next) return;
+    this.exported.set(url, next);
+    if (this.mode !== "instance") await this.registry.register(next);
+  }
+
+  /**
+   * A configurator addressed to this provider changed: every URL is configured again and, where
+   * it changed, unregistered and registered anew (Java's `RegistryProtocol.reExport`); at
+   * application level a new metadata revision is published (the instance node goes while
+   * every service is disabled).
+   */
+  private async reExport(): Promise<void> {
+    if (!this.announced) return;
+    await Promise.all(this.urls.map((u) => this.exportUrl(u)));
+    // A rule that changes nothing here (another side's, another provider's) publishes nothing.
+    const now = this.effective().map(toFullString).join("\n");
+    if (this.mode !== "interface" && now !== this.published) await this.publishInstance();
   }
 
   /** The application name announced. */
@@ -85,8 +143,7 @@ export class ProviderRegistration {
     const host = announcedHost(bound.address, this.o.host);
     this.announced = { host, port: bound.port, services: [...services], anyhost: isAnyHost(bound.address) };
     this.urls = services.map((s) => this.urlOf(s));
-    const writes: Promise<void>[] = [];
-    if (this.mode !== "instance") writes.push(...this.urls.map((u) => this.registry.register(u)));
+    const writes: Promise<void>[] = this.urls.map((u) => this.exportUrl(u));
     if (this.mode !== "interface") writes.push(this.publishInstance());
     await Promise.all(writes);
   }
@@ -101,8 +158,7 @@ export class ProviderRegistration {
     a.services.push(service);
     const url = this.urlOf(service);
     this.urls.push(url);
-    const writes: Promise<void>[] = [];
-    if (this.mode !== "instance") writes.push(this.registry.register(url));
+    const writes: Promise<void>[] = [this.exportUrl(url)];
     if (this.mode !== "interface") writes.push(this.publishInstance());
     await Promise.all(writes);
   }
@@ -114,9 +170,16 @@ export class ProviderRegistration {
     const gone = this.urls.filter((u) => u.path === name && (u.params.version ?? "") === version && (u.params.group ?? "") === group);
     this.urls = this.urls.filter((u) => !gone.includes(u));
     a.services = a.services.filter((s) => !(s.name === name && s.version === version && s.group === group));
-    const writes: Promise<void>[] = gone.map((u) => this.registry.unregister(u).catch(() => {}));
+    const writes: Promise<void>[] = gone.map((u) => this.unexport(u));
     if (this.mode !== "interface") writes.push(this.publishInstance());
     await Promise.all(writes);
+  }
+
+  /** Removes `url`'s registered form, if any. */
+  private async unexport(url: DubboUrl): Promise<void> {
+    const prev = this.exported.get(url);
+    this.exported.delete(url);
+    if (prev && this.mode !== "instance") await this.registry.unregister(prev).catch(() => {});
   }
 
   private urlOf(s: ServiceDescriptor): DubboUrl {
@@ -135,6 +198,7 @@ export class ProviderRegistration {
         // Dubbo writes it on providers that also register at application level.
         ...(this.mode === "interface" ? {} : { "service-name-mapping": "true" }),
         ...(this.o.warmupMs !== undefined ? { warmup: String(Math.round(this.o.warmupMs)) } : {}),
+        ...(this.o.tag !== undefined ? { "dubbo.tag": this.o.tag.trim() } : {}),
       },
     });
   }
@@ -149,13 +213,22 @@ export class ProviderRegistration {
     const a = this.announced;
     if (!a || !hasInstanceDiscovery(reg)) return;
     const app = this.application;
-    const info = metadataInfo(app, this.urls);
+    const urls = this.effective();
+    this.published = urls.map(toFullString).join("\n");
+    if (urls.length === 0 && this.urls.length > 0) {
+      // Every service disabled by a rule: no instance node, so no consumer of either level calls us.
+      const inst = this.instance;
+      this.instance = undefined;
+      if (inst) await reg.unregisterInstance(inst.app, inst.id).catch(() => {});
+      return;
+    }
+    const info = metadataInfo(app, urls);
     this.metadataService?.update(info);
     const storage = this.o.metadataStorage ?? "local";
     if (storage === "remote") await reg.putMetadata(app, info.revision, metadataJson(info));
     this.instance = { app, id: `${a.host}:${a.port}` };
     const json = instanceJson({ app, host: a.host, port: a.port, revision: info.revision, storage, timestamp: Date.now() });
-    const interfaces = [...new Set(this.urls.map((u) => u.path))];
+    const interfaces = [...new Set(urls.map((u) => u.path))];
     // Side by side, so a registry that does not answer delays listen() once (each write is bounded), not twice.
     await Promise.all([
       reg.registerInstance(app, this.instance.id, json),
@@ -167,7 +240,8 @@ export class ProviderRegistration {
 
   /** Removes the instance node first (consumers of either level stop choosing this server), then the provider nodes; then waits `unregisterDelayMs`. */
   async unregister(): Promise<void> {
-    const urls = this.urls;
+    const urls = [...this.exported.values()];
+    this.exported.clear();
     const inst = this.instance;
     this.urls = [];
     this.instance = undefined;
@@ -179,6 +253,7 @@ export class ProviderRegistration {
 
   /** Closes the registry if the server made it. */
   async close(): Promise<void> {
+    await this.governance?.close();
     if (this.owned) await this.registry.close().catch(() => {});
   }
 }

@@ -23,6 +23,7 @@ import { closeCodeOf, closeReasonOf } from "../protocol-websocket/wire.js";
 import { METADATA_V2_VERSION } from "../registry/instance.js";
 import { METADATA_SERVICE_V2 } from "../registry/metadata-proto.js";
 import type { Registry } from "../registry/registry.js";
+import type { ConfigCenter } from "../governance/config-center.js";
 import { type AuthOptions, authenticate } from "../runtime/auth.js";
 import type { CallContext, WireProtocol } from "../runtime/context.js";
 import { sendHttpError } from "../runtime/error-body.js";
@@ -41,9 +42,12 @@ import type { ServiceDescriptor } from "../service/descriptors.js";
 import type { Exchange, Responder } from "../transport/server/exchange.js";
 import { checkDuration, OnePortListener, type Refusal, type TransportOptions } from "../transport/server/listener.js";
 import { Cors, type CorsOptions } from "./cors.js";
+import { McpEndpoint, type McpOptions, sendMcpError } from "./mcp-endpoint.js";
+import { McpTools } from "./mcp-tools.js";
 import { OpenApiEndpoint, type OpenApiServeOptions } from "./openapi-endpoint.js";
 import { REFLECTION_V1, REFLECTION_V1ALPHA, ServerReflectionV1, ServerReflectionV1Alpha } from "./reflection.js";
 import { ProviderRegistration } from "./registration.js";
+import { checkTlsPem } from "../transport/tls-pem.js";
 
 /** A service implementation with registration-time version and group. */
 export interface ServiceRegistration extends RegistrationOptions {
@@ -58,6 +62,14 @@ export interface ServerOptions extends TransportOptions {
   interceptors?: readonly Interceptor[];
   /** Reject HTTP unary requests that lack `tri-protocol-version` (400). Default false. */
   requireProtocolVersion?: boolean;
+  /**
+   * Answer Triple HTTP unary errors to callers that look like dubbo-js on Node
+   * (`tri-protocol-version: 1.0.0` and no `user-agent`) with the gRPC code in `status`, the only
+   * error body dubbo-js 3.0 reads. Default false: every caller gets the protocol's body, whose
+   * `status` is Dubbo's service status (25, 40, 60, 70, 80 …). Turn it on where dubbo-js clients
+   * call; spec-following callers without a `user-agent` then get the gRPC code too.
+   */
+  dubboJsErrors?: boolean;
   /**
    * Size limits; unspecified ones (left out or `undefined`) keep their defaults. Each must be a
    * number >= 0 (`Infinity` lifts it); a bad value or an unknown name is a `TypeError`.
@@ -94,6 +106,13 @@ export interface ServerOptions extends TransportOptions {
    * publish `toOpenApi()`'s output instead.
    */
   openapi?: boolean | OpenApiServeOptions;
+  /**
+   * Serve MCP (Model Context Protocol, streamable HTTP) at `/mcp`: the methods that opt in with
+   * `@Method({ mcp })` or `@Service(…, { mcp: true })` become tools for AI agents, under the same
+   * auth, validation, limits, interceptors and telemetry as every call (docs/mcp.md). `true` for
+   * the defaults, or options. Default off; and on, no method is a tool unless it opted in.
+   */
+  mcp?: boolean | McpOptions;
   /** Serve the built-in `grpc.health.v1.Health` (Check, Watch). Default true. */
   health?: boolean;
   /**
@@ -154,6 +173,17 @@ export interface ServerOptions extends TransportOptions {
   /** With instance-level registration: consumers read the metadata from MetadataServiceV2 (`local`, default) or the registry (`remote`). */
   metadataStorage?: "local" | "remote";
   /**
+   * Dubbo's static tag (`dubbo.tag=`) in the provider URLs (interface level and the instance's
+   * metadata): consumers' tag routing sends calls tagged so (`gray`) here. Default: none.
+   */
+  registryTag?: string;
+  /**
+   * With a registry: where configurators addressed to this provider are read (Dubbo Admin's
+   * weight, disable, timeout: the server registers its URLs again as they say). Default: the
+   * registry itself (ZooKeeper), as Dubbo Java; an address or a `ConfigCenter`; `false` none.
+   */
+  configCenter?: string | ConfigCenter | false;
+  /**
    * With a registry: how long `close()` waits between removing the nodes and starting to drain,
    * ms, so consumers that batch registry notifications (Dubbo Java: up to 5 s) stop sending
    * first. Default 0: triple-rpc consumers follow within milliseconds, and calls that still
@@ -171,6 +201,13 @@ export interface ListenOptions {
   port?: number;
   /** Host. Default 127.0.0.1. */
   host?: string;
+}
+
+/** A boolean option (default false), or a TypeError naming it. */
+function checkBoolean(name: string, v: unknown): boolean {
+  if (v === undefined) return false;
+  if (typeof v !== "boolean") throw new TypeError(`createServer: ${name} must be true or false, got ${v === null ? "null" : typeof v}`);
+  return v;
 }
 
 /** The class of an implementation, refusing what is not an instance of a class. */
@@ -201,6 +238,7 @@ export class TripleServer implements ServerCore {
   rest: RestRouter | undefined = undefined;
   readonly limits: Limits;
   readonly requireProtocolVersion: boolean;
+  readonly dubboJsErrors: boolean;
   /** Where streamed uploads are spilled (`uploadDir`). */
   readonly uploads: UploadStore;
   /** The server's own port; undefined for a handler mounted in someone else's server ({@link createHandler}). */
@@ -215,6 +253,7 @@ export class TripleServer implements ServerCore {
   private readonly interceptors: readonly Interceptor[];
   private readonly cors: Cors | undefined;
   private readonly openapi: OpenApiEndpoint | undefined;
+  private readonly mcp: McpEndpoint | undefined;
   private readonly inflight = new InflightCalls();
   private readonly telemetry: ServerTelemetry;
   private readonly errors: HandlerErrors;
@@ -244,15 +283,18 @@ export class TripleServer implements ServerCore {
     mounted = false,
   ) {
     this.limits = checkedLimits(options.limits, "createServer");
+    checkTlsPem(options.tls, "createServer");
     checkDuration("shutdownTimeoutMs", options.shutdownTimeoutMs, "0 cancels in-flight calls at once");
     checkDuration("drainDelayMs", options.drainDelayMs, "0 closes the listener at once");
     this.uploads = new UploadStore(options.uploadDir, this.limits.maxUploadDiskBytes, this.limits.maxUploadDiskBytesPerPeer);
     this.requireProtocolVersion = options.requireProtocolVersion ?? false;
+    this.dubboJsErrors = checkBoolean("dubboJsErrors", options.dubboJsErrors);
     this.interceptors = options.interceptors ?? [];
     this.cors = options.cors ? new Cors(options.cors) : undefined;
     const oa = options.openapi;
     this.openapi = oa ? new OpenApiEndpoint(oa === true ? {} : oa, () => this.services.filter((s) => !BUILT_IN_SERVICES.has(s.name))) : undefined;
     this.logger = checkedLogger(options.logger, "createServer");
+    this.mcp = options.mcp ? new McpEndpoint(options.mcp, this, new McpTools(), options.cors !== undefined, () => this.listener?.address() ?? this.mountedAddress, this.logger) : undefined;
     this.errors = new HandlerErrors(this.logger, options.maskUnexpectedErrors ?? false);
     this.telemetry = new ServerTelemetry(options.telemetry, () => this.listener?.address() ?? this.mountedAddress);
     const access = options.accessLog;
@@ -263,7 +305,6 @@ export class TripleServer implements ServerCore {
     this.connect = new ConnectHandler(this);
     this.websocket = new WebSocketHandler(this, { idleMs: options.bodyIdleTimeoutMs ?? 60_000, originAllowed: (o, host) => this.originAllowed(o, host) });
     this.listener = mounted ? undefined : this.createListener(options);
-    this.listener?.http1.on("upgrade", (req: IncomingMessage, socket: Socket, head: Buffer) => this.handleUpgrade(req, socket, head));
     // A mounted handler never listens: its upload directory is prepared now.
     if (mounted) this.sweepUploads();
     for (const s of options.services ?? []) {
@@ -289,6 +330,8 @@ export class TripleServer implements ServerCore {
         logger: this.logger,
         registerMode: options.registerMode,
         metadataStorage: options.metadataStorage,
+        tag: options.registryTag,
+        configCenter: options.configCenter,
       });
       // Dubbo's consumers call it with version 2.0.0 and the application as group; others with neither.
       const ms = this.registration.metadataService;
@@ -298,7 +341,7 @@ export class TripleServer implements ServerCore {
 
   /** The server's own port: its exchanges come here, its refusals are answered here. */
   private createListener(options: ServerOptions): OnePortListener {
-    return new OnePortListener(
+    const listener = new OnePortListener(
       {
         onExchange: (ex) => this.dispatch(ex),
         onRefusal: (r, refusal) => answerRefusal(r, refusal, this.accessLog),
@@ -310,6 +353,9 @@ export class TripleServer implements ServerCore {
       },
       options,
     );
+    // Triple over WebSocket: HTTP/1.1 upgrades on the same port.
+    listener.http1.on("upgrade", (req: IncomingMessage, socket: Socket, head: Buffer) => this.handleUpgrade(req, socket, head));
+    return listener;
   }
 
   /** Registers a service implementation (an instance of an `@Service` class). */
@@ -331,6 +377,7 @@ export class TripleServer implements ServerCore {
         const entry = { descriptor: md, service, invoke, seesContext: seesContext || reflection, errors: this.errors, authorize };
         if (md.http) (this.rest ??= new RestRouter()).add(entry);
         for (const path of pathsOf(md)) this.router.add(path, entry);
+        this.mcp?.tools.add(entry);
       }
     } catch (e) {
       // A registration that fails (a REST route conflict, a path taken) leaves nothing behind:
@@ -386,6 +433,7 @@ export class TripleServer implements ServerCore {
   private unroute(service: ServiceDescriptor): void {
     this.router.removeService(service);
     this.rest?.removeService(service);
+    this.mcp?.tools.removeService(service);
   }
 
   /** One implementation per service name, version and group: a second one is a mistake, not a merge. */
@@ -413,11 +461,11 @@ export class TripleServer implements ServerCore {
 
   /**
    * True when requests for `path` are served here, whatever their HTTP method: a registered
-   * method's RPC path, a REST route's, or the OpenAPI document and docs page. What a mounted
+   * method's RPC path, a REST route's, the OpenAPI document and docs page, or the MCP endpoint. What a mounted
    * handler takes; the rest is its app's.
    */
   serves(path: string): boolean {
-    return this.router.hasPath(path) || (this.rest?.hasPath(path) ?? false) || (this.openapi?.serves(path) ?? false);
+    return this.router.hasPath(path) || (this.rest?.hasPath(path) ?? false) || (this.openapi?.serves(path) ?? false) || (this.mcp?.serves(path) ?? false);
   }
 
   /**
@@ -450,6 +498,7 @@ export class TripleServer implements ServerCore {
         ex = next;
       }
       if (this.openapi?.handle(ex)) return;
+      if (this.mcp?.handle(ex)) return;
       this.route(ex);
     } catch (e) {
       // A bug in a handler path must not take the process down: log it, answer 500 and carry on.
@@ -498,7 +547,7 @@ export class TripleServer implements ServerCore {
     if (protocol === "grpc-web") sendGrpcStatus(ex, err, { [H.contentType]: "application/grpc-web+proto" });
     else if (protocol === "grpc") sendGrpcStatus(ex, err, { [H.contentType]: "application/grpc" });
     else if (protocol === "connect") sendConnectError(ex, err, "connect");
-    else sendHttpError(ex, err);
+    else sendHttpError(ex, err, undefined, this.dubboJsErrors);
   }
 
   track(ctx: CallContext, ex: Exchange): void {
@@ -653,7 +702,7 @@ function cancelExchange(ctx: CallContext, ex: Exchange, err: RpcError): void {
       sendGrpcStatus(ex, err, { [H.contentType]: "application/grpc" });
       break;
     case "triple-websocket":
-      (ex as WebSocketExchange).close(closeCodeOf(err), closeReasonOf(err));
+      (ex as WebSocketExchange).endWith(closeCodeOf(err), closeReasonOf(err));
       break;
     case "grpc-web":
     case "connect":
@@ -661,6 +710,9 @@ function cancelExchange(ctx: CallContext, ex: Exchange, err: RpcError): void {
       if (ex.headersSent) ex.reset();
       else if (ctx.protocol === "connect") sendConnectError(ex, err, "connect");
       else sendGrpcStatus(ex, err, { [H.contentType]: "application/grpc-web+proto" });
+      break;
+    case "mcp":
+      sendMcpError(ex, err);
       break;
     default:
       sendHttpError(ex, err);

@@ -19,6 +19,12 @@ export interface ServiceOptions {
   auth?: AuthRequirement;
   /** What the service does, for the OpenAPI document (`toOpenApi`, `/openapi.json`). */
   description?: string;
+  /**
+   * Offer every unary method of this service as an MCP tool (`createServer({ mcp })`); a method
+   * says `@Method({ mcp: false })` to stay out. Streaming methods are skipped. Default false: a
+   * method is a tool only when it (or its service) opts in.
+   */
+  mcp?: boolean;
 }
 
 /** Options of `@Method`. */
@@ -63,6 +69,25 @@ export interface MethodOptions {
   http?: HttpMapping;
   /** What the method does, for the OpenAPI document. */
   description?: string;
+  /**
+   * Offer this method as an MCP tool when the server serves MCP (`createServer({ mcp })`):
+   * `true`, or the tool's `name` (default `<Service>_<method>`), `title`, `description` (default:
+   * the method's) and `destructive` (its effects cannot be undone: `destructiveHint`). `false`
+   * keeps it out under a service-level opt-in. Unary methods only. Default: not a tool.
+   */
+  mcp?: boolean | McpToolOptions;
+}
+
+/** `@Method({ mcp: { … } })`: how the method appears as an MCP tool. */
+export interface McpToolOptions {
+  /** The tool's name: 1 to 64 of `A-Z a-z 0-9 _ - .`. Default `<last segment of the service name>_<wire name>`. */
+  name?: string;
+  /** A human-readable title. */
+  title?: string;
+  /** What the tool does, for the model. Default: the method's `description`. */
+  description?: string;
+  /** The tool's effects cannot be undone (deletes, payments): `annotations.destructiveHint`. Default: not declared. */
+  destructive?: boolean;
 }
 
 /** Options of `@Param`: name, type, presence, field number and validation constraints. */

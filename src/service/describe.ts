@@ -1,11 +1,11 @@
 import "reflect-metadata";
 import * as protobuf from "protobufjs";
-import { declaredParams, PARAMS_KEY, type RawMethod, type RawParam, type RawService, rawMethodsOf, SERVICE_KEY } from "./decorators.js";
-import type { AuthRequirement, MethodDescriptor, MethodKind, ParamDescriptor, ServiceDescriptor } from "./descriptors.js";
+import { declaredParams, type MethodOptions, PARAMS_KEY, type RawMethod, type RawParam, type RawService, rawMethodsOf, SERVICE_KEY } from "./decorators.js";
+import type { AuthRequirement, McpToolDescriptor, MethodDescriptor, MethodKind, ParamDescriptor, ServiceDescriptor } from "./descriptors.js";
 import { loadProto, lookupService } from "./proto.js";
 import { checkNoRestSources, type DeclaredParam, restMapping } from "./rest.js";
 import { checkConstraints, pickConstraints } from "./constraints.js";
-import { resolveType, T } from "./type-desc.js";
+import { checkDeclaredType, resolveType, T } from "./type-desc.js";
 
 /** Per-registration overrides of a service's version and group. */
 export interface RegistrationOptions {
@@ -44,6 +44,8 @@ interface ClassInfo {
   readonly protoByKey: ReadonlyMap<string, protobuf.Method>;
   readonly rawParams: Record<string, RawParam[]>;
   readonly serviceAuth: AuthRequirement | undefined;
+  /** `@Service(…, { mcp })`: every unary method is an MCP tool unless it says `mcp: false`. */
+  readonly serviceMcp: boolean | undefined;
 }
 
 /** With a .proto, any method named like an rpc is bound even without @Method. */
@@ -100,6 +102,7 @@ function paramsOf(c: ClassInfo, rm: RawMethod, where: string, pm: protobuf.Metho
     const d = decorated.find((p) => p.index === i);
     const pwhere = `${where} parameter #${i + 1}${d?.options.name ? ` (${d.options.name})` : ""}`;
     const type = pm ? T.any : resolveType((d?.options.type ?? designTypes?.[i]) as never, pwhere);
+    if (!pm && d?.options.type !== undefined) checkDeclaredType(type, designTypes?.[i], pwhere);
     const tag = d?.options.tag ?? params.length + 1;
     const picked = pickConstraints(d?.options);
     if (pm && picked) {
@@ -183,8 +186,47 @@ function describeMethod(c: ClassInfo, rm: RawMethod): MethodDescriptor {
     auth: rm.options.auth ?? c.serviceAuth,
     http,
     description: rm.options.description,
+    ...mcpOf(rm.options.mcp, c.serviceMcp, kind, where),
   };
 }
+
+const MCP_KEYS: ReadonlySet<string> = new Set(["name", "title", "description", "destructive"]);
+
+/** `{ mcp }` when the method is an MCP tool (its own opt-in, or its service's for a unary method). */
+function mcpOf(option: MethodOptions["mcp"], service: boolean | undefined, kind: MethodKind, where: string): { mcp?: McpToolDescriptor } {
+  if (service !== undefined && typeof service !== "boolean") {
+    throw new TypeError(`${where}: @Service({ mcp }) must be true or false, got ${JSON.stringify(service)}`);
+  }
+  if (option === undefined) return service === true && kind === "unary" ? { mcp: {} } : {};
+  if (option === false) return {};
+  if (option !== true && (typeof option !== "object" || option === null || Array.isArray(option))) {
+    throw new TypeError(`${where}: @Method({ mcp }) must be true, false or { name, title, description, destructive }, got ${JSON.stringify(option)}`);
+  }
+  if (kind !== "unary") {
+    throw new TypeError(
+      `${where} is ${kind.replace("_", "-")}: only unary methods can be MCP tools (a tool call returns one result); remove @Method({ mcp }) or offer a unary method`,
+    );
+  }
+  if (option === true) return { mcp: {} };
+  for (const k of Object.keys(option)) {
+    if (!MCP_KEYS.has(k)) throw new TypeError(`${where}: @Method({ mcp }) has no option ${JSON.stringify(k)}; use name, title, description or destructive`);
+  }
+  for (const k of ["name", "title", "description"] as const) {
+    if (option[k] !== undefined && (typeof option[k] !== "string" || option[k] === "")) {
+      throw new TypeError(`${where}: @Method({ mcp: { ${k} } }) must be a non-empty string, got ${JSON.stringify(option[k])}`);
+    }
+  }
+  if (option.name !== undefined && !MCP_TOOL_NAME.test(option.name)) {
+    throw new TypeError(`${where}: MCP tool name ${JSON.stringify(option.name)} must be 1 to 64 of A-Z a-z 0-9 _ - . (what MCP clients accept)`);
+  }
+  if (option.destructive !== undefined && typeof option.destructive !== "boolean") {
+    throw new TypeError(`${where}: @Method({ mcp: { destructive } }) must be true or false, got ${JSON.stringify(option.destructive)}`);
+  }
+  return { mcp: { ...option } };
+}
+
+/** What MCP tool names may be: 1 to 64 letters, digits, `_`, `-`, `.`. */
+export const MCP_TOOL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /**
  * Reads a decorated class's metadata into a {@link ServiceDescriptor}. Everything that can be
@@ -203,7 +245,7 @@ export function describeService(ctor: abstract new (...args: never[]) => unknown
   const rawMethods = rawMethodsOf(ctor);
   const protoByKey = protoService ? bindProtoMethods(protoService, proto, rawMethods) : new Map();
   const rawParams: Record<string, RawParam[]> = Reflect.getMetadata(PARAMS_KEY, proto) ?? {};
-  const info: ClassInfo = { ctor, name, proto, protoService, protoByKey, rawParams, serviceAuth: raw.options.auth };
+  const info: ClassInfo = { ctor, name, proto, protoService, protoByKey, rawParams, serviceAuth: raw.options.auth, serviceMcp: raw.options.mcp };
   const methods: MethodDescriptor[] = [];
   const claimed = new Map<string, MethodDescriptor>();
   for (const rm of rawMethods) {
@@ -221,7 +263,7 @@ export function describeService(ctor: abstract new (...args: never[]) => unknown
     }
     methods.push(md);
   }
-  if (methods.length === 0) throw new TypeError(`service ${name} (${ctor.name}) exposes no methods`);
+  if (methods.length === 0) throw new TypeError(noMethods(name, ctor));
   const desc: ServiceDescriptor = {
     name,
     version: raw.options.version ?? "",
@@ -238,6 +280,20 @@ export function describeService(ctor: abstract new (...args: never[]) => unknown
  * The paths a method answers on: its wire name, and the same with the first letter upper- and
  * lower-cased (Dubbo Java accepts `/greet.GreetService/greet` for a method declared `Greet`).
  */
+/** "exposes no methods", with the fix and the class's undecorated methods. */
+function noMethods(name: string, ctor: abstract new (...args: never[]) => unknown): string {
+  const plain = new Set<string>();
+  for (let p = ctor.prototype as object | null; p && p !== Object.prototype; p = Object.getPrototypeOf(p)) {
+    for (const key of Object.getOwnPropertyNames(p)) {
+      const d = Object.getOwnPropertyDescriptor(p, key);
+      if (key !== "constructor" && typeof d?.value === "function") plain.add(key);
+    }
+  }
+  const list = [...plain].slice(0, 8);
+  const has = list.length ? `; its methods ${list.join(", ")}${plain.size > list.length ? ", …" : ""} have no @Method()` : "";
+  return `service ${name} (${ctor.name}) exposes no methods: mark each method to serve with @Method()${has}`;
+}
+
 export function pathsOf(m: MethodDescriptor): string[] {
   const out = [m.path];
   for (const name of [upperFirst(m.name), lowerFirst(m.name)]) {

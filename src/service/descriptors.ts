@@ -72,6 +72,16 @@ export interface MethodDescriptor {
   readonly http?: HttpRoute;
   /** `@Method({ description })`, for the OpenAPI document. */
   readonly description?: string;
+  /** Offered as an MCP tool (`@Method({ mcp })` or `@Service(…, { mcp: true })`); undefined: not a tool. */
+  readonly mcp?: McpToolDescriptor;
+}
+
+/** How a method appears as an MCP tool, as declared (checked at registration). */
+export interface McpToolDescriptor {
+  readonly name?: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly destructive?: boolean;
 }
 
 /** A service class described once, at registration. */

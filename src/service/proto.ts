@@ -30,6 +30,8 @@ export function loadProto(file: string, includeDirs: readonly string[] = []): pr
     // protobufjs ships google/protobuf/*.proto as common types; let it resolve those itself.
     return target;
   };
+  // protobufjs finds node:fs through an eval'd `require`, which an ESM bundle does not have.
+  protobuf.util.fs ??= fs;
   root.loadSync(abs, { keepCase: true });
   root.resolveAll();
   roots.set(key, root);

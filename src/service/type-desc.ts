@@ -297,6 +297,8 @@ export const FIELDS_KEY = Symbol.for("triple-rpc:fields");
 export interface RawField {
   name: string;
   spec: TypeSpec | undefined;
+  /** The compiler's `design:type`, when it emitted one and a type was also declared (checked to agree). */
+  design?: unknown;
   optional: boolean;
   tag: number | undefined;
   constraints?: Constraints;
@@ -316,6 +318,7 @@ export function recordField(target: object, name: string, options: FieldOptions)
   const entry: RawField = {
     name,
     spec: options.type ?? designType,
+    design: options.type !== undefined ? designType : undefined,
     optional: options.optional === true,
     tag: options.tag,
     constraints: pickConstraints(options),
@@ -359,6 +362,7 @@ function classType(spec: new () => unknown, where: string): TypeDesc {
       const fwhere = `${spec.name}.${f.name}`;
       if (f.spec === undefined) throw untypedField(fwhere);
       const type = resolveType(f.spec, fwhere);
+      checkDeclaredType(type, f.design, fwhere);
       fields.push({ name: f.name, type, optional: f.optional, tag: f.tag, constraints: checkConstraints(f.constraints, type, fwhere) });
     }
   } catch (e) {
@@ -388,6 +392,53 @@ function untypedField(where: string): TypeError {
   );
 }
 
+/** The kinds a declared type may have when the compiler's metadata names `design` (undefined: any kind). */
+function kindsOf(design: unknown): readonly string[] | undefined {
+  switch (design) {
+    case String:
+      return ["string"];
+    case Number:
+      return ["number"];
+    case Boolean:
+      return ["boolean"];
+    case BigInt:
+      return ["bigint"];
+    case Date:
+      return ["date"];
+    case Array:
+      return ["array"];
+    case Map:
+      return ["map"];
+    case FileUpload:
+      return ["upload"];
+    case Download:
+      return ["download"];
+  }
+  if (typeof design === "function" && (design === Uint8Array || design.prototype instanceof Uint8Array)) return ["bytes", "file"];
+  // Object (interfaces, unions, any), Promise, Function, a class: no kind to hold the declaration to.
+  return undefined;
+}
+
+/** The compiler's name for a `design:*` type, for messages. */
+function designName(design: unknown): string {
+  return typeof design === "function" ? design.name : String(design);
+}
+
+/**
+ * A declared type that contradicts the compiler's metadata (`@Param({ type: Number }) n: string`)
+ * is a registration error: one of the two is wrong, and binding by the declaration would hand the
+ * method values of a type its signature does not have. `Object` declared (any JSON) is always taken.
+ */
+export function checkDeclaredType(declared: TypeDesc, design: unknown, where: string): void {
+  if (declared.kind === "any") return;
+  const kinds = kindsOf(design);
+  if (!kinds || kinds.includes(declared.kind)) return;
+  throw new TypeError(
+    `${where}: the declared type (${declared.kind}) contradicts the TypeScript type the compiler emitted (${designName(design)}); ` +
+      `make the declaration and the signature agree (or declare Object for any JSON)`,
+  );
+}
+
 /**
  * Turns a type spec (a constructor from `design:paramtypes`, or an explicit override) into a
  * descriptor. Throws a registration-time error naming `where` for types we cannot bind.
@@ -410,7 +461,10 @@ export function resolveType(spec: TypeSpec | undefined, where: string): TypeDesc
     case Object:
       return T.any;
     case Array:
-      return { kind: "array", element: T.any };
+      throw new TypeError(
+        `${where}: an array without an element type (the compiler's metadata says only Array, not what it holds). ` +
+          `Declare it: @Param({ name: "tags", type: [String] }) or @Method({ params: [{ name: "tags", type: [String] }] }), @Field([String]); [Object] for any JSON`,
+      );
     case Map:
       return T.map(T.string);
     case UploadedFile:

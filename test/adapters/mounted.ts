@@ -6,7 +6,7 @@ import { execFile } from "node:child_process";
 import { it } from "node:test";
 import { promisify } from "node:util";
 import { GreetServiceImpl } from "../../samples/greet/greet-service.js";
-import { closeClient, Code, createClient, Get, type HandlerOptions, Method, Param, Path, RpcError, Service } from "../../src/index.js";
+import { closeClient, Code, createClient, Get, type HandlerOptions, Method, Param, Path, RpcError, Service, ServerStream } from "../../src/index.js";
 import { greetDescriptors } from "../connect/greet-descriptors.js";
 import { clients as grpcClients, unary } from "../grpc/grpc-js-client.js";
 import { post1, post2 } from "../helpers/http.js";
@@ -29,6 +29,15 @@ export class ThingService {
   @Method()
   async thing(@Path("id") id: number): Promise<{ id: number; name: string }> {
     return { id, name: `thing ${id}` };
+  }
+
+  /** Counts to n, and fails past 3 (an error after messages were sent). */
+  @ServerStream()
+  async *countTo(@Param("n") n: number): AsyncGenerator<number> {
+    for (let i = 1; i <= n; i++) {
+      if (i > 3) throw new RpcError(Code.FailedPrecondition, "no more than 3");
+      yield i;
+    }
   }
 }
 
@@ -76,6 +85,53 @@ export function mountedContract(url: () => string, http2: boolean): void {
       closeClient(client);
     }
   });
+
+  if (!http2) {
+    it("our client streams a server stream over HTTP/1.1 with the default protocol (Server-Sent Events), its error after the first message too", async () => {
+      const client = createClient(GreetServiceImpl, { providers: [url()], httpVersion: "1.1", retries: 0 });
+      try {
+        const got: string[] = [];
+        for await (const r of client.greetServerStream({ name: "sse" })) got.push(r.greeting);
+        assert.deepEqual(got, ["hello, sse (1/3)", "hello, sse (2/3)", "hello, sse (3/3)"]);
+      } finally {
+        closeClient(client);
+      }
+      const things = createClient(ThingService, { providers: [url()], httpVersion: "1.1", retries: 0 });
+      try {
+        const counted: number[] = [];
+        for await (const n of things.countTo(2)) counted.push(n);
+        assert.deepEqual(counted, [1, 2]);
+        const seen: number[] = [];
+        const late = (await (async () => {
+          for await (const n of things.countTo(5)) seen.push(n);
+        })().catch((e) => e)) as RpcError;
+        assert.deepEqual(seen, [1, 2, 3]);
+        assert.ok(late instanceof RpcError, String(late));
+        assert.equal(late.code, Code.FailedPrecondition);
+        assert.equal(late.message, "no more than 3");
+      } finally {
+        closeClient(things);
+      }
+    });
+
+    it("our client streams a server stream over HTTP/1.1 (protocol connect); client and bidi streams say they need HTTP/2", async () => {
+      const client = createClient(GreetServiceImpl, { providers: [url()], protocol: "connect", httpVersion: "1.1", retries: 0 });
+      try {
+        const got: string[] = [];
+        for await (const r of client.greetServerStream({ name: "h1" })) got.push(r.greeting);
+        assert.deepEqual(got, ["hello, h1 (1/3)", "hello, h1 (2/3)", "hello, h1 (3/3)"]);
+        // The handler's error after the stream started arrives as the stream's error.
+        async function* names() {
+          yield { name: "a" };
+        }
+        const e = (await client.greetClientStream(names()).catch((x) => x)) as RpcError;
+        assert.ok(e instanceof RpcError);
+        assert.match(e.message, /client and bidi streams need HTTP\/2/);
+      } finally {
+        closeClient(client);
+      }
+    });
+  }
 
   it("connect-node calls it (Connect unary + server stream, and gRPC-Web)", async () => {
     const d = greetDescriptors();

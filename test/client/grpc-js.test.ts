@@ -115,7 +115,7 @@ describe("our gRPC client against a @grpc/grpc-js server", () => {
     assert.equal(err.code, Code.Unknown);
     assert.equal(
       err.message,
-      `Failed to invoke the method Greet in the service greet.GreetService. Tried 2 times of the providers [${server.address}] (1/1) from the registry static on the consumer 127.0.0.1 using the triple-rpc version 0.1.0. Last error is unknown: name is not right: nobody`,
+      `Failed to invoke the method Greet in the service greet.GreetService. Tried 2 times (3 attempts) of the providers [${server.address}] (1/1) from the registry static on the consumer 127.0.0.1 using the triple-rpc version 0.1.0. Last error is unknown: name is not right: nobody`,
     );
     assert.equal(server.calls.Greet - before, 3);
   });

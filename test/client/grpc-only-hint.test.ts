@@ -114,3 +114,81 @@ describe("a Triple call to a gRPC-only server says to use protocol grpc", () => 
     }
   });
 });
+
+const STREAM_HINT = /could not read this stream's JSON messages \(application\/grpc\+json, how a client whose contentType is json streams\): a plain gRPC server reads protobuf only, so call it with protocol: "grpc" \(or contentType: "proto"\)/;
+
+async function* names(...n: string[]) {
+  for (const name of n) yield { name };
+}
+
+/** Streams with default options go as application/grpc+json: a plain gRPC server's refusal says so and names the fix. */
+describe("streams of a default client against a gRPC-only server say to use protocol grpc", () => {
+  let grpcJs: GrpcJsServer;
+  before(async () => {
+    grpcJs = await startGrpcJsServer();
+  });
+  after(() => grpcJs.close());
+
+  it("grpc-js ('Error deserializing request'): server stream, client stream and bidi; with protocol grpc they work", async () => {
+    const client = createClient(GreetServiceImpl, { providers: `http://${grpcJs.address}`, cluster: "failfast" });
+    try {
+      const server = await (async () => {
+        for await (const _ of client.greetServerStream({ name: "x" })) {
+          // nothing arrives
+        }
+      })().catch((e) => e as RpcError);
+      const clientStream = await client.greetClientStream(names("a", "b")).catch((e) => e as RpcError);
+      const bidi = await (async () => {
+        for await (const _ of client.greetStream(names("a"))) {
+          // nothing arrives
+        }
+      })().catch((e) => e as RpcError);
+      for (const e of [server, clientStream, bidi]) {
+        assert.ok(e instanceof Error, String(e));
+        assert.match(e.message, /deserializ/i);
+        assert.match(e.message, STREAM_HINT);
+      }
+    } finally {
+      closeClient(client);
+    }
+    const grpcClient = createClient(GreetServiceImpl, { providers: `http://${grpcJs.address}`, protocol: "grpc", cluster: "failfast" });
+    try {
+      assert.equal((await grpcClient.greetClientStream(names("a", "b"))).greeting.length > 0, true);
+    } finally {
+      closeClient(grpcClient);
+    }
+  });
+
+  it("grpcio's answer, simulated (grpc-status 2, 'Exception deserializing request!')", async () => {
+    const peer = await rawServer({ ":status": 200, "content-type": "application/grpc", "grpc-status": "2", "grpc-message": "Exception deserializing request!" });
+    try {
+      const client = createClient(GreetServiceImpl, { providers: peer.url, cluster: "failfast" });
+      try {
+        const e = (await client.greetClientStream(names("a")).catch((x) => x)) as RpcError;
+        assert.equal(e.code, Code.Unknown);
+        assert.equal(e.rawMessage, "Exception deserializing request!");
+        assert.match(e.message, STREAM_HINT);
+      } finally {
+        closeClient(client);
+      }
+    } finally {
+      peer.close();
+    }
+  });
+
+  it("another stream error gets no hint", async () => {
+    const peer = await rawServer({ ":status": 200, "content-type": "application/grpc", "grpc-status": "5", "grpc-message": "no such thing" });
+    try {
+      const client = createClient(GreetServiceImpl, { providers: peer.url, cluster: "failfast" });
+      try {
+        const e = (await client.greetClientStream(names("a")).catch((x) => x)) as RpcError;
+        assert.equal(e.code, Code.NotFound);
+        assert.doesNotMatch(e.message, STREAM_HINT);
+      } finally {
+        closeClient(client);
+      }
+    } finally {
+      peer.close();
+    }
+  });
+});

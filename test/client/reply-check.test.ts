@@ -148,7 +148,7 @@ describe("client errors say what to change", () => {
         (async () => {
           for await (const _ of client.greetServerStream({ name: "x" })) void _;
         })(),
-        /did not answer in HTTP\/2 \(it may speak HTTP\/1\.1 only\): gRPC and streaming calls need HTTP\/2/,
+        /did not answer in HTTP\/2 \(it may speak HTTP\/1\.1 only\): gRPC calls and client and bidi streams need HTTP\/2; an HTTP\/1\.1-only server takes unary calls and server streams with httpVersion: "1\.1"/,
       );
     } finally {
       closeClient(client);

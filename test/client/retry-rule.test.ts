@@ -98,7 +98,7 @@ describe("the client retries only what is safe", () => {
         try {
           await assert.rejects(client.crash(), (e: FailoverError) => {
             assert.ok(e instanceof FailoverError);
-            assert.match(e.message, /^Failed to invoke the method crash in the service retry\.Probe\. Tried 2 times of the providers \[/);
+            assert.match(e.message, /^Failed to invoke the method crash in the service retry\.Probe\. Tried 2 times \(3 attempts\) of the providers \[/);
             assert.match(e.message, /Last error is unknown: name is not right: x$/);
             assert.equal(e.code, Code.Unknown);
             assert.equal(e.rawMessage, "name is not right: x");

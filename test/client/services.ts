@@ -21,7 +21,7 @@ export class EchoService {
   }
 
   @Method()
-  async concat(@Param() parts: string[], @Param() sep: string): Promise<string> {
+  async concat(@Param({ type: [String] }) parts: string[], @Param() sep: string): Promise<string> {
     return parts.join(sep);
   }
 

@@ -39,3 +39,19 @@ describe("https:// providers: TLS for HTTP/1.1, HTTP/2 and gRPC", () => {
     assert.match(err.message, /certificate/i);
   });
 });
+
+describe("TLS options given a file path where PEM text is expected", () => {
+  it("createServer and createClient name the option and say to pass the file's contents", async () => {
+    const { key, cert } = selfSigned();
+    const pem = /tls\.(key|cert|ca) is not PEM text \("[^"]+" looks like a file path\): key, cert and ca take the PEM contents .*fs\.readFileSync\(path\)/;
+    assert.throws(() => createServer({ services: [new GreetServiceImpl()], tls: { key: "./server.key", cert } }), (e: Error) => e instanceof TypeError && /^createServer: tls\.key/.test(e.message) && pem.test(e.message));
+    assert.throws(() => createServer({ services: [new GreetServiceImpl()], tls: { key, cert: Buffer.from("certs/server.crt") } }), /createServer: tls\.cert is not PEM text/);
+    assert.throws(
+      () => createClient(GreetServiceImpl, { providers: ["https://127.0.0.1:1"], tls: { ca: ["ca.pem"] } }),
+      (e: Error) => e instanceof TypeError && /^createClient: tls\.ca/.test(e.message) && pem.test(e.message),
+    );
+    // PEM text, as strings or Buffers, is taken as before.
+    const ok = createServer({ services: [new GreetServiceImpl()], tls: { key: key.toString(), cert } });
+    await ok.close();
+  });
+});

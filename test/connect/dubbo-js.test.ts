@@ -40,7 +40,7 @@ describe("dubbo-js Triple transport against the greet sample", () => {
 
   before(async () => {
     ensureInstalled();
-    server = createServer({ services: [new GreetServiceImpl()] });
+    server = createServer({ services: [new GreetServiceImpl()], dubboJsErrors: true });
     await server.listen({ port: 0 });
     proxy = await recordingProxy(server.url, seen);
     const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
@@ -59,8 +59,8 @@ describe("dubbo-js Triple transport against the greet sample", () => {
       });
 
       it("unary errors keep their code, text and details", () => {
-        // dubbo-js reads an error body only when its `status` is a gRPC code (0–16): it is told
-        // apart (tri-protocol-version, no user-agent) and gets that form, not the legacy status.
+        // dubbo-js reads an error body only when its `status` is a gRPC code (0–16): with
+        // dubboJsErrors it is told apart (tri-protocol-version, no user-agent) and gets that form.
         assert.deepEqual(out[way].wrongName, { error: { code: Code.Unknown, message: "name is not right: nobody", details: [] } });
         const d = out[way].withDetails.error;
         assert.equal(d?.code, Code.InvalidArgument, JSON.stringify(out[way].withDetails));
@@ -119,7 +119,7 @@ describe("dubbo-js reads every unary error code, text and details", () => {
   let out: Record<string, { code?: number; message?: string; details?: number }>;
   before(async () => {
     ensureInstalled();
-    server = createServer({ services: [new FailingGreet()] });
+    server = createServer({ services: [new FailingGreet()], dubboJsErrors: true });
     await server.listen({ port: 0, host: "127.0.0.1" });
     const { stdout } = await promisify(execFile)(process.execPath, [path.join(FIXTURE, "codes.js"), server.url], { timeout: 60_000 });
     out = JSON.parse(stdout);
@@ -134,7 +134,7 @@ describe("dubbo-js reads every unary error code, text and details", () => {
     });
   }
 
-  it("a caller with a user-agent (curl, libraries, our client) keeps the Triple body with the legacy status", async () => {
+  it("with dubboJsErrors, a caller with a user-agent (curl, libraries, our client) keeps the Triple body with the legacy status", async () => {
     const headers = { "content-type": "application/json", "tri-protocol-version": "1.0.0" };
     const spec = await post1(server.url, "/greet.GreetService/Greet", { headers: { ...headers, "user-agent": "curl/8" }, body: '{"name":"code:5"}' });
     assert.deepEqual(spec.json(), { status: 60, message: "failed with code 5", code: "not_found", details: spec.json().details });
@@ -143,5 +143,42 @@ describe("dubbo-js reads every unary error code, text and details", () => {
     assert.equal(dubboJs.json().status, Code.NotFound);
     const plain = await post1(server.url, "/greet.GreetService/Greet", { headers: { "content-type": "application/json" }, body: '{"name":"code:5"}' });
     assert.equal(plain.json().status, 60);
+  });
+});
+
+/**
+ * The protocol's error body (`status` = Dubbo's service status: 25, 40, 60, 70, 80 …) is what
+ * every caller gets by default, a spec-following one without a `user-agent` (node:http,
+ * node:http2) included; dubbo-js's reading (`status` = the gRPC code) only with `dubboJsErrors`.
+ */
+describe("the spec's error body for every caller by default", () => {
+  let server: TripleServer;
+  before(async () => {
+    server = createServer({ services: [new FailingGreet()] });
+    await server.listen({ port: 0, host: "127.0.0.1" });
+  });
+  after(() => server?.close());
+
+  it("a caller sending exactly the spec's headers (tri-protocol-version, no user-agent) gets the legacy status", async () => {
+    const headers = { "content-type": "application/json", "tri-protocol-version": "1.0.0" };
+    const table: [number, number][] = [
+      [Code.NotFound, 60],
+      [Code.Unknown, 70],
+      [Code.Internal, 80],
+    ];
+    for (const [code, status] of table) {
+      const r = await post1(server.url, "/greet.GreetService/Greet", { headers, body: `{"name":"code:${code}"}` });
+      assert.equal(r.json().status, status, `code ${code}: ${r.text()}`);
+      assert.equal(r.json().message, `failed with code ${code}`);
+    }
+    const unknownMethod = await post1(server.url, "/greet.GreetService/Nope", { headers, body: "{}" });
+    assert.equal(unknownMethod.status, 404);
+    assert.equal(unknownMethod.json().status, 60, unknownMethod.text());
+    const badBody = await post1(server.url, "/greet.GreetService/Greet", { headers, body: "{" });
+    assert.equal(badBody.json().status, 25, badBody.text());
+  });
+
+  it("dubboJsErrors must be a boolean", () => {
+    assert.throws(() => createServer({ dubboJsErrors: "yes" as unknown as boolean }), /createServer: dubboJsErrors must be true or false, got string/);
   });
 });

@@ -6,7 +6,7 @@ import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import { createClient as createConnectClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import * as protobuf from "protobufjs";
-import { closeClient, createClient, createServer, Field, Method, Param, Service, toProtoFiles, type TripleServer } from "../../src/index.js";
+import { closeClient, createClient, createServer, Field, Method, Param, Service, T, toProtoFiles, type TripleServer } from "../../src/index.js";
 import { descriptorSetBytes } from "../interop/connect-descriptors.js";
 import { frame, rawCall } from "./raw.js";
 
@@ -89,6 +89,77 @@ describe("application/grpc+json on IDL-less methods: the form of the request", (
     try {
       assert.equal(await c.hello("ann"), "hi ann");
       assert.equal(await c.add(2, 3), 5);
+    } finally {
+      closeClient(c);
+    }
+  });
+});
+
+class Tick {
+  @Field(T.int64) count!: number;
+  @Field(String) note!: string;
+}
+
+@Service("forms.StreamForms")
+class StreamForms {
+  /** A stream of decorated-class elements in, one number out. */
+  @Method({ kind: "client_streaming", returns: Number })
+  async total(@Param({ name: "ticks", type: Tick }) ticks: AsyncIterable<Tick>): Promise<number> {
+    let n = 0;
+    for await (const t of ticks) n += t.count;
+    return n;
+  }
+
+  /** A stream of decorated-class elements in, a running total out. */
+  @Method({ kind: "bidi_streaming", returns: Number })
+  async *running(@Param({ name: "ticks", type: Tick }) ticks: AsyncIterable<Tick>): AsyncGenerator<number> {
+    let n = 0;
+    for await (const t of ticks) yield (n += t.count);
+  }
+}
+
+/**
+ * One rule for application/grpc+json on every call kind: ProtoJSON of the derived messages, as
+ * unary calls, server streams and Connect JSON have it. Client and bidi streams of decorated-class
+ * elements used to be read as Dubbo's plain JSON (int64 "5" refused, the reply a bare 5).
+ */
+describe("application/grpc+json on IDL-less client and bidi streams: ProtoJSON of the derived messages", () => {
+  let server: TripleServer;
+  before(async () => {
+    server = createServer({ services: [new StreamForms()] });
+    await server.listen({ port: 0, host: "127.0.0.1" });
+  });
+  after(() => server.close());
+
+  async function* ticks(...counts: number[]) {
+    for (const c of counts) yield { count: BigInt(c), note: `n${c}` };
+  }
+
+  it("connect-es's gRPC transport in JSON mode, from toProto's export: client stream and bidi", async () => {
+    const [file] = toProtoFiles(StreamForms);
+    const root = new protobuf.Root();
+    protobuf.parse(file.text, root, { keepCase: true });
+    const registry = createFileRegistry(fromBinary(FileDescriptorSetSchema, descriptorSetBytes(root, file.name)));
+    const service = registry.getService("forms.StreamForms");
+    assert.ok(service);
+    const client = createConnectClient(service, createGrpcTransport({ baseUrl: server.url, useBinaryFormat: false })) as any;
+    const total = await client.total(ticks(2, 3));
+    assert.equal(Number(total.value), 5);
+    const got: number[] = [];
+    for await (const m of client.running(ticks(1, 2, 3))) got.push(Number(m.value));
+    assert.deepEqual(got, [1, 3, 6]);
+  });
+
+  it("our client (default options: streams as grpc+json) still gets plain results", async () => {
+    const c = createClient(StreamForms, { providers: [server.url] });
+    try {
+      async function* plain(...counts: number[]) {
+        for (const n of counts) yield Object.assign(new Tick(), { count: n, note: "x" });
+      }
+      assert.equal(await c.total(plain(2, 3)), 5);
+      const got: number[] = [];
+      for await (const n of c.running(plain(1, 2))) got.push(n);
+      assert.deepEqual(got, [1, 3]);
     } finally {
       closeClient(c);
     }

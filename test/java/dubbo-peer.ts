@@ -136,7 +136,8 @@ async function javac(java: readonly string[], dir: string): Promise<void> {
   renameSync(work, dir);
 }
 
-async function classpath(): Promise<string> {
+/** The class path of the compiled programs with the fixture's and Debian's jars (the overrides jar first). */
+export async function classpath(): Promise<string> {
   return [join(FIXTURE, OVERRIDES), await compiledPrograms(), ...FIXTURE_JARS.map((j) => join(FIXTURE, j)), ...DEBIAN_JARS].join(":");
 }
 

@@ -1,7 +1,8 @@
 import * as assert from "node:assert/strict";
 import { connect } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { closeClient, createClient, createServer, type Logger, type TripleServer } from "../../src/index.js";
+import { Readable } from "node:stream";
+import { closeClient, createClient, createServer, Download, type Logger, Method, Param, Service, type TripleServer } from "../../src/index.js";
 import { ProbeService } from "./otel-service.js";
 
 interface Line {
@@ -115,6 +116,66 @@ describe("the access log", () => {
     assert.equal(fields.status, 400);
     assert.equal(fields.protocol, "http");
     assert.equal(fields.code, "invalid_argument");
+  });
+});
+
+const CHUNK = 256 * 1024;
+const CHUNKS = 32;
+
+/** A download streamed after its handler returned: 8 MiB in 32 chunks, 5 ms apart. */
+@Service("log.Files")
+class Files {
+  @Method({ returns: Download })
+  async fetch(): Promise<Download> {
+    async function* chunks() {
+      for (let i = 0; i < CHUNKS; i++) {
+        await new Promise((r) => setTimeout(r, 5));
+        yield Buffer.alloc(CHUNK, 97);
+      }
+    }
+    return new Download(Readable.from(chunks()), { filename: "big.bin" });
+  }
+
+  @Method()
+  async hello(@Param("name") name: string): Promise<string> {
+    return `hello ${name}`;
+  }
+}
+
+describe("the access log of responses that outlive their handler, and of refusals by the binder", () => {
+  const log = capturing();
+  let server: TripleServer;
+  before(async () => {
+    server = createServer({ services: [new Files()], accessLog: log });
+    await server.listen({ port: 0 });
+  });
+  after(() => server.close());
+
+  it("a download is logged once sent, with every byte and the time it took", async () => {
+    const n = log.lines.length;
+    const r = await fetch(`${server.url}/log.Files/fetch`, { method: "POST", headers: { "content-type": "application/json" }, body: "[]" });
+    assert.equal(r.status, 200);
+    // Headers are in, the body still streaming: no line yet.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(log.lines.length, n, JSON.stringify(log.lines.slice(n)));
+    assert.equal((await r.arrayBuffer()).byteLength, CHUNK * CHUNKS);
+    const { fields } = await nextLine(log, n + 1);
+    assert.equal(fields.status, 200);
+    assert.equal(fields.code, "ok");
+    assert.equal(fields.bytesOut, CHUNK * CHUNKS);
+    assert.ok((fields.durationMs as number) >= 100, `durationMs ${fields.durationMs}: 32 chunks 5 ms apart`);
+  });
+
+  it("a binder 400 is logged with the error body's bytes", async () => {
+    const n = log.lines.length;
+    const r = await fetch(`${server.url}/log.Files/hello`, { method: "POST", headers: { "content-type": "application/json" }, body: '[{"a":1}]' });
+    assert.equal(r.status, 400);
+    const body = Buffer.from(await r.arrayBuffer());
+    const { fields } = await nextLine(log, n + 1);
+    assert.equal(fields.status, 400);
+    assert.equal(fields.code, "invalid_argument");
+    assert.equal(fields.bytesOut, body.byteLength);
+    assert.ok(body.byteLength > 0);
   });
 });
 

@@ -6,11 +6,13 @@ import {
   closeClient,
   createClient,
   createServer,
+  Field,
   Method,
   Param,
   RpcError,
   Service,
   type TripleServer,
+  UploadedFile,
 } from "../../src/index.js";
 import { FORM, multipart } from "../binder/multipart.js";
 import { JSON_HEADERS, post1 } from "../helpers/http.js";
@@ -58,11 +60,11 @@ describe("the class is a checked schema", () => {
   });
 
   describe("field presence", () => {
-    it("a missing required field is a 400 naming parameter and field", async () => {
+    it("a missing required field is a 400 naming parameter and field (every missing one)", async () => {
       const r = await call("addItem", '[{"sku":"D4"}]');
       assert.equal(r.status, 400);
       assert.equal(r.json().code, "invalid_argument");
-      assert.equal(r.json().message, "parameter #1 (item).name is missing");
+      assert.equal(r.json().message, "parameter #1 (item).name is missing; parameter #1 (item).quantity is missing");
     });
 
     it("an optional field may be absent", async () => {
@@ -232,6 +234,67 @@ describe("registration refuses what would misbehave", () => {
       }
     }
     assert.throws(() => createServer({ services: [new Bad()] }), /parameter #2 is required but follows an optional one/);
+  });
+
+  it("an array whose element type only the signature knows (metadata says Array): parameter or field", () => {
+    @Service("arr.Param")
+    class ArrParam {
+      @Method() tag(@Param("tags") tags: string[]): number {
+        return tags.length;
+      }
+    }
+    assert.throws(
+      () => createServer({ services: [new ArrParam()], health: false }),
+      /^TypeError: ArrParam\.tag parameter #1 \(tags\): an array without an element type \(the compiler's metadata says only Array, not what it holds\)\. Declare it: @Param\(\{ name: "tags", type: \[String\] \}\)/,
+    );
+    class Post {
+      @Field() tags!: string[];
+    }
+    @Service("arr.Field")
+    class ArrField {
+      @Method() post(@Param("post") p: Post): number {
+        return p.tags.length;
+      }
+    }
+    assert.throws(() => createServer({ services: [new ArrField()], health: false }), /Post\.tags: an array without an element type .*@Field\(\[String\]\)/);
+    // Declared, it is taken: the element type is checked.
+    @Service("arr.Ok")
+    class ArrOk {
+      @Method() tag(@Param({ name: "tags", type: [String] }) tags: string[]): number {
+        return tags.length;
+      }
+    }
+    assert.ok(createServer({ services: [new ArrOk()], health: false }));
+  });
+
+  it("a declared type that contradicts the metadata: parameter or field; Object declared is taken", () => {
+    @Service("contra.Param")
+    class ContraParam {
+      @Method() n(@Param({ name: "n", type: Number }) n: string): string {
+        return n;
+      }
+    }
+    assert.throws(
+      () => createServer({ services: [new ContraParam()], health: false }),
+      /^TypeError: ContraParam\.n parameter #1 \(n\): the declared type \(number\) contradicts the TypeScript type the compiler emitted \(String\); make the declaration and the signature agree/,
+    );
+    class Row {
+      @Field(Date) at!: string;
+    }
+    @Service("contra.Field")
+    class ContraField {
+      @Method() row(@Param("row") r: Row): string {
+        return r.at;
+      }
+    }
+    assert.throws(() => createServer({ services: [new ContraField()], health: false }), /Row\.at: the declared type \(date\) contradicts the TypeScript type the compiler emitted \(String\)/);
+    @Service("contra.Ok")
+    class Loose {
+      @Method() any(@Param({ name: "v", type: Object }) v: string, @Param({ name: "f", type: UploadedFile }) f: Uint8Array): string {
+        return `${v}${f.length}`;
+      }
+    }
+    assert.ok(createServer({ services: [new Loose()], health: false }));
   });
 });
 

@@ -1,6 +1,6 @@
 import * as assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, it } from "node:test";
@@ -12,9 +12,9 @@ import { describe, it } from "node:test";
 
 const CLI = resolve("dist/src/cli/main.js");
 
-function cli(module: string) {
+function cli(module: string, ...options: string[]) {
   const t = Date.now();
-  const r = spawnSync(process.execPath, [CLI, "proto", resolve(module)], { encoding: "utf8", timeout: 30_000 });
+  const r = spawnSync(process.execPath, [CLI, "proto", resolve(module), ...options], { encoding: "utf8", timeout: 30_000 });
   return { ...r, ms: Date.now() - t };
 }
 
@@ -51,6 +51,45 @@ describe("triple-rpc proto on modules with side effects", () => {
       assert.equal(r.signal, null, "the command exits on its own");
       assert.equal(r.status, 1);
       assert.match(r.stderr, /hangs\.mjs did not finish loading within 15 s \(a top-level await that never settles\?\)/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("triple-rpc proto on services bound to a .proto of their own", () => {
+  const GREET = readFileSync(resolve("samples/greet/greet.proto"), "utf8");
+
+  it("only bound services: prints the service's own .proto as it is, and says so", () => {
+    const r = cli("dist/test/schema/cli-bound-module.js");
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout, GREET);
+    assert.match(r.stderr, /greet\.GreetService \(.*samples\/greet\/greet\.proto\) is bound to its own \.proto: printed as it is, not derived/);
+  });
+
+  it("only bound services, --out-dir: writes the service's own .proto there (not exit 0 writing nothing)", () => {
+    const dir = mkdtempSync(join(tmpdir(), "triple-cli-"));
+    try {
+      const r = cli("dist/test/schema/cli-bound-module.js", "--out-dir", dir);
+      assert.equal(r.status, 0, r.stderr);
+      assert.deepEqual(readdirSync(dir), ["greet.proto"]);
+      assert.equal(readFileSync(join(dir, "greet.proto"), "utf8"), GREET);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("both kinds: stdout cannot hold two files (exit 1 naming them); --out-dir writes the derived file and the bound one", () => {
+    const r = cli("dist/test/schema/cli-mixed-module.js");
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /the services need 2 files \(inventory\/inventory_service\.proto, greet\.proto\): use --out-dir/);
+    const dir = mkdtempSync(join(tmpdir(), "triple-cli-"));
+    try {
+      const w = cli("dist/test/schema/cli-mixed-module.js", "--out-dir", dir);
+      assert.equal(w.status, 0, w.stderr);
+      assert.equal(readFileSync(join(dir, "greet.proto"), "utf8"), GREET);
+      assert.match(readFileSync(join(dir, "inventory", "inventory_service.proto"), "utf8"), /service InventoryService \{/);
+      assert.match(w.stderr, /greet\.GreetService .* is bound to its own \.proto: copied as it is/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

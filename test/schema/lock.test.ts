@@ -101,6 +101,8 @@ const TABLE: Row[] = [
     expect: [
       /lock\.AddRequest\.a: field number changed from 1 to 2 .*pin it with tag: 1/,
       /lock\.AddRequest\.b: field number changed from 2 to 1 .*pin it with tag: 2/,
+      /lock\.Shop\/add: parameter #1 "a" moved to #2 \(now "b" there\): callers that send the arguments as a JSON array by position/,
+      /lock\.Shop\/add: parameter #2 "b" moved to #1 \(now "a" there\)/,
     ],
     make: () => {
       @Service("lock.Shop")
@@ -113,9 +115,12 @@ const TABLE: Row[] = [
     },
   },
   {
-    edit: "parameters reordered with their tags pinned",
-    breaking: false,
-    expect: [],
+    edit: "parameters reordered with their tags pinned (protobuf callers unaffected, positional JSON callers swapped)",
+    breaking: true,
+    expect: [
+      /lock\.Shop\/add: parameter #1 "a" moved to #2 \(now "b" there\): .*keep "a" at #1 and add new parameters after the last/,
+      /lock\.Shop\/add: parameter #2 "b" moved to #1 \(now "a" there\)/,
+    ],
     make: () => {
       @Service("lock.Shop")
       class S extends Common {
@@ -301,7 +306,13 @@ describe("schema lock: edits × verdict", () => {
   }
 
   it("the lock records services, methods, messages, numbers, types and requiredness", () => {
-    assert.deepEqual(BASE.services["lock.Shop"].methods.add, { input: "lock.AddRequest", output: "lock.AddResponse", clientStreaming: false, serverStreaming: false });
+    assert.deepEqual(BASE.services["lock.Shop"].methods.add, {
+      input: "lock.AddRequest",
+      output: "lock.AddResponse",
+      clientStreaming: false,
+      serverStreaming: false,
+      params: ["a", "b"],
+    });
     assert.deepEqual(BASE.messages["lock.AddRequest"].fields, {
       a: { number: 1, type: "double", repeated: false, map: false, optional: false, required: true },
       b: { number: 2, type: "string", repeated: false, map: false, optional: false, required: true },
@@ -327,7 +338,8 @@ describe("triple-rpc schema --write / --check (the CI step)", () => {
       assert.match(same.stdout, /the schema matches/);
       const broken = run(resolve("dist/test/schema/lock-v2.js"), "--check", lock);
       assert.equal(broken.status, 1);
-      assert.match(broken.stderr, /3 breaking changes against .*triple-rpc\.lock\.json:/);
+      assert.match(broken.stderr, /5 breaking changes against .*triple-rpc\.lock\.json:/);
+      assert.match(broken.stderr, /✗ lockcli\.Calc\/add: parameter #1 "x" moved to #2/);
       assert.match(broken.stderr, /✗ lockcli\.Calc\/sub: method removed or renamed/);
       assert.match(broken.stderr, /✗ lockcli\.AddRequest\.x: field number changed from 1 to 2/);
       const compatible = run(resolve("dist/test/schema/lock-v3.js"), "--check", lock);

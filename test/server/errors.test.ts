@@ -1,6 +1,6 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { createServer, type TripleServer } from "../../src/index.js";
+import { createServer, Service, type TripleServer } from "../../src/index.js";
 import { GreetServiceImpl } from "../../samples/greet/greet-service.js";
 import { JSON_HEADERS } from "../helpers/http.js";
 import { type Caller, errorOf, http1Caller, http2Caller } from "./callers.js";
@@ -43,9 +43,18 @@ describe("error responses: JSON body with status, message and code (issue 2 item
         assert.equal(r.status, 404);
         assert.deepEqual(errorOf(r), {
           status: 60,
-          message: "method not found: mul in service test.Calc",
+          message: "method not found: mul in service test.Calc (did you mean sum?)",
           code: "unimplemented",
         });
+      });
+
+      it("an unknown method or service names the nearest registered ones; a name far from all, or too long, none", async () => {
+        assert.equal(errorOf(await post("/test.Calc/ad", "[]")).message, "method not found: ad in service test.Calc (did you mean add?)");
+        assert.equal(errorOf(await post("/test.Calc/Echoo", "[]")).message, "method not found: Echoo in service test.Calc (did you mean echo?)");
+        assert.equal(errorOf(await post("/test.Clac/add", "[]")).message, "service not found: test.Clac (did you mean test.Calc?)");
+        assert.equal(errorOf(await post("/test.Calc/zzzzzzzz", "[]")).message, "method not found: zzzzzzzz in service test.Calc");
+        const long = "a".repeat(49);
+        assert.equal(errorOf(await post(`/test.Calc/${long}`, "[]")).message, `method not found: ${long} in service test.Calc`);
       });
 
       it("paths without a method are 404", async () => {
@@ -117,11 +126,14 @@ describe("error responses: JSON body with status, message and code (issue 2 item
       it("wrong types: 400, status 40, naming the parameter", async () => {
         const r = await post("/test.Calc/add", '[1,"two"]');
         assert.equal(r.status, 400);
-        assert.deepEqual(errorOf(r), {
+        const { details, ...body } = errorOf(r) as unknown as { details: { type: string; debug: unknown }[] };
+        assert.deepEqual(body, {
           status: 40,
           message: 'parameter #2 (b) must be a finite number, got string "two"',
           code: "invalid_argument",
         });
+        // The field, also as JSON for browsers (issue 37).
+        assert.deepEqual(details[0].debug, { fieldViolations: [{ field: "b", description: 'must be a finite number, got string "two"' }] });
         const nested = await post("/test.Calc/norm", '{"x":1,"y":true}');
         assert.equal(nested.status, 400);
         assert.match(errorOf(nested).message, /^parameter #1\.y must be a finite number, got boolean true/);
@@ -215,4 +227,24 @@ describe("error responses: JSON body with status, message and code (issue 2 item
       });
     });
   }
+});
+
+describe("a service class whose methods lack @Method()", () => {
+  it("is refused naming the fix and the undecorated methods", () => {
+    @Service("test.Forgot")
+    class Forgot {
+      async hello(name: string): Promise<string> {
+        return `hello ${name}`;
+      }
+      bye(): string {
+        return "bye";
+      }
+    }
+    assert.throws(
+      () => createServer({ services: [new Forgot()] }),
+      (e: Error) =>
+        e instanceof TypeError &&
+        e.message === "service test.Forgot (Forgot) exposes no methods: mark each method to serve with @Method(); its methods hello, bye have no @Method()",
+    );
+  });
 });

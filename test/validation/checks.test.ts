@@ -1,7 +1,7 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { badRequestViolations, Field, Method, RpcError, Service } from "../../src/index.js";
-import { compileValidator } from "../../src/runtime/validation.js";
+import { compileValidator } from "../../src/codec/validation.js";
 import { describeService } from "../../src/service/describe.js";
 import type { MethodDescriptor } from "../../src/service/descriptors.js";
 

@@ -125,6 +125,8 @@ describe("Triple over WebSocket in the access log", () => {
         ["/greet.GreetService/Nope", "unimplemented"],
       ],
     );
+    assert.equal(ws[0].status, 101);
+    assert.ok((ws[0].bytesIn as number) > 0 && (ws[0].bytesOut as number) > 0, JSON.stringify(ws[0]));
     assert.equal(ws[1].status, 404);
   });
 });

@@ -35,11 +35,13 @@ export interface ClusterPolicy {
 
 /** The providers of the invocation's service; `unavailable` when there are none. */
 export function providersOf(inv: Invocation, ctx: ClusterContext): readonly Provider[] {
-  const all = ctx.directory.list(inv.method.serviceName);
+  const all = ctx.directory.list(inv.method.serviceName, inv);
   if (all.length === 0) {
+    // Routing rules may have kept none of the providers: the directory says which rule did.
+    const why = ctx.directory.explainEmpty?.(inv);
     throw new RpcError(
       Code.Unavailable,
-      `no provider available for the service ${inv.method.serviceName} in the registry ${ctx.directory.registry}`,
+      `no provider available for the service ${inv.method.serviceName} in the registry ${ctx.directory.registry}${why ? `: ${why}` : ""}`,
     );
   }
   return all;

@@ -1,3 +1,4 @@
+import type { Invocation } from "../../runtime/invocation.js";
 import { Provider, type ProviderInit } from "../../transport/client/provider.js";
 
 /**
@@ -8,8 +9,14 @@ import { Provider, type ProviderInit } from "../../transport/client/provider.js"
 export interface Directory {
   /** Named in failover messages ("from the registry <registry>"). */
   readonly registry: string;
-  /** The providers of `service` now. Return the same Provider objects across calls: they carry health and load. */
-  list(service: string): readonly Provider[];
+  /**
+   * The providers of `service` now. Return the same Provider objects across calls: they carry
+   * health and load. With `inv` (a call choosing its provider), a directory that routes (Dubbo
+   * governance rules) returns the providers the rules keep for that call.
+   */
+  list(service: string, inv?: Invocation): readonly Provider[];
+  /** Why routing left `inv` no provider, in a few words (the `unavailable` error's message adds it). */
+  explainEmpty?(inv: Invocation): string | undefined;
   /** Stops watching the registry, if any. */
   close?(): void | Promise<void>;
   /**

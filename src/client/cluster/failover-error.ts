@@ -36,10 +36,11 @@ export function consumerAddress(tried: readonly Provider[]): string {
 }
 
 /**
- * The failover message, exactly as Dubbo words it (callers and log scrapers match on it):
- * `Failed to invoke the method <method> in the service <interface>. Tried <retries> times of the
- * providers [<addr>, ...] (<n>/<m>) from the registry <registry> on the consumer <ip> using the
- * triple-rpc version <version>. Last error is <code>: <last error text>`
+ * The failover message, as Dubbo words it (callers and log scrapers match on it), with the
+ * attempts really made beside the `retries` option:
+ * `Failed to invoke the method <method> in the service <interface>. Tried <retries> times
+ * (<attempts> attempts) of the providers [<addr>, ...] (<n>/<m>) from the registry <registry> on
+ * the consumer <ip> using the triple-rpc version <version>. Last error is <code>: <last error text>`
  */
 export function failoverError(
   method: string,
@@ -54,7 +55,7 @@ export function failoverError(
   const addrs = tried.map((p) => p.address);
   const message =
     `Failed to invoke the method ${method} in the service ${service}. ` +
-    `Tried ${retries} times of the providers [${addrs.join(", ")}] (${addrs.length}/${total}) ` +
+    `Tried ${retries} times (${attempts} attempts) of the providers [${addrs.join(", ")}] (${addrs.length}/${total}) ` +
     `from the registry ${registry} on the consumer ${consumerAddress(tried)} ` +
     `using the triple-rpc version ${VERSION}. Last error is ${codeName(last.code)}: ${last.message}`;
   return new FailoverError(message, last, attempts, addrs);

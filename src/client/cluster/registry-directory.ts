@@ -9,6 +9,13 @@ import type { MethodDescriptor } from "../../service/descriptors.js";
 import { isValidWeight, Provider, type WarmUp } from "../../transport/client/provider.js";
 import type { Logger } from "../../runtime/logger.js";
 import type { Directory } from "./directory.js";
+import type { Invocation } from "../../runtime/invocation.js";
+import { callTag, FORCE_TAG_KEY, TAG_KEY } from "../../runtime/call-tag.js";
+import { lowerFirst } from "../../service/describe.js";
+import { type ConfigCenter, type ConfigCenterSpec, governanceLog, resolveConfigCenter } from "../../governance/config-center.js";
+import { isDisabled } from "../../governance/configurators.js";
+import { ConsumerGovernance } from "../../governance/consumer-governance.js";
+import { type RouteCall, type RouteExplanation, RouterChain } from "../../governance/router-chain.js";
 
 /** Settings of a {@link RegistryDirectory}. */
 export interface RegistryDirectoryOptions {
@@ -32,6 +39,18 @@ export interface RegistryDirectoryOptions {
   readonly discovery?: Discovery;
   /** The applications providing the service (Dubbo's `provided-by`): skips the interface → application mapping. */
   readonly providedBy?: readonly string[];
+  /** The consumer's URL as routers read it (application, version, group, `dubbo.tag`, host). */
+  readonly routeAs: DubboUrl;
+  /** Governance rules from a config center (routing, configurators, migration); none when undefined. */
+  readonly governance?: {
+    readonly center: ConfigCenter;
+    readonly owned: boolean;
+  };
+}
+
+/** A provider of a registry directory: its URL as this consumer sees it (configured), which routers read. */
+export class RoutedProvider extends Provider {
+  url!: DubboUrl;
 }
 
 /**
@@ -53,12 +72,22 @@ const MAX_LOGGED_BAD = 1000;
  */
 export class RegistryDirectory implements Directory {
   readonly registry: string;
-  private providers: readonly Provider[] = [];
-  private readonly unsubscribe: (() => void) | undefined;
-  private readonly instances: InstanceSubscription | undefined;
+  private providers: readonly RoutedProvider[] = [];
+  private unsubscribe: (() => void) | undefined;
+  private instances: InstanceSubscription | undefined;
+  /** The discovery in force: the option's, or a migration rule's. */
+  private mode: Discovery;
+  /** The config center's rules for this service, when governance is on. */
+  readonly governance: ConsumerGovernance | undefined;
+  /** Dubbo's router chain: the rules of the config center, and static tags (which need none). */
+  private readonly chain: RouterChain;
+  /** Some provider listed has a static tag (`dubbo.tag`): calls are routed even without rules. */
+  private tagged = false;
   /** The latest list of each layout; a notification of one is merged with the other's. */
   private interfaceUrls: readonly DubboUrl[] = [];
   private instanceUrls: readonly DubboUrl[] = [];
+  /** The last list notified, configured again when a configurator changes. */
+  private lastUrls: readonly DubboUrl[] = [];
   private firstList: Promise<void> | undefined;
   private resolveFirst: (() => void) | undefined;
   private firstTimer: NodeJS.Timeout | undefined;
@@ -76,14 +105,50 @@ export class RegistryDirectory implements Directory {
     this.firstTimer = setTimeout(() => this.settleFirst(), o.firstListWaitMs);
     const mode = o.discovery ?? "auto";
     if (!DISCOVERY_MODES.includes(mode)) throw new TypeError(`createClient: discovery must be "interface", "instance" or "auto", got ${JSON.stringify(mode)}`);
-    const registry = o.registry;
+    this.mode = mode;
+    this.chain = new RouterChain({ consumer: o.routeAs, log: (level, msg) => governanceLog(o.logger, level, msg) });
+    this.discover(mode);
+    const g = o.governance;
+    if (g) {
+      this.governance = new ConsumerGovernance({
+        ...g,
+        chain: this.chain,
+        consumer: o.routeAs,
+        logger: o.logger,
+        onConfigurators: () => this.update(this.lastUrls),
+        onDiscovery: (step) => this.migrate(step ?? mode),
+      });
+      void this.refuseLegacyRules();
+    }
+    if (o.consumer) void o.registry.register(o.consumer).catch(() => {});
+  }
+
+  /**
+   * Dubbo 2.6's rule nodes (`/dubbo/<interface>/routers`, `/configurators`) are not read: one log
+   * line says so when the interface has any, once, when the client starts.
+   */
+  private async refuseLegacyRules(): Promise<void> {
+    const reg = this.o.registry as Registry & { legacyRuleNodes?: (iface: string) => Promise<{ routers: number; configurators: number }> };
+    if (typeof reg.legacyRuleNodes !== "function") return;
+    const n = await reg.legacyRuleNodes(this.o.key.interface).catch(() => undefined);
+    if (!n || n.routers + n.configurators === 0 || this.closed) return;
+    governanceLog(
+      this.o.logger,
+      "warn",
+      `${this.registry}: ${this.o.key.interface} has Dubbo 2.6 rule nodes (${n.routers} under routers/, ${n.configurators} under configurators/); they are not read: governance rules are read from the config center (/dubbo/config/dubbo/<key>), where Dubbo 2.7+ and Dubbo Admin write them`,
+    );
+  }
+
+  /** Follows the registry at `mode`'s level(s). */
+  private discover(mode: Discovery): void {
+    const registry = this.o.registry;
     if (mode !== "interface" && hasInstanceDiscovery(registry)) {
       this.instances = new InstanceSubscription({
         registry,
-        key: o.key,
-        providedBy: o.providedBy,
-        tls: o.secure ? (o.tls ?? {}) : undefined,
-        logger: o.logger,
+        key: this.o.key,
+        providedBy: this.o.providedBy,
+        tls: this.o.secure ? (this.o.tls ?? {}) : undefined,
+        logger: this.o.logger,
         listener: (urls) => {
           this.instanceUrls = urls;
           this.update([...this.instanceUrls, ...this.interfaceUrls]);
@@ -91,16 +156,49 @@ export class RegistryDirectory implements Directory {
       });
     }
     if (mode !== "instance") {
-      this.unsubscribe = registry.subscribe(o.key, (urls) => {
+      this.unsubscribe = registry.subscribe(this.o.key, (urls) => {
         this.interfaceUrls = urls;
         this.update([...this.instanceUrls, ...this.interfaceUrls]);
       });
     }
-    if (o.consumer) void o.registry.register(o.consumer).catch(() => {});
   }
 
-  list(): readonly Provider[] {
-    return this.providers;
+  /**
+   * A migration rule switched this service's discovery (as Java's `MigrationRuleHandler` does):
+   * the level no longer read is dropped, the new one followed; the providers listed meanwhile
+   * stay until the new level's first list.
+   */
+  private migrate(mode: Discovery): void {
+    if (this.closed || mode === this.mode) return;
+    registryLog(this.o.logger, "info", `${this.registry}: a migration rule switches ${this.o.key.interface} from ${this.mode} to ${mode} discovery`);
+    this.mode = mode;
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    this.instances?.close();
+    this.instances = undefined;
+    if (mode === "instance") this.interfaceUrls = [];
+    if (mode === "interface") this.instanceUrls = [];
+    this.discover(mode);
+  }
+
+  list(_service?: string, inv?: Invocation): readonly Provider[] {
+    // No rule, no tag anywhere (or no call to route): the list as it is, nothing more on the call path.
+    if (inv === undefined || (this.chain.idle && !this.tagged && !this.o.routeAs.params[TAG_KEY] && callTag(inv.options) === undefined)) return this.providers;
+    return this.chain.route(this.providers, routeCall(inv));
+  }
+
+  /** Why the rules left a call no provider: the explanation's text, when the registry lists some. */
+  explainEmpty(inv: Invocation): string | undefined {
+    if (this.providers.length === 0) return undefined;
+    const text = this.chain.explain(this.providers, routeCall(inv)).text;
+    governanceLog(this.o.logger, "debug", `no provider of ${this.o.key.interface} for ${inv.method.name}: ${text}`);
+    return `routing rules kept none of the ${this.providers.length} providers (${firstLine(text)}); see explainRoute()`;
+  }
+
+  /** Which providers each router keeps for this call, and why (`explainRoute`). */
+  explain(inv: Invocation): RouteExplanation {
+    const ex = this.chain.explain(this.providers, routeCall(inv));
+    return this.governance ? ex : { ...ex, text: `${ex.text}\n  (no config center: static tags only)` };
   }
 
   /** Resolves once the first provider is known (or the wait for it ended). */
@@ -118,19 +216,25 @@ export class RegistryDirectory implements Directory {
   /** A notification: every matching provider now. */
   private update(urls: readonly DubboUrl[]): void {
     if (this.closed) return;
+    this.lastUrls = urls;
+    const g = this.governance;
+    g?.providersListed(urls);
     const current = new Map(this.providers.map((p) => [p.address, p]));
-    const next: Provider[] = [];
+    const next: RoutedProvider[] = [];
     const seen = new Set<string>();
-    for (const url of urls) {
+    for (const listed of urls) {
       // Only Triple providers can be called; others (dubbo://, rest://) are someone else's.
-      if (url.protocol !== "tri" || !url.port) continue;
+      if (listed.protocol !== "tri" || !listed.port) continue;
+      // As this consumer sees it: configurators applied (one may disable the provider, or reweigh it).
+      const url = g ? g.configure(listed) : listed;
+      if (g && isDisabled(url)) continue;
       const weight = this.weightOf(url);
       // Provider writes the address in URL's canonical form ([::1], lower case), which is what
       // the same provider is known by across notifications.
       const warmUp = warmUpOf(url.params);
-      let candidate: Provider;
+      let candidate: RoutedProvider;
       try {
-        candidate = new Provider(`${this.o.secure ? "https" : "http"}://${hostPort(url.host, url.port)}`, weight, warmUp);
+        candidate = new RoutedProvider(`${this.o.secure ? "https" : "http"}://${hostPort(url.host, url.port)}`, weight, warmUp);
       } catch (e) {
         // A host or port no URL can hold (port 70000, `zz::zz`): skipped, logged once, the rest kept.
         this.skipBad(url, e as Error);
@@ -141,6 +245,7 @@ export class RegistryDirectory implements Directory {
       const old = current.get(candidate.address);
       const provider = old && old.fullWeight === weight && sameWarmUp(old.warmUp, warmUp) ? old : candidate;
       provider.leaving = false; // listed: whatever it announced before, it is back
+      provider.url = url;
       next.push(provider);
     }
     if (next.length === 0 && this.providers.length > 0 && this.o.emptyProtection) {
@@ -164,6 +269,7 @@ export class RegistryDirectory implements Directory {
     // on their way to it may find it gone, which is no news worth a warning.
     for (const p of this.providers) if (!seen.has(p.address)) p.leaving = true;
     this.providers = next;
+    this.tagged = next.some((p) => !!p.url.params[TAG_KEY]);
     // Calls made before any provider was known wait for the first one (or the end of the wait).
     if (next.length > 0) this.settleFirst();
   }
@@ -199,10 +305,33 @@ export class RegistryDirectory implements Directory {
     this.settleFirst();
     this.unsubscribe?.();
     this.instances?.close();
+    await this.governance?.close();
     const { registry, consumer, owned } = this.o;
     if (consumer) await registry.unregister(consumer).catch(() => {});
     if (owned) await registry.close().catch(() => {});
   }
+}
+
+/**
+ * A call as Dubbo's routers see it: the Java method name, the arguments, and the attachments:
+ * the call's metadata (text values), then its tag (the call's, else the one carried from the
+ * incoming call; the client's own tag is a consumer URL parameter, which routers read last).
+ */
+function routeCall(inv: Invocation): RouteCall {
+  const attachments: Record<string, string> = {};
+  const md = inv.options?.metadata;
+  if (md) for (const [k, v] of Object.entries(md)) if (typeof v === "string") attachments[k.toLowerCase()] = v;
+  const tag = callTag(inv.options);
+  if (tag) {
+    attachments[TAG_KEY] = tag.tag;
+    if (tag.force !== undefined) attachments[FORCE_TAG_KEY] = String(tag.force);
+  }
+  return { method: lowerFirst(inv.method.name), args: inv.args, attachments };
+}
+
+function firstLine(text: string): string {
+  const line = text.split("\n").find((l) => l.trim() !== "") ?? text;
+  return line.length > 300 ? `${line.slice(0, 300)}…` : line.trim();
 }
 
 /**
@@ -234,16 +363,38 @@ export interface RegistryClientInit {
   readonly logger: Logger;
   readonly discovery?: Discovery;
   readonly providedBy?: string | readonly string[];
+  readonly configCenter?: ConfigCenterSpec;
+  /** The client's `tag` / `forceTag`: consumer URL parameters the tag router reads. */
+  readonly tag?: string;
+  readonly forceTag?: boolean;
+}
+
+/** The consumer URL routers read: the client's tag as Dubbo's consumer parameters. */
+function withTag(url: DubboUrl, tag: string | undefined, force: boolean | undefined): DubboUrl {
+  if (tag === undefined) return url;
+  const params: Record<string, string> = { ...url.params, [TAG_KEY]: tag };
+  if (force !== undefined) params[FORCE_TAG_KEY] = String(force);
+  return { ...url, params };
 }
 
 /** The directory of a client created with `registry`: subscribed, and registered as a consumer. */
 export function registryDirectory(init: RegistryClientInit): RegistryDirectory {
   const { registry, owned } = resolveRegistry(init.registry, "createClient", init.logger);
+  const self = consumerUrl(init.key, init.application ?? "triple-rpc", init.methods);
+  let center: ReturnType<typeof resolveConfigCenter>;
+  try {
+    center = resolveConfigCenter(init.configCenter, registry, "createClient", init.logger);
+  } catch (e) {
+    if (owned) void registry.close().catch(() => {});
+    throw e;
+  }
   return new RegistryDirectory({
     registry,
     owned,
     key: init.key,
-    consumer: init.registerConsumer === false ? undefined : consumerUrl(init.key, init.application ?? "triple-rpc", init.methods),
+    routeAs: withTag(self, init.tag, init.forceTag),
+    governance: center,
+    consumer: init.registerConsumer === false ? undefined : self,
     secure: init.secure,
     tls: init.tls,
     emptyProtection: init.emptyProtection ?? true,

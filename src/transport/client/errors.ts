@@ -70,8 +70,8 @@ function brokenConnection(address: string, cause: unknown): RpcError {
   if ((cause as NodeJS.ErrnoException)?.code === "ERR_HTTP2_ERROR") {
     return new RpcError(
       Code.Unavailable,
-      `${address} did not answer in HTTP/2 (it may speak HTTP/1.1 only): gRPC and streaming calls need HTTP/2; ` +
-        `an HTTP/1.1-only server takes unary calls with httpVersion: "1.1"`,
+      `${address} did not answer in HTTP/2 (it may speak HTTP/1.1 only): gRPC calls and client and bidi streams need HTTP/2; ` +
+        `an HTTP/1.1-only server takes unary calls and server streams with httpVersion: "1.1"`,
       { cause, legacyStatus: 35 },
     );
   }

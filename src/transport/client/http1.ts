@@ -6,6 +6,7 @@ import { H } from "../../protocol/headers.js";
 import { memoryConnection } from "../memory.js";
 import { NEVER_ABORTS } from "./call-scope.js";
 import { connectFailure, isConnectErrorCode, transportError } from "./errors.js";
+import { Http1ResponseStream, http1StreamOptions } from "./http1-stream.js";
 import type { Provider } from "./provider.js";
 import type { HttpReply, TransportSettings, UnaryRequest, UnaryTransport } from "./unary-transport.js";
 
@@ -212,6 +213,14 @@ export class Http1Transport implements UnaryTransport {
       const post = new Http1Post(options, provider, signal, maxBytes, this.settings.connectTimeoutMs, resolve, reject);
       post.req.end(body);
     });
+  }
+
+  /**
+   * Opens a server-streaming exchange (Connect streams) on the client's keep-alive agents: the
+   * response is read as it arrives, in the shape of an HTTP/2 client stream.
+   */
+  openStream(provider: Provider, path: string, headers: http.OutgoingHttpHeaders): Http1ResponseStream {
+    return new Http1ResponseStream(http1StreamOptions(provider, path, headers, provider.secure ? this.tlsAgent : this.agent), provider);
   }
 
   close(): void {

@@ -138,6 +138,9 @@ public final class JavaConsumer {
 
     private static Object run(JSONObject cmd) throws Throwable {
         Interop s = ref(cmd);
+        // Dubbo's routing tag of this call (a command's "tag"), as an attachment the tag router reads.
+        if (cmd.containsKey("tag")) RpcContext.getClientAttachment().setAttachment("dubbo.tag", cmd.getString("tag"));
+        else RpcContext.getClientAttachment().removeAttachment("dubbo.tag");
         switch (cmd.getString("op")) {
             case "hello":
                 return s.hello(cmd.getString("name"));

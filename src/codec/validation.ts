@@ -1,4 +1,4 @@
-import { paramLabel } from "../codec/binder.js";
+import { BindFailure, paramLabel } from "./binder.js";
 import { encodeBadRequest, type FieldViolation } from "../protocol/bad-request.js";
 import { Code } from "../protocol/code.js";
 import { RpcError } from "../protocol/rpc-error.js";
@@ -313,32 +313,92 @@ function opt<T>(x: T | undefined): T[] {
   return x === undefined ? [] : [x];
 }
 
+/** One entry of an invalid_argument error: its BadRequest field path, its line in the message, its description. */
+interface Listed {
+  readonly field: string;
+  readonly line: string;
+  readonly description: string;
+}
+
 /**
  * The error every protocol answers a failed validation with: the message names the violations
  * in order while it stays under {@link MESSAGE_BUDGET_BYTES} (the first one always, cut if need
  * be), then "; and N more violations"; the BadRequest details list the first {@link MAX_VIOLATIONS}, field
- * paths and descriptions cut to a bound.
+ * paths and descriptions cut to a bound. `count` is how many there are (listed or not); `more`
+ * adds to the end of the message (binding stopped before it found them all).
  */
-function validationError(md: MethodDescriptor, found: Violations): RpcError {
+function invalidArgument(listed: readonly Listed[], count: number, more = ""): RpcError {
   const violations: FieldViolation[] = [];
   const lines: string[] = [];
   let bytes = 0;
-  for (const f of found.list) {
-    const p = md.params[f.param];
-    const field = cutText(`${p.name ?? `arg${f.param + 1}`}${f.path}`, MAX_FIELD_CHARS);
-    violations.push({ field, description: cutText(f.description, MAX_DESCRIPTION_CHARS) });
+  for (const f of listed.slice(0, MAX_VIOLATIONS)) {
+    violations.push({ field: cutText(f.field, MAX_FIELD_CHARS), description: cutText(f.description, MAX_DESCRIPTION_CHARS) });
     if (bytes > MESSAGE_BUDGET_BYTES) continue;
-    const line = `${paramLabel(p, f.param)}${f.path} ${f.description}`;
-    const n = Buffer.byteLength(line) + 2;
+    const n = Buffer.byteLength(f.line) + 2;
     if (lines.length > 0 && bytes + n > MESSAGE_BUDGET_BYTES) bytes = MESSAGE_BUDGET_BYTES + 1;
     else {
-      lines.push(lines.length === 0 ? cutText(line, MESSAGE_BUDGET_BYTES / 3) : line);
+      lines.push(lines.length === 0 ? cutText(f.line, MESSAGE_BUDGET_BYTES / 3) : f.line);
       bytes += n;
     }
   }
-  const more = found.count - lines.length;
-  const message = more > 0 ? `${lines.join("; ")}; and ${more} more violation${more === 1 ? "" : "s"}` : lines.join("; ");
-  return new RpcError(Code.InvalidArgument, message, { legacyStatus: 40, details: [encodeBadRequest(violations)] });
+  const rest = count - lines.length;
+  const tail = rest > 0 ? `; and ${rest} more violation${rest === 1 ? "" : "s"}` : "";
+  return new RpcError(Code.InvalidArgument, `${lines.join("; ")}${tail}${more}`, { legacyStatus: 40, details: [encodeBadRequest(violations)] });
+}
+
+function listedOf(md: MethodDescriptor, found: Violations): Listed[] {
+  return found.list.map((f) => {
+    const p = md.params[f.param];
+    return { field: `${p.name ?? `arg${f.param + 1}`}${f.path}`, line: `${paramLabel(p, f.param)}${f.path} ${f.description}`, description: f.description };
+  });
+}
+
+function validationError(md: MethodDescriptor, found: Violations): RpcError {
+  return invalidArgument(listedOf(md, found), found.count);
+}
+
+/** A binder's `parameter #1 (user).address` as a BadRequest field path: `user.address` (`arg1` when unnamed). */
+function fieldOf(where: string): string {
+  const m = /^parameter #(\d+)(?: \(([^)]*)\))?/.exec(where);
+  return m ? `${m[2] ?? `arg${m[1]}`}${where.slice(m[0].length)}` : where;
+}
+
+const checksOf = new WeakMap<MethodDescriptor, Checks | null>();
+
+/** Runs a collecting binder (JSON, form, multipart): its arguments, or the one error listing every problem and violation. */
+export function bindAll(md: MethodDescriptor, bind: () => unknown[]): unknown[] {
+  try {
+    return bind();
+  } catch (e) {
+    throw e instanceof BindFailure ? bindFailureError(md, e) : e;
+  }
+}
+
+/**
+ * The one invalid_argument error of a JSON binding that found problems: every missing field and
+ * bad value the binder found, then every constraint the arguments it could bind break (the same
+ * checks as {@link compileValidator}), listed and bounded as a validation error is. The message
+ * of a lone binder problem is the binder's own.
+ */
+export function bindFailureError(md: MethodDescriptor, failure: BindFailure): RpcError {
+  const listed: Listed[] = failure.problems.map((p) => ({ field: fieldOf(p.where), line: p.where ? `${p.where} ${p.description}` : p.description, description: p.description }));
+  let count = listed.length;
+  if (failure.partial) {
+    let checks = checksOf.get(md);
+    if (checks === undefined) checksOf.set(md, (checks = compileChecks(md) ?? null));
+    if (checks) {
+      const found = new Violations();
+      runChecks(checks, failure.partial, found);
+      listed.push(...listedOf(md, found));
+      count += found.count;
+    }
+  }
+  const err = invalidArgument(listed, count, failure.stopped ? `; binding stopped after ${failure.problems.length} problems` : "");
+  if (count !== 1 || listed.length !== 1) return err;
+  // A lone problem keeps the binder's whole message (the first line of a list is cut shorter);
+  // one that names no field (the body's shape, a number over the digit limit) carries no details.
+  const details = failure.problems.length === 1 && failure.problems[0].where === "" ? [] : err.details;
+  return new RpcError(Code.InvalidArgument, failure.message, { legacyStatus: 40, details });
 }
 
 /**
@@ -348,27 +408,40 @@ function validationError(md: MethodDescriptor, found: Violations): RpcError {
  * argument or field).
  */
 export function compileValidator(md: MethodDescriptor): Validator | undefined {
-  if (md.requestType) return undefined;
-  const compiler = new Compiler();
-  const params = md.params.map((p) => optionalList(p.type, p.optional, compiler.value(p.type, p.constraints)));
-  if (params.every((c) => c === undefined)) return undefined;
+  const params = compileChecks(md);
+  if (!params) return undefined;
   // Validators run synchronously, one at a time: one scratch list per method, emptied per call.
   const found = new Violations();
   return (args) => {
     if (found.count !== 0 || found.steps.length !== 0) found.clear(); // a check that threw on an unexpected value must not leak into the next call
-    for (let i = 0; i < params.length; i++) {
-      const check = params[i];
-      const v = args[i];
-      if (check === undefined || v === undefined || v === null) continue;
-      found.param = i;
-      check(v, found);
-    }
+    runChecks(params, args, found);
     if (found.count > 0) {
       const err = validationError(md, found);
       found.clear();
       throw err;
     }
   };
+}
+
+/** Each parameter's check (undefined: none); undefined when no parameter has one. */
+type Checks = readonly (Check | undefined)[];
+
+function compileChecks(md: MethodDescriptor): Checks | undefined {
+  if (md.requestType) return undefined;
+  const compiler = new Compiler();
+  const params = md.params.map((p) => optionalList(p.type, p.optional, compiler.value(p.type, p.constraints)));
+  return params.every((c) => c === undefined) ? undefined : params;
+}
+
+/** Runs each parameter's check on its argument (absent ones skipped). */
+function runChecks(params: Checks, args: readonly unknown[], found: Violations): void {
+  for (let i = 0; i < params.length; i++) {
+    const check = params[i];
+    const v = args[i];
+    if (check === undefined || v === undefined || v === null) continue;
+    found.param = i;
+    check(v, found);
+  }
 }
 
 /**
