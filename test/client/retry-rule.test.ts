@@ -112,10 +112,10 @@ describe("the client retries only what is safe", () => {
         }
       });
 
-      it("an idempotent method is also retried after resource_exhausted and aborted, not after invalid_argument", async () => {
+      it("an idempotent method is also retried after resource_exhausted, aborted and unimplemented, not after invalid_argument", async () => {
         const client = createClient(Probe, { providers, protocol });
         try {
-          for (const code of [Code.ResourceExhausted, Code.Aborted]) {
+          for (const code of [Code.ResourceExhausted, Code.Aborted, Code.Unimplemented]) {
             reached.lookup = 0;
             await assert.rejects(client.lookup(code), (e: FailoverError) => e instanceof FailoverError && e.code === code);
             assert.equal(reached.lookup, 3, `${Code[code]}: three attempts`);

@@ -282,3 +282,25 @@ export class JavaConsumer {
     return stopJava(this.proc);
   }
 }
+
+/**
+ * The `java` arguments that run `main` of the programs with the peer's -D flags (loopback,
+ * logging) but not its fast-start ones (C1 only, serial GC, 256 MiB heap), then `flags`: for
+ * bench/dubbo-java.mjs, whose JVMs run long enough for the JIT to matter.
+ */
+export async function javaBenchArgs(main: string, args: readonly string[], flags: readonly string[] = []): Promise<string[]> {
+  return [...JVM_FLAGS.filter((f) => f.startsWith("-D")), ...flags, "-cp", await classpath(), main, ...args];
+}
+
+/**
+ * The peer's class path (the fixture's jars, the compiled programs, Debian's jars) and JVM flags,
+ * for programs compiled elsewhere (test/java/dubbo-protobuf.test.ts): `javac -cp` takes the
+ * class path, and `javaTestArgs` starts `main` with `extra` entries added to it.
+ */
+export function dubboClasspath(): Promise<string> {
+  return classpath();
+}
+
+export async function javaTestArgs(main: string, args: readonly string[], extra: readonly string[]): Promise<string[]> {
+  return [...JVM_FLAGS, "-cp", [await classpath(), ...extra].join(":"), main, ...args];
+}

@@ -143,10 +143,12 @@ const RETRYABLE_CODES: ReadonlySet<Code> = new Set([Code.Unavailable, Code.Unkno
 /**
  * Codes another attempt may also follow for a side-effect-free method (`@Method({ idempotent:
  * true })`, `idempotency_level = NO_SIDE_EFFECTS`): an overloaded provider (`resource_exhausted`)
- * or a transaction conflict (`aborted`) may well answer on another try, and repeating the call
- * changes nothing.
+ * or a transaction conflict (`aborted`) may well answer on another try, as may a provider without
+ * the method (`unimplemented`: a Dubbo Java provider stopping answers "Invoker for gRPC not found"
+ * once it has unexported its services, before its registry node is gone; an older version in a
+ * rolling upgrade), and repeating the call changes nothing.
  */
-const IDEMPOTENT_RETRYABLE_CODES: ReadonlySet<Code> = new Set([Code.ResourceExhausted, Code.Aborted]);
+const IDEMPOTENT_RETRYABLE_CODES: ReadonlySet<Code> = new Set([Code.ResourceExhausted, Code.Aborted, Code.Unimplemented]);
 
 /**
  * True when another attempt may follow this error: never once a response message arrived, and

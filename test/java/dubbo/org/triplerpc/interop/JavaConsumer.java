@@ -32,9 +32,11 @@ import org.apache.dubbo.rpc.StatusRpcException;
  * code, status, causes}}`, with the call's duration in "ms". Commands run concurrently.
  *
  * A command: id, op (hello, echo, sample, describe, mix, index, fail, slow, attachment, whoami,
- * count, total, rename, types, typesSample, typesDescribe, params, addDecimal with a and b, later with z and d), the op's arguments, and where to call: url (a direct tri:// address) or
+ * count, total, rename, types, typesSample, typesDescribe, params, addDecimal with a and b, later with z and d,
+ * load: a closed loop of whoami calls, see LoadLoop), the op's arguments, and where to call: url (a direct tri:// address) or
  * registry (a zookeeper:// address, with migration: the reference's discovery level),
- * serialization (hessian2 or fastjson2), version, group, timeout (ms, default 15000). References
+ * serialization (hessian2 or fastjson2), version, group, timeout (ms, default 15000), retries
+ * (failover's, default 0). References
  * are made once per distinct target and kept.
  * Arguments: the application name (default java-consumer), the application's registry (default
  * N/A). Prints "READY" once started; exits when its stdin closes.
@@ -110,12 +112,13 @@ public final class JavaConsumer {
         String serialization = cmd.getString("serialization");
         String key = String.join("|", String.valueOf(cmd.get("url")), String.valueOf(cmd.get("registry")), serialization,
                 String.valueOf(cmd.get("version")), String.valueOf(cmd.get("group")), String.valueOf(cmd.get("timeout")),
-                String.valueOf(cmd.get("migration")));
+                String.valueOf(cmd.get("migration")), String.valueOf(cmd.get("retries")));
         return REFS.computeIfAbsent(key, k -> {
             ReferenceConfig<Interop> r = new ReferenceConfig<>();
             r.setInterface(Interop.class);
             r.setProtocol("tri");
-            r.setRetries(0);
+            // Failover's retries: none unless the command asks (the cluster tests count on Java's failover).
+            r.setRetries(cmd.containsKey("retries") ? cmd.getInteger("retries") : 0);
             r.setCheck(false);
             r.setTimeout(cmd.containsKey("timeout") ? cmd.getInteger("timeout") : 15000);
             Map<String, String> params = new LinkedHashMap<>();
@@ -164,6 +167,10 @@ public final class JavaConsumer {
                 return attachment(s, cmd.getString("key"), cmd.getString("value"));
             case "whoami":
                 return s.whoami();
+            case "load":
+                // A closed loop of whoami (or hello) calls: concurrency lanes for ms; see LoadLoop.
+                return LoadLoop.run(() -> "hello".equals(cmd.getString("call")) ? s.hello("load") : s.whoami(),
+                        cmd.getIntValue("concurrency", 4), cmd.getLongValue("ms", 1000));
             case "types":
                 return TypeSamples.describe(s.types(TypeSamples.types()));
             case "typesSample":

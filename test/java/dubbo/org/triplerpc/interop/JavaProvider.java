@@ -13,7 +13,8 @@ import org.apache.dubbo.config.bootstrap.DubboBootstrap;
 /**
  * A Dubbo Java provider of {@link Interop} over Triple, for the tests. Arguments are key=value:
  * port (required), registry (default N/A: direct calls only), app (default java-provider),
- * mode (register-mode: all, interface or instance). Exports three registrations: no version and
+ * mode (register-mode: all, interface or instance), tag (what whoami answers from the registration
+ * without version and group, default "default": the cluster tests tell providers apart). Exports three registrations: no version and
  * no group ("default"), version 2.0.0 ("v2"), group blue ("blue"). Accepts hessian2 and
  * fastjson2. Prints "LISTENING <port>" once exported; exits when its stdin closes.
  */
@@ -37,7 +38,7 @@ public final class JavaProvider {
                 .application(app)
                 .registry(new RegistryConfig(opts.getOrDefault("registry", RegistryConfig.NO_AVAILABLE)))
                 .protocol(tri);
-        boot.service(service("default", null, null));
+        boot.service(service(opts.getOrDefault("tag", "default"), null, null));
         boot.service(service("v2", "2.0.0", null));
         boot.service(service("blue", null, "blue"));
         boot.start();
