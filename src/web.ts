@@ -22,3 +22,4 @@ export { RpcError, type RpcErrorOptions, type ErrorDetail, type MetadataInit } f
 export { BAD_REQUEST_TYPE, badRequestViolations, type FieldViolation } from "./protocol/bad-request.js";
 export type { WebClientOptions, WebProtocol, WebTokenSource } from "./web/options.js";
 export type { FetchFn, WebCallInit, WebHeaders, WebStreamCall, WebStreamTransport } from "./web/transport.js";
+export { type WebSocketTransportOptions, webSocketTransport } from "./web/websocket.js";

@@ -1,6 +1,7 @@
 import type * as http from "node:http";
 import type * as http2 from "node:http2";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
+import type { Duplex } from "node:stream";
 import { Code } from "../protocol/code.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import { type ServerOptions, TripleServer } from "../server/server.js";
@@ -80,6 +81,15 @@ export interface TripleHandler {
    * that remains between a mounted handler and `createServer` on small gRPC calls.
    */
   onStream(stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, flags?: number, rawHeaders?: string[]): boolean;
+  /**
+   * Triple over WebSocket on a server you own: an `'upgrade'` listener,
+   * `server.on("upgrade", (req, socket, head) => handler.onUpgrade(req, socket, head) || socket.destroy())`,
+   * serving upgrades whose path is a method's (true: a WebSocket call, or an HTTP error such as
+   * 401 or 403 before the upgrade) and leaving the others to the caller (false). node:http
+   * servers (Express's `app.listen()`, Fastify's `fastify.server`) emit `'upgrade'`; node:http2
+   * has no upgrade, so an HTTP/2-only server cannot take WebSocket calls.
+   */
+  onUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): boolean;
   /** True when requests for `path` (without query) are served here. */
   handles(path: string): boolean;
   /** Every path served here (each method under its declared and its upper/lower-case names). */
@@ -193,8 +203,17 @@ export function nodeHandlerOf(core: TripleServer, stripPrefix = ""): TripleHandl
     core.dispatch(new Http2Exchange(stream, headers, rawHeaders ? rawHeaders.length >> 1 : Object.keys(headers).length));
     return true;
   };
+  const onUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer): boolean => {
+    if (stripPrefix) stripPath(req as NodeRequest, stripPrefix);
+    const url = req.url ?? "/";
+    const q = url.indexOf("?");
+    if (!core.serves(q < 0 ? url : url.slice(0, q))) return false;
+    core.handleUpgrade(req, socket as Socket, head);
+    return true;
+  };
   return Object.assign(handler, {
     onStream,
+    onUpgrade,
     handles,
     paths: () => [...core.router.paths()],
     close: () => core.close(),

@@ -20,9 +20,10 @@ export type ClientContentType = "json" | "proto" | "grpc+proto" | "grpc+json";
 /**
  * The protocol a client speaks: `triple` (Triple HTTP unary; streams as gRPC), `grpc`, `connect`
  * (Connect: unary POST over HTTP/1.1 or HTTP/2, streams enveloped over HTTP/2), `grpc-web`
- * (unary over HTTP/1.1 or HTTP/2, streams over HTTP/2).
+ * (unary over HTTP/1.1 or HTTP/2, streams over HTTP/2), `websocket` (Triple over WebSocket:
+ * every call, streams included, on a WebSocket of its own over HTTP/1.1; `json` or `proto`).
  */
-export type ClientProtocol = "triple" | "grpc" | "connect" | "grpc-web";
+export type ClientProtocol = "triple" | "grpc" | "connect" | "grpc-web" | "websocket";
 
 /** A bearer token, or a function that yields one per call (refreshing tokens). */
 export type TokenSource = string | (() => string | Promise<string>);

@@ -68,7 +68,7 @@ export const DURATION_BUCKETS: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.
 
 /**
  * The `rpc.system.name` of a server call's protocol (`CallContext.protocol`): `grpc` for gRPC,
- * `dubbo` for Triple HTTP, `connectrpc` for Connect; any other protocol name as it is.
+ * `dubbo` for Triple HTTP and Triple over WebSocket, `connectrpc` for Connect; any other protocol name as it is.
  */
 export function rpcSystemOf(protocol: string): string {
   switch (protocol) {
@@ -76,6 +76,7 @@ export function rpcSystemOf(protocol: string): string {
     case "grpc-web":
       return RPC_SYSTEM_GRPC;
     case "triple":
+    case "triple-websocket":
       return RPC_SYSTEM_DUBBO;
     case "connect":
       return RPC_SYSTEM_CONNECT;

@@ -31,9 +31,10 @@ type RequestHeaders = Readonly<Record<string, string | string[] | undefined>>;
 
 /**
  * The wire protocols a server speaks: Triple HTTP unary (and its Server-Sent Events), gRPC,
- * gRPC-Web, Connect (with dubbo-js's Triple variant of it), and MCP tool calls (`createServer({ mcp })`).
+ * gRPC-Web, Connect (with dubbo-js's Triple variant of it), MCP tool calls (`createServer({ mcp })`),
+ * and Triple over WebSocket.
  */
-export type WireProtocol = "triple" | "grpc" | "grpc-web" | "connect" | "mcp";
+export type WireProtocol = "triple" | "grpc" | "grpc-web" | "connect" | "mcp" | "triple-websocket";
 
 /**
  * What a handler knows about its call: request metadata, the deadline, the abort signal, the

@@ -175,6 +175,11 @@ export class Cors {
     this.exposeHeaders = [...CORS_EXPOSED_HEADERS, ...(options.exposedHeaders ?? [])].join(", ");
   }
 
+  /** True when pages of `origin` may call this server (WebSocket handshakes ask before upgrading). */
+  allows(origin: string): boolean {
+    return this.allowed(origin);
+  }
+
   private originHeaders(origin: string): OutHeaders {
     const h: OutHeaders = {
       "access-control-allow-origin": this.options.origins === "*" && !this.options.credentials ? "*" : origin,

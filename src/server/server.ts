@@ -1,4 +1,5 @@
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { UploadStore } from "../codec/upload-store.js";
 import { AccessLog, type AccessLogOption } from "../observability/access-log.js";
@@ -16,6 +17,9 @@ import { sendGrpcStatus } from "../protocol-grpc/status.js";
 import { GrpcWebHandler } from "../protocol-grpc-web/server-handler.js";
 import { isGrpcWebContentType } from "../protocol-grpc-web/wire.js";
 import { TripleHttpHandler } from "../protocol-triple/server-handler.js";
+import type { WebSocketExchange } from "../protocol-websocket/exchange.js";
+import { WebSocketHandler } from "../protocol-websocket/server-handler.js";
+import { closeCodeOf, closeReasonOf } from "../protocol-websocket/wire.js";
 import { METADATA_V2_VERSION } from "../registry/instance.js";
 import { METADATA_SERVICE_V2 } from "../registry/metadata-proto.js";
 import type { Registry } from "../registry/registry.js";
@@ -245,6 +249,7 @@ export class TripleServer implements ServerCore {
   private readonly grpc: GrpcHandler;
   private readonly grpcWeb: GrpcWebHandler;
   private readonly connect: ConnectHandler;
+  private readonly websocket: WebSocketHandler;
   private readonly interceptors: readonly Interceptor[];
   private readonly cors: Cors | undefined;
   private readonly openapi: OpenApiEndpoint | undefined;
@@ -298,6 +303,7 @@ export class TripleServer implements ServerCore {
     this.grpc = new GrpcHandler(this);
     this.grpcWeb = new GrpcWebHandler(this);
     this.connect = new ConnectHandler(this);
+    this.websocket = new WebSocketHandler(this, { idleMs: options.bodyIdleTimeoutMs ?? 60_000, originAllowed: (o, host) => this.originAllowed(o, host) });
     this.listener = mounted ? undefined : this.createListener(options);
     // A mounted handler never listens: its upload directory is prepared now.
     if (mounted) this.sweepUploads();
@@ -335,7 +341,7 @@ export class TripleServer implements ServerCore {
 
   /** The server's own port: its exchanges come here, its refusals are answered here. */
   private createListener(options: ServerOptions): OnePortListener {
-    return new OnePortListener(
+    const listener = new OnePortListener(
       {
         onExchange: (ex) => this.dispatch(ex),
         onRefusal: (r, refusal) => answerRefusal(r, refusal, this.accessLog),
@@ -347,6 +353,9 @@ export class TripleServer implements ServerCore {
       },
       options,
     );
+    // Triple over WebSocket: HTTP/1.1 upgrades on the same port.
+    listener.http1.on("upgrade", (req: IncomingMessage, socket: Socket, head: Buffer) => this.handleUpgrade(req, socket, head));
+    return listener;
   }
 
   /** Registers a service implementation (an instance of an `@Service` class). */
@@ -457,6 +466,27 @@ export class TripleServer implements ServerCore {
    */
   serves(path: string): boolean {
     return this.router.hasPath(path) || (this.rest?.hasPath(path) ?? false) || (this.openapi?.serves(path) ?? false) || (this.mcp?.serves(path) ?? false);
+  }
+
+  /**
+   * Serves an HTTP/1.1 upgrade request (node:http's `'upgrade'` event): a WebSocket call to a
+   * method's path (Triple over WebSocket), or an HTTP error. A mounted handler's host server
+   * passes its own `'upgrade'` events here. Never throws.
+   */
+  handleUpgrade(req: IncomingMessage, socket: Socket, head: Buffer): void {
+    this.websocket.upgrade(req, socket, head);
+  }
+
+  /**
+   * May a page of `origin` open WebSocket calls? With `cors`, its origins decide; without, only
+   * the server's own origin (the `Host` the browser connected to), so no other site's page can
+   * call with the user's network position.
+   */
+  private originAllowed(origin: string, host: string | undefined): boolean {
+    if (this.cors) return this.cors.allows(origin);
+    if (host === undefined) return false;
+    const m = /^[a-z][a-z0-9+.-]*:\/\/([^/]+)$/i.exec(origin);
+    return m !== null && m[1].toLowerCase() === host.toLowerCase();
   }
 
   /** Serves one exchange: CORS, then the protocol its headers name. Never throws. */
@@ -670,6 +700,9 @@ function cancelExchange(ctx: CallContext, ex: Exchange, err: RpcError): void {
   switch (ctx.protocol) {
     case "grpc":
       sendGrpcStatus(ex, err, { [H.contentType]: "application/grpc" });
+      break;
+    case "triple-websocket":
+      (ex as WebSocketExchange).endWith(closeCodeOf(err), closeReasonOf(err));
       break;
     case "grpc-web":
     case "connect":

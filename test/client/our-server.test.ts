@@ -13,7 +13,9 @@ import {
 import { GREET_PROTO, GreetServiceImpl } from "../../samples/greet/greet-service.js";
 import { collect, EchoService, EchoV2, values } from "./services.js";
 
-const COMBOS: { httpVersion: "1.1" | "2"; contentType: ClientContentType; protocol?: "connect" | "grpc-web" }[] = [
+const COMBOS: { httpVersion: "1.1" | "2"; contentType: ClientContentType; protocol?: "connect" | "grpc-web" | "websocket" }[] = [
+  { httpVersion: "1.1", contentType: "json", protocol: "websocket" },
+  { httpVersion: "1.1", contentType: "proto", protocol: "websocket" },
   { httpVersion: "1.1", contentType: "json", protocol: "connect" },
   { httpVersion: "1.1", contentType: "proto", protocol: "connect" },
   { httpVersion: "2", contentType: "json", protocol: "connect" },
