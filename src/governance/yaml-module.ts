@@ -1,5 +1,5 @@
 import type * as Yaml from "yaml";
-import { lazyModule } from "../codec/lazy-module.js";
+import { runtimePackage } from "../codec/runtime-package.js";
 
 /**
  * The `yaml` package (~200 KB), loaded when the first rule arrives: a client or server that never
@@ -10,11 +10,4 @@ import { lazyModule } from "../codec/lazy-module.js";
  */
 const YAML_PACKAGE = ["ya", "ml"].join("");
 
-export const yamlModule = lazyModule(() => {
-  try {
-    return require(YAML_PACKAGE) as typeof Yaml;
-  } catch (e) {
-    const why = (e instanceof Error ? e.message : String(e)).split("\n")[0];
-    throw new Error(`governance rules need the ${YAML_PACKAGE} package (${why}); it is loaded at run time, not bundled: install it where the app (or its bundle) runs`, { cause: e });
-  }
-});
+export const yamlModule = runtimePackage<typeof Yaml>(YAML_PACKAGE, "governance rules");

@@ -1,6 +1,6 @@
 import type { OutgoingHttpHeaders } from "node:http";
 import type { ConnectionOptions } from "node:tls";
-import { WebSocket } from "ws";
+import type { WebSocket } from "ws";
 import { Code } from "../protocol/code.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import { CLIENT_QUEUE_BOUNDS, MessageQueue } from "../protocol-grpc/message-queue.js";
@@ -10,6 +10,11 @@ import type { ResponseMode, StreamCall } from "../runtime/client-protocol.js";
 import { connectFailure } from "../transport/client/errors.js";
 import type { Provider } from "../transport/client/provider.js";
 import { errorOfClose, WS_END_OF_REQUEST, WS_SUBPROTOCOL } from "./wire.js";
+import { wsPackage } from "./ws-package.js";
+
+/** ws's `readyState` values (the WebSocket standard's). */
+const CONNECTING = 0;
+const OPEN = 1;
 
 /** A caller's cancel: close code 4000 + the error's code (4001 cancelled, 4004 deadline exceeded); the server sees a reset. */
 const CANCEL_BASE = 4000;
@@ -61,7 +66,7 @@ export class WebSocketClientCall implements StreamCall {
   /** Opens the call's WebSocket; resolves once the handshake succeeded, rejects with the server's HTTP error otherwise. */
   static open(p: Provider, path: string, headers: OutgoingHttpHeaders, settings: WsCallSettings, mode: ResponseMode): Promise<WebSocketClientCall> {
     const url = `${p.secure ? "wss" : "ws"}://${p.host.includes(":") ? `[${p.host}]` : p.host}:${p.port}${path}`;
-    const ws = new WebSocket(url, [WS_SUBPROTOCOL], { headers: headers as Record<string, string>, maxPayload: settings.maxBytes, perMessageDeflate: false, ...settings.tls });
+    const ws = new (wsPackage().WebSocket)(url, [WS_SUBPROTOCOL], { headers: headers as Record<string, string>, maxPayload: settings.maxBytes, perMessageDeflate: false, ...settings.tls });
     return new Promise((resolve, reject) => {
       ws.once("open", () => resolve(new WebSocketClientCall(ws, settings, mode)));
       ws.once("unexpected-response", (_req, res) => {
@@ -72,7 +77,7 @@ export class WebSocketClientCall implements StreamCall {
       });
       ws.once("error", (e) => reject(settings.signal.aborted ? settings.signal.reason : connectFailure(p.address, e)));
       if (settings.signal.aborted) ws.terminate();
-      else settings.signal.addEventListener("abort", () => ws.readyState === WebSocket.CONNECTING && ws.terminate(), { once: true });
+      else settings.signal.addEventListener("abort", () => ws.readyState === CONNECTING && ws.terminate(), { once: true });
     });
   }
 
@@ -114,7 +119,7 @@ export class WebSocketClientCall implements StreamCall {
     if (this.responses && local) this.responses.abort(err);
     else if (this.responses) this.responses.fail(err);
     else this.rejectResult(err);
-    if (this.ws.readyState === WebSocket.OPEN) this.ws.close(CANCEL_BASE + (err instanceof RpcError ? err.code : Code.Cancelled));
+    if (this.ws.readyState === OPEN) this.ws.close(CANCEL_BASE + (err instanceof RpcError ? err.code : Code.Cancelled));
     this.stop?.();
   }
 
@@ -127,7 +132,7 @@ export class WebSocketClientCall implements StreamCall {
   }
 
   async send(value: unknown): Promise<boolean> {
-    if (this.done || this.ws.readyState !== WebSocket.OPEN) return false;
+    if (this.done || this.ws.readyState !== OPEN) return false;
     const bytes = this.settings.codec.encodeRequest(value);
     if (this.ws.bufferedAmount < SEND_HIGH_WATER) {
       this.corkTick();
@@ -151,7 +156,7 @@ export class WebSocketClientCall implements StreamCall {
   }
 
   end(): void {
-    if (!this.done && this.ws.readyState === WebSocket.OPEN) this.ws.send(WS_END_OF_REQUEST, { binary: false });
+    if (!this.done && this.ws.readyState === OPEN) this.ws.send(WS_END_OF_REQUEST, { binary: false });
   }
 
   cancel(reason?: unknown): void {

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
-import { WebSocketServer } from "ws";
+import type { WebSocketServer } from "ws";
+import { wsPackage } from "./ws-package.js";
 import { Code } from "../protocol/code.js";
 import { parseMediaType } from "../protocol/content-type.js";
 import { serverShuttingDown, tooManyHeaders } from "../protocol/errors.js";
@@ -90,20 +91,25 @@ function splitUrl(url: string | undefined): { path: string; query: string | unde
  * gRPC streams use, through a {@link WebSocketExchange}.
  */
 export class WebSocketHandler {
-  private readonly wss: WebSocketServer;
+  /** ws's server (no listener of its own), made on the first upgrade: `ws` loads only when used. */
+  private wssMade: WebSocketServer | undefined;
 
   constructor(
     private readonly core: ServerCore,
     private readonly settings: WebSocketSettings,
-  ) {
-    const max = core.limits.maxMessageBytes;
-    this.wss = new WebSocketServer({
+  ) {}
+
+  private get wss(): WebSocketServer {
+    if (this.wssMade !== undefined) return this.wssMade;
+    const max = this.core.limits.maxMessageBytes;
+    this.wssMade = new (wsPackage().WebSocketServer)({
       noServer: true,
       // ws closes 1009 past it, before buffering the message.
       maxPayload: Number.isFinite(max) ? Math.max(1, max) : 0,
       perMessageDeflate: false,
       handleProtocols: (offered) => (offered.has(WS_SUBPROTOCOL) ? WS_SUBPROTOCOL : false),
     });
+    return this.wssMade;
   }
 
   /** A node:http `'upgrade'` event: a WebSocket call, or refused with an HTTP error. Never throws. */
