@@ -1,6 +1,6 @@
 import { Readable } from "node:stream";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
-import type { AbortSink, BodySink, Exchange, OutHeaders, Peer } from "../transport/server/exchange.js";
+import { type AbortSink, type BodySink, chainAbortSink, type Exchange, type OutHeaders, type Peer } from "../transport/server/exchange.js";
 
 const NO_PEER: Peer = Object.freeze({ address: "", port: 0 });
 const EMPTY_HEADERS: Readonly<Record<string, undefined>> = Object.freeze(Object.create(null));
@@ -118,16 +118,7 @@ export class FetchExchange implements Exchange {
   }
 
   onAbort(fn: (() => void) | AbortSink): void {
-    const sink = typeof fn === "function" ? { onExchangeAbort: fn } : fn;
-    const first = this.abortSink;
-    this.abortSink = first
-      ? {
-          onExchangeAbort() {
-            first.onExchangeAbort();
-            sink.onExchangeAbort();
-          },
-        }
-      : sink;
+    this.abortSink = chainAbortSink(this.abortSink, fn);
   }
 
   readBody(sink: BodySink): void {

@@ -1,7 +1,7 @@
 import type { Socket } from "node:net";
 import type { Readable } from "node:stream";
 import type { WebSocket } from "ws";
-import type { AbortSink, BodySink, Exchange, OutHeaders, Peer } from "../transport/server/exchange.js";
+import { type AbortSink, type BodySink, chainAbortSink, type Exchange, type OutHeaders, type Peer } from "../transport/server/exchange.js";
 import { WS_CLOSE } from "./wire.js";
 
 type Headers = Record<string, string | string[] | undefined>;
@@ -125,16 +125,7 @@ export class WebSocketExchange implements Exchange {
 
   /** Every sink is told (the access log's and the call's). */
   onAbort(fn: (() => void) | AbortSink): void {
-    const sink = typeof fn === "function" ? { onExchangeAbort: fn } : fn;
-    const first = this.abortSink;
-    this.abortSink = first
-      ? {
-          onExchangeAbort() {
-            first.onExchangeAbort();
-            sink.onExchangeAbort();
-          },
-        }
-      : sink;
+    this.abortSink = chainAbortSink(this.abortSink, fn);
   }
 
   readBody(sink: BodySink): void {

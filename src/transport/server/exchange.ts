@@ -22,24 +22,26 @@ function toAbortSink(fn: (() => void) | AbortSink): AbortSink {
   return typeof fn === "function" ? { onExchangeAbort: fn } : fn;
 }
 
-/**
- * Records an abort sink on an exchange; true for the first, whose transport listener the caller
- * installs. A second `onAbort` (an SSE stream taking over from its unary call) adds to the first.
- */
-function addAbortSink(ex: { abortSink: AbortSink | undefined }, fn: (() => void) | AbortSink): boolean {
+/** The sink after adding `fn` to `first`: both are told, `first` first (or `fn`'s alone). */
+export function chainAbortSink(first: AbortSink | undefined, fn: (() => void) | AbortSink): AbortSink {
   const sink = toAbortSink(fn);
-  const first = ex.abortSink;
-  if (!first) {
-    ex.abortSink = sink;
-    return true;
-  }
-  ex.abortSink = {
+  if (!first) return sink;
+  return {
     onExchangeAbort() {
       first.onExchangeAbort();
       sink.onExchangeAbort();
     },
   };
-  return false;
+}
+
+/**
+ * Records an abort sink on an exchange; true for the first, whose transport listener the caller
+ * installs. A second `onAbort` (an SSE stream taking over from its unary call) adds to the first.
+ */
+function addAbortSink(ex: { abortSink: AbortSink | undefined }, fn: (() => void) | AbortSink): boolean {
+  const first = ex.abortSink;
+  ex.abortSink = chainAbortSink(first, fn);
+  return first === undefined;
 }
 
 /**
