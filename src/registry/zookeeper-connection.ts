@@ -1,8 +1,6 @@
 import type { EventEmitter } from "node:events";
-import { createRequire } from "node:module";
 import type { Socket } from "node:net";
-import { join } from "node:path";
-import { lazyModule } from "../codec/lazy-module.js";
+import { runtimePackage } from "../codec/runtime-package.js";
 import type { Logger } from "../runtime/logger.js";
 import { registryLog } from "./registry.js";
 
@@ -42,22 +40,8 @@ interface ZkModule {
  * registry keeps node-zookeeper-client installed beside the bundle (it is loaded from there).
  */
 const ZK_PACKAGE = ["node", "zookeeper", "client"].join("-");
-const zk = lazyModule(() => {
-  try {
-    return require(ZK_PACKAGE) as ZkModule;
-  } catch (first) {
-    try {
-      // An ESM bundle has no `require` of its own: load it from beside the app's main script.
-      return createRequire(process.argv[1] ?? join(process.cwd(), "main.js"))(ZK_PACKAGE) as ZkModule;
-    } catch {
-      const why = (first instanceof Error ? first.message : String(first)).split("\n")[0];
-      throw new Error(
-        `ZooKeeper registry: cannot load ${ZK_PACKAGE} (${why}). It is loaded at run time, not bundled: install it where the app (or its bundle) runs`,
-        { cause: first },
-      );
-    }
-  }
-});
+const zk = runtimePackage<ZkModule>(ZK_PACKAGE, "ZooKeeper registry");
+
 
 /** ZooKeeper error codes this module reacts to. */
 export const ZK_NO_NODE = -101;
