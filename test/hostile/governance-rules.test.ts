@@ -104,7 +104,9 @@ describe("hostile: bad governance rules through the config center", { skip }, ()
     const refusals = log.lines.slice(before).filter((l) => /refused/.test(l));
     assert.ok(refusals.length >= 5 && refusals.length <= 12, refusals.join("\n"));
     assert.ok(refusals.some((l) => l.includes(CONFIGURATORS) && /bytes, more than/.test(l)), refusals.join("\n"));
-    assert.ok(refusals.some((l) => l.includes(CONFIGURATORS) && /alias/i.test(l)), refusals.join("\n"));
+    // A key's texts are paced (the last text wins): a bomb followed 250 ms later by another text for
+    // the same key may be skipped unread, so the alias refusal is asked of either key.
+    assert.ok(refusals.some((l) => /alias/i.test(l)), refusals.join("\n"));
     console.log(`bad rules: rss +${grew.toFixed(1)} MiB, ${refusals.length} log lines`);
     await rules.delete(CONDITIONS);
   });
