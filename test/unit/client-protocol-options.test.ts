@@ -25,7 +25,7 @@ function accepted(options: Partial<ClientOptions>): void {
 
 describe("client protocol options", () => {
   it("an unknown protocol lists the registered ones", () => {
-    refused({ protocol: "thrift" as never }, /^createClient: protocol must be one of "triple", "grpc", "connect", "grpc-web"; got "thrift"$/);
+    refused({ protocol: "thrift" as never }, /^createClient: protocol must be one of "triple", "grpc", "connect", "grpc-web", "websocket"; got "thrift"$/);
   });
 
   it("each protocol checks its content types", () => {
