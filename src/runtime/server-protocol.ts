@@ -2,7 +2,7 @@
 // from its `server-handler.ts` and `src/server/protocols.ts` lists, one line each. The core
 // never names a protocol: keep every wire rule (claims, error forms, cancellation) behind it.
 import type { IncomingMessage } from "node:http";
-import type { Socket } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import type { RpcError } from "../protocol/rpc-error.js";
 import type { ServiceDescriptor } from "../service/descriptors.js";
 import type { Exchange, Responder } from "../transport/server/exchange.js";
@@ -43,6 +43,8 @@ export interface ServerProtocolSettings {
   readonly webSocketIdleMs: number;
   /** Where the server logs. */
   readonly logger: Logger;
+  /** The address the server is bound to (a mounted handler's: the local address of its first request); undefined before. */
+  address(): AddressInfo | undefined;
 }
 
 /** What a protocol reads of a request to claim it: no body, nothing parsed beyond the headers. */
