@@ -1,3 +1,6 @@
+// The server: TripleCore (listener-free: registration, dispatch through protocols.ts, limits,
+// telemetry, shutdown of calls) and TripleServer (the core + the one-port listener + registry).
+// The core never names a protocol; the port's options are LISTENER_OPTIONS, one list.
 import type { IncomingMessage } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import type { Duplex } from "node:stream";
