@@ -10,7 +10,7 @@ const git = (...args) => execFileSync("git", args, { encoding: "utf8" });
 try {
   git("rev-parse", "--verify", "--quiet", `${base}^{commit}`);
 } catch {
-  console.error(`check-commits: base commit ${base} is not in this clone (a shallow clone? run `git fetch --unshallow`, or pass another base)`);
+  console.error(`check-commits: base commit ${base} is not in this clone (a shallow clone? run "git fetch --unshallow", or pass another base)`);
   process.exit(2);
 }
 const lines = git("log", "--format=%h%x09%s", `${base}..HEAD`).split("\n").filter(Boolean);
