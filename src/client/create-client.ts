@@ -17,7 +17,7 @@ import { checkTlsPem } from "../transport/tls-pem.js";
 type IsContext<P> = 0 extends 1 & P ? false : [P] extends [CallContext] ? true : false;
 
 /** A method's parameters without its `@Ctx()` parameter. */
-export type StripContext<A extends readonly unknown[]> = A extends readonly []
+type StripContext<A extends readonly unknown[]> = A extends readonly []
   ? []
   : A extends readonly [infer H, ...infer R]
     ? IsContext<H> extends true
@@ -26,7 +26,7 @@ export type StripContext<A extends readonly unknown[]> = A extends readonly []
     : A;
 
 /** A request-stream parameter also takes a plain Iterable (an array of messages). */
-export type ClientParams<A extends readonly unknown[]> = {
+type ClientParams<A extends readonly unknown[]> = {
   [I in keyof A]: A[I] extends AsyncIterable<infer X> ? AsyncIterable<X> | Iterable<X> : A[I];
 };
 

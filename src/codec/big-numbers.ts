@@ -66,7 +66,7 @@ export function countDigits(text: string): number {
 }
 
 /** The message of a number over the digit bound: its size, never its value. */
-export function tooManyDigits(where: string, size: string, max: number): string {
+function tooManyDigits(where: string, size: string, max: number): string {
   return `${where} is a number of ${size}, more than this server takes (limits.maxNumberDigits: ${max} digits); send a smaller number`;
 }
 

@@ -36,7 +36,7 @@ export interface BindProblem {
  * is the same): binding stops there, so a body of a million bad values costs 100 errors, not a
  * million.
  */
-export const MAX_BIND_PROBLEMS = 100;
+const MAX_BIND_PROBLEMS = 100;
 
 /** The where and what of the errors the converters throw (the message is both, joined). */
 const PROBLEMS = new WeakMap<RpcError, BindProblem>();
@@ -165,7 +165,7 @@ export function missingField(where: string, field: string): RpcError {
 }
 
 /** An optional parameter's converter: absent (or null) binds `undefined`. */
-export function orUndefined<V>(conv: (v: V, where: string) => unknown): (v: V | undefined, where: string) => unknown {
+function orUndefined<V>(conv: (v: V, where: string) => unknown): (v: V | undefined, where: string) => unknown {
   return (v, w) => (v === undefined || v === null ? undefined : conv(v, w));
 }
 

@@ -106,7 +106,7 @@ function textConv(t: TypeDesc) {
 }
 
 /** The compiled form binder of a method (cached: built on its first form call). */
-export function formBinder(method: MethodDescriptor): NamedBinder<string> {
+function formBinder(method: MethodDescriptor): NamedBinder<string> {
   let b = binders.get(method);
   if (!b) {
     b = compileNamedBinder(method.params, "form field", textConv);

@@ -175,7 +175,7 @@ export function formatOffset(seconds: number): string {
 }
 
 /** Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil). */
-export function epochDay({ year, month, day }: DateParts): number {
+function epochDay({ year, month, day }: DateParts): number {
   const y = month <= 2 ? year - 1 : year;
   const era = Math.floor(y / 400);
   const yoe = y - era * 400;
@@ -185,7 +185,7 @@ export function epochDay({ year, month, day }: DateParts): number {
 }
 
 /** The date of a day count since 1970-01-01 (civil_from_days). */
-export function dateOfEpochDay(days: number): DateParts {
+function dateOfEpochDay(days: number): DateParts {
   const z = days + 719468;
   const era = Math.floor(z / 146097);
   const doe = z - era * 146097;
@@ -368,31 +368,6 @@ export function parseJavaValue(t: JavaText, text: string): JavaParts {
       return text.length === 1 ? text : bad(`a Java char is one UTF-16 unit, not ${text.length}`);
     case "enum":
       return t.values?.includes(text) ? text : bad(`not a constant of ${t.name} (${(t.values ?? []).join(", ")})`);
-  }
-}
-
-/** A value's parts → Java's `toString()` of it. */
-export function formatJavaValue(type: JavaTextType, v: JavaParts): string {
-  if (typeof v === "string") return v;
-  switch (type) {
-    case "decimal":
-      return formatDecimal(v as DecimalParts);
-    case "localDate":
-      return formatDate(v as DateParts);
-    case "localTime":
-      return formatTime(v as TimeParts);
-    case "localDateTime":
-      return formatDateTime(v as DateTimeParts);
-    case "instant":
-    case "timestamp":
-      return formatInstant(v as SecondsParts);
-    case "offsetDateTime":
-    case "zonedDateTime":
-      return formatZoned(v as ZonedParts);
-    case "duration":
-      return formatDuration(v as SecondsParts);
-    default:
-      return String(v);
   }
 }
 

@@ -24,7 +24,7 @@ export function jsonBytes(value: unknown): Uint8Array {
 }
 
 /** One JSON response message, parsed (undefined for an empty one). */
-export function decodeJsonResponse(bytes: Uint8Array): unknown {
+function decodeJsonResponse(bytes: Uint8Array): unknown {
   if (bytes.length === 0) return undefined;
   try {
     return parseJson(utf8Decode(bytes));
@@ -37,7 +37,7 @@ export function decodeJsonResponse(bytes: Uint8Array): unknown {
  * The JSON form of an IDL-less call's arguments: a JSON array in parameter order; a single
  * bytes parameter goes bare, since an array there would read as the octets themselves.
  */
-export function jsonArgs(md: MethodDescriptor): (args: readonly unknown[]) => unknown {
+function jsonArgs(md: MethodDescriptor): (args: readonly unknown[]) => unknown {
   const single = md.params.length === 1 ? md.params[0].type.kind : undefined;
   if (single === "bytes" || single === "file") return (args) => args[0];
   return (args) => args;

@@ -9,7 +9,7 @@ function dropForbidden(key: string, value: unknown): unknown {
 }
 
 /** Deepest JSON nesting accepted (protobuf's own recursion limit is 100). */
-export const MAX_JSON_DEPTH = 100;
+const MAX_JSON_DEPTH = 100;
 
 /**
  * True when the text nests arrays/objects deeper than `max`. One pass over the characters,

@@ -84,7 +84,7 @@ function planFor(method: MethodDescriptor): Plan {
 }
 
 /** True when a method binds streamed files (`FileUpload`) from multipart. */
-export function bindsUploads(method: MethodDescriptor): boolean {
+function bindsUploads(method: MethodDescriptor): boolean {
   const plan = planFor(method);
   return plan.unnamedUpload || plan.uploadNames.size > 0;
 }

@@ -52,7 +52,7 @@ function processAlive(pid: number): boolean {
 }
 
 /** Disk full for uploads (the server-wide `maxUploadDiskBytes`): 507, resource_exhausted. */
-export function uploadDiskFull(limit: number): RpcError {
+function uploadDiskFull(limit: number): RpcError {
   return new RpcError(
     Code.ResourceExhausted,
     `the server's upload space is full: spilled uploads would exceed ${limit} bytes on disk (limits.maxUploadDiskBytes); retry later`,
@@ -61,7 +61,7 @@ export function uploadDiskFull(limit: number): RpcError {
 }
 
 /** One client address's share of the upload disk used up (`maxUploadDiskBytesPerPeer`): 507, resource_exhausted. */
-export function uploadPeerShareFull(limit: number): RpcError {
+function uploadPeerShareFull(limit: number): RpcError {
   return new RpcError(
     Code.ResourceExhausted,
     `this client's spilled uploads would exceed ${limit} bytes on disk (limits.maxUploadDiskBytesPerPeer, the share of one client address); retry when its other uploads have finished`,

@@ -380,7 +380,7 @@ export function bindAll(md: MethodDescriptor, bind: () => unknown[]): unknown[] 
  * checks as {@link compileValidator}), listed and bounded as a validation error is. The message
  * of a lone binder problem is the binder's own.
  */
-export function bindFailureError(md: MethodDescriptor, failure: BindFailure): RpcError {
+function bindFailureError(md: MethodDescriptor, failure: BindFailure): RpcError {
   const listed: Listed[] = failure.problems.map((p) => ({ field: fieldOf(p.where), line: p.where ? `${p.where} ${p.description}` : p.description, description: p.description }));
   let count = listed.length;
   if (failure.partial) {

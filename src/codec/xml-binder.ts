@@ -116,7 +116,7 @@ function xmlScalarConverter(t: TypeDesc): Converter {
  * classes field by field (child elements or attributes), maps from child elements, arrays from
  * repeated elements or a wrapper element holding them.
  */
-export function compileXmlConverter(t: TypeDesc): Converter {
+function compileXmlConverter(t: TypeDesc): Converter {
   const hit = cache.get(t);
   if (hit) return hit;
   let conv: Converter;

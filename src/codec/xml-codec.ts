@@ -165,7 +165,7 @@ function rootName(method: MethodDescriptor, value: unknown): string {
  * the .proto message), `response` for plain objects; members become child elements, arrays
  * repeated elements. Values are first reduced to JSON data, so bytes are base64, dates ISO text.
  */
-export function encodeXmlValue(method: MethodDescriptor, value: unknown): string {
+function encodeXmlValue(method: MethodDescriptor, value: unknown): string {
   const data: unknown = JSON.parse(encodeJsonValue(method, value));
   const root = rootName(method, value);
   const out = ['<?xml version="1.0" encoding="UTF-8"?>'];

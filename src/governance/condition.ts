@@ -153,7 +153,7 @@ function matchRange(pattern: string, value: string, when: boolean): boolean {
 }
 
 /** `UrlUtils.isMatchGlobPattern`: `*` alone, one `*` (its last), or exact. */
-export function matchGlob(pattern: string | undefined, value: string): boolean {
+function matchGlob(pattern: string | undefined, value: string): boolean {
   if (pattern === "*") return true;
   if (!pattern) return false; // the value is never empty here... unless both are: Java answers true
   const i = pattern.lastIndexOf("*");
@@ -178,7 +178,7 @@ function matchPattern(p: Pattern, value: string, input: MatchInput, when: boolea
 }
 
 /** `AbstractConditionMatcher.isMatch`: no value → false; mismatches first, then matches. */
-export function matcherMatches(matcher: Matcher, input: MatchInput, when: boolean): boolean {
+function matcherMatches(matcher: Matcher, input: MatchInput, when: boolean): boolean {
   const value = sampleValue(matcher, input, when);
   if (value === undefined) return false;
   const { matches, mismatches } = matcher.compiled ?? compileMatcher(matcher).compiled!;

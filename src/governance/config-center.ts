@@ -29,7 +29,7 @@ const MAX_COOL_DOWN_MS = 5000;
 export const GOVERNANCE_GROUP = "dubbo";
 
 /** True for an object implementing {@link ConfigCenter}. */
-export function isConfigCenter(x: unknown): x is ConfigCenter {
+function isConfigCenter(x: unknown): x is ConfigCenter {
   return typeof x === "object" && x !== null && typeof (x as ConfigCenter).watchConfig === "function" && typeof (x as ConfigCenter).address === "string";
 }
 

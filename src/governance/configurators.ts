@@ -177,7 +177,7 @@ function parseOverrideUrls(text: string): ConfiguratorEntry[] {
 }
 
 /** An `override://` URL as an entry. */
-export function overrideEntry(text: string): ConfiguratorEntry {
+function overrideEntry(text: string): ConfiguratorEntry {
   const u = parseUrl(text);
   const p = u.params;
   const parameters: Record<string, string> = {};

@@ -99,7 +99,7 @@ function segmentsMatch(mask: string[], address: string[], v4: boolean): boolean 
 }
 
 /** Whether `host:port` is in the expression; a malformed expression throws (the caller treats it as no match). */
-export function matchIpExpression(patternText: string, host: string, port: number): boolean {
+function matchIpExpression(patternText: string, host: string, port: number): boolean {
   if (patternText.includes("/")) return cidrMatches(patternText, host);
   const pattern = patternText.trim();
   if (pattern === "*.*.*.*" || pattern === "*") return true;

@@ -110,7 +110,7 @@ function parseTag(v: unknown, version: string | undefined): Tag {
 }
 
 /** `TagRuleParser.parse`: throws RuleError when the rule cannot be used. */
-export function parseTagRule(text: string): TagRule {
+function parseTagRule(text: string): TagRule {
   const map = loadRuleMap(text);
   const base = parseRuleBase(map);
   let tags: Tag[] = [];
@@ -141,7 +141,7 @@ function groupsOf(rule: TagRule, providers: readonly RouteTarget[]): TagGroups {
 }
 
 /** `selectAddressByTagLevel`: `a|b|c` tries `a|b|c`, `a|b`, `a` (unless the call forces its tag). */
-export function selectByTagLevel(byName: ReadonlyMap<string | undefined, ReadonlySet<string>>, tag: string, force: boolean): ReadonlySet<string> | undefined {
+function selectByTagLevel(byName: ReadonlyMap<string | undefined, ReadonlySet<string>>, tag: string, force: boolean): ReadonlySet<string> | undefined {
   if (force || !tag.includes("|")) return byName.get(tag);
   const parts = tag.split("|");
   for (let i = parts.length; i > 0; i--) {

@@ -42,7 +42,7 @@ export function rawParameter(url: DubboUrl, key: string): string | undefined {
 }
 
 /** The host as Java's URL keeps it: an IPv6 address in brackets (`[2001:db8::1]`), as it was written. */
-export function javaHost(host: string): string {
+function javaHost(host: string): string {
   return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
 }
 

@@ -5,7 +5,7 @@ import type { Exchange, Responder } from "../transport/server/exchange.js";
 import type { Logger } from "../runtime/logger.js";
 
 /** The fields of one access-log line. */
-export interface AccessLogFields {
+interface AccessLogFields {
   /** The HTTP method (`POST`, `GET`); absent for a request the server could not parse. */
   method?: string;
   /** The request path (`/pkg.Service/Method`); absent for a request the server could not parse. */

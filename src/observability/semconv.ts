@@ -24,8 +24,6 @@ export const RPC_METHOD_OTHER = "_OTHER";
 export const ATTR_ERROR_TYPE = "error.type";
 export const ATTR_SERVER_ADDRESS = "server.address";
 export const ATTR_SERVER_PORT = "server.port";
-export const ATTR_NETWORK_PEER_ADDRESS = "network.peer.address";
-export const ATTR_NETWORK_PEER_PORT = "network.peer.port";
 
 /**
  * The attributes a server span starts with (the method, system and addresses, set at start so
@@ -50,9 +48,9 @@ export function serverSpanAttributes(
 }
 
 /** `rpc.system.name` values. */
-export const RPC_SYSTEM_GRPC = "grpc";
-export const RPC_SYSTEM_DUBBO = "dubbo";
-export const RPC_SYSTEM_CONNECT = "connectrpc";
+const RPC_SYSTEM_GRPC = "grpc";
+const RPC_SYSTEM_DUBBO = "dubbo";
+const RPC_SYSTEM_CONNECT = "connectrpc";
 
 /** Call duration histograms, in seconds (the current conventions). */
 export const METRIC_SERVER_CALL_DURATION = "rpc.server.call.duration";

@@ -32,7 +32,7 @@ export interface TelemetryOptions {
 export type Propagation = Pick<TextMapPropagator, "inject" | "extract">;
 
 /** While telemetry is off, how many calls pass between two looks at the global providers. */
-export const RECHECK_EVERY_CALLS = 128;
+const RECHECK_EVERY_CALLS = 128;
 
 /** The real tracer behind a provider, or undefined for the API's proxy without an SDK behind it. */
 function tracerOf(provider: TracerProvider): Tracer | undefined {

@@ -10,7 +10,7 @@ import { boundMessage } from "./wire-text.js";
  */
 
 /** Connect's code strings are gRPC's snake_case names, except `canceled` (one L). */
-export function connectCodeName(code: Code): string {
+function connectCodeName(code: Code): string {
   return code === Code.Cancelled ? "canceled" : codeName(code);
 }
 

@@ -11,10 +11,10 @@
 export const MAX_MESSAGE_BYTES = 1024;
 
 /** The longest piece of client input an error message quotes, in characters. */
-export const MAX_QUOTE_CHARS = 100;
+const MAX_QUOTE_CHARS = 100;
 
 /** What ends a text that was cut. */
-export const CUT_MARK = "…";
+const CUT_MARK = "…";
 
 /**
  * `text` cut to at most `maxBytes` bytes of UTF-8, ending with "…" when it was cut (the mark is

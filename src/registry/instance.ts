@@ -83,17 +83,17 @@ function serviceParams(params: Readonly<Record<string, string>>): Record<string,
 }
 
 /** Dubbo's service key: `group/interface:version`, each part only when set. */
-export function serviceKey(name: string, group: string, version: string): string {
+function serviceKey(name: string, group: string, version: string): string {
   return `${group ? `${group}/` : ""}${name}${version ? `:${version}` : ""}`;
 }
 
 /** Dubbo's match key: the service key plus `:protocol`. */
-export function matchKey(s: Pick<ServiceInfo, "name" | "group" | "version" | "protocol">): string {
+function matchKey(s: Pick<ServiceInfo, "name" | "group" | "version" | "protocol">): string {
   return `${serviceKey(s.name, s.group, s.version)}${s.protocol ? `:${s.protocol}` : ""}`;
 }
 
 /** A provider URL's entry in the metadata (`new ServiceInfo(url, filters)`). */
-export function serviceInfoOf(url: DubboUrl): ServiceInfo {
+function serviceInfoOf(url: DubboUrl): ServiceInfo {
   return {
     name: url.params.interface ?? url.path,
     group: url.params.group ?? "",
@@ -183,7 +183,7 @@ export interface InstanceInit {
 }
 
 /** An instance's metadata, sorted by key as Java writes it (`getSortedMetadata`). */
-export function instanceMetadata(o: InstanceInit): Record<string, string> {
+function instanceMetadata(o: InstanceInit): Record<string, string> {
   const urlParams = { dubbo: DUBBO_PROTOCOL_VERSION, release: VERSION, side: "provider", port: String(o.port), protocol: "tri" };
   const m: Record<string, string> = {
     [META.endpoints]: JSON.stringify([{ port: o.port, protocol: "tri" }]),
@@ -243,7 +243,7 @@ export function metadataServiceEndpoint(inst: ServiceInstance): { port: number; 
 }
 
 /** The port an instance lists for `protocol` in `dubbo.endpoints`. */
-export function endpointPort(inst: ServiceInstance, protocol: string): number | undefined {
+function endpointPort(inst: ServiceInstance, protocol: string): number | undefined {
   try {
     const list = JSON.parse(inst.metadata[META.endpoints] ?? "[]") as { port: number; protocol: string }[];
     return list.find((e) => e.protocol === protocol)?.port;

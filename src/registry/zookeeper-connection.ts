@@ -44,7 +44,7 @@ const zk = runtimePackage<ZkModule>(ZK_PACKAGE, "ZooKeeper registry");
 
 
 /** ZooKeeper error codes this module reacts to. */
-export const ZK_NO_NODE = -101;
+const ZK_NO_NODE = -101;
 export const ZK_NODE_EXISTS = -110;
 export const ZK_BAD_VERSION = -103;
 export const ZK_NO_AUTH = -102;

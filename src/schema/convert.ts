@@ -28,7 +28,7 @@ function isLong(v: unknown): v is Long {
 }
 
 /** JSON-like JavaScript → google.protobuf.Value. */
-export function toValue(v: unknown): Record<string, unknown> {
+function toValue(v: unknown): Record<string, unknown> {
   if (v === null || v === undefined) return { nullValue: 0 };
   switch (typeof v) {
     case "number":
@@ -50,7 +50,7 @@ export function toValue(v: unknown): Record<string, unknown> {
 }
 
 /** google.protobuf.Value → JSON-like JavaScript. Only fields set on the message count (defaults live on its prototype). */
-export function fromValue(v: unknown): unknown {
+function fromValue(v: unknown): unknown {
   if (v === null || v === undefined || typeof v !== "object") return null;
   const o = v as Record<string, unknown>;
   const has = (k: string) => Object.hasOwn(o, k) && o[k] !== null && o[k] !== undefined;

@@ -17,7 +17,7 @@ import {
  * the parameters; `value`: the message has one field (`value = 1`, or the parameter's name for a
  * request stream) holding the whole value; `class`: the message is the decorated class itself.
  */
-export type MessageShape = "params" | "value" | "class";
+type MessageShape = "params" | "value" | "class";
 
 /** The derived messages of one method. */
 export interface DerivedMethod {

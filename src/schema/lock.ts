@@ -26,7 +26,7 @@ export interface SchemaLock {
 }
 
 /** One method in the lock. */
-export interface LockMethod {
+interface LockMethod {
   readonly input: string;
   readonly output: string;
   readonly clientStreaming: boolean;
@@ -40,7 +40,7 @@ export interface LockMethod {
 }
 
 /** One field in the lock: its number and type (`string`, `int64` …, or `.pkg.Message`). */
-export interface LockField {
+interface LockField {
   readonly number: number;
   readonly type: string;
   readonly repeated: boolean;

@@ -5,7 +5,7 @@
  */
 
 /** The scalar types of proto3 that the derived schema uses. */
-export type ScalarType = "double" | "float" | "int32" | "uint32" | "int64" | "uint64" | "bool" | "string" | "bytes";
+type ScalarType = "double" | "float" | "int32" | "uint32" | "int64" | "uint64" | "bool" | "string" | "bytes";
 
 /** A field's type: a scalar, or a message by its full name. */
 export type FieldType = { readonly scalar: ScalarType } | { readonly message: string };
@@ -50,7 +50,7 @@ export interface SchemaMethod {
 }
 
 /** A service. */
-export interface SchemaService {
+interface SchemaService {
   /** Full name: `inventory.InventoryService`. */
   readonly fullName: string;
   readonly methods: readonly SchemaMethod[];

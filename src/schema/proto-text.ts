@@ -19,7 +19,7 @@ function messageText(m: SchemaMessage): string {
 }
 
 /** One .proto file's text: proto3, its package, imports, services, then messages. */
-export function renderProto(file: SchemaFile): string {
+function renderProto(file: SchemaFile): string {
   const parts = ['syntax = "proto3";'];
   if (file.package) parts.push(`package ${file.package};`);
   if (file.dependencies.length) parts.push(file.dependencies.map((d) => `import "${d}";`).join("\n"));

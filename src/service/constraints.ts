@@ -76,7 +76,7 @@ export function checksSomething(c: Constraints | undefined): boolean {
 }
 
 /** The type scalar constraints apply to: an array's element, otherwise the type itself. */
-export function scalarTarget(t: TypeDesc): TypeDesc {
+function scalarTarget(t: TypeDesc): TypeDesc {
   return t.kind === "array" && t.element ? t.element : t;
 }
 
@@ -179,7 +179,7 @@ function showBound(v: number | bigint | Date | string): string {
  * pattern, enum, format, in that order); undefined when nothing is checked. What the exported
  * .proto and reflection show after `validate:` in a field's comment.
  */
-export function constraintText(c: Constraints | undefined): string | undefined {
+function constraintText(c: Constraints | undefined): string | undefined {
   if (!checksSomething(c)) return undefined;
   const k = c as Constraints;
   const parts: string[] = [];

@@ -137,7 +137,7 @@ export interface RawParam {
 }
 
 export const SERVICE_KEY = Symbol.for("triple-rpc:service");
-export const METHODS_KEY = Symbol.for("triple-rpc:methods");
+const METHODS_KEY = Symbol.for("triple-rpc:methods");
 export const PARAMS_KEY = Symbol.for("triple-rpc:params");
 
 /** The context object a standard (TC39) decorator receives as its second argument. */
@@ -254,7 +254,7 @@ export function rawMethodsOf(ctor: abstract new (...args: never[]) => unknown): 
 }
 
 /** A value of a class's standard (TC39) decorator metadata, inherited ones included. */
-export function standardMetadata<T>(ctor: object, key: symbol): T | undefined {
+function standardMetadata<T>(ctor: object, key: symbol): T | undefined {
   const meta = (ctor as Record<symbol, Record<symbol, unknown> | undefined>)[SYMBOL_METADATA];
   return meta?.[key] as T | undefined;
 }

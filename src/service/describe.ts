@@ -226,7 +226,7 @@ function mcpOf(option: MethodOptions["mcp"], service: boolean | undefined, kind:
 }
 
 /** What MCP tool names may be: 1 to 64 letters, digits, `_`, `-`, `.`. */
-export const MCP_TOOL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+const MCP_TOOL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /**
  * service/proto.ts (node:fs and protobufjs's .proto parser), loaded only for a `proto` option

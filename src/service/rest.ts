@@ -11,7 +11,7 @@ export type DeclaredParam = ParamDescriptor & { readonly declaredIn: "path" | "q
  * Parses a path template: `/users/{id}/posts` → `["users", { param: "id" }, "posts"]`. A
  * variable is a whole segment; literal segments are matched as sent (percent-encoded form).
  */
-export function parseTemplate(path: string, where: string): HttpRoute["segments"] {
+function parseTemplate(path: string, where: string): HttpRoute["segments"] {
   if (typeof path !== "string" || !path.startsWith("/") || /[?#\s]/.test(path)) {
     throw new TypeError(`${where}: the REST path must start with "/" and hold no query, fragment or space, got ${JSON.stringify(path)}`);
   }

@@ -58,10 +58,10 @@ export interface JavaText {
 }
 
 /** The Java maps a `T.map` can be besides `java.util.Map` (written with their class name). */
-export type JavaMapClass = "java.util.TreeMap" | "java.util.LinkedHashMap";
+type JavaMapClass = "java.util.TreeMap" | "java.util.LinkedHashMap";
 
 /** A Java `Set` (`T.set`) or primitive array (`T.javaArray`: `[I` int[], `[J` long[] …). */
-export type JavaArrayClass = "java.util.Set" | "[I" | "[J" | "[D" | "[F" | "[S" | "[Z";
+type JavaArrayClass = "java.util.Set" | "[I" | "[J" | "[D" | "[F" | "[S" | "[Z";
 
 /** The protobuf types a JavaScript number can travel as. */
 export type NumberProto = "double" | "float" | "int32" | "uint32" | "int64" | "uint64";

@@ -76,7 +76,7 @@ class PairEnd extends Duplex {
 }
 
 /** Two linked duplex streams (node 22's `duplexPair`). */
-export function duplexPair(): [Duplex, Duplex] {
+function duplexPair(): [Duplex, Duplex] {
   const a = new PairEnd();
   const b = new PairEnd();
   a.other = b;

@@ -71,7 +71,7 @@ const ANSWERS = { json: ["application/json", "text/json"], proto: ["application/
  * describes (`fromHttp`: the code of a status without a usable body); a 200 in a content type
  * the request cannot be answered with is `internal` naming it.
  */
-export async function wholeBodyReply(res: Response, call: FetchCall, json: boolean, fromHttp: (s: number) => Code): Promise<Uint8Array> {
+async function wholeBodyReply(res: Response, call: FetchCall, json: boolean, fromHttp: (s: number) => Code): Promise<Uint8Array> {
   const bytes = await readBody(res, call.maxBytes);
   const h = headersOf(res);
   if (res.status !== 200) throw errorFromHttpResponse(res.status, h, bytes, fromHttp);

@@ -24,7 +24,7 @@ export interface GrpcJsServer {
 }
 
 /** A google.rpc.Status with one detail, base64 — what grpc-status-details-bin carries. */
-export function statusDetailsBin(code: number, message: string, typeUrl: string, value: Uint8Array): Buffer {
+function statusDetailsBin(code: number, message: string, typeUrl: string, value: Uint8Array): Buffer {
   const any = protobuf.Writer.create().uint32(10).string(typeUrl).uint32(18).bytes(value).finish();
   return Buffer.from(protobuf.Writer.create().uint32(8).int32(code).uint32(18).string(message).uint32(26).bytes(any).finish());
 }

@@ -1,6 +1,6 @@
 import * as path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { type CallContext, Code, Ctx, Method, Param, RpcError, Service } from "../../src/index.js";
+import { type CallContext, Ctx, Method, Param, RpcError, Service } from "../../src/index.js";
 
 /** test/grpc/probe.proto, next to the sources. */
 export const PROBE_PROTO = path.resolve(__dirname, "../../../test/grpc/probe.proto");
@@ -106,5 +106,3 @@ export class ProbeService {
     }
   }
 }
-
-export { Code };

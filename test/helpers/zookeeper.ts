@@ -195,19 +195,6 @@ export function kazooRead(hostPort: string, dir: string, stat: readonly string[]
   return JSON.parse(out);
 }
 
-/** Deletes nodes with kazoo (another session, as an operator would). */
-export function kazooDelete(hostPort: string, paths: readonly string[]): void {
-  const script = `
-import sys
-from kazoo.client import KazooClient
-zk = KazooClient(hosts=sys.argv[1]); zk.start(timeout=10)
-for p in sys.argv[2:]:
-    zk.delete(p)
-zk.stop()
-`;
-  execFileSync(PYTHON, ["-c", script, hostPort, ...paths], { timeout: 20_000 });
-}
-
 /** True when python3-kazoo can be used. */
 export function kazooMissing(): string | undefined {
   try {

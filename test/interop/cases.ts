@@ -7,7 +7,7 @@ import { type Client, connectClients, zeros } from "./grpc-js-clients.js";
 import { decode, encode, frame, rawCall, unframe } from "./raw-grpc.js";
 
 /** A running target server. */
-export interface StartedTarget {
+interface StartedTarget {
   /** `host:port` */
   address: string;
   close(): Promise<void>;

@@ -41,11 +41,6 @@ export function connectClients(
   };
 }
 
-/** `host:port` of a `http://host:port` URL, as grpc-js addresses servers. */
-export function hostPort(url: string): string {
-  return new URL(url).host;
-}
-
 /** A buffer of `n` zero bytes. */
 export function zeros(n: number): Buffer {
   return Buffer.alloc(n);

@@ -5,7 +5,7 @@ import * as protobuf from "protobufjs";
 import { INTEROP_PROTO_DIR } from "./grpc-js-clients.js";
 
 /** test.proto's messages, loaded on their own (independent of the server's loader). */
-export const messages = (() => {
+const messages = (() => {
   const root = new protobuf.Root();
   root.resolvePath = (_origin, target) => path.join(INTEROP_PROTO_DIR, path.basename(target));
   root.loadSync("test.proto", { keepCase: true });
@@ -40,7 +40,7 @@ export interface RawFrame {
 }
 
 /** Splits a whole response body into frames; throws on a torn frame. */
-export function parseFrames(body: Buffer): RawFrame[] {
+function parseFrames(body: Buffer): RawFrame[] {
   const out: RawFrame[] = [];
   let i = 0;
   while (i < body.length) {

@@ -39,7 +39,7 @@ export function killChild(proc: ChildProcess): Promise<void> {
 }
 
 /** How long a change may take to reach a consumer: Java throttles its notifications (up to 5 s), ZooKeeper under load. */
-export const FOLLOW_MS = 25_000;
+const FOLLOW_MS = 25_000;
 
 /** Which providers answer `n` calls at once (answer → calls; failures under their message). */
 export async function tally(call: () => Promise<string>, n = 24): Promise<Map<string, number>> {

@@ -30,7 +30,7 @@ export class Person {
 }
 
 /** org.triplerpc.interop.Color */
-export const COLOR = T.enum("org.triplerpc.interop.Color", ["RED", "GREEN", "BLUE"]);
+const COLOR = T.enum("org.triplerpc.interop.Color", ["RED", "GREEN", "BLUE"]);
 
 /** org.triplerpc.interop.JavaTypes: decimals, java.time, enums, small numbers, Java collections, primitive arrays. */
 @JavaClass("org.triplerpc.interop.JavaTypes")
@@ -421,7 +421,7 @@ export function javaView(p: Person | Address | undefined | null): string {
 }
 
 /** a + b of two decimal texts (with or without an exponent), with the larger scale (BigDecimal.add; the tests' scales are not negative). */
-export function decimalAdd(a: string, b: string): string {
+function decimalAdd(a: string, b: string): string {
   const parse = (x: string) => {
     const [m, e = "0"] = x.toUpperCase().split("E");
     const [i, f = ""] = m.split(".");

@@ -88,7 +88,7 @@ function sources(dir = SRC): string[] {
 let compiling: Promise<string> | undefined;
 
 /** The directory of the compiled programs (compiled once per content of test/java/dubbo). */
-export function compiledPrograms(): Promise<string> {
+function compiledPrograms(): Promise<string> {
   compiling ??= compile();
   return compiling;
 }

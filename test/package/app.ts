@@ -10,7 +10,7 @@ import { dirname, join, resolve } from "node:path";
 export const ROOT = resolve(".");
 /** TypeScript 7, the devDependency (named by path: another compiler may own node_modules/.bin/tsc). */
 export const TSC = join(ROOT, "node_modules", "typescript", "bin", "tsc");
-export const NPM_QUIET = ["--prefer-offline", "--no-audit", "--no-fund"];
+const NPM_QUIET = ["--prefer-offline", "--no-audit", "--no-fund"];
 
 /**
  * Copies the working tree's files (tracked and untracked, not ignored; no dist/, no
@@ -28,7 +28,7 @@ export function copyCheckout(dir: string, deps: boolean): void {
   if (deps) symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"), "dir");
 }
 
-export const CONTRACT = `import { Method, Param, Service, unimplemented } from "triple-rpc/contract";
+const CONTRACT = `import { Method, Param, Service, unimplemented } from "triple-rpc/contract";
 
 @Service("app.Hello")
 export class HelloContract {
@@ -143,7 +143,7 @@ export function typescript5(work: string): string {
   return join(dir, "node_modules", "typescript", "bin", "tsc");
 }
 
-export function boot(dir: string): Promise<{ port: number; stop(): void }> {
+function boot(dir: string): Promise<{ port: number; stop(): void }> {
   const child = spawn(process.execPath, ["dist/server.js"], { cwd: dir, stdio: ["ignore", "pipe", "inherit"] });
   return new Promise((resolvePort, reject) => {
     child.once("exit", (code) => reject(new Error(`server exited with ${code}`)));

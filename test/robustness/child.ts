@@ -7,7 +7,7 @@ import { waitForListening } from "../helpers/child.js";
 import type { ProbeReport } from "./fixture-services.js";
 
 /** RSS the server under test must stay below, whatever it is sent. */
-export const RSS_BOUND = 300 * 1024 * 1024;
+const RSS_BOUND = 300 * 1024 * 1024;
 
 const FIXTURE = path.join(__dirname, "fixture-server.js");
 
@@ -86,7 +86,7 @@ export class ServerChild {
 }
 
 /** Greet over HTTP/1.1 and over HTTP/2 (a fresh session each), asserting both succeed. */
-export async function assertGreets(url: string): Promise<void> {
+async function assertGreets(url: string): Promise<void> {
   const init = { headers: { "content-type": "application/json" }, body: '{"name":"triple"}' };
   const r1 = await post1(url, "/greet.GreetService/Greet", init);
   assert.equal(r1.status, 200, `HTTP/1.1 greet: ${r1.status} ${r1.text()}`);

@@ -30,11 +30,6 @@ export function http2Caller(url: string): Caller & { h2: H2 } {
   };
 }
 
-/** Both callers for one server, for `for (const c of both(url))` loops. */
-export function bothCallers(url: string): Caller[] {
-  return [http1Caller(url), http2Caller(url)];
-}
-
 /** Asserts nothing; parses an error body for concise comparisons. */
 export function errorOf(r: Reply): { status: number; message: string; code: string } {
   return r.json();

@@ -33,7 +33,7 @@ export async function hashStream(s: NodeJS.ReadableStream): Promise<{ sha256: st
   return { sha256: h.digest("hex"), size };
 }
 
-export async function see(f: FileUpload): Promise<Seen> {
+async function see(f: FileUpload): Promise<Seen> {
   const path = f.path;
   const mode = path ? statSync(path).mode & 0o777 : undefined;
   const streaming = f.streaming;

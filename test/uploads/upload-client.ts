@@ -9,13 +9,13 @@ export const MiB = 1024 * 1024;
 /** A block of random bytes repeated to make large files quickly. */
 const BLOCK = randomBytes(256 * 1024);
 
-export interface FieldSpec {
+interface FieldSpec {
   name: string;
   value: string;
 }
 
 /** A file generated on the fly: `size` bytes of a repeated random block. */
-export interface FileSpec {
+interface FileSpec {
   name: string;
   filename?: string;
   contentType?: string;
@@ -61,7 +61,7 @@ export function sha256Of(size: number): string {
 }
 
 /** The whole multipart body of `spec`, as a lazily generated sequence of chunks. */
-export function* bodyChunks(spec: UploadSpec): Generator<Buffer> {
+function* bodyChunks(spec: UploadSpec): Generator<Buffer> {
   const b = spec.boundary ?? BOUNDARY;
   const fields = function* () {
     for (const f of spec.fields ?? []) {
@@ -80,7 +80,7 @@ export function* bodyChunks(spec: UploadSpec): Generator<Buffer> {
 }
 
 /** The body as a Readable (with backpressure), cut at `truncateAt`, or stalled at `stallAt`, when set. */
-export function bodyStream(spec: UploadSpec, onProgress?: (sent: number) => void): Readable {
+function bodyStream(spec: UploadSpec, onProgress?: (sent: number) => void): Readable {
   const limit = Math.min(spec.truncateAt ?? Number.POSITIVE_INFINITY, spec.stallAt ?? Number.POSITIVE_INFINITY);
   const it = bodyChunks(spec);
   let sent = 0;

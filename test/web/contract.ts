@@ -1,4 +1,3 @@
-// biome-ignore-all lint/correctness/noUnusedFunctionParameters: a contract's parameters are for the server's overrides and the client's types
 import { Ctx, Field, Method, Param, Service, T, unimplemented } from "../../src/contract.js";
 import type { CallContext } from "../../src/index.js";
 
@@ -28,57 +27,57 @@ export class Profile {
 @Service("web.WebTest")
 export class WebTestContract {
   @Method()
-  greet(@Param(T.string) name: string): Promise<string> {
+  greet(@Param(T.string) _name: string): Promise<string> {
     return unimplemented();
   }
 
   @Method({ idempotent: true })
-  add(@Param(T.number) a: number, @Param(T.number) b: number): Promise<number> {
+  add(@Param(T.number) _a: number, @Param(T.number) _b: number): Promise<number> {
     return unimplemented();
   }
 
   @Method({ returns: Profile })
-  profile(@Param(T.string) name: string, @Param(T.bigint) balance: bigint): Promise<Profile> {
+  profile(@Param(T.string) _name: string, @Param(T.bigint) _balance: bigint): Promise<Profile> {
     return unimplemented();
   }
 
   @Method({ returns: T.date })
-  nextDay(@Param(T.date) d: Date): Promise<Date> {
+  nextDay(@Param(T.date) _d: Date): Promise<Date> {
     return unimplemented();
   }
 
   @Method()
-  label(@Param({ name: "code", type: T.string, pattern: "^[a-z]+$", maxLength: 4 }) code: string, @Param({ name: "n", type: T.number, min: 1 }) n: number): Promise<string> {
+  label(@Param({ name: "code", type: T.string, pattern: "^[a-z]+$", maxLength: 4 }) _code: string, @Param({ name: "n", type: T.number, min: 1 }) _n: number): Promise<string> {
     return unimplemented();
   }
 
   @Method()
-  slow(@Param(T.number) ms: number, @Ctx() ctx: CallContext): Promise<string> {
+  slow(@Param(T.number) _ms: number, @Ctx() _ctx: CallContext): Promise<string> {
     return unimplemented();
   }
 
   @Method()
-  headers(@Ctx() ctx: CallContext): Promise<Record<string, string>> {
+  headers(@Ctx() _ctx: CallContext): Promise<Record<string, string>> {
     return unimplemented();
   }
 
   @Method()
-  flaky(@Param(T.string) key: string): Promise<number> {
+  flaky(@Param(T.string) _key: string): Promise<number> {
     return unimplemented();
   }
 
   @Method({ kind: "server_streaming", returns: T.bigint })
-  count(@Param(T.number) n: number): AsyncIterable<bigint> {
+  count(@Param(T.number) _n: number): AsyncIterable<bigint> {
     return unimplemented();
   }
 
   @Method({ kind: "client_streaming" })
-  sum(@Param(T.number) nums: AsyncIterable<number>): Promise<number> {
+  sum(@Param(T.number) _nums: AsyncIterable<number>): Promise<number> {
     return unimplemented();
   }
 
   @Method({ kind: "bidi_streaming" })
-  double(@Param(T.number) nums: AsyncIterable<number>): AsyncIterable<number> {
+  double(@Param(T.number) _nums: AsyncIterable<number>): AsyncIterable<number> {
     return unimplemented();
   }
 }

@@ -27,7 +27,7 @@ export interface Directory {
 }
 
 /** Parses `"h1:p1, h2:p2"` or a list of URLs / host:port / `{ url, weight }` into providers. */
-export function parseProviders(init: string | readonly ProviderInit[]): Provider[] {
+function parseProviders(init: string | readonly ProviderInit[]): Provider[] {
   const list = typeof init === "string" ? init.split(",").map((s) => s.trim()).filter(Boolean) : init;
   const out: Provider[] = [];
   const seen = new Set<string>();

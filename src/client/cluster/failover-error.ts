@@ -29,7 +29,7 @@ export class FailoverError extends RpcError {
  * The consumer address failover messages quote. Rule: 127.0.0.1 when every provider tried is on
  * the loopback interface (the address the server saw); otherwise {@link localAddress}.
  */
-export function consumerAddress(tried: readonly Provider[]): string {
+function consumerAddress(tried: readonly Provider[]): string {
   const loopback = tried.every((p) => p.host === "localhost" || p.host.startsWith("127.") || p.host === "[::1]");
   if (loopback) return "127.0.0.1";
   return localAddress();

@@ -16,7 +16,7 @@ import { HessianObject, hessianObject } from "./handles.js";
  */
 const ANY: TypeDesc = { kind: "any" };
 
-export class HessianWriter extends ByteWriter {
+class HessianWriter extends ByteWriter {
   private readonly refs = new Map<object, number>();
   private readonly classes = new Map<string, number>();
 

@@ -1,3 +1,3 @@
 /** fastjson2's JSONB: a bounded reader and a Dubbo-shaped writer. */
-export { JsonbError, type JsonbReadLimits, readJsonb } from "./reader.js";
-export { JsonbWriter, writeJsonb } from "./writer.js";
+export { JsonbError, readJsonb } from "./reader.js";
+export { writeJsonb } from "./writer.js";

@@ -27,7 +27,7 @@ import {
  */
 const ANY: TypeDesc = { kind: "any" };
 
-export class JsonbWriter extends ByteWriter {
+class JsonbWriter extends ByteWriter {
   private readonly symbols = new Map<string, number>();
   private readonly seen = new Map<object, string>();
 

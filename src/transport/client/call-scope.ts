@@ -15,7 +15,6 @@ export class CallScope {
   readonly signal: AbortSignal;
   /** Epoch ms at which the call times out, if it has a timeout. */
   readonly deadline: number | undefined = undefined;
-  private readonly controller: AbortController | undefined = undefined;
   private timer: NodeJS.Timeout | undefined = undefined;
   private readonly userSignal: AbortSignal | undefined = undefined;
   private readonly onUserAbort: (() => void) | undefined = undefined;
@@ -27,7 +26,7 @@ export class CallScope {
       this.signal = NEVER_ABORTS;
       return;
     }
-    const controller = (this.controller = new AbortController());
+    const controller = new AbortController();
     this.signal = controller.signal;
     this.userSignal = userSignal;
     this.onUserAbort = () => controller.abort(callerCancelled(userSignal?.reason));

@@ -96,7 +96,7 @@ type SessionStream = http2.ClientHttp2Stream & { [kSession]?: SessionState };
  * is above the last stream id of a GOAWAY the session received (RFC 9113 §6.8: such streams were
  * not and will not be processed), or it never got an id (its HEADERS were never sent).
  */
-export function streamUnprocessed(stream: http2.ClientHttp2Stream): boolean {
+function streamUnprocessed(stream: http2.ClientHttp2Stream): boolean {
   if (stream.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM) return true;
   const id = stream.id;
   if (id === undefined || id <= 0) return true;

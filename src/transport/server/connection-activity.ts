@@ -72,7 +72,7 @@ interface Http1Socket {
  * last look), an HTTP/1.1 response not finished. A connection whose shape is unknown counts as
  * busy: it is never evicted.
  */
-export function carriesRequest(socket: net.Socket, a: SocketActivity): boolean {
+function carriesRequest(socket: net.Socket, a: SocketActivity): boolean {
   if (a.session !== undefined) {
     const open = openStreamCount(a.session);
     return open === undefined || open > 0 || a.streams !== a.streamsSeen;

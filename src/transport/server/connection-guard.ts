@@ -15,7 +15,7 @@ export interface RefusalReport {
 }
 
 /** How often at most the guard reports refusals. */
-export const REFUSAL_LOG_INTERVAL_MS = 60_000;
+const REFUSAL_LOG_INTERVAL_MS = 60_000;
 
 /** Default `maxConnectionsPerPeer`. */
 export const DEFAULT_MAX_CONNECTIONS_PER_PEER = 1_000;

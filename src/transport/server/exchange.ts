@@ -142,7 +142,7 @@ export interface Exchange extends Responder {
  * an early answer so that the connection can carry the next request; a larger or chunked one
  * closes the connection instead (Go's net/http drains 256 KiB likewise).
  */
-export const DRAIN_MAX_BYTES = 256 * 1024;
+const DRAIN_MAX_BYTES = 256 * 1024;
 /** How long an HTTP/1.1 connection keeps discarding an unwanted request body before closing. */
 const LINGER_MS = 5_000;
 /** How much of an unwanted HTTP/1.1 request body is discarded before the connection is cut. */

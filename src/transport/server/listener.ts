@@ -94,7 +94,7 @@ const DEFAULT_MIN_BODY_RATE = 240;
 const DEFAULT_BODY_RATE_WINDOW_MS = 5_000;
 
 /** The longest timer Node keeps: a longer one fires after 1 ms (with a TimeoutOverflowWarning). */
-export const MAX_TIMER_MS = 2_147_483_647;
+const MAX_TIMER_MS = 2_147_483_647;
 
 /**
  * Refuses a timeout that is not a number >= 0: NaN or a negative value would otherwise switch
