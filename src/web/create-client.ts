@@ -1,7 +1,7 @@
 import type { Client } from "../client/create-client.js";
 import { type ClientInterceptor, type ClientNext, clientCall, effectiveOptions, lazyStream } from "../client/interceptor.js";
 import { splitArgs } from "../runtime/call-options.js";
-import { describeService, lowerFirst } from "../service/describe.js";
+import { describeContract, lowerFirst } from "../service/describe.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import { WebCore, type WebMethod } from "./core.js";
 import type { WebClientOptions } from "./options.js";
@@ -64,7 +64,7 @@ function renamed(md: MethodDescriptor, serviceName: string): MethodDescriptor {
  */
 export function createClient<S>(service: abstract new (...args: any[]) => S, options: WebClientOptions): Client<S> {
   if (typeof service !== "function") throw new TypeError("createClient (triple-rpc/web): pass an @Service class or contract");
-  const desc = describeService(service as ServiceClass);
+  const desc = describeContract(service as ServiceClass);
   const core = new WebCore({ ...options, version: options?.version ?? desc.version, group: options?.group ?? desc.group });
   const serviceName = options.serviceName ?? desc.name;
   const client: Record<string, unknown> = {};
