@@ -6,7 +6,6 @@ import type { MethodDescriptor } from "../service/descriptors.js";
 import { WebCore, type WebMethod } from "./core.js";
 import type { WebClientOptions } from "./options.js";
 import { markMethod } from "./query.js";
-import { bidiStream, clientStream } from "./streams.js";
 
 type ServiceClass = abstract new (...args: never[]) => unknown;
 
@@ -17,10 +16,11 @@ function baseCall(core: WebCore, pm: WebMethod): ClientNext {
       return (call) => core.unary(pm, call.input, effectiveOptions(call));
     case "server_streaming":
       return async (call) => core.serverStream(pm, call.input, effectiveOptions(call));
+    // Request streams' code (streams.ts) is loaded on their first call: a unary-only page does not carry it.
     case "client_streaming":
-      return (call) => clientStream(core, pm, call.input[0] as Iterable<unknown>, effectiveOptions(call));
+      return async (call) => (await import("./streams.js")).clientStream(core, pm, call.input[0] as Iterable<unknown>, effectiveOptions(call));
     case "bidi_streaming":
-      return async (call) => bidiStream(core, pm, call.input[0] as Iterable<unknown>, effectiveOptions(call));
+      return async (call) => (await import("./streams.js")).bidiStream(core, pm, call.input[0] as Iterable<unknown>, effectiveOptions(call));
   }
 }
 
