@@ -16,41 +16,8 @@
  * // client: createClient(GreetContract, { providers: "127.0.0.1:50051" })
  * ```
  */
+// TypeScript's emitted decorator metadata (design:paramtypes) is recorded only when a polyfill
+// is loaded before the contract classes are defined: this entry loads it on Node.
 import "reflect-metadata";
-import { Code } from "./protocol/code.js";
-import { RpcError } from "./protocol/rpc-error.js";
 
-export { Code, codeFromName, codeName } from "./protocol/code.js";
-export { RpcError, type RpcErrorOptions, type ErrorDetail, type MetadataInit } from "./protocol/rpc-error.js";
-export {
-  Service,
-  Method,
-  Param,
-  Ctx,
-  Field,
-  ServerStream,
-  ClientStream,
-  BidiStream,
-  type ServiceOptions,
-  type MethodOptions,
-  type McpToolOptions,
-  type ParamOptions,
-  type HttpMapping,
-  type ParamSource,
-} from "./service/decorators.js";
-export { Get, Post, Put, Patch, Delete, Path, Query, Header, Body } from "./service/rest-decorators.js";
-export { JavaClass } from "./service/java-class.js";
-export { T, UploadedFile, type TypeDesc, type TypeSpec, type FieldDesc, type FieldOptions } from "./service/type-desc.js";
-export { FileUpload } from "./service/file-upload.js";
-export { Download, type DownloadBody, type DownloadOptions } from "./service/download.js";
-export type { MethodKind, HttpRoute } from "./service/descriptors.js";
-export type { Constraints, StringFormat } from "./service/constraints.js";
-export { BAD_REQUEST_TYPE, badRequestViolations, type FieldViolation } from "./protocol/bad-request.js";
-
-/**
- * The body of a contract method: implementations override it. Called anyway (the contract class
- * registered as a service), it answers `unimplemented`.
- */
-export function unimplemented(): never {
-  throw new RpcError(Code.Unimplemented, "not implemented: this is the contract's method; register a class that overrides it");
-}
+export * from "./contract-browser.js";

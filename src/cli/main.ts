@@ -9,6 +9,7 @@ import { boundProtoFiles } from "./bound-protos.js";
 import { describeService } from "../service/describe.js";
 import { toOpenApi } from "../server/openapi.js";
 import { definedServices, type RawService, SERVICE_KEY } from "../service/decorators.js";
+import { getMeta } from "../service/metadata.js";
 
 const USAGE = `usage: triple-rpc proto <module.js> [--out file.proto | --out-dir dir]
        triple-rpc openapi <module.js> [--out file.json] [--title T] [--api-version V] [--server URL]
@@ -49,7 +50,7 @@ function serviceClasses(mod: Record<string, unknown>): ServiceClass[] {
   const seen = new Set<unknown>();
   const out: ServiceClass[] = [];
   const visit = (v: unknown) => {
-    if (typeof v === "function" && !seen.has(v) && Reflect.hasMetadata(SERVICE_KEY, v)) {
+    if (typeof v === "function" && !seen.has(v) && getMeta(SERVICE_KEY, v) !== undefined) {
       seen.add(v);
       out.push(v as ServiceClass);
     }
@@ -82,7 +83,7 @@ async function classesOf(path: string): Promise<ServiceClass[]> {
   const exported = serviceClasses(await load(path));
   if (exported.length > 0) return exported;
   // The server's own services (health, reflection) are defined when its module loads: not the user's.
-  const builtIn = (c: object) => /^grpc\.(health|reflection)\./.test((Reflect.getMetadata(SERVICE_KEY, c) as RawService).name ?? "");
+  const builtIn = (c: object) => /^grpc\.(health|reflection)\./.test((getMeta<RawService>(SERVICE_KEY, c) as RawService).name ?? "");
   const defined = [...definedServices()].filter((c) => !before.has(c) && !builtIn(c)) as ServiceClass[];
   if (defined.length === 0) {
     throw new Error(

@@ -9,7 +9,7 @@ import { errorFromHttpResponse } from "../protocol-triple/client-reply.js";
 import type { ResponseMode, StreamCall } from "../runtime/client-protocol.js";
 import { connectFailure } from "../transport/client/errors.js";
 import type { Provider } from "../transport/client/provider.js";
-import { errorOfClose, WS_END_OF_REQUEST, WS_SUBPROTOCOL } from "./wire.js";
+import { errorOfClose, WS_END_OF_REQUEST } from "./wire.js";
 import { wsPackage } from "./ws-package.js";
 
 /** ws's `readyState` values (the WebSocket standard's). */
@@ -66,7 +66,9 @@ export class WebSocketClientCall implements StreamCall {
   /** Opens the call's WebSocket; resolves once the handshake succeeded, rejects with the server's HTTP error otherwise. */
   static open(p: Provider, path: string, headers: OutgoingHttpHeaders, settings: WsCallSettings, mode: ResponseMode): Promise<WebSocketClientCall> {
     const url = `${p.secure ? "wss" : "ws"}://${p.host.includes(":") ? `[${p.host}]` : p.host}:${p.port}${path}`;
-    const ws = new (wsPackage().WebSocket)(url, [WS_SUBPROTOCOL], { headers: headers as Record<string, string>, maxPayload: settings.maxBytes, perMessageDeflate: false, ...settings.tls });
+    // No subprotocol offered: ws fails a handshake whose answer selects none ("Server sent no
+    // subprotocol"), and Dubbo Java's WebSocket transport selects none. Headers carry everything.
+    const ws = new (wsPackage().WebSocket)(url, [], { headers: headers as Record<string, string>, maxPayload: settings.maxBytes, perMessageDeflate: false, ...settings.tls });
     return new Promise((resolve, reject) => {
       ws.once("open", () => resolve(new WebSocketClientCall(ws, settings, mode)));
       ws.once("unexpected-response", (_req, res) => {

@@ -1,7 +1,7 @@
-import "reflect-metadata";
 import type * as protobuf from "protobufjs";
 import type { AuthRequirement, MethodKind } from "./descriptors.js";
 import { CONSTRAINT_KEYS, type Constraints, pickConstraints } from "./constraints.js";
+import { defineMeta, getMeta, hasOwnMeta } from "./metadata.js";
 import { type FieldOptions, FIELDS_KEY, type RawField, recordField, SYMBOL_METADATA, type TypeSpec } from "./type-desc.js";
 
 /** Options of `@Service`. */
@@ -201,7 +201,7 @@ export function Service(name?: string, options: ServiceOptions = {}): UniversalC
       throw new TypeError("@Service belongs on a class");
     }
     const raw: RawService = { name, options };
-    Reflect.defineMetadata(SERVICE_KEY, raw, target);
+    defineMeta(SERVICE_KEY, raw, target);
     definedServices().add(target);
   };
 }
@@ -236,20 +236,18 @@ export function methodDecorator(options: MethodOptions): UniversalMethodDecorato
     }
     if (typeof key !== "string") throw new TypeError("@Method needs a string-named method");
     const t = target as object;
-    const list: RawMethod[] = Reflect.hasOwnMetadata(METHODS_KEY, t)
-      ? Reflect.getOwnMetadata(METHODS_KEY, t)
-      : [...(Reflect.getMetadata(METHODS_KEY, t) ?? [])];
+    const list: RawMethod[] = hasOwnMeta(METHODS_KEY, t) ? (getMeta(METHODS_KEY, t) as RawMethod[]) : [...(getMeta<RawMethod[]>(METHODS_KEY, t) ?? [])];
     upsertMethod(list, key, options);
-    Reflect.defineMetadata(METHODS_KEY, list, t);
+    defineMeta(METHODS_KEY, list, t);
   };
 }
 
 /**
- * The raw methods of a class: legacy decorators keep them on the prototype's reflect-metadata,
+ * The raw methods of a class: legacy decorators keep them on the prototype (our metadata store),
  * standard ones on the class's `Symbol.metadata`.
  */
 export function rawMethodsOf(ctor: abstract new (...args: never[]) => unknown): RawMethod[] {
-  const legacy: RawMethod[] | undefined = Reflect.getMetadata(METHODS_KEY, ctor.prototype);
+  const legacy = getMeta<RawMethod[]>(METHODS_KEY, ctor.prototype);
   return [...(legacy ?? standardMetadata<RawMethod[]>(ctor, METHODS_KEY) ?? [])];
 }
 
@@ -313,13 +311,13 @@ export function declaredParams(options: MethodOptions, where: string): RawParam[
 export function paramDecorator(source: RawParam["source"], options: ParamOptions): ParameterDecorator {
   return (target, propertyKey, index) => {
     if (typeof propertyKey !== "string") throw new TypeError("@Param belongs on method parameters");
-    const all: Record<string, RawParam[]> = Reflect.hasOwnMetadata(PARAMS_KEY, target)
-      ? Reflect.getOwnMetadata(PARAMS_KEY, target)
-      : { ...(Reflect.getMetadata(PARAMS_KEY, target) ?? {}) };
+    const all: Record<string, RawParam[]> = hasOwnMeta(PARAMS_KEY, target)
+      ? (getMeta(PARAMS_KEY, target) as Record<string, RawParam[]>)
+      : { ...(getMeta<Record<string, RawParam[]>>(PARAMS_KEY, target) ?? {}) };
     const list = [...(all[propertyKey] ?? [])].filter((p) => p.index !== index);
     list.push({ index, source, options });
     all[propertyKey] = list;
-    Reflect.defineMetadata(PARAMS_KEY, all, target);
+    defineMeta(PARAMS_KEY, all, target);
   };
 }
 

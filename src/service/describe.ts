@@ -1,11 +1,12 @@
-import "reflect-metadata";
 import type * as protobuf from "protobufjs";
 import { declaredParams, type MethodOptions, PARAMS_KEY, type RawMethod, type RawParam, type RawService, rawMethodsOf, SERVICE_KEY } from "./decorators.js";
 import type { AuthRequirement, McpToolDescriptor, MethodDescriptor, MethodKind, ParamDescriptor, ServiceDescriptor } from "./descriptors.js";
+import { designMeta, getMeta } from "./metadata.js";
 import type * as ProtoFiles from "./proto.js";
 import { checkNoRestSources, type DeclaredParam, restMapping } from "./rest.js";
 import { checkConstraints, pickConstraints } from "./constraints.js";
-import { checkDeclaredType, resolveType, T } from "./type-desc.js";
+import { checkDeclaredType, resolveType, T, type TypeDesc } from "./type-desc.js";
+import type { Constraints } from "./constraints.js";
 
 /** Per-registration overrides of a service's version and group. */
 export interface RegistrationOptions {
@@ -46,7 +47,45 @@ interface ClassInfo {
   readonly serviceAuth: AuthRequirement | undefined;
   /** `@Service(…, { mcp })`: every unary method is an MCP tool unless it says `mcp: false`. */
   readonly serviceMcp: boolean | undefined;
+  readonly checks: DescribeChecks;
 }
+
+/**
+ * What reading a class checks beyond its shape, and the server-side parts it reads: all of it
+ * for a server and the Node client ({@link describeService}); none of it for the web client
+ * ({@link describeContract}), which calls RPC paths and validates nothing, so a browser bundle
+ * carries no REST, MCP or constraint code.
+ */
+interface DescribeChecks {
+  /** A parameter's validation constraints, checked against its type (returned as they are). */
+  constraints(c: Constraints | undefined, t: TypeDesc, where: string): Constraints | undefined;
+  /** The constraints of the `@Field`s of the classes a parameter or result type reaches. */
+  fields(t: TypeDesc): void;
+  http: typeof httpOf;
+  mcp: typeof mcpOf;
+}
+
+/** Checks the `@Field` constraints of every class `t` reaches (each class once). */
+function checkFieldConstraints(t: TypeDesc, seen = new Set<object>()): void {
+  if (t.kind === "array") checkFieldConstraints(t.element, seen);
+  else if (t.kind === "map") checkFieldConstraints(t.value, seen);
+  else if (t.kind === "class" && !seen.has(t.ctor)) {
+    seen.add(t.ctor);
+    for (const f of t.fields) {
+      checkConstraints(f.constraints, f.type, `${t.ctor.name}.${f.name}`);
+      checkFieldConstraints(f.type, seen);
+    }
+  }
+}
+
+const FULL_CHECKS: DescribeChecks = { constraints: checkConstraints, fields: checkFieldConstraints, http: httpOf, mcp: mcpOf };
+
+const CLIENT_READ: DescribeChecks = {
+  constraints: () => undefined,
+  fields: () => {},
+  http: (_rm, declared) => ({ http: undefined, params: [...declared] }),
+  mcp: () => ({}),
+};
 
 /** With a .proto, any method named like an rpc is bound even without @Method. */
 function bindProtoMethods(protoService: protobuf.Service, proto: Record<string, unknown>, rawMethods: RawMethod[]) {
@@ -91,7 +130,7 @@ function decoratedParams(c: ClassInfo, rm: RawMethod, where: string): readonly R
 function paramsOf(c: ClassInfo, rm: RawMethod, where: string, pm: protobuf.Method | undefined) {
   const key = rm.propertyKey;
   const fn = c.proto[key] as (...args: unknown[]) => unknown;
-  const designTypes: unknown[] | undefined = Reflect.getMetadata("design:paramtypes", c.proto, key);
+  const designTypes = designMeta("design:paramtypes", c.proto, key) as unknown[] | undefined;
   const decorated = decoratedParams(c, rm, where);
   const arity = Math.max(fn.length, designTypes?.length ?? 0, ...decorated.map((p) => p.index + 1));
   const contextIndex = decorated.find((p) => p.source === "context")?.index ?? -1;
@@ -108,7 +147,8 @@ function paramsOf(c: ClassInfo, rm: RawMethod, where: string, pm: protobuf.Metho
     if (pm && picked) {
       throw new TypeError(`${pwhere}: validation constraints apply to IDL-less methods; ${pm.name} takes its .proto's request message, whose rules belong in the .proto`);
     }
-    const constraints = checkConstraints(picked, type, pwhere);
+    const constraints = c.checks.constraints(picked, type, pwhere);
+    c.checks.fields(type);
     params.push({ index: i, name: d?.options.name, type, optional: d?.options.optional === true, tag, constraints, declaredIn: d?.options.in });
   }
   checkOptionalOrder(where, params);
@@ -156,7 +196,7 @@ function describeMethod(c: ClassInfo, rm: RawMethod): MethodDescriptor {
   const kind = kindOf(rm, fn, pm, where);
   const declared = paramsOf(c, rm, where, pm);
   const { arity, contextIndex } = declared;
-  const { http, params } = httpOf(rm, declared.params, kind, pm, where);
+  const { http, params } = c.checks.http(rm, declared.params, kind, pm, where);
   if (pm && params.length !== 1) {
     throw new TypeError(`${where} implements rpc ${pm.name} and must take exactly one request parameter`);
   }
@@ -164,6 +204,7 @@ function describeMethod(c: ClassInfo, rm: RawMethod): MethodDescriptor {
     throw new TypeError(`${where} is ${kind} and must take exactly one parameter (the request stream)`);
   }
   const returns = rm.options.returns === undefined ? undefined : resolveType(rm.options.returns, `${where} result`);
+  if (returns) c.checks.fields(returns);
   const retries = rm.options.retries;
   if (retries !== undefined && !(Number.isInteger(retries) && retries >= 0)) {
     throw new TypeError(`${where}: @Method({ retries }) must be a whole number >= 0, got ${retries}`);
@@ -186,7 +227,7 @@ function describeMethod(c: ClassInfo, rm: RawMethod): MethodDescriptor {
     auth: rm.options.auth ?? c.serviceAuth,
     http,
     description: rm.options.description,
-    ...mcpOf(rm.options.mcp, c.serviceMcp, kind, where),
+    ...c.checks.mcp(rm.options.mcp, c.serviceMcp, kind, where),
   };
 }
 
@@ -253,9 +294,24 @@ function serviceIn(root: protobuf.Root, name: string): protobuf.Service {
  * shape, duplicate names) fails here, at registration, with a message naming the culprit.
  */
 export function describeService(ctor: abstract new (...args: never[]) => unknown): ServiceDescriptor {
+  return describeWith(ctor, FULL_CHECKS, cache);
+}
+
+const contractCache = new WeakMap<object, ServiceDescriptor>();
+
+/**
+ * A class read as the web client needs it: names, kinds, parameters and result types, the
+ * .proto; without the server's checks and parts (REST mappings, MCP, validation constraints),
+ * which a server registering the class still makes.
+ */
+export function describeContract(ctor: abstract new (...args: never[]) => unknown): ServiceDescriptor {
+  return describeWith(ctor, CLIENT_READ, contractCache);
+}
+
+function describeWith(ctor: abstract new (...args: never[]) => unknown, checks: DescribeChecks, cache: WeakMap<object, ServiceDescriptor>): ServiceDescriptor {
   const hit = cache.get(ctor);
   if (hit) return hit;
-  const raw: RawService | undefined = Reflect.getMetadata(SERVICE_KEY, ctor);
+  const raw = getMeta<RawService>(SERVICE_KEY, ctor);
   if (!raw) throw new TypeError(`class ${ctor.name} is not decorated with @Service`);
   const name = raw.name ?? ctor.name;
   const protoOpt = raw.options.proto;
@@ -263,8 +319,8 @@ export function describeService(ctor: abstract new (...args: never[]) => unknown
   const proto = ctor.prototype as Record<string, unknown>;
   const rawMethods = rawMethodsOf(ctor);
   const protoByKey = protoService ? bindProtoMethods(protoService, proto, rawMethods) : new Map();
-  const rawParams: Record<string, RawParam[]> = Reflect.getMetadata(PARAMS_KEY, proto) ?? {};
-  const info: ClassInfo = { ctor, name, proto, protoService, protoByKey, rawParams, serviceAuth: raw.options.auth, serviceMcp: raw.options.mcp };
+  const rawParams = getMeta<Record<string, RawParam[]>>(PARAMS_KEY, proto) ?? {};
+  const info: ClassInfo = { ctor, name, proto, protoService, protoByKey, rawParams, serviceAuth: raw.options.auth, serviceMcp: raw.options.mcp, checks };
   const methods: MethodDescriptor[] = [];
   const claimed = new Map<string, MethodDescriptor>();
   for (const rm of rawMethods) {

@@ -1,6 +1,7 @@
 import { Download } from "./download.js";
 import { FileUpload } from "./file-upload.js";
-import { type Constraints, checkConstraints, pickConstraints } from "./constraints.js";
+import { type Constraints, pickConstraints } from "./constraints.js";
+import { defineMeta, designMeta, getMeta, hasOwnMeta } from "./metadata.js";
 
 /**
  * Plain descriptions of parameter and field types, built once at registration from
@@ -310,10 +311,8 @@ export const NOT_BINDABLE = Symbol.for("triple-rpc:not-bindable");
 /** Records one field (called by `@Field`). */
 export function recordField(target: object, name: string, options: FieldOptions): void {
   const ctor = (target as { constructor: object }).constructor;
-  const own: RawField[] = Reflect.hasOwnMetadata(FIELDS_KEY, ctor)
-    ? Reflect.getOwnMetadata(FIELDS_KEY, ctor)
-    : [...(Reflect.getMetadata(FIELDS_KEY, ctor) ?? [])];
-  const designType = Reflect.getMetadata("design:type", target, name);
+  const own: RawField[] = hasOwnMeta(FIELDS_KEY, ctor) ? (getMeta(FIELDS_KEY, ctor) as RawField[]) : [...(getMeta<RawField[]>(FIELDS_KEY, ctor) ?? [])];
+  const designType = designMeta("design:type", target, name) as TypeSpec | undefined;
   const i = own.findIndex((f) => f.name === name);
   const entry: RawField = {
     name,
@@ -325,7 +324,7 @@ export function recordField(target: object, name: string, options: FieldOptions)
   };
   if (i >= 0) own[i] = entry;
   else own.push(entry);
-  Reflect.defineMetadata(FIELDS_KEY, own, ctor);
+  defineMeta(FIELDS_KEY, own, ctor);
 }
 
 const classCache = new WeakMap<object, TypeDesc>();
@@ -363,7 +362,8 @@ function classType(spec: new () => unknown, where: string): TypeDesc {
       if (f.spec === undefined) throw untypedField(fwhere);
       const type = resolveType(f.spec, fwhere);
       checkDeclaredType(type, f.design, fwhere);
-      fields.push({ name: f.name, type, optional: f.optional, tag: f.tag, constraints: checkConstraints(f.constraints, type, fwhere) });
+      // The constraints are checked against the type by describeService (the web client's reader skips them).
+      fields.push({ name: f.name, type, optional: f.optional, tag: f.tag, constraints: f.constraints });
     }
   } catch (e) {
     classCache.delete(spec);
@@ -372,9 +372,9 @@ function classType(spec: new () => unknown, where: string): TypeDesc {
   return desc;
 }
 
-/** A class's `@Field` records: legacy decorators' reflect-metadata, else standard decorators' `Symbol.metadata`. */
+/** A class's `@Field` records: legacy decorators' (our metadata store), else standard decorators' `Symbol.metadata`. */
 function rawFieldsOf(ctor: object): RawField[] | undefined {
-  const legacy: RawField[] | undefined = Reflect.getMetadata(FIELDS_KEY, ctor);
+  const legacy = getMeta<RawField[]>(FIELDS_KEY, ctor);
   if (legacy) return legacy;
   const meta = (ctor as Record<symbol, Record<symbol, unknown> | undefined>)[SYMBOL_METADATA];
   return meta?.[FIELDS_KEY] as RawField[] | undefined;

@@ -1,12 +1,11 @@
 import type { Client } from "../client/create-client.js";
 import { type ClientInterceptor, type ClientNext, clientCall, effectiveOptions, lazyStream } from "../client/interceptor.js";
 import { splitArgs } from "../runtime/call-options.js";
-import { describeService, lowerFirst } from "../service/describe.js";
+import { describeContract, lowerFirst } from "../service/describe.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import { WebCore, type WebMethod } from "./core.js";
 import type { WebClientOptions } from "./options.js";
 import { markMethod } from "./query.js";
-import { bidiStream, clientStream } from "./streams.js";
 
 type ServiceClass = abstract new (...args: never[]) => unknown;
 
@@ -17,10 +16,11 @@ function baseCall(core: WebCore, pm: WebMethod): ClientNext {
       return (call) => core.unary(pm, call.input, effectiveOptions(call));
     case "server_streaming":
       return async (call) => core.serverStream(pm, call.input, effectiveOptions(call));
+    // Request streams' code (streams.ts) is loaded on their first call: a unary-only page does not carry it.
     case "client_streaming":
-      return (call) => clientStream(core, pm, call.input[0] as Iterable<unknown>, effectiveOptions(call));
+      return async (call) => (await import("./streams.js")).clientStream(core, pm, call.input[0] as Iterable<unknown>, effectiveOptions(call));
     case "bidi_streaming":
-      return async (call) => bidiStream(core, pm, call.input[0] as Iterable<unknown>, effectiveOptions(call));
+      return async (call) => (await import("./streams.js")).bidiStream(core, pm, call.input[0] as Iterable<unknown>, effectiveOptions(call));
   }
 }
 
@@ -64,7 +64,7 @@ function renamed(md: MethodDescriptor, serviceName: string): MethodDescriptor {
  */
 export function createClient<S>(service: abstract new (...args: any[]) => S, options: WebClientOptions): Client<S> {
   if (typeof service !== "function") throw new TypeError("createClient (triple-rpc/web): pass an @Service class or contract");
-  const desc = describeService(service as ServiceClass);
+  const desc = describeContract(service as ServiceClass);
   const core = new WebCore({ ...options, version: options?.version ?? desc.version, group: options?.group ?? desc.group });
   const serviceName = options.serviceName ?? desc.name;
   const client: Record<string, unknown> = {};

@@ -64,8 +64,10 @@ function headersOf(o: WebClientOptions): Record<string, string> {
     if (typeof o.metadata !== "object" || o.metadata === null) fail("options.metadata must be an object of header names to strings");
     for (const [k, v] of Object.entries(o.metadata)) h[k.toLowerCase()] = typeof v === "string" ? v : v.join(", ");
   }
-  if (o.version !== undefined) h[H.triServiceVersion] = String(o.version);
-  if (o.group !== undefined) h[H.triServiceGroup] = String(o.group);
+  // Only a set version or group is sent: an empty header would be one more name a foreign
+  // server's CORS must allow (connect-es's list has neither), for nothing.
+  if (o.version !== undefined && o.version !== "") h[H.triServiceVersion] = String(o.version);
+  if (o.group !== undefined && o.group !== "") h[H.triServiceGroup] = String(o.group);
   return h;
 }
 

@@ -1,4 +1,5 @@
 import * as assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import * as path from "node:path";
 import { describe, it } from "node:test";
 import { gzipSync } from "node:zlib";
@@ -12,9 +13,22 @@ import * as esbuild from "esbuild";
  * imports, loaded only by a client that chooses proto, Connect or gRPC-Web.
  */
 
-const ENTRY = path.resolve(__dirname, "../../../test/web/page/json-only.ts");
-/** The budget of the JSON-only client's static closure, gzipped (level 9). Measured 27.9 KB; see docs/web.md for what it holds. */
-const BUDGET_GZ = 30 * 1024;
+const ROOT = path.resolve(__dirname, "../../..");
+const ENTRY = path.join(ROOT, "test/web/page/json-only.ts");
+
+/**
+ * The page imports the contract entry by its source path; a browser bundler resolving
+ * `triple-rpc/contract` takes package.json's `browser` condition (contract-browser: no
+ * reflect-metadata polyfill). The plugin makes the source path resolve the same way.
+ */
+const browserContract: esbuild.Plugin = {
+  name: "browser-contract",
+  setup(b) {
+    b.onResolve({ filter: /\/src\/contract\.js$/ }, () => ({ path: path.join(ROOT, "src/contract-browser.ts") }));
+  },
+};
+/** The budget of the JSON-only client's static closure, gzipped (level 9). Measured 22.1 KB; see docs/web.md for what it holds. */
+const BUDGET_GZ = 24 * 1024;
 
 async function bundle() {
   const r = await esbuild.build({
@@ -29,6 +43,7 @@ async function bundle() {
     target: "es2022",
     metafile: true,
     logLevel: "silent",
+    plugins: [browserContract],
   });
   const outs = r.metafile.outputs;
   const main = Object.keys(outs).find((k) => outs[k].entryPoint !== undefined);
@@ -58,5 +73,15 @@ describe("web client bundle size", () => {
     assert.deepEqual(eager.filter((i) => /protobufjs|message-codec|derived-codec|grpc-web\.ts|node:/.test(i)), [], "no protobuf support and no node: module in the JSON-only client's static closure");
     assert.ok([...lazy].some((i) => i.includes("node_modules/protobufjs")), "protobufjs is in a lazily loaded chunk");
     assert.ok([...lazy].some((i) => i.endsWith("src/web/grpc-web.ts")), "the gRPC-Web half is in a lazily loaded chunk");
+    assert.deepEqual(eager.filter((i) => /reflect-metadata|service\/rest\.ts/.test(i)), [], "no reflect-metadata polyfill, no REST mapping code");
+  });
+
+  it("package.json gives browsers the contract entry without the reflect-metadata polyfill", () => {
+    const pkg = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8"));
+    const conditions = Object.keys(pkg.exports["./contract"]);
+    assert.equal(conditions[0], "browser", "the browser condition comes first (bundlers take the first that matches)");
+    assert.equal(pkg.exports["./contract"].browser, "./dist/mjs/contract-browser.js");
+    const browserEntry = readFileSync(path.join(ROOT, "src/contract-browser.ts"), "utf8");
+    assert.doesNotMatch(browserEntry, /reflect-metadata"/);
   });
 });

@@ -75,3 +75,42 @@ describe("our Node client over Triple over WebSocket (wss://)", () => {
     assert.throws(() => createClient(GreetServiceImpl, { providers: [server.url], protocol: "websocket", compression: "gzip" }), /sends messages uncompressed/);
   });
 });
+
+/**
+ * Dubbo Java's WebSocket transport (apache/dubbo PR #14390, built from its sources against the
+ * 3.3.1 jars) answers the handshake without selecting a subprotocol; `ws` fails a handshake that
+ * offered one and got none ("Server sent no subprotocol"). A `ws` server that selects none, as
+ * Dubbo's does, echoing each message and closing 1000 after the client's close.
+ */
+describe("our Node client and a WebSocket server that selects no subprotocol (as Dubbo Java's)", () => {
+  let wss: import("ws").WebSocketServer;
+  let url = "";
+  const offered: string[] = [];
+  before(async () => {
+    const { WebSocketServer } = await import("ws");
+    wss = new WebSocketServer({ host: "127.0.0.1", port: 0, perMessageDeflate: false, handleProtocols: () => false });
+    await new Promise<void>((r) => wss.once("listening", () => r()));
+    wss.on("connection", (ws, req) => {
+      offered.push(String(req.headers["sec-websocket-protocol"] ?? ""));
+      // GreetServerStream's JSON request in, three greetings out, then close 1000 (success).
+      ws.once("message", () => {
+        for (let i = 1; i <= 3; i++) ws.send(Buffer.from(JSON.stringify({ greeting: `g${i}` })));
+        ws.close(1000);
+      });
+    });
+    url = `127.0.0.1:${(wss.address() as import("node:net").AddressInfo).port}`;
+  });
+  after(() => new Promise<void>((r) => wss.close(() => r())));
+
+  it("the handshake succeeds and the call runs (offers no subprotocol; the headers carry everything)", async () => {
+    const c = createClient(GreetServiceImpl, { providers: [url], protocol: "websocket", retries: 0, timeout: 5000 });
+    try {
+      const got: string[] = [];
+      for await (const m of c.greetServerStream({ name: "s" })) got.push(m.greeting);
+      assert.deepEqual(got, ["g1", "g2", "g3"]);
+      assert.deepEqual(offered, [""]);
+    } finally {
+      closeClient(c);
+    }
+  });
+});

@@ -16,10 +16,13 @@ function init(url, path, extra = {}) {
   };
 }
 
-async function outcome(call) {
+async function outcome(call, onMessage) {
   const got = [];
   try {
-    for await (const m of call.responses) got.push(JSON.parse(dec.decode(m)));
+    for await (const m of call.responses) {
+      got.push(JSON.parse(dec.decode(m)));
+      onMessage?.();
+    }
     return { value: got };
   } catch (e) {
     return { value: got, error: { code: e.code, message: e.message } };
@@ -52,8 +55,8 @@ globalThis.runWebSocket = async (url) => {
   const ac = new AbortController();
   const cancelled = webSocketTransport().open(init(url, "/greet.GreetService/GreetStream", { signal: ac.signal }));
   await cancelled.send(enc.encode(JSON.stringify({ name: "x" })));
-  setTimeout(() => ac.abort(), 50);
-  out.cancel = await outcome(cancelled);
+  // Aborted once the echo is in (a fixed 50 ms timer lost the race on a loaded machine).
+  out.cancel = await outcome(cancelled, () => ac.abort());
   out.unknown = await outcome(webSocketTransport().open(init(url, "/greet.GreetService/Nope")));
   return out;
 };
