@@ -3,6 +3,7 @@ import type * as protobuf from "protobufjs";
 import type { AuthRequirement, MethodKind } from "./descriptors.js";
 import { CONSTRAINT_KEYS, type Constraints, pickConstraints } from "./constraints.js";
 import { type FieldOptions, FIELDS_KEY, type RawField, recordField, SYMBOL_METADATA, type TypeSpec } from "./type-desc.js";
+import type { TypedFieldDecorator, TypedMethodDecorator } from "./typed-params.js";
 
 /** Options of `@Service`. */
 export interface ServiceOptions {
@@ -259,12 +260,17 @@ export function standardMetadata<T>(ctor: object, key: symbol): T | undefined {
   return meta?.[key] as T | undefined;
 }
 
+/** The `params` of `@Method`'s options, as the compiler infers them (a tuple for a literal list). */
+export type MethodParams = MethodOptions["params"];
+
 /**
  * Exposes a method as an RPC. `@Method("Greet")` sets the wire name; by default the router
- * accepts the method name and the same name with its first letter upper-cased.
+ * accepts the method name and the same name with its first letter upper-cased. A literal
+ * `params` list is checked against the method's signature at compile time: `@Method({ params:
+ * [String] }) greet(name: number)` does not compile (see {@link ValueOf} for what each type is).
  */
-export function Method(nameOrOptions?: string | MethodOptions): UniversalMethodDecorator {
-  return methodDecorator(typeof nameOrOptions === "string" ? { name: nameOrOptions } : (nameOrOptions ?? {}));
+export function Method<const P extends MethodParams = undefined>(nameOrOptions?: string | (MethodOptions & { params?: P })): TypedMethodDecorator<P> {
+  return methodDecorator(typeof nameOrOptions === "string" ? { name: nameOrOptions } : (nameOrOptions ?? {})) as TypedMethodDecorator<P>;
 }
 
 /** A server-streaming method: takes its arguments, returns an `AsyncIterable` (e.g. an async generator). */
@@ -352,8 +358,11 @@ function isFieldOptions(x: unknown): x is FieldOptions {
  * Validation constraints go in the same options (`@Field({ type: String, maxLength: 40,
  * pattern: /^[a-z]+$/ })`, see {@link Constraints}).
  */
-export function Field(typeOrOptions?: TypeSpec | FieldOptions): UniversalFieldDecorator {
-  const options: FieldOptions = isFieldOptions(typeOrOptions) ? typeOrOptions : { type: typeOrOptions };
+export function Field<const X extends TypeSpec | FieldOptions | undefined = undefined>(typeOrOptions?: X): TypedFieldDecorator<X> {
+  return fieldDecorator(isFieldOptions(typeOrOptions) ? typeOrOptions : { type: typeOrOptions as TypeSpec | undefined }) as unknown as TypedFieldDecorator<X>;
+}
+
+function fieldDecorator(options: FieldOptions): UniversalFieldDecorator {
   return (target: unknown, key: unknown) => {
     if (isStandard(key)) {
       if (key.kind !== "field" && key.kind !== "accessor") throw new TypeError(`@Field belongs on a field, not a ${key.kind}`);

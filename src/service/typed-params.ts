@@ -1,0 +1,90 @@
+/**
+ * Compile-time checks of `@Method({ params })` and `@Field(Type)` against the signature they
+ * decorate: types only, nothing here exists at run time. A mismatch is the decorator's return
+ * type (`{ error: "…"; declared; parameter }`), which TypeScript reports in its own words.
+ */
+import type { TypeSpec, ValueOf } from "./type-desc.js";
+
+/** One entry of `@Method({ params })`: a type spec, or `@Param`'s options, or `{ context: true }`. */
+type Entry = TypeSpec | { readonly type?: TypeSpec; readonly optional?: boolean; readonly context?: boolean; readonly name?: string };
+
+/** What the binder hands the method for one `params` entry (`any`: not checked). */
+export type EntryValue<E> = E extends readonly unknown[] | (abstract new (...args: never[]) => unknown) | { readonly kind: string }
+  ? ValueOf<E>
+  : E extends { readonly context: true }
+    ? any
+    : E extends { readonly type: infer S }
+      ? ValueOf<S> | (E extends { readonly optional: true } ? undefined : never)
+      : any;
+
+type Next<I extends unknown[]> = [...I, unknown];
+
+/** ` (name)` for an options entry that names its parameter (a constructor's `name` is not one). */
+type NameOf<E> = E extends (...args: never[]) => unknown
+  ? ""
+  : E extends { readonly name: infer N extends string }
+    ? string extends N
+      ? ""
+      : ` (${N})`
+    : "";
+
+/** The message when `params` and the method do not have as many parameters (an object type, not an alias: compilers print it whole). */
+type CountMismatch<P extends readonly unknown[], A extends readonly unknown[]> = P extends unknown
+  ? { error: `@Method({ params }): params.length is ${P["length"]} but the method takes ${Required<A>["length"]} parameters: list every parameter, in order` }
+  : never;
+
+/**
+ * `void` when each entry's values fit the method's parameter at its position (and there are as
+ * many entries as parameters), else the first mismatch. A method with a rest parameter, or a
+ * `params` list that is not a literal tuple, is not checked.
+ */
+export type ParamsCheck<P, A extends readonly unknown[], I extends unknown[] = []> = P extends readonly Entry[]
+  ? number extends P["length"] | A["length"]
+    ? void
+    : I["length"] extends P["length"]
+      ? Required<A>["length"] extends P["length"]
+        ? void
+        : CountMismatch<P, A>
+      : I["length"] extends Required<A>["length"]
+        ? CountMismatch<P, A>
+        : [EntryValue<P[I["length"]]>] extends [A[I["length"]]]
+          ? ParamsCheck<P, A, Next<I>>
+          : {
+              error: `@Method({ params }): params[${I["length"]}]${NameOf<P[I["length"]]>} does not fit the method's parameter #${Next<I>["length"]}`;
+              declared: EntryValue<P[I["length"]]>;
+              parameter: A[I["length"]];
+            }
+  : void;
+
+/**
+ * `@Method(…)`, typed both ways it can be called: legacy (`experimentalDecorators`: the method's
+ * descriptor) and standard (TC39: the method and its context). `P` is the `params` tuple.
+ */
+export interface TypedMethodDecorator<P> {
+  <F extends (...args: never[]) => unknown>(target: object, propertyKey: string | symbol, descriptor: TypedPropertyDescriptor<F>): ParamsCheck<P, Parameters<F>>;
+  <F extends (...args: never[]) => unknown>(value: F, context: ClassMethodDecoratorContext): ParamsCheck<P, Parameters<F>>;
+}
+
+/**
+ * `void` when the declared type's values fit the property, else the mismatch. Presence is not
+ * compared: `@Field({ type, optional: true }) x!: T` is a common way to write an optional field,
+ * and a property type cannot tell `x!: T` from a required `x: T`.
+ */
+export type FieldCheck<S, V> = [S] extends [undefined]
+  ? void
+  : [ValueOf<S>] extends [V]
+    ? void
+    : { error: "@Field: the declared type does not fit the property"; declared: ValueOf<S>; property: V };
+
+/** The type a `@Field(…)` argument declares (undefined: none, taken from metadata). */
+export type FieldSpec<X> = X extends TypeSpec ? X : X extends { readonly type?: infer S } ? S : undefined;
+
+/**
+ * `@Field(…)`, typed both ways: standard (TC39: the field's context carries its type) and legacy
+ * (the prototype and the key name the property; a private or symbol-named one is not checked).
+ */
+export interface TypedFieldDecorator<X> {
+  <O, K extends keyof O>(target: O, propertyKey: K): FieldCheck<FieldSpec<X>, O[K]>;
+  (target: object, propertyKey: string | symbol): void;
+  <V>(value: undefined, context: ClassFieldDecoratorContext<unknown, V>): FieldCheck<FieldSpec<X>, V>;
+}
