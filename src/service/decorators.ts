@@ -60,6 +60,8 @@ export interface MethodOptions {
    * (TC39) decorators, TypeScript 5's default, have none. Each entry is a type (`String`,
    * `[Item]`, a decorated class) or `@Param`'s options (`{ name: "sku", type: String }`);
    * `{ context: true }` marks the parameter that receives the {@link CallContext}, like `@Ctx()`.
+   * Written in the decorator, the list is checked against the method's signature by the compiler
+   * (one entry per parameter, each one's values fitting it).
    */
   params?: readonly (TypeSpec | (ParamOptions & { context?: boolean }))[];
   /**
@@ -356,7 +358,8 @@ function isFieldOptions(x: unknown): x is FieldOptions {
  * naming it (`parameter #1 (item).name is missing`), unless `@Field({ optional: true })`. With
  * standard decorators, or a compiler that emits no metadata (esbuild, tsx), give the type.
  * Validation constraints go in the same options (`@Field({ type: String, maxLength: 40,
- * pattern: /^[a-z]+$/ })`, see {@link Constraints}).
+ * pattern: /^[a-z]+$/ })`, see {@link Constraints}). A declared type is checked against the
+ * property's by the compiler (`@Field(Number) sku!: string` does not compile).
  */
 export function Field<const X extends TypeSpec | FieldOptions | undefined = undefined>(typeOrOptions?: X): TypedFieldDecorator<X> {
   return fieldDecorator(isFieldOptions(typeOrOptions) ? typeOrOptions : { type: typeOrOptions as TypeSpec | undefined }) as unknown as TypedFieldDecorator<X>;
