@@ -269,10 +269,14 @@ export type MethodParams = MethodOptions["params"];
  * Exposes a method as an RPC. `@Method("Greet")` sets the wire name; by default the router
  * accepts the method name and the same name with its first letter upper-cased. A literal
  * `params` list is checked against the method's signature at compile time: `@Method({ params:
- * [String] }) greet(name: number)` does not compile (see {@link ValueOf} for what each type is).
+ * [String] }) greet(name: number)` does not compile (see {@link ValueOf} for what each type is;
+ * with `kind: "client_streaming"` or `"bidi_streaming"` an entry is one message's type and the
+ * parameter an `AsyncIterable` of them).
  */
-export function Method<const P extends MethodParams = undefined>(nameOrOptions?: string | (MethodOptions & { params?: P })): TypedMethodDecorator<P> {
-  return methodDecorator(typeof nameOrOptions === "string" ? { name: nameOrOptions } : (nameOrOptions ?? {})) as TypedMethodDecorator<P>;
+export function Method<const P extends MethodParams = undefined, const K extends MethodKind | undefined = undefined>(
+  nameOrOptions?: string | (MethodOptions & { params?: P; kind?: K }),
+): TypedMethodDecorator<P, K> {
+  return methodDecorator(typeof nameOrOptions === "string" ? { name: nameOrOptions } : (nameOrOptions ?? {})) as TypedMethodDecorator<P, K>;
 }
 
 /** A server-streaming method: takes its arguments, returns an `AsyncIterable` (e.g. an async generator). */

@@ -8,7 +8,14 @@ import type { TypeSpec, ValueOf } from "./type-desc.js";
 /** One entry of `@Method({ params })`: a type spec, or `@Param`'s options, or `{ context: true }`. */
 type Entry = TypeSpec | { readonly type?: TypeSpec; readonly optional?: boolean; readonly context?: boolean; readonly name?: string };
 
-/** What the binder hands the method for one `params` entry (`any`: not checked). */
+/**
+ * What the binder hands the method for one `params` entry (`any`: not checked); for a method whose
+ * requests stream in (`Streams` true: client or bidi streaming) the entry is each message's type,
+ * and the parameter receives an `AsyncIterable` of them.
+ */
+export type ArgValue<E, Streams extends boolean> = E extends { readonly context: true } ? any : Streams extends true ? AsyncIterable<EntryValue<E>> : EntryValue<E>;
+
+/** What the binder hands the method for one `params` entry, one message (`any`: not checked). */
 export type EntryValue<E> = E extends readonly unknown[] | (abstract new (...args: never[]) => unknown) | { readonly kind: string }
   ? ValueOf<E>
   : E extends { readonly context: true }
@@ -38,7 +45,7 @@ type CountMismatch<P extends readonly unknown[], A extends readonly unknown[]> =
  * many entries as parameters), else the first mismatch. A method with a rest parameter, or a
  * `params` list that is not a literal tuple, is not checked.
  */
-export type ParamsCheck<P, A extends readonly unknown[], I extends unknown[] = []> = P extends readonly Entry[]
+export type ParamsCheck<P, A extends readonly unknown[], Streams extends boolean = false, I extends unknown[] = []> = P extends readonly Entry[]
   ? number extends P["length"] | A["length"]
     ? void
     : I["length"] extends P["length"]
@@ -47,22 +54,30 @@ export type ParamsCheck<P, A extends readonly unknown[], I extends unknown[] = [
         : CountMismatch<P, A>
       : I["length"] extends Required<A>["length"]
         ? CountMismatch<P, A>
-        : [EntryValue<P[I["length"]]>] extends [A[I["length"]]]
-          ? ParamsCheck<P, A, Next<I>>
+        : [ArgValue<P[I["length"]], Streams>] extends [A[I["length"]]]
+          ? ParamsCheck<P, A, Streams, Next<I>>
           : {
               error: `@Method({ params }): params[${I["length"]}]${NameOf<P[I["length"]]>} does not fit the method's parameter #${Next<I>["length"]}`;
-              declared: EntryValue<P[I["length"]]>;
+              declared: ArgValue<P[I["length"]], Streams>;
               parameter: A[I["length"]];
             }
   : void;
 
+/** True for the kinds whose requests stream in. */
+type StreamsIn<K> = K extends "client_streaming" | "bidi_streaming" ? true : false;
+
 /**
  * `@Method(…)`, typed both ways it can be called: legacy (`experimentalDecorators`: the method's
- * descriptor) and standard (TC39: the method and its context). `P` is the `params` tuple.
+ * descriptor) and standard (TC39: the method and its context). `P` is the `params` tuple, `K` the
+ * declared `kind`.
  */
-export interface TypedMethodDecorator<P> {
-  <F extends (...args: never[]) => unknown>(target: object, propertyKey: string | symbol, descriptor: TypedPropertyDescriptor<F>): ParamsCheck<P, Parameters<F>>;
-  <F extends (...args: never[]) => unknown>(value: F, context: ClassMethodDecoratorContext): ParamsCheck<P, Parameters<F>>;
+export interface TypedMethodDecorator<P, K = undefined> {
+  <F extends (...args: never[]) => unknown>(
+    target: object,
+    propertyKey: string | symbol,
+    descriptor: TypedPropertyDescriptor<F>,
+  ): ParamsCheck<P, Parameters<F>, StreamsIn<K>>;
+  <F extends (...args: never[]) => unknown>(value: F, context: ClassMethodDecoratorContext): ParamsCheck<P, Parameters<F>, StreamsIn<K>>;
 }
 
 /**

@@ -90,6 +90,7 @@ describe("compilers: one service, four builds, one behaviour and one .proto", ()
         assert.equal(r.sinceIsDate, true, `${protocol}: owner.since arrives as a Date`);
         assert.deepEqual(r.pet, { name: "rex", owner: { name: "ann", since: "2020-02-03T00:00:00.000Z" }, tags: ["dog", "good"] });
         assert.equal(r.at, "1970-01-02T00:00:00.000Z");
+        assert.equal(r.total, 42, `${protocol}: a client stream of T.int32`);
         assert.deepEqual(r.booked, ["2024-02-29 1+2 -", "2024-03-01 3 late"], `${protocol}: T.localDate, T.array(T.int32) and an optional String bound`);
       }
       assert.match(out.proto, /message Pet \{/);
@@ -120,6 +121,7 @@ describe("compilers: one service, four builds, one behaviour and one .proto", ()
     [17, /"@Method\(\{ params \}\): params\[0\] \(day\) does not fit the method's parameter #1"; declared: string; parameter: Date; \}/],
     [22, /"@Method\(\{ params \}\): params\[1\] \(b\) does not fit the method's parameter #2"; declared: number \| undefined; parameter: number; \}/],
     [27, /"@Method\(\{ params \}\): params\.length is 1 but the method takes 2 parameters: list every parameter, in order"; \}/],
+    [32, /"@Method\(\{ params \}\): params\[0\] \(xs\) does not fit the method's parameter #1"; declared: AsyncIterable<number>; parameter: AsyncIterable<string>; \}/],
   ];
 
   for (const [name, { tsc, config }] of Object.entries(CHECKERS)) {

@@ -72,6 +72,31 @@ export class Typed {
     return codes.length + weights.size + Number(big);
   }
 
+  // A request stream: each entry is one message's type, the parameter an AsyncIterable of them.
+  @Method({ kind: "client_streaming", params: [{ context: true }, { name: "xs", type: T.int32 }] })
+  async total(_ctx: unknown, xs: AsyncIterable<number>): Promise<number> {
+    let sum = 0;
+    for await (const x of xs) sum += x;
+    return sum;
+  }
+
+  @Method({ kind: "bidi_streaming", params: [Pet] })
+  async *echo(pets: AsyncIterable<Pet>): AsyncGenerator<Pet> {
+    yield* pets;
+  }
+
+  // @ts-expect-error: a client stream's parameter is an AsyncIterable of the entry's type, not one
+  @Method({ kind: "client_streaming", params: [Number] })
+  async notAStream(x: number): Promise<number> {
+    return x;
+  }
+
+  // @ts-expect-error: messages of numbers, a stream of strings
+  @Method({ kind: "bidi_streaming", params: [Number] })
+  async *wrongMessages(xs: AsyncIterable<string>): AsyncGenerator<string> {
+    yield* xs;
+  }
+
   // Without params the decorator checks nothing (metadata or @Param give the types).
   @Method()
   async e(@Param("name") name: string, @Ctx() _ctx: unknown): Promise<string> {
