@@ -274,7 +274,7 @@ export type MethodParams = MethodOptions["params"];
  * parameter an `AsyncIterable` of them).
  */
 export function Method<const P extends MethodParams = undefined, const K extends MethodKind | undefined = undefined>(
-  nameOrOptions?: string | (MethodOptions & { params?: P; kind?: K }),
+  nameOrOptions?: string | (Omit<MethodOptions, "params" | "kind"> & { params?: P; kind?: K }),
 ): TypedMethodDecorator<P, K> {
   return methodDecorator(typeof nameOrOptions === "string" ? { name: nameOrOptions } : (nameOrOptions ?? {})) as TypedMethodDecorator<P, K>;
 }

@@ -45,7 +45,19 @@ type CountMismatch<P extends readonly unknown[], A extends readonly unknown[]> =
  * many entries as parameters), else the first mismatch. A method with a rest parameter, or a
  * `params` list that is not a literal tuple, is not checked.
  */
-export type ParamsCheck<P, A extends readonly unknown[], Streams extends boolean = false, I extends unknown[] = []> = P extends readonly Entry[]
+export type ParamsCheck<P, A extends readonly unknown[], Streams extends boolean = false> = P extends readonly Entry[]
+  ? number extends P["length"] | A["length"]
+    ? void
+    : [Required<A>["length"], ArgValues<P, Streams>] extends [P["length"], A]
+      ? void
+      : FirstMismatch<P, A, Streams>
+  : void;
+
+/** What the binder hands the method for each entry, as a tuple (compared whole first: the fast path). */
+type ArgValues<P, Streams extends boolean> = { -readonly [I in keyof P]: ArgValue<P[I], Streams> };
+
+/** The first entry that does not fit its parameter, or a count that differs (the slow path, only on a mismatch). */
+type FirstMismatch<P, A extends readonly unknown[], Streams extends boolean = false, I extends unknown[] = []> = P extends readonly Entry[]
   ? number extends P["length"] | A["length"]
     ? void
     : I["length"] extends P["length"]
@@ -55,7 +67,7 @@ export type ParamsCheck<P, A extends readonly unknown[], Streams extends boolean
       : I["length"] extends Required<A>["length"]
         ? CountMismatch<P, A>
         : [ArgValue<P[I["length"]], Streams>] extends [A[I["length"]]]
-          ? ParamsCheck<P, A, Streams, Next<I>>
+          ? FirstMismatch<P, A, Streams, Next<I>>
           : {
               error: `@Method({ params }): params[${I["length"]}]${NameOf<P[I["length"]]>} does not fit the method's parameter #${Next<I>["length"]}`;
               declared: ArgValue<P[I["length"]], Streams>;
