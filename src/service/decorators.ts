@@ -189,7 +189,7 @@ export interface UniversalMethodDecorator {
   (target: object, propertyKey: string | symbol, descriptor?: PropertyDescriptor): void;
   (value: (...args: never[]) => unknown, context: ClassMethodDecoratorContext): void;
 }
-export interface UniversalFieldDecorator {
+interface UniversalFieldDecorator {
   (target: object, propertyKey: string | symbol): void;
   (value: undefined, context: ClassFieldDecoratorContext): void;
 }

@@ -13,10 +13,10 @@ type Entry = TypeSpec | { readonly type?: TypeSpec; readonly optional?: boolean;
  * requests stream in (`Streams` true: client or bidi streaming) the entry is each message's type,
  * and the parameter receives an `AsyncIterable` of them.
  */
-export type ArgValue<E, Streams extends boolean> = E extends { readonly context: true } ? any : Streams extends true ? AsyncIterable<EntryValue<E>> : EntryValue<E>;
+type ArgValue<E, Streams extends boolean> = E extends { readonly context: true } ? any : Streams extends true ? AsyncIterable<EntryValue<E>> : EntryValue<E>;
 
 /** What the binder hands the method for one `params` entry, one message (`any`: not checked). */
-export type EntryValue<E> = E extends readonly unknown[] | (abstract new (...args: never[]) => unknown) | { readonly kind: string }
+type EntryValue<E> = E extends readonly unknown[] | (abstract new (...args: never[]) => unknown) | { readonly kind: string }
   ? ValueOf<E>
   : E extends { readonly context: true }
     ? any
@@ -104,7 +104,7 @@ export type FieldCheck<S, V> = [S] extends [undefined]
     : { error: "@Field: the declared type does not fit the property"; declared: ValueOf<S>; property: V };
 
 /** The type a `@Field(…)` argument declares (undefined: none, taken from metadata). */
-export type FieldSpec<X> = X extends TypeSpec ? X : X extends { readonly type?: infer S } ? S : undefined;
+type FieldSpec<X> = X extends TypeSpec ? X : X extends { readonly type?: infer S } ? S : undefined;
 
 /**
  * `@Field(…)`, typed both ways: standard (TC39: the field's context carries its type) and legacy
