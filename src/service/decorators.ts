@@ -3,6 +3,7 @@ import type { AuthRequirement, MethodKind } from "./descriptors.js";
 import { CONSTRAINT_KEYS, type Constraints, pickConstraints } from "./constraints.js";
 import { defineMeta, getMeta, hasOwnMeta } from "./metadata.js";
 import { type FieldOptions, FIELDS_KEY, type RawField, recordField, SYMBOL_METADATA, type TypeSpec } from "./type-desc.js";
+import type { TypedFieldDecorator, TypedMethodDecorator } from "./typed-params.js";
 
 /** Options of `@Service`. */
 export interface ServiceOptions {
@@ -59,6 +60,8 @@ export interface MethodOptions {
    * (TC39) decorators, TypeScript 5's default, have none. Each entry is a type (`String`,
    * `[Item]`, a decorated class) or `@Param`'s options (`{ name: "sku", type: String }`);
    * `{ context: true }` marks the parameter that receives the {@link CallContext}, like `@Ctx()`.
+   * Written in the decorator, the list is checked against the method's signature by the compiler
+   * (one entry per parameter, each one's values fitting it).
    */
   params?: readonly (TypeSpec | (ParamOptions & { context?: boolean }))[];
   /**
@@ -186,7 +189,7 @@ export interface UniversalMethodDecorator {
   (target: object, propertyKey: string | symbol, descriptor?: PropertyDescriptor): void;
   (value: (...args: never[]) => unknown, context: ClassMethodDecoratorContext): void;
 }
-export interface UniversalFieldDecorator {
+interface UniversalFieldDecorator {
   (target: object, propertyKey: string | symbol): void;
   (value: undefined, context: ClassFieldDecoratorContext): void;
 }
@@ -257,12 +260,21 @@ function standardMetadata<T>(ctor: object, key: symbol): T | undefined {
   return meta?.[key] as T | undefined;
 }
 
+/** The `params` of `@Method`'s options, as the compiler infers them (a tuple for a literal list). */
+export type MethodParams = MethodOptions["params"];
+
 /**
  * Exposes a method as an RPC. `@Method("Greet")` sets the wire name; by default the router
- * accepts the method name and the same name with its first letter upper-cased.
+ * accepts the method name and the same name with its first letter upper-cased. A literal
+ * `params` list is checked against the method's signature at compile time: `@Method({ params:
+ * [String] }) greet(name: number)` does not compile (see {@link ValueOf} for what each type is;
+ * with `kind: "client_streaming"` or `"bidi_streaming"` an entry is one message's type and the
+ * parameter an `AsyncIterable` of them).
  */
-export function Method(nameOrOptions?: string | MethodOptions): UniversalMethodDecorator {
-  return methodDecorator(typeof nameOrOptions === "string" ? { name: nameOrOptions } : (nameOrOptions ?? {}));
+export function Method<const P extends MethodParams = undefined, const K extends MethodKind | undefined = undefined>(
+  nameOrOptions?: string | (Omit<MethodOptions, "params" | "kind"> & { params?: P; kind?: K }),
+): TypedMethodDecorator<P, K> {
+  return methodDecorator(typeof nameOrOptions === "string" ? { name: nameOrOptions } : (nameOrOptions ?? {})) as TypedMethodDecorator<P, K>;
 }
 
 /** A server-streaming method: takes its arguments, returns an `AsyncIterable` (e.g. an async generator). */
@@ -348,10 +360,14 @@ function isFieldOptions(x: unknown): x is FieldOptions {
  * naming it (`parameter #1 (item).name is missing`), unless `@Field({ optional: true })`. With
  * standard decorators, or a compiler that emits no metadata (esbuild, tsx), give the type.
  * Validation constraints go in the same options (`@Field({ type: String, maxLength: 40,
- * pattern: /^[a-z]+$/ })`, see {@link Constraints}).
+ * pattern: /^[a-z]+$/ })`, see {@link Constraints}). A declared type is checked against the
+ * property's by the compiler (`@Field(Number) sku!: string` does not compile).
  */
-export function Field(typeOrOptions?: TypeSpec | FieldOptions): UniversalFieldDecorator {
-  const options: FieldOptions = isFieldOptions(typeOrOptions) ? typeOrOptions : { type: typeOrOptions };
+export function Field<const X extends TypeSpec | FieldOptions | undefined = undefined>(typeOrOptions?: X): TypedFieldDecorator<X> {
+  return fieldDecorator(isFieldOptions(typeOrOptions) ? typeOrOptions : { type: typeOrOptions as TypeSpec | undefined }) as unknown as TypedFieldDecorator<X>;
+}
+
+function fieldDecorator(options: FieldOptions): UniversalFieldDecorator {
   return (target: unknown, key: unknown) => {
     if (isStandard(key)) {
       if (key.kind !== "field" && key.kind !== "accessor") throw new TypeError(`@Field belongs on a field, not a ${key.kind}`);

@@ -103,6 +103,49 @@ export type TypeSpec =
   | (abstract new (...args: never[]) => unknown)
   | readonly [TypeSpec];
 
+/** The phantom key of {@link TypeOf}: never present at run time. */
+declare const VALUE: unique symbol;
+
+/**
+ * A descriptor that also tells the compiler what its values are (`T.localDate` is
+ * `TypeOf<string>`): what lets `@Method({ params })` and `@Field(Type)` be checked against the
+ * signature. Type-level only: the object is a plain {@link TypeDesc}.
+ */
+export type TypeOf<V> = TypeDesc & { readonly [VALUE]?: V };
+
+/**
+ * The TypeScript type of the values the binder hands a method for a type spec: `String` string,
+ * `Number` number, `Boolean` boolean, `BigInt` bigint, `Date` Date, `Map` `Map<string, string>`,
+ * `[S]` an array, a class (`Uint8Array`, `UploadedFile`, `FileUpload`, a decorated class) its
+ * instances, a `T.*` descriptor its {@link TypeOf} type, `Object` and an untyped descriptor
+ * `any`. A bare `Array` (no element type, refused at registration) is a type no parameter fits.
+ */
+export type ValueOf<S> = S extends StringConstructor
+  ? string
+  : S extends NumberConstructor
+    ? number
+    : S extends BooleanConstructor
+      ? boolean
+      : S extends BigIntConstructor
+        ? bigint
+        : S extends DateConstructor
+          ? Date
+          : S extends ArrayConstructor
+            ? { error: "Array has no element type: write [String], [Item] (an array of one type)" }
+            : S extends MapConstructor
+              ? Map<string, string>
+              : S extends ObjectConstructor
+                ? any
+                : S extends readonly [infer E]
+                  ? ValueOf<E>[]
+                  : S extends abstract new (...args: never[]) => infer I
+                    ? I
+                    : S extends { readonly [VALUE]?: infer V }
+                      ? unknown extends V
+                        ? any
+                        : V
+                      : any;
+
 /**
  * An uploaded multipart file: the part's bytes, with the file name and the part's Content-Type.
  * Declare a parameter of this type to receive them; a `Uint8Array` parameter gets the bytes only.
@@ -120,72 +163,72 @@ export class UploadedFile extends Uint8Array {
 }
 
 export const T: {
-  readonly string: TypeDesc;
-  readonly number: TypeDesc;
-  readonly boolean: TypeDesc;
-  readonly bigint: TypeDesc;
-  readonly date: TypeDesc;
-  readonly bytes: TypeDesc;
-  readonly file: TypeDesc;
+  readonly string: TypeOf<string>;
+  readonly number: TypeOf<number>;
+  readonly boolean: TypeOf<boolean>;
+  readonly bigint: TypeOf<bigint>;
+  readonly date: TypeOf<Date>;
+  readonly bytes: TypeOf<Uint8Array>;
+  readonly file: TypeOf<UploadedFile>;
   /** A streamed uploaded file ({@link FileUpload}). */
-  readonly upload: TypeDesc;
+  readonly upload: TypeOf<FileUpload>;
   /** A file or stream result ({@link Download}). */
-  readonly download: TypeDesc;
-  readonly any: TypeDesc;
+  readonly download: TypeOf<Download>;
+  readonly any: TypeOf<any>;
   /** A number sent as protobuf `int32` (an integer in ±2³¹). */
-  readonly int32: TypeDesc;
+  readonly int32: TypeOf<number>;
   /** A number sent as protobuf `uint32` (an integer in 0…2³²−1). */
-  readonly uint32: TypeDesc;
+  readonly uint32: TypeOf<number>;
   /** A number sent as protobuf `int64` (a safe integer; ProtoJSON writes it as a string). */
-  readonly int64: TypeDesc;
+  readonly int64: TypeOf<number>;
   /** A number sent as protobuf `uint64`. */
-  readonly uint64: TypeDesc;
+  readonly uint64: TypeOf<number>;
   /** A number sent as protobuf `float` (32-bit). */
-  readonly float: TypeDesc;
+  readonly float: TypeOf<number>;
   /** A number sent as protobuf `double` (the default for `number`). */
-  readonly double: TypeDesc;
+  readonly double: TypeOf<number>;
   /**
    * A bigint that is a Java `java.math.BigInteger` in Dubbo's hessian2 and fastjson2 (any size;
    * `bigint` alone is a Java `long`). Elsewhere the same as `bigint` (protobuf `int64`).
    */
-  readonly bigInteger: TypeDesc;
+  readonly bigInteger: TypeOf<bigint>;
   /** A Java `short` (a number from -32768 to 32767; `java.lang.Short` when optional). */
-  readonly short: TypeDesc;
+  readonly short: TypeOf<number>;
   /** A Java `byte` (a number from -128 to 127; `java.lang.Byte` when optional). */
-  readonly byte: TypeDesc;
+  readonly byte: TypeOf<number>;
   /** A Java `char`: a string of one UTF-16 unit (`java.lang.Character` when optional). */
-  readonly char: TypeDesc;
+  readonly char: TypeOf<string>;
   /** `java.math.BigDecimal`, exactly: its text as Java's `toString()` writes it (`"1.10"`, `"1E+3"`), scale kept. */
-  readonly bigDecimal: TypeDesc;
+  readonly bigDecimal: TypeOf<string>;
   /** `java.time.LocalDate` as ISO text (`"2024-01-31"`). */
-  readonly localDate: TypeDesc;
+  readonly localDate: TypeOf<string>;
   /** `java.time.LocalTime` as ISO text (`"10:15:30.123456789"`), to the nanosecond. */
-  readonly localTime: TypeDesc;
+  readonly localTime: TypeOf<string>;
   /** `java.time.LocalDateTime` as ISO text (`"2024-01-31T10:15:30.5"`), to the nanosecond. */
-  readonly localDateTime: TypeDesc;
+  readonly localDateTime: TypeOf<string>;
   /** `java.time.Instant` as ISO text in UTC (`"2024-01-31T10:15:30.000000001Z"`), to the nanosecond. */
-  readonly instant: TypeDesc;
+  readonly instant: TypeOf<string>;
   /** `java.time.OffsetDateTime` as ISO text with its offset (`"2024-01-31T10:15:30+01:00"`). */
-  readonly offsetDateTime: TypeDesc;
+  readonly offsetDateTime: TypeOf<string>;
   /** `java.time.ZonedDateTime` as Java writes it (`"2024-03-31T03:30+02:00[Europe/Berlin]"`). */
-  readonly zonedDateTime: TypeDesc;
+  readonly zonedDateTime: TypeOf<string>;
   /** `java.time.Duration` as ISO text (`"PT8H6M12.345S"`), to the nanosecond. */
-  readonly duration: TypeDesc;
+  readonly duration: TypeOf<string>;
   /** `java.sql.Timestamp` as ISO instant text in UTC (`"2024-01-31T10:15:30.123Z"`). */
-  readonly timestamp: TypeDesc;
+  readonly timestamp: TypeOf<string>;
   /** A Java enum `name` (its class) with these constants: a string, one of `values`. */
-  enum(name: string, values: readonly string[]): TypeDesc;
+  enum<const V extends readonly string[]>(name: string, values: V): TypeOf<V[number]>;
   /** A `java.util.Set` of `element`: an array (or a `Set`) on our side, written as a `HashSet`. */
-  set(element: TypeSpec): TypeDesc;
+  set<S extends TypeSpec>(element: S): TypeOf<ValueOf<S>[]>;
   /** A `java.util.TreeMap<String, V>`: a `Map` on our side. */
-  treeMap(value?: TypeSpec): TypeDesc;
+  treeMap<S extends TypeSpec = StringConstructor>(value?: S): TypeOf<Map<string, ValueOf<S>>>;
   /** A `java.util.LinkedHashMap<String, V>`: a `Map` on our side (its order kept). */
-  linkedHashMap(value?: TypeSpec): TypeDesc;
+  linkedHashMap<S extends TypeSpec = StringConstructor>(value?: S): TypeOf<Map<string, ValueOf<S>>>;
   /** A Java primitive array of `element` (`T.int32` int[], `T.bigint` or `T.int64` long[], `T.double` double[], `T.float` float[], `T.short` short[], `T.boolean` boolean[]); `byte[]` is `Uint8Array`. */
-  javaArray(element: TypeDesc): TypeDesc;
-  map(value?: TypeSpec): TypeDesc;
-  record(value?: TypeSpec): TypeDesc;
-  array(element: TypeSpec): TypeDesc;
+  javaArray<D extends TypeDesc>(element: D): TypeOf<ValueOf<D>[]>;
+  map<S extends TypeSpec = StringConstructor>(value?: S): TypeOf<Map<string, ValueOf<S>>>;
+  record<S extends TypeSpec = StringConstructor>(value?: S): TypeOf<Record<string, ValueOf<S>>>;
+  array<S extends TypeSpec>(element: S): TypeOf<ValueOf<S>[]>;
 } = {
   string: { kind: "string" } as TypeDesc,
   number: { kind: "number" } as TypeDesc,

@@ -11,7 +11,8 @@ import { after, before, describe, it } from "node:test";
  * esbuild, and tsx (esbuild underneath, legacy decorators without metadata). Each build boots a
  * server, calls it over Triple HTTP and gRPC with the typed client, and prints the exported
  * .proto: all four must agree. A field without a declared type must be refused wherever no
- * metadata says what it is.
+ * metadata says what it is. A declared type that contradicts the signature (mismatch/) must not
+ * compile under tsc 5 or tsc 7, standard or legacy decorators, and the diagnostic must say which.
  */
 
 const ROOT = process.cwd();
@@ -89,6 +90,8 @@ describe("compilers: one service, four builds, one behaviour and one .proto", ()
         assert.equal(r.sinceIsDate, true, `${protocol}: owner.since arrives as a Date`);
         assert.deepEqual(r.pet, { name: "rex", owner: { name: "ann", since: "2020-02-03T00:00:00.000Z" }, tags: ["dog", "good"] });
         assert.equal(r.at, "1970-01-02T00:00:00.000Z");
+        assert.equal(r.total, 42, `${protocol}: a client stream of T.int32`);
+        assert.deepEqual(r.booked, ["2024-02-29 1+2 -", "2024-03-01 3 late"], `${protocol}: T.localDate, T.array(T.int32) and an optional String bound`);
       }
       assert.match(out.proto, /message Pet \{/);
       assert.match(out.proto, /Owner owner = 3;/);
@@ -102,6 +105,44 @@ describe("compilers: one service, four builds, one behaviour and one .proto", ()
     assert.equal(all.length, 4, "every build ran");
     for (const o of all.slice(1)) assert.deepEqual(o, all[0]);
   });
+
+  /** tsc 5 and tsc 7, each with standard and with legacy decorators, on mismatch/service.ts. */
+  const CHECKERS: Record<string, { tsc: string; config: string }> = {
+    "tsc 5, standard decorators": { tsc: join(FIXTURE_BIN, "typescript/bin/tsc"), config: "tsconfig.mismatch-standard.json" },
+    "tsc 5, experimentalDecorators": { tsc: join(FIXTURE_BIN, "typescript/bin/tsc"), config: "tsconfig.mismatch-legacy.json" },
+    "tsc 7, standard decorators": { tsc: join(BIN, "typescript/bin/tsc"), config: "tsconfig.mismatch-standard.json" },
+    "tsc 7, experimentalDecorators": { tsc: join(BIN, "typescript/bin/tsc"), config: "tsconfig.mismatch-legacy.json" },
+  };
+  /** Each declaration of mismatch/service.ts that contradicts its signature: its line, and what the diagnostic must say. */
+  const MISMATCHES: [line: number, said: RegExp][] = [
+    [6, /"@Field: the declared type does not fit the property"; declared: number; property: string; \}/],
+    [7, /"@Field: the declared type does not fit the property"; declared: string\[\]; property: number\[\] \| undefined; \}/],
+    [12, /"@Method\(\{ params \}\): params\[0\] does not fit the method's parameter #1"; declared: string; parameter: number; \}/],
+    [17, /"@Method\(\{ params \}\): params\[0\] \(day\) does not fit the method's parameter #1"; declared: string; parameter: Date; \}/],
+    [22, /"@Method\(\{ params \}\): params\[1\] \(b\) does not fit the method's parameter #2"; declared: number \| undefined; parameter: number; \}/],
+    [27, /"@Method\(\{ params \}\): params\.length is 1 but the method takes 2 parameters: list every parameter, in order"; \}/],
+    [32, /"@Method\(\{ params \}\): params\[0\] \(xs\) does not fit the method's parameter #1"; declared: AsyncIterable<number>; parameter: AsyncIterable<string>; \}/],
+  ];
+
+  for (const [name, { tsc, config }] of Object.entries(CHECKERS)) {
+    it(`${name}: a declared type that contradicts the signature does not compile, and the diagnostic names the mismatch`, () => {
+      let said = "";
+      try {
+        node([tsc, "-p", config, "--pretty", "false"]);
+      } catch (e) {
+        said = (e as Error).message;
+      }
+      assert.ok(said, "the mismatching fixture compiled");
+      const errors = said.split("\n").filter((l) => /^mismatch\/service\.ts\(\d+,\d+\): error/.test(l));
+      assert.equal(errors.length, MISMATCHES.length, `one error per mismatch:\n${errors.join("\n")}`);
+      for (const [line, expected] of MISMATCHES) {
+        const error = errors.find((l) => l.startsWith(`mismatch/service.ts(${line},`));
+        assert.ok(error, `no error at line ${line}:\n${errors.join("\n")}`);
+        assert.match(error, /error TS127[01]: Decorator function return type/);
+        assert.match(error, expected);
+      }
+    });
+  }
 
   for (const [name, setup] of Object.entries(SETUPS)) {
     it(`${name}: a @Field() without a type is ${name.includes("emitDecoratorMetadata") ? "typed by metadata" : "a registration error naming the class, field and fix"}`, () => {

@@ -279,6 +279,7 @@ describe("registration refuses what would misbehave", () => {
       /^TypeError: ContraParam\.n parameter #1 \(n\): the declared type \(number\) contradicts the TypeScript type the compiler emitted \(String\); make the declaration and the signature agree/,
     );
     class Row {
+      // @ts-expect-error: the compile-time check refuses it too (declared Date, property string)
       @Field(Date) at!: string;
     }
     @Service("contra.Field")

@@ -38,7 +38,7 @@ describe("error messages that say what to change", () => {
         }
       })();
     assert.equal(Cls.name, "");
-    Method()(Cls.prototype, "ping", Object.getOwnPropertyDescriptor(Cls.prototype, "ping"));
+    Method()(Cls.prototype, "ping", Object.getOwnPropertyDescriptor(Cls.prototype, "ping")!);
     Service("messages.Anon")(Cls);
     assert.throws(
       () => createServer({ services: [new Cls(), new Cls()] }),
