@@ -4,6 +4,7 @@ import { type ConfigCenter, GOVERNANCE_GROUP, governanceLog, RuleWatches } from 
 import { type ConfiguratorEntry, configureUrl, parseConfigurators, serviceKeyOf } from "./configurators.js";
 import { MIGRATION_GROUP, migrationStep, parseMigration } from "./migration.js";
 import { colonSeparatedKey, providerApplication, type RouterChain } from "./router-chain.js";
+import { checkedTuning } from "./tuning.js";
 
 /** What a consumer's governance needs. */
 export interface ConsumerGovernanceInit {
@@ -36,6 +37,11 @@ export class ConsumerGovernance {
   private appRules: readonly ConfiguratorEntry[] = [];
   private readonly apps = new Set<string>();
   private closed = false;
+  /**
+   * The consumer URL's parameters the configurators change (Java's `directoryUrl`, where its
+   * failover reads `retries`); undefined when they change none.
+   */
+  consumerOverrides: Readonly<Record<string, string>> | undefined;
 
   constructor(private readonly o: ConsumerGovernanceInit) {
     this.chain = o.chain;
@@ -77,17 +83,19 @@ export class ConsumerGovernance {
    * `remote.application`); the parameters they change are written over the provider's own URL.
    */
   configure(url: DubboUrl): DubboUrl {
-    if (!this.configures) return url;
+    return this.configured(url).url;
+  }
+
+  /** {@link configure}, and the parameters the rules changed (undefined: none). */
+  configured(url: DubboUrl): { url: DubboUrl; overrides: Readonly<Record<string, string>> | undefined } {
+    if (!this.configures) return { url, overrides: undefined };
     const merged: DubboUrl = {
       ...url,
       params: { ...url.params, "remote.application": providerApplication(url), application: this.o.consumer.params.application ?? "", side: "consumer" },
     };
-    const out = configureUrl(merged, [this.appRules, this.serviceRules], this.o.consumer.host);
-    if (out === merged) return url;
+    const overrides = changedParams(merged, configureUrl(merged, [this.appRules, this.serviceRules], this.o.consumer.host));
     // The parameters the rules changed, on the provider's own URL (which routers read).
-    const params: Record<string, string> = { ...url.params };
-    for (const [k, v] of Object.entries(out.params)) if (merged.params[k] !== v) params[k] = v;
-    return { ...url, params };
+    return overrides ? { url: { ...url, params: { ...url.params, ...overrides } }, overrides } : { url, overrides };
   }
 
   private rule(group: string, key: string, text: string | null): void {
@@ -101,7 +109,9 @@ export class ConsumerGovernance {
     let entries: ConfiguratorEntry[] = [];
     if (text !== null) {
       try {
-        entries = parseConfigurators(text);
+        entries = checkedTuning(parseConfigurators(text), (problem) =>
+          governanceLog(this.o.logger, "warn", `the rule ${key}: ${problem}; that parameter is ignored, the rest of the rule applies`),
+        );
       } catch (e) {
         governanceLog(this.o.logger, "warn", `the rule ${key} is refused (${(e as Error).message}); the previous rule stays`);
         return;
@@ -109,6 +119,9 @@ export class ConsumerGovernance {
     }
     if (key === this.serviceKey) this.serviceRules = entries;
     else this.appRules = entries;
+    const c = this.o.consumer;
+    const self: DubboUrl = { ...c, params: { ...c.params, side: "consumer" } };
+    this.consumerOverrides = this.configures ? changedParams(self, configureUrl(self, [this.appRules, this.serviceRules], c.host)) : undefined;
     governanceLog(this.o.logger, "info", `the rule ${key} ${text === null ? "was deleted" : `applies (${entries.length} entries)`}`);
     this.o.onConfigurators();
   }
@@ -136,6 +149,14 @@ export class ConsumerGovernance {
     this.watches.close();
     if (this.o.owned) await this.o.center.close?.().catch(() => {});
   }
+}
+
+/** The parameters of `after` that differ from `before`'s, or undefined when none does. */
+function changedParams(before: DubboUrl, after: DubboUrl): Record<string, string> | undefined {
+  if (after === before) return undefined;
+  let out: Record<string, string> | undefined;
+  for (const [k, v] of Object.entries(after.params)) if (before.params[k] !== v) (out ??= {})[k] = v;
+  return out;
 }
 
 /** The most provider applications one consumer follows the rules of (each costs a few watches). */

@@ -9,6 +9,7 @@ import type { MethodDescriptor } from "../../service/descriptors.js";
 import { isValidWeight, Provider, type WarmUp } from "../../transport/client/provider.js";
 import type { Logger } from "../../runtime/logger.js";
 import type { Directory } from "./directory.js";
+import { type DirectoryTuning, ProviderTuning } from "./tuning.js";
 import type { Invocation } from "../../runtime/invocation.js";
 import { callTag, FORCE_TAG_KEY, TAG_KEY } from "../../runtime/call-tag.js";
 import { lowerFirst } from "../../service/describe.js";
@@ -51,6 +52,8 @@ export interface RegistryDirectoryOptions {
 /** A provider of a registry directory: its URL as this consumer sees it (configured), which routers read. */
 export class RoutedProvider extends Provider {
   url!: DubboUrl;
+  /** Its `timeout` / `loadbalance` (its URL's, a configurator's), when it has any. */
+  tuning: ProviderTuning | undefined;
 }
 
 /**
@@ -95,6 +98,8 @@ export class RegistryDirectory implements Directory {
   private closed = false;
   /** Providers listed that cannot be called, logged already. */
   private readonly loggedBad = new Set<string>();
+  /** What the providers' URLs and the configurators set for calls (undefined: nothing). */
+  tuning: DirectoryTuning | undefined;
 
   constructor(private readonly o: RegistryDirectoryOptions) {
     this.registry = o.registry.address;
@@ -226,7 +231,7 @@ export class RegistryDirectory implements Directory {
       // Only Triple providers can be called; others (dubbo://, rest://) are someone else's.
       if (listed.protocol !== "tri" || !listed.port) continue;
       // As this consumer sees it: configurators applied (one may disable the provider, or reweigh it).
-      const url = g ? g.configure(listed) : listed;
+      const { url, overrides } = g ? g.configured(listed) : { url: listed, overrides: undefined };
       if (g && isDisabled(url)) continue;
       const weight = this.weightOf(url);
       // Provider writes the address in URL's canonical form ([::1], lower case), which is what
@@ -246,6 +251,7 @@ export class RegistryDirectory implements Directory {
       const provider = old && old.fullWeight === weight && sameWarmUp(old.warmUp, warmUp) ? old : candidate;
       provider.leaving = false; // listed: whatever it announced before, it is back
       provider.url = url;
+      provider.tuning = ProviderTuning.of(overrides, listed.params);
       next.push(provider);
     }
     if (next.length === 0 && this.providers.length > 0 && this.o.emptyProtection) {
@@ -270,6 +276,7 @@ export class RegistryDirectory implements Directory {
     for (const p of this.providers) if (!seen.has(p.address)) p.leaving = true;
     this.providers = next;
     this.tagged = next.some((p) => !!p.url.params[TAG_KEY]);
+    this.tuning = tuningOf(next, g?.consumerOverrides);
     // Calls made before any provider was known wait for the first one (or the end of the wait).
     if (next.length > 0) this.settleFirst();
   }
@@ -327,6 +334,13 @@ function routeCall(inv: Invocation): RouteCall {
     if (tag.force !== undefined) attachments[FORCE_TAG_KEY] = String(tag.force);
   }
   return { method: lowerFirst(inv.method.name), args: inv.args, attachments };
+}
+
+/** What the providers and the consumer's overrides set for calls, or undefined when nothing. */
+function tuningOf(providers: readonly RoutedProvider[], consumer: Readonly<Record<string, string>> | undefined): DirectoryTuning | undefined {
+  const timeouts = providers.some((p) => p.tuning?.timeouts);
+  const retries = consumer && Object.keys(consumer).some((k) => k === "retries" || k.endsWith(".retries")) ? consumer : undefined;
+  return timeouts || retries ? { timeouts, consumer: retries } : undefined;
 }
 
 function firstLine(text: string): string {
