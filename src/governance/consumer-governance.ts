@@ -1,8 +1,8 @@
 import type { Logger } from "../runtime/logger.js";
 import type { DubboUrl } from "../registry/url.js";
 import { type ConfigCenter, GOVERNANCE_GROUP, governanceLog, RuleWatches } from "./config-center.js";
-import { type ConfiguratorEntry, configureUrl, parseConfigurators, serviceKeyOf } from "./configurators.js";
-import { MIGRATION_GROUP, migrationStep, parseMigration } from "./migration.js";
+import { type ConfiguratorEntry, configureUrl, parseConfigurators } from "./configurators.js";
+import { MIGRATION_GROUP, type MigrationPlan, type MigrationRule, migrationPlan, parseMigration } from "./migration.js";
 import { colonSeparatedKey, providerApplication, type RouterChain } from "./router-chain.js";
 import { checkedTuning } from "./tuning.js";
 
@@ -18,8 +18,8 @@ export interface ConsumerGovernanceInit {
   readonly logger: Logger;
   /** Configurators changed: the directory configures its providers again. */
   readonly onConfigurators: () => void;
-  /** A migration rule set the discovery of this service (undefined: the rule is gone). */
-  readonly onDiscovery?: (mode: "interface" | "instance" | "auto" | undefined) => void;
+  /** A migration rule set the discovery of this service (undefined: no rule, or none for this service). */
+  readonly onDiscovery?: (plan: MigrationPlan | undefined) => void;
 }
 
 /**
@@ -37,6 +37,8 @@ export class ConsumerGovernance {
   private appRules: readonly ConfiguratorEntry[] = [];
   private readonly apps = new Set<string>();
   private closed = false;
+  /** The migration rule in force (its `applications` entries depend on the provider applications). */
+  private migrationRule: MigrationRule | undefined;
   /**
    * The consumer URL's parameters the configurators change (Java's `directoryUrl`, where its
    * failover reads `retries`); undefined when they change none.
@@ -74,6 +76,7 @@ export class ConsumerGovernance {
     }
     if (!added || this.closed) return;
     for (const key of this.chain.keys([...this.apps])) this.watches.watch(GOVERNANCE_GROUP, key);
+    if (this.migrationRule && this.migrationRule.applications.size > 0) this.o.onDiscovery?.(this.plan(this.migrationRule));
   }
 
   /**
@@ -127,20 +130,22 @@ export class ConsumerGovernance {
   }
 
   private migration(key: string, text: string | null): void {
-    if (text === null) {
-      this.o.onDiscovery?.(undefined);
-      return;
-    }
-    let step: "interface" | "instance" | "auto" | undefined;
+    let rule: MigrationRule | undefined;
     try {
-      const c = this.o.consumer;
-      const iface = c.params.interface ?? c.path;
-      step = migrationStep(parseMigration(text), serviceKeyOf(iface, c.params.group, c.params.version), iface);
+      rule = text === null ? undefined : parseMigration(text);
     } catch (e) {
       governanceLog(this.o.logger, "warn", `the migration rule ${key} is refused (${(e as Error).message}); the previous discovery stays`);
       return;
     }
-    this.o.onDiscovery?.(step);
+    this.migrationRule = rule;
+    this.o.onDiscovery?.(rule && this.plan(rule));
+  }
+
+  /** The rule's plan for this service (Java's display key: `interface[:version]`). */
+  private plan(rule: MigrationRule): MigrationPlan | undefined {
+    const c = this.o.consumer;
+    const iface = c.params.interface ?? c.path;
+    return migrationPlan(rule, c.params.version ? `${iface}:${c.params.version}` : iface, [...this.apps]);
   }
 
   /** Stops following the config center (closing it when it was built for this consumer). */
