@@ -1,7 +1,7 @@
 import type { Logger } from "../runtime/logger.js";
 import type { DubboUrl } from "../registry/url.js";
 import { type ConfigCenter, GOVERNANCE_GROUP, governanceLog, RuleWatches } from "./config-center.js";
-import { type ConfiguratorEntry, configureUrl, parseConfigurators } from "./configurators.js";
+import { type ConfiguratorEntry, configureUrl, overrideUrlEntry, parseConfigurators } from "./configurators.js";
 import { MIGRATION_GROUP, type MigrationPlan, type MigrationRule, migrationPlan, parseMigration } from "./migration.js";
 import { colonSeparatedKey, providerApplication, type RouterChain } from "./router-chain.js";
 import { checkedTuning } from "./tuning.js";
@@ -35,6 +35,8 @@ export class ConsumerGovernance {
   private readonly appKey: string;
   private serviceRules: readonly ConfiguratorEntry[] = [];
   private appRules: readonly ConfiguratorEntry[] = [];
+  /** Dubbo 2.6's `override://` nodes under `/dubbo/<interface>/configurators` (Java applies them first). */
+  private legacyRules: readonly ConfiguratorEntry[] = [];
   private readonly apps = new Set<string>();
   private closed = false;
   /** The migration rule in force (its `applications` entries depend on the provider applications). */
@@ -61,7 +63,7 @@ export class ConsumerGovernance {
 
   /** True while a configurator rule is set: providers are configured on every registry change. */
   get configures(): boolean {
-    return this.serviceRules.length + this.appRules.length > 0;
+    return this.serviceRules.length + this.appRules.length + this.legacyRules.length > 0;
   }
 
   /** The providers now listed: their applications' keys are followed from now on. */
@@ -96,7 +98,7 @@ export class ConsumerGovernance {
       ...url,
       params: { ...url.params, "remote.application": providerApplication(url), application: this.o.consumer.params.application ?? "", side: "consumer" },
     };
-    const overrides = changedParams(merged, configureUrl(merged, [this.appRules, this.serviceRules], this.o.consumer.host));
+    const overrides = changedParams(merged, configureUrl(merged, [this.legacyRules, this.appRules, this.serviceRules], this.o.consumer.host));
     // The parameters the rules changed, on the provider's own URL (which routers read).
     return overrides ? { url: { ...url, params: { ...url.params, ...overrides } }, overrides } : { url, overrides };
   }
@@ -106,6 +108,23 @@ export class ConsumerGovernance {
     if (group === MIGRATION_GROUP) this.migration(key, text);
     else if (key === this.serviceKey || key === this.appKey) this.configurators(key, text);
     else this.chain.setRule(key, text);
+  }
+
+  /**
+   * The interface's 2.6 `override://` nodes (`/dubbo/<interface>/configurators`), applied before
+   * the config center's rules as Java's `RegistryDirectory.overrideWithConfigurator` does;
+   * `empty://` (Java's "no rule") and other protocols are left out.
+   */
+  legacyConfigurators(urls: readonly DubboUrl[], where: string): void {
+    if (this.closed) return;
+    const entries = checkedTuning(
+      urls.filter((u) => u.protocol === "override").map(overrideUrlEntry),
+      (problem) => governanceLog(this.o.logger, "warn", `the configurator node under ${where}: ${problem}; that parameter is ignored`),
+    );
+    if (entries.length === 0 && this.legacyRules.length === 0) return;
+    this.legacyRules = entries;
+    governanceLog(this.o.logger, "info", `the Dubbo 2.6 configurators under ${where} apply (${entries.length} override URLs)`);
+    this.reconfigure();
   }
 
   private configurators(key: string, text: string | null): void {
@@ -122,10 +141,15 @@ export class ConsumerGovernance {
     }
     if (key === this.serviceKey) this.serviceRules = entries;
     else this.appRules = entries;
+    governanceLog(this.o.logger, "info", `the rule ${key} ${text === null ? "was deleted" : `applies (${entries.length} entries)`}`);
+    this.reconfigure();
+  }
+
+  /** The configurators changed: the consumer URL's overrides again, and the directory's providers. */
+  private reconfigure(): void {
     const c = this.o.consumer;
     const self: DubboUrl = { ...c, params: { ...c.params, side: "consumer" } };
-    this.consumerOverrides = this.configures ? changedParams(self, configureUrl(self, [this.appRules, this.serviceRules], c.host)) : undefined;
-    governanceLog(this.o.logger, "info", `the rule ${key} ${text === null ? "was deleted" : `applies (${entries.length} entries)`}`);
+    this.consumerOverrides = this.configures ? changedParams(self, configureUrl(self, [this.legacyRules, this.appRules, this.serviceRules], c.host)) : undefined;
     this.o.onConfigurators();
   }
 

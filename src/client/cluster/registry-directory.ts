@@ -79,6 +79,8 @@ export class RegistryDirectory implements Directory {
   readonly registry: string;
   private providers: readonly RoutedProvider[] = [];
   private unsubscribe: (() => void) | undefined;
+  /** Stops following the 2.6 rule nodes. */
+  private stopLegacy: (() => void) | undefined;
   private instances: InstanceSubscription | undefined;
   /** The layouts' lists and the mode in force (the option's, or a migration rule's). */
   private readonly levels: LevelChoice;
@@ -126,25 +128,38 @@ export class RegistryDirectory implements Directory {
         onConfigurators: () => this.refresh(),
         onDiscovery: (plan) => this.migrate(plan, mode),
       });
-      void this.refuseLegacyRules();
+      this.followLegacyRules();
     }
     if (o.consumer) void o.registry.register(o.consumer).catch(() => {});
   }
 
   /**
-   * Dubbo 2.6's rule nodes (`/dubbo/<interface>/routers`, `/configurators`) are not read: one log
-   * line says so when the interface has any, once, when the client starts.
+   * Dubbo 2.6's rule nodes under `/dubbo/<interface>/`, followed as Java's registry directory
+   * follows them: `configurators/` (`override://` URLs) are applied before the config center's
+   * configurators; `routers/` (`route://` condition URLs) are not applied: one log line for each
+   * node name not seen before says so.
    */
-  private async refuseLegacyRules(): Promise<void> {
-    const reg = this.o.registry as Registry & { legacyRuleNodes?: (iface: string) => Promise<{ routers: number; configurators: number }> };
-    if (typeof reg.legacyRuleNodes !== "function") return;
-    const n = await reg.legacyRuleNodes(this.o.key.interface).catch(() => undefined);
-    if (!n || n.routers + n.configurators === 0 || this.closed) return;
-    governanceLog(
-      this.o.logger,
-      "warn",
-      `${this.registry}: ${this.o.key.interface} has Dubbo 2.6 rule nodes (${n.routers} under routers/, ${n.configurators} under configurators/); they are not read: governance rules are read from the config center (/dubbo/config/dubbo/<key>), where Dubbo 2.7+ and Dubbo Admin write them`,
-    );
+  private followLegacyRules(): void {
+    type Legacy = { subscribeLegacyRules?: (iface: string, l: (category: "routers" | "configurators", urls: readonly DubboUrl[]) => void) => () => void };
+    const reg = this.o.registry as Registry & Legacy;
+    if (typeof reg.subscribeLegacyRules !== "function") return;
+    const iface = this.o.key.interface;
+    const logged = new Set<string>();
+    this.stopLegacy = reg.subscribeLegacyRules.call(reg, iface, (category, urls) => {
+      if (this.closed) return;
+      if (category === "configurators") {
+        this.governance?.legacyConfigurators(urls, `${this.registry} /dubbo/${iface}/configurators`);
+        return;
+      }
+      const fresh = urls.filter((u) => u.protocol !== "empty" && !logged.has(JSON.stringify(u)));
+      if (fresh.length === 0 || logged.size > 1000) return;
+      for (const u of fresh) logged.add(JSON.stringify(u));
+      governanceLog(
+        this.o.logger,
+        "warn",
+        `${this.registry}: ${iface} has ${fresh.length} new Dubbo 2.6 router node(s) under routers/ (${fresh[0].protocol}://…${fresh[0].params.rule ? ` rule ${JSON.stringify(decodeRule(fresh[0].params.rule))}` : ""}); they are not applied: write them as condition rules in the config center (/dubbo/config/dubbo/<interface>::.condition-router)`,
+      );
+    });
   }
 
   /** Follows one layout of the registry (a no-op when it is followed already, or the registry has no application level). */
@@ -391,6 +406,7 @@ export class RegistryDirectory implements Directory {
     this.closed = true;
     this.settleFirst();
     this.unsubscribe?.();
+    this.stopLegacy?.();
     this.instances?.close();
     await this.governance?.close();
     const { registry, consumer, owned } = this.o;
@@ -421,6 +437,15 @@ function tuningOf(providers: readonly RoutedProvider[], consumer: Readonly<Recor
   const timeouts = providers.some((p) => p.tuning?.timeouts);
   const retries = consumer && Object.keys(consumer).some((k) => k === "retries" || k.endsWith(".retries")) ? consumer : undefined;
   return timeouts || retries ? { timeouts, consumer: retries } : undefined;
+}
+
+/** A 2.6 router's `rule=` text, URL-decoded (shown in the log line), at most 200 characters. */
+function decodeRule(rule: string): string {
+  let text = rule;
+  try {
+    text = decodeURIComponent(rule);
+  } catch {}
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 
 function firstLine(text: string): string {
