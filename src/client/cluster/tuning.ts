@@ -1,7 +1,7 @@
 /**
  * Per-provider call settings from the registry and the config center (Dubbo's `timeout`,
  * `loadbalance`, `retries` on a provider URL, a configurator's overrides), resolved per attempt in
- * Dubbo Java's precedence (docs/governance.md, "What a consumer applies"). Nothing here runs for a
+ * Dubbo Java's precedence (docs/governance.md, "Configurators"). Nothing here runs for a
  * call unless a provider or a configurator set one of them.
  */
 import { Code } from "../../protocol/code.js";
