@@ -188,4 +188,19 @@ describe("governance: configurators' timeout, retries and loadbalance, per attem
     await apply(lines, null);
     assert.equal((await count(40)).length, 2, "random again: both providers");
   });
+
+  it("provider side: a bad timeout in a rule addressed to our provider is not registered (one log line naming the key); its weight is", async () => {
+    const log = recordingLogger();
+    const s = createServer({ services: [new Slow("p")], registry: zk.address(4000), application: "tuning-provider", logger: log.logger });
+    servers.push(s);
+    await s.listen({ port: 0, host: "127.0.0.1" });
+    const { c } = consumer();
+    await waitFor(() => clientProviders(c).length === 1, 15_000, "the provider");
+    const providerRule = rule({ timeout: 1_000_000_000_000, weight: 300 }).replace("side: consumer", "side: provider");
+    await rules.write(RULE, providerRule);
+    await waitFor(() => clientProviders(c)[0]?.weight === 300, 15_000, "weight 300 registered");
+    const p = clientProviders(c)[0] as unknown as { url: { params: Record<string, string> } };
+    assert.equal(p.url.params.timeout, undefined, "no timeout registered");
+    assert.equal(log.lines.filter((l) => l.includes(RULE) && l.includes('timeout: "1000000000000"')).length, 1, log.lines.join("\n"));
+  });
 });
