@@ -20,6 +20,7 @@ import type { Attempt, ClusterContext, ClusterPolicy, Invocation } from "./clust
 import { type Directory, StaticDirectory } from "./cluster/directory.js";
 import { outlierSettings } from "./cluster/outlier.js";
 import { clusterPolicy } from "./cluster/policies.js";
+import { TunedBalancers, tunedAttempt, tunedRetries } from "./cluster/tuning.js";
 import { loadBalancer } from "./loadbalance/balancers.js";
 import type { ClientOptions } from "./options.js";
 import { PROTOCOLS } from "./protocols.js";
@@ -37,6 +38,8 @@ export interface PreparedMethod {
   readonly wire: WireMethod;
   /** Retries of this method: the client's per-method option, else `@Method({ retries })`, else the client's. */
   readonly retries: number;
+  /** The method's own retries (per-method option, `@Method`), when it has any: a configurator's `retries` does not override them. */
+  readonly methodRetries?: number;
 }
 
 function isDirectory(x: unknown): x is Directory {
@@ -177,6 +180,8 @@ export class ClientCore {
       downBackoffMs: nonNegative("downBackoffMs", o.downBackoffMs, 1000),
       failbackIntervalMs: nonNegative("failbackIntervalMs", o.failbackIntervalMs, 5000),
       outlier: outlierSettings(o.outlierDetection),
+      // A registry's providers and configurators may name a balancer (Dubbo's `loadbalance`).
+      tuned: registryDirectory ? new TunedBalancers(o.loadBalance !== undefined) : undefined,
     };
     this.settings = {
       connectTimeoutMs: nonNegative("connectTimeoutMs", o.connectTimeoutMs, 10_000) || 10_000,
@@ -213,7 +218,8 @@ export class ClientCore {
     if (group) headers[H.triServiceGroup] = group;
     const own = this.options.methods?.[md.name] ?? this.options.methods?.[md.propertyKey];
     const retries = Math.floor(nonNegative(`methods.${md.name}.retries`, own?.retries ?? md.retries, this.ctx.retries));
-    return { md, wire: this.session.prepare(md, headers), retries };
+    const methodRetries = (own?.retries ?? md.retries) === undefined ? undefined : retries;
+    return { md, wire: this.session.prepare(md, headers), retries, methodRetries };
   }
 
   private http1(): Http1Transport {
@@ -254,7 +260,9 @@ export class ClientCore {
   }
 
   private invocation(pm: PreparedMethod, args: readonly unknown[], scope: CallScope, streaming: boolean, opts: CallOptions | undefined): Invocation {
-    return { method: pm.md, args, signal: scope.signal, committed: false, streaming, retries: pm.retries, options: opts };
+    const over = this.directory.tuning?.consumer;
+    const retries = over ? tunedRetries(pm.md, over, pm.methodRetries, this.ctx.retries) : pm.retries;
+    return { method: pm.md, args, signal: scope.signal, committed: false, streaming, retries, options: opts };
   }
 
   /** Opens a stream on a provider in the client's protocol. */
@@ -282,9 +290,11 @@ export class ClientCore {
 
   /** A unary call, through the cluster policy. */
   unary(pm: PreparedMethod, args: readonly unknown[], opts: CallOptions | undefined): Promise<unknown> {
-    const scope = this.scope(opts);
-    if (this.telemetry.on()) return this.scopedUnary(pm, args, opts, scope, this.telemetry.start(pm.md, pm.wire.protocol));
-    if (scope.signal !== NEVER_ABORTS || this.tokenFn || opts?.metadata || callTag(opts) !== undefined) return this.scopedUnary(pm, args, opts, scope, undefined);
+    // Providers with timeouts of their own (their URL, a configurator): each attempt is timed per provider.
+    const tuned = opts?.timeout === undefined && this.directory.tuning?.timeouts === true;
+    const scope = tuned ? this.scope({ ...opts, timeout: 0 }) : this.scope(opts);
+    if (this.telemetry.on()) return this.scopedUnary(pm, args, opts, scope, this.telemetry.start(pm.md, pm.wire.protocol), tuned);
+    if (tuned || scope.signal !== NEVER_ABORTS || this.tokenFn || opts?.metadata || callTag(opts) !== undefined) return this.scopedUnary(pm, args, opts, scope, undefined, tuned);
     // Nothing can end this call early and nothing needs awaiting or disposing: one promise chain.
     try {
       return this.policy.invoke(this.invocation(pm, args, scope, false, opts), pm.wire.unary(args, pm.wire.headers, scope, opts), this.ctx);
@@ -300,12 +310,13 @@ export class ClientCore {
     opts: CallOptions | undefined,
     scope: CallScope,
     obs: ClientCallObserver | undefined,
+    tuned = false,
   ): Promise<unknown> {
     try {
       scope.throwIfAborted();
       const pending = this.observedHeaders(pm, opts, obs);
       const headers = pending instanceof Promise ? await pending : pending;
-      let attempt = pm.wire.unary(args, headers, scope, opts);
+      let attempt = tuned ? tunedAttempt((s) => pm.wire.unary(args, headers, s, opts), scope, pm.md, this.timeout) : pm.wire.unary(args, headers, scope, opts);
       if (obs) attempt = obs.attempts(attempt);
       const result = await this.policy.invoke(this.invocation(pm, args, scope, false, opts), attempt, this.ctx);
       obs?.end(undefined);

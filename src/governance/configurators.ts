@@ -177,8 +177,12 @@ function parseOverrideUrls(text: string): ConfiguratorEntry[] {
 }
 
 /** An `override://` URL as an entry. */
-function overrideEntry(text: string): ConfiguratorEntry {
-  const u = parseUrl(text);
+export function overrideEntry(text: string): ConfiguratorEntry {
+  return overrideUrlEntry(parseUrl(text));
+}
+
+/** A parsed `override://` URL (a 2.6 `configurators` node) as an entry. */
+export function overrideUrlEntry(u: DubboUrl): ConfiguratorEntry {
   const p = u.params;
   const parameters: Record<string, string> = {};
   for (const [k, v] of Object.entries(p)) if (k !== "providerAddresses" && k !== "priority") parameters[k] = v;

@@ -1,9 +1,10 @@
 import type { Logger } from "../runtime/logger.js";
 import type { DubboUrl } from "../registry/url.js";
 import { type ConfigCenter, GOVERNANCE_GROUP, governanceLog, RuleWatches } from "./config-center.js";
-import { type ConfiguratorEntry, configureUrl, parseConfigurators, serviceKeyOf } from "./configurators.js";
-import { MIGRATION_GROUP, migrationStep, parseMigration } from "./migration.js";
+import { type ConfiguratorEntry, configureUrl, overrideUrlEntry, parseConfigurators } from "./configurators.js";
+import { MIGRATION_GROUP, type MigrationPlan, type MigrationRule, migrationPlan, parseMigration } from "./migration.js";
 import { colonSeparatedKey, providerApplication, type RouterChain } from "./router-chain.js";
+import { checkedTuning } from "./tuning.js";
 
 /** What a consumer's governance needs. */
 export interface ConsumerGovernanceInit {
@@ -17,8 +18,8 @@ export interface ConsumerGovernanceInit {
   readonly logger: Logger;
   /** Configurators changed: the directory configures its providers again. */
   readonly onConfigurators: () => void;
-  /** A migration rule set the discovery of this service (undefined: the rule is gone). */
-  readonly onDiscovery?: (mode: "interface" | "instance" | "auto" | undefined) => void;
+  /** A migration rule set the discovery of this service (undefined: no rule, or none for this service). */
+  readonly onDiscovery?: (plan: MigrationPlan | undefined) => void;
 }
 
 /**
@@ -34,8 +35,17 @@ export class ConsumerGovernance {
   private readonly appKey: string;
   private serviceRules: readonly ConfiguratorEntry[] = [];
   private appRules: readonly ConfiguratorEntry[] = [];
+  /** Dubbo 2.6's `override://` nodes under `/dubbo/<interface>/configurators` (Java applies them first). */
+  private legacyRules: readonly ConfiguratorEntry[] = [];
   private readonly apps = new Set<string>();
   private closed = false;
+  /** The migration rule in force (its `applications` entries depend on the provider applications). */
+  private migrationRule: MigrationRule | undefined;
+  /**
+   * The consumer URL's parameters the configurators change (Java's `directoryUrl`, where its
+   * failover reads `retries`); undefined when they change none.
+   */
+  consumerOverrides: Readonly<Record<string, string>> | undefined;
 
   constructor(private readonly o: ConsumerGovernanceInit) {
     this.chain = o.chain;
@@ -53,7 +63,7 @@ export class ConsumerGovernance {
 
   /** True while a configurator rule is set: providers are configured on every registry change. */
   get configures(): boolean {
-    return this.serviceRules.length + this.appRules.length > 0;
+    return this.serviceRules.length + this.appRules.length + this.legacyRules.length > 0;
   }
 
   /** The providers now listed: their applications' keys are followed from now on. */
@@ -68,6 +78,7 @@ export class ConsumerGovernance {
     }
     if (!added || this.closed) return;
     for (const key of this.chain.keys([...this.apps])) this.watches.watch(GOVERNANCE_GROUP, key);
+    if (this.migrationRule && this.migrationRule.applications.size > 0) this.o.onDiscovery?.(this.plan(this.migrationRule));
   }
 
   /**
@@ -77,17 +88,19 @@ export class ConsumerGovernance {
    * `remote.application`); the parameters they change are written over the provider's own URL.
    */
   configure(url: DubboUrl): DubboUrl {
-    if (!this.configures) return url;
+    return this.configured(url).url;
+  }
+
+  /** {@link configure}, and the parameters the rules changed (undefined: none). */
+  configured(url: DubboUrl): { url: DubboUrl; overrides: Readonly<Record<string, string>> | undefined } {
+    if (!this.configures) return { url, overrides: undefined };
     const merged: DubboUrl = {
       ...url,
       params: { ...url.params, "remote.application": providerApplication(url), application: this.o.consumer.params.application ?? "", side: "consumer" },
     };
-    const out = configureUrl(merged, [this.appRules, this.serviceRules], this.o.consumer.host);
-    if (out === merged) return url;
+    const overrides = changedParams(merged, configureUrl(merged, [this.legacyRules, this.appRules, this.serviceRules], this.o.consumer.host));
     // The parameters the rules changed, on the provider's own URL (which routers read).
-    const params: Record<string, string> = { ...url.params };
-    for (const [k, v] of Object.entries(out.params)) if (merged.params[k] !== v) params[k] = v;
-    return { ...url, params };
+    return overrides ? { url: { ...url, params: { ...url.params, ...overrides } }, overrides } : { url, overrides };
   }
 
   private rule(group: string, key: string, text: string | null): void {
@@ -97,11 +110,30 @@ export class ConsumerGovernance {
     else this.chain.setRule(key, text);
   }
 
+  /**
+   * The interface's 2.6 `override://` nodes (`/dubbo/<interface>/configurators`), applied before
+   * the config center's rules as Java's `RegistryDirectory.overrideWithConfigurator` does;
+   * `empty://` (Java's "no rule") and other protocols are left out.
+   */
+  legacyConfigurators(urls: readonly DubboUrl[], where: string): void {
+    if (this.closed) return;
+    const entries = checkedTuning(
+      urls.filter((u) => u.protocol === "override").map(overrideUrlEntry),
+      (problem) => governanceLog(this.o.logger, "warn", `the configurator node under ${where}: ${problem}; that parameter is ignored`),
+    );
+    if (entries.length === 0 && this.legacyRules.length === 0) return;
+    this.legacyRules = entries;
+    governanceLog(this.o.logger, "info", `the Dubbo 2.6 configurators under ${where} apply (${entries.length} override URLs)`);
+    this.reconfigure();
+  }
+
   private configurators(key: string, text: string | null): void {
     let entries: ConfiguratorEntry[] = [];
     if (text !== null) {
       try {
-        entries = parseConfigurators(text);
+        entries = checkedTuning(parseConfigurators(text), (problem) =>
+          governanceLog(this.o.logger, "warn", `the rule ${key}: ${problem}; that parameter is ignored, the rest of the rule applies`),
+        );
       } catch (e) {
         governanceLog(this.o.logger, "warn", `the rule ${key} is refused (${(e as Error).message}); the previous rule stays`);
         return;
@@ -110,24 +142,34 @@ export class ConsumerGovernance {
     if (key === this.serviceKey) this.serviceRules = entries;
     else this.appRules = entries;
     governanceLog(this.o.logger, "info", `the rule ${key} ${text === null ? "was deleted" : `applies (${entries.length} entries)`}`);
+    this.reconfigure();
+  }
+
+  /** The configurators changed: the consumer URL's overrides again, and the directory's providers. */
+  private reconfigure(): void {
+    const c = this.o.consumer;
+    const self: DubboUrl = { ...c, params: { ...c.params, side: "consumer" } };
+    this.consumerOverrides = this.configures ? changedParams(self, configureUrl(self, [this.legacyRules, this.appRules, this.serviceRules], c.host)) : undefined;
     this.o.onConfigurators();
   }
 
   private migration(key: string, text: string | null): void {
-    if (text === null) {
-      this.o.onDiscovery?.(undefined);
-      return;
-    }
-    let step: "interface" | "instance" | "auto" | undefined;
+    let rule: MigrationRule | undefined;
     try {
-      const c = this.o.consumer;
-      const iface = c.params.interface ?? c.path;
-      step = migrationStep(parseMigration(text), serviceKeyOf(iface, c.params.group, c.params.version), iface);
+      rule = text === null ? undefined : parseMigration(text);
     } catch (e) {
       governanceLog(this.o.logger, "warn", `the migration rule ${key} is refused (${(e as Error).message}); the previous discovery stays`);
       return;
     }
-    this.o.onDiscovery?.(step);
+    this.migrationRule = rule;
+    this.o.onDiscovery?.(rule && this.plan(rule));
+  }
+
+  /** The rule's plan for this service (Java's display key: `interface[:version]`). */
+  private plan(rule: MigrationRule): MigrationPlan | undefined {
+    const c = this.o.consumer;
+    const iface = c.params.interface ?? c.path;
+    return migrationPlan(rule, c.params.version ? `${iface}:${c.params.version}` : iface, [...this.apps]);
   }
 
   /** Stops following the config center (closing it when it was built for this consumer). */
@@ -136,6 +178,14 @@ export class ConsumerGovernance {
     this.watches.close();
     if (this.o.owned) await this.o.center.close?.().catch(() => {});
   }
+}
+
+/** The parameters of `after` that differ from `before`'s, or undefined when none does. */
+function changedParams(before: DubboUrl, after: DubboUrl): Record<string, string> | undefined {
+  if (after === before) return undefined;
+  let out: Record<string, string> | undefined;
+  for (const [k, v] of Object.entries(after.params)) if (before.params[k] !== v) (out ??= {})[k] = v;
+  return out;
 }
 
 /** The most provider applications one consumer follows the rules of (each costs a few watches). */

@@ -2,6 +2,7 @@ import type { Logger } from "../runtime/logger.js";
 import type { DubboUrl } from "../registry/url.js";
 import { type ConfigCenter, GOVERNANCE_GROUP, governanceLog, RuleWatches } from "./config-center.js";
 import { type ConfiguratorEntry, configureUrl, isDisabled, parseConfigurators } from "./configurators.js";
+import { checkedTuning } from "./tuning.js";
 import { colonSeparatedKey } from "./router-chain.js";
 
 /** What a provider's governance needs. */
@@ -52,7 +53,11 @@ export class ProviderGovernance {
       if (!this.rules.delete(key)) return;
     } else {
       try {
-        this.rules.set(key, parseConfigurators(text));
+        // A bad timeout, retries or balancer would be registered for every consumer to read: dropped here.
+        const entries = checkedTuning(parseConfigurators(text), (problem) =>
+          governanceLog(this.o.logger, "warn", `the rule ${key}: ${problem}; that parameter is ignored, the rest of the rule applies`),
+        );
+        this.rules.set(key, entries);
       } catch (e) {
         governanceLog(this.o.logger, "warn", `the rule ${key} is refused (${(e as Error).message}); the previous rule stays`);
         return;

@@ -51,6 +51,9 @@ const MAX_MAPPING_BYTES = 1_000_000;
  * a new session re-creates them (deleting a stale node of the old session first) and re-lists
  * every subscription. While ZooKeeper is unreachable subscribers keep their last list.
  */
+/** The most 2.6-style rule nodes read per category of an interface (each one is matched on every provider change). */
+const MAX_LEGACY_RULES = 1000;
+
 export class ZookeeperRegistry implements Registry, InstanceDiscovery {
   readonly address: string;
   private readonly root: string;
@@ -326,19 +329,23 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
   }
 
   /**
-   * How many 2.6-style rule nodes an interface has (`/<root>/<interface>/routers` and
-   * `/configurators` children): governance reads the config center instead, and says so.
+   * Follows an interface's 2.6-style rule nodes (`/<root>/<interface>/routers` and
+   * `/configurators` children, URL-encoded `route://` and `override://` URLs), as Dubbo Java's
+   * registry directory subscribes to those categories: `listener` gets each category's URLs on
+   * every change (at most {@link MAX_LEGACY_RULES} a category; names that are no URL skipped).
    */
-  async legacyRuleNodes(iface: string): Promise<{ routers: number; configurators: number }> {
-    const count = async (category: string) => {
-      try {
-        return (await this.conn.children(`${this.root}/${encodeComponent(iface)}/${category}`, () => {})).length;
-      } catch {
-        return 0;
-      }
+  subscribeLegacyRules(iface: string, listener: (category: "routers" | "configurators", urls: readonly DubboUrl[]) => void): () => void {
+    const stops = (["routers", "configurators"] as const).map((category) => {
+      const dir = `${this.root}/${encodeComponent(iface)}/${category}`;
+      return this.follow(dir, async (sub) => {
+        const children = await this.conn.children(dir, sub.watch);
+        if (!sub.active) return;
+        listener(category, children.slice(0, MAX_LEGACY_RULES).flatMap((name) => parseNodeName(name) ?? []));
+      });
+    });
+    return () => {
+      for (const stop of stops) stop();
     };
-    const [routers, configurators] = await Promise.all([count("routers"), count("configurators")]);
-    return { routers, configurators };
   }
 
   subscribeInstances(app: string, listener: (instances: readonly Buffer[]) => void): () => void {

@@ -1,7 +1,7 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { configureUrl, isDisabled, parseConfigurators } from "../../src/governance/configurators.js";
-import { migrationStep, parseMigration } from "../../src/governance/migration.js";
+import { migrationPlan, parseMigration, shouldMigrate } from "../../src/governance/migration.js";
 import { parseUrl } from "../../src/registry/url.js";
 
 /**
@@ -91,12 +91,45 @@ describe("configurators: Java's matching", () => {
 });
 
 describe("migration rules", () => {
+  const step = (text: string, key = IFACE, apps: readonly string[] = []) => migrationPlan(parseMigration(text), key, apps)?.mode;
   it("steps map onto discovery; an interfaces entry wins; a bad step is refused", () => {
-    const r = parseMigration(`key: web\nstep: FORCE_APPLICATION\ninterfaces:\n  - serviceKey: ${IFACE}\n    step: FORCE_INTERFACE\n`);
-    assert.equal(migrationStep(r, IFACE, IFACE), "interface");
-    assert.equal(migrationStep(r, "org.demo.Other", "org.demo.Other"), "instance");
-    assert.equal(migrationStep(parseMigration("key: web\nstep: APPLICATION_FIRST\n"), IFACE, IFACE), "auto");
-    assert.equal(migrationStep(parseMigration("key: web\n"), IFACE, IFACE), undefined);
+    const r = `key: web\nstep: FORCE_APPLICATION\ninterfaces:\n  - serviceKey: ${IFACE}\n    step: FORCE_INTERFACE\n`;
+    assert.equal(step(r), "interface");
+    assert.equal(step(r, "org.demo.Other"), "instance");
+    assert.equal(step("key: web\nstep: APPLICATION_FIRST\n"), "application-first");
+    assert.equal(step("key: web\n"), undefined);
     assert.throws(() => parseMigration("key: web\nstep: SOMETIMES\n"), /step must be FORCE_INTERFACE, APPLICATION_FIRST or FORCE_APPLICATION/);
+  });
+
+  it("fields resolve one by one as Java's getValue: the interface's entry, a provider application's, the top level, the default", () => {
+    const text = [
+      "key: web",
+      "step: APPLICATION_FIRST",
+      "threshold: 0.5",
+      "proportion: 60",
+      "interfaces:",
+      `  - serviceKey: ${IFACE}:1.0.0`,
+      "    threshold: 2",
+      "applications:",
+      "  - serviceKey: prov",
+      "    step: FORCE_APPLICATION",
+      "    delay: 3",
+      "    force: true",
+    ].join("\n");
+    const rule = parseMigration(text);
+    assert.deepEqual(migrationPlan(rule, `${IFACE}:1.0.0`, ["prov"]), { mode: "instance", threshold: 2, proportion: 60, delay: 3, force: true });
+    assert.deepEqual(migrationPlan(rule, IFACE, []), { mode: "application-first", threshold: 0.5, proportion: 60, delay: 0, force: false });
+    assert.deepEqual(migrationPlan(parseMigration("step: FORCE_INTERFACE"), IFACE, []), { mode: "interface", threshold: 0, proportion: 100, delay: 0, force: false });
+    assert.throws(() => parseMigration("step: APPLICATION_FIRST\nproportion: 150"), /proportion must be a whole number from 0 to 100/);
+    assert.throws(() => parseMigration("step: APPLICATION_FIRST\nthreshold: -1"), /threshold must be a number from 0/);
+    assert.throws(() => parseMigration("step: FORCE_APPLICATION\ndelay: 100000"), /delay must be a whole number from 0 to 600/);
+  });
+
+  it("the address comparison is Java's DefaultMigrationAddressComparator", () => {
+    assert.equal(shouldMigrate(0, 5, 0), false, "the new level empty: never");
+    assert.equal(shouldMigrate(1, 0, 5), true, "the old level empty: always");
+    assert.equal(shouldMigrate(1, 5, 0), true, "threshold 0 (the default): any address");
+    assert.equal(shouldMigrate(2, 4, 0.5), true);
+    assert.equal(shouldMigrate(1, 4, 0.5), false);
   });
 });

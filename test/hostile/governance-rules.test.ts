@@ -139,4 +139,29 @@ describe("hostile: bad governance rules through the config center", { skip }, ()
     assert.ok(flapReads <= Math.ceil(elapsed / 100) + 5 && flapReads * 2 < writes, `${flapReads} reads for ${writes} writes in ${elapsed.toFixed(0)} ms`);
     assert.deepEqual(bystander.failures, []);
   });
+
+  it("a configurator with absurd timeout, retries and loadbalance values: each refused with one log line naming the key, the rest applies; calls unaffected", async () => {
+    const absurd = (params: string) => `configVersion: v3.0\nscope: service\nkey: ${ECHO_SERVICE}\nconfigs:\n  - side: consumer\n    addresses: [0.0.0.0]\n    parameters: { ${params} }\n`;
+    const bystander = loadLoop(() => client.whoami(), 2);
+    const before = log.lines.length;
+    await rules.write(CONFIGURATORS, absurd("timeout: 1000000000000, retries: 1000000000, loadbalance: evil, weight: 444"));
+    await waitFor(() => clientProviders(client)[0]?.weight === 444, 15_000, "the rule's good parameter");
+    await rules.write(CONFIGURATORS, absurd("timeout: -1, whoami.timeout: 0, weight: 555"));
+    await waitFor(() => clientProviders(client)[0]?.weight === 555, 15_000, "the second rule's good parameter");
+    // A failing call still makes the client's 3 attempts (not a billion), at once.
+    const t0 = performance.now();
+    await assert.rejects(client.fail(), (e: Error) => /Tried 2 times \(3 attempts\)/.test(e.message));
+    const failMs = performance.now() - t0;
+    await new Promise((r) => setTimeout(r, 300));
+    await bystander.stop();
+    const lines = log.lines.slice(before).filter((l) => l.includes(CONFIGURATORS) && l.includes("is ignored"));
+    console.log(`absurd tuning: ${lines.length} log lines, a failing call in ${failMs.toFixed(0)} ms, ${bystander.counts.get("victim")} calls beside`);
+    for (const param of ["timeout: \"1000000000000\"", "retries: \"1000000000\"", "loadbalance: \"evil\"", "timeout: \"-1\"", "whoami.timeout: \"0\""]) {
+      assert.equal(lines.filter((l) => l.includes(param)).length, 1, `one line for ${param}:\n${lines.join("\n")}`);
+    }
+    assert.equal(lines.length, 5, lines.join("\n"));
+    assert.deepEqual(bystander.failures, [], "no call timed out on a 1 ms timer or failed");
+    assert.ok((bystander.counts.get("victim") ?? 0) >= 5);
+    await rules.write(CONFIGURATORS, weightRule(700));
+  });
 });

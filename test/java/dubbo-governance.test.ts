@@ -134,6 +134,36 @@ describe("governance: a Dubbo Java consumer and ours, moved the same way by the 
     await waitUntil(async () => clientProviders(ours).length === 3, "ours: all three again");
   });
 
+  it("a consumer-side configurator raising, then lowering timeout changes the outcome of slow(600) for the Java consumer and ours alike; deleting it restores both", async () => {
+    const base = { registry, discovery: "interface" as const, serialization: "hessian2" as const, logger: QUIET, group: "blue", application: "ts-gov-consumer", retries: 0 };
+    const short = createClient(Interop, { ...base, timeout: 300 });
+    const long = createClient(Interop, { ...base, timeout: 3000 });
+    /** ok or error for three slow(600) calls of each consumer (consumer timeout `timeout`). */
+    const outcomes = async (timeout: number): Promise<string[]> => {
+      const cmd = { registry, serialization: "hessian2", op: "slow", ms: 600, timeout, retries: 0, migration: "FORCE_INTERFACE", group: "blue" };
+      const javaAnswers = await Promise.all([1, 2, 3].map(() => java.call(cmd)));
+      const c = timeout === 300 ? short : long;
+      const ourAnswers = await Promise.all([1, 2, 3].map(() => c.slow(600).then(() => "ok", () => "error")));
+      return [...new Set([...javaAnswers.map((a) => `java ${a.ok === undefined ? "error" : "ok"}`), ...ourAnswers.map((a) => `ours ${a}`)])].sort();
+    };
+    try {
+      await waitUntil(async () => clientProviders(short).length === 3 && clientProviders(long).length === 3, "our consumers see the three providers");
+      assert.deepEqual(await outcomes(300), ["java error", "ours error"], "the consumers' own 300 ms");
+      assert.deepEqual(await outcomes(3000), ["java ok", "ours ok"], "the consumers' own 3 s");
+      const rule = (timeout: number) => `configVersion: v3.0\nscope: service\nkey: blue/${IFACE}\nenabled: true\nconfigs:\n  - side: consumer\n    addresses: [0.0.0.0]\n    parameters: { timeout: ${timeout} }\n`;
+      await rules.write(CONFIGURATOR_KEY, rule(3000));
+      await waitUntil(async () => sameSet(await outcomes(300), ["java ok", "ours ok"]), "both raised to 3 s by the configurator");
+      await rules.write(CONFIGURATOR_KEY, rule(100));
+      await waitUntil(async () => sameSet(await outcomes(3000), ["java error", "ours error"]), "both lowered to 100 ms, under their own 3 s");
+      await rules.delete(CONFIGURATOR_KEY);
+      await waitUntil(async () => sameSet(await outcomes(3000), ["java ok", "ours ok"]), "both on their own 3 s again");
+      assert.deepEqual(await outcomes(300), ["java error", "ours error"], "and on their own 300 ms");
+    } finally {
+      await rules.delete(CONFIGURATOR_KEY);
+      await Promise.all([closeClient(short), closeClient(long)]);
+    }
+  });
+
   it("a provider-side disabled rule for our ts-a: Java consumers at interface and application level stop calling it; at interface level it comes back when the rule goes", async () => {
     await waitUntil(async () => sameSet(await tallyJava({ group: "blue", migration: "FORCE_APPLICATION" }), ["blue", "ts-a", "ts-b"]), "the application-level Java consumer sees all three");
     const rule = `configVersion: v3.0\nscope: application\nkey: ts-gov\nenabled: true\nconfigs:\n  - side: provider\n    addresses: ["127.0.0.1"]\n    providerAddresses: ["127.0.0.1:${port["ts-a"]}"]\n    parameters: { disabled: true }\n`;

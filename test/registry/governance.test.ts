@@ -237,16 +237,27 @@ describe("governance: rules from the config center (ZooKeeper /dubbo/config)", {
     await Promise.all([gray.close(), p2.close(), p3.close()]);
   });
 
-  it("Dubbo 2.6 rule nodes under /dubbo/<interface>/routers and /configurators are not read: one log line says so", async () => {
+  it("Dubbo 2.6 rule nodes: override:// under /dubbo/<interface>/configurators apply as they come and go; route:// under routers/ are logged once each, not applied", async () => {
     const a = await provider("legacy-a");
-    const route = encodeURIComponent(`route://0.0.0.0/${ECHO_SERVICE}?category=routers&dynamic=false&rule=${encodeURIComponent("=> host != 127.0.0.1")}`);
-    await kazoo(zk.hostPort, [{ op: "create", path: `/dubbo/${ECHO_SERVICE}/routers/${route}`, data: "" }]);
+    const route = (rule: string) => encodeURIComponent(`route://0.0.0.0/${ECHO_SERVICE}?category=routers&dynamic=false&rule=${encodeURIComponent(rule)}`);
+    await kazoo(zk.hostPort, [{ op: "create", path: `/dubbo/${ECHO_SERVICE}/routers/${route("=> host != 127.0.0.1")}`, data: "" }]);
     const { lines, logger } = recordingLogger();
     const c = consumer({ discovery: "interface", logger });
-    await waitFor(() => lines.some((l) => l.includes("Dubbo 2.6 rule nodes")), 15_000, "the legacy line");
-    assert.equal(lines.filter((l) => l.includes("Dubbo 2.6 rule nodes")).length, 1);
-    assert.match(lines.find((l) => l.includes("Dubbo 2.6 rule nodes"))!, /1 under routers\/, 0 under configurators\/\); they are not read/);
+    const routerLines = () => lines.filter((l) => l.includes("Dubbo 2.6 router node"));
+    await waitFor(() => routerLines().length === 1, 15_000, "the legacy router line");
+    assert.match(routerLines()[0], /1 new Dubbo 2.6 router node\(s\) under routers\/ .*host != 127\.0\.0\.1.*not applied/);
     assert.equal(await c.whoami(), "legacy-a", "the 2.6 route (host != 127.0.0.1) does not apply");
+    // A router node written later: one more line, for it alone.
+    await kazoo(zk.hostPort, [{ op: "create", path: `/dubbo/${ECHO_SERVICE}/routers/${route("method=fail => false")}`, data: "" }]);
+    await waitFor(() => routerLines().length === 2, 15_000, "the second router's line");
+    assert.match(routerLines()[1], /1 new .*method=fail => false/);
+    // A 2.6 override (provider host:port, no side: Java's deprecated matching) reweighs provider a; deleting it restores the weight.
+    const override = encodeURIComponent(`override://127.0.0.1:${a.address.port}/${ECHO_SERVICE}?category=configurators&dynamic=false&weight=900`);
+    await kazoo(zk.hostPort, [{ op: "create", path: `/dubbo/${ECHO_SERVICE}/configurators/${override}`, data: "" }]);
+    await waitFor(() => clientProviders(c)[0]?.weight === 900, 15_000, "the 2.6 override applied");
+    await kazoo(zk.hostPort, [{ op: "delete", path: `/dubbo/${ECHO_SERVICE}/configurators/${override}` }]);
+    await waitFor(() => clientProviders(c)[0]?.weight === 100, 15_000, "the 2.6 override gone");
+    assert.equal(routerLines().length, 2, "no line again for routers already logged");
     await kazoo(zk.hostPort, [{ op: "delete", path: `/dubbo/${ECHO_SERVICE}/routers` }]);
     await a.close();
   });

@@ -8,6 +8,7 @@ import type { Provider } from "../../transport/client/provider.js";
 import type { Directory } from "./directory.js";
 import type { Attempt, Invocation } from "../../runtime/invocation.js";
 import { countFailure, type OutlierSettings } from "./outlier.js";
+import { attemptTimedOut, type TunedBalancers } from "./tuning.js";
 
 export type { Attempt, Invocation } from "../../runtime/invocation.js";
 
@@ -26,6 +27,8 @@ export interface ClusterContext {
   readonly logger?: Logger;
   /** Outlier detection; none when undefined. */
   readonly outlier?: OutlierSettings;
+  /** Balancers a provider URL or a configurator may name (Dubbo's `loadbalance`); registry directories only. */
+  readonly tuned?: TunedBalancers;
 }
 
 /** A cluster policy: how a call uses the providers (one, several, retrying). */
@@ -58,12 +61,13 @@ export function selectProvider(inv: Invocation, ctx: ClusterContext, tried: Read
   if (all.length === 1) return all[0];
   const now = Date.now();
   // The common case, every provider available and none tried: the list as it is, no copy.
-  if (tried.size === 0 && allAvailable(all, now)) return ctx.balancer.select(all, inv);
+  const balancer = ctx.tuned?.pick(all, inv) ?? ctx.balancer;
+  if (tried.size === 0 && allAvailable(all, now)) return balancer.select(all, inv);
   let candidates: readonly Provider[] = all.filter((p) => !tried.has(p) && p.available(now));
   if (candidates.length === 0) candidates = all.filter((p) => p.available(now));
   if (candidates.length === 0) candidates = all.filter((p) => !tried.has(p));
   if (candidates.length === 0) candidates = all;
-  return candidates.length === 1 ? candidates[0] : ctx.balancer.select(candidates, inv);
+  return candidates.length === 1 ? candidates[0] : balancer.select(candidates, inv);
 }
 
 function allAvailable(all: readonly Provider[], now: number): boolean {
@@ -136,6 +140,7 @@ function markDown(provider: Provider, ctx: ClusterContext, err: unknown): void {
  */
 export function retryable(err: RpcError, inv: Invocation): boolean {
   if (inv.committed || inv.signal.aborted) return false;
-  if (requestMayHaveRun(err)) return inv.method.idempotent;
+  // A provider's own timeout ended the attempt (the call has time left): the handler may have run.
+  if (requestMayHaveRun(err) || attemptTimedOut(err)) return inv.method.idempotent;
   return retryableCode(err.code, inv.method.idempotent);
 }

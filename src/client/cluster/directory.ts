@@ -1,5 +1,6 @@
 import type { Invocation } from "../../runtime/invocation.js";
 import { Provider, type ProviderInit } from "../../transport/client/provider.js";
+import type { DirectoryTuning } from "./tuning.js";
 
 /**
  * Where a client finds the providers of a service. The static list is built in; a registry
@@ -17,6 +18,11 @@ export interface Directory {
   list(service: string, inv?: Invocation): readonly Provider[];
   /** Why routing left `inv` no provider, in a few words (the `unavailable` error's message adds it). */
   explainEmpty?(inv: Invocation): string | undefined;
+  /**
+   * What the providers' URLs and the config center set for calls (Dubbo's `timeout`, `retries`,
+   * `loadbalance`); undefined while nothing is set. Registry directories only.
+   */
+  readonly tuning?: DirectoryTuning;
   /** Stops watching the registry, if any. */
   close?(): void | Promise<void>;
   /**

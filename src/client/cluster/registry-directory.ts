@@ -9,6 +9,9 @@ import type { MethodDescriptor } from "../../service/descriptors.js";
 import { isValidWeight, Provider, type WarmUp } from "../../transport/client/provider.js";
 import type { Logger } from "../../runtime/logger.js";
 import type { Directory } from "./directory.js";
+import { type DirectoryTuning, ProviderTuning } from "./tuning.js";
+import { callable, type Level, LevelChoice, levelsOf, type Mode } from "./level-choice.js";
+import { type MigrationPlan, shouldMigrate } from "../../governance/migration.js";
 import type { Invocation } from "../../runtime/invocation.js";
 import { callTag, FORCE_TAG_KEY, TAG_KEY } from "../../runtime/call-tag.js";
 import { lowerFirst } from "../../service/describe.js";
@@ -51,6 +54,8 @@ export interface RegistryDirectoryOptions {
 /** A provider of a registry directory: its URL as this consumer sees it (configured), which routers read. */
 export class RoutedProvider extends Provider {
   url!: DubboUrl;
+  /** Its `timeout` / `loadbalance` (its URL's, a configurator's), when it has any. */
+  tuning: ProviderTuning | undefined;
 }
 
 /**
@@ -74,20 +79,23 @@ export class RegistryDirectory implements Directory {
   readonly registry: string;
   private providers: readonly RoutedProvider[] = [];
   private unsubscribe: (() => void) | undefined;
+  /** Stops following the 2.6 rule nodes. */
+  private stopLegacy: (() => void) | undefined;
   private instances: InstanceSubscription | undefined;
-  /** The discovery in force: the option's, or a migration rule's. */
-  private mode: Discovery;
+  /** The layouts' lists and the mode in force (the option's, or a migration rule's). */
+  private readonly levels: LevelChoice;
+  /** A FORCE_* migration waiting for the new level's addresses before comparing (Java's `waitAddressNotify`). */
+  private pending: { readonly target: Level; readonly plan: MigrationPlan; readonly timer: NodeJS.Timeout } | undefined;
+  /** APPLICATION_FIRST with a `proportion` below 100: the interface level's providers, for the other calls. */
+  private fallback: readonly RoutedProvider[] | undefined;
+  /** Each call's draw of `proportion` (one per call, whatever its attempts). */
+  private draws = new WeakMap<Invocation, boolean>();
   /** The config center's rules for this service, when governance is on. */
   readonly governance: ConsumerGovernance | undefined;
   /** Dubbo's router chain: the rules of the config center, and static tags (which need none). */
   private readonly chain: RouterChain;
   /** Some provider listed has a static tag (`dubbo.tag`): calls are routed even without rules. */
   private tagged = false;
-  /** The latest list of each layout; a notification of one is merged with the other's. */
-  private interfaceUrls: readonly DubboUrl[] = [];
-  private instanceUrls: readonly DubboUrl[] = [];
-  /** The last list notified, configured again when a configurator changes. */
-  private lastUrls: readonly DubboUrl[] = [];
   private firstList: Promise<void> | undefined;
   private resolveFirst: (() => void) | undefined;
   private firstTimer: NodeJS.Timeout | undefined;
@@ -95,6 +103,8 @@ export class RegistryDirectory implements Directory {
   private closed = false;
   /** Providers listed that cannot be called, logged already. */
   private readonly loggedBad = new Set<string>();
+  /** What the providers' URLs and the configurators set for calls (undefined: nothing). */
+  tuning: DirectoryTuning | undefined;
 
   constructor(private readonly o: RegistryDirectoryOptions) {
     this.registry = o.registry.address;
@@ -105,9 +115,9 @@ export class RegistryDirectory implements Directory {
     this.firstTimer = setTimeout(() => this.settleFirst(), o.firstListWaitMs);
     const mode = o.discovery ?? "auto";
     if (!DISCOVERY_MODES.includes(mode)) throw new TypeError(`createClient: discovery must be "interface", "instance" or "auto", got ${JSON.stringify(mode)}`);
-    this.mode = mode;
+    this.levels = new LevelChoice(mode);
     this.chain = new RouterChain({ consumer: o.routeAs, log: (level, msg) => governanceLog(o.logger, level, msg) });
-    this.discover(mode);
+    for (const level of levelsOf(mode)) this.follow(level);
     const g = o.governance;
     if (g) {
       this.governance = new ConsumerGovernance({
@@ -115,76 +125,163 @@ export class RegistryDirectory implements Directory {
         chain: this.chain,
         consumer: o.routeAs,
         logger: o.logger,
-        onConfigurators: () => this.update(this.lastUrls),
-        onDiscovery: (step) => this.migrate(step ?? mode),
+        onConfigurators: () => this.refresh(),
+        onDiscovery: (plan) => this.migrate(plan, mode),
       });
-      void this.refuseLegacyRules();
+      this.followLegacyRules();
     }
     if (o.consumer) void o.registry.register(o.consumer).catch(() => {});
   }
 
   /**
-   * Dubbo 2.6's rule nodes (`/dubbo/<interface>/routers`, `/configurators`) are not read: one log
-   * line says so when the interface has any, once, when the client starts.
+   * Dubbo 2.6's rule nodes under `/dubbo/<interface>/`, followed as Java's registry directory
+   * follows them: `configurators/` (`override://` URLs) are applied before the config center's
+   * configurators; `routers/` (`route://` condition URLs) are not applied: one log line for each
+   * node name not seen before says so.
    */
-  private async refuseLegacyRules(): Promise<void> {
-    const reg = this.o.registry as Registry & { legacyRuleNodes?: (iface: string) => Promise<{ routers: number; configurators: number }> };
-    if (typeof reg.legacyRuleNodes !== "function") return;
-    const n = await reg.legacyRuleNodes(this.o.key.interface).catch(() => undefined);
-    if (!n || n.routers + n.configurators === 0 || this.closed) return;
-    governanceLog(
-      this.o.logger,
-      "warn",
-      `${this.registry}: ${this.o.key.interface} has Dubbo 2.6 rule nodes (${n.routers} under routers/, ${n.configurators} under configurators/); they are not read: governance rules are read from the config center (/dubbo/config/dubbo/<key>), where Dubbo 2.7+ and Dubbo Admin write them`,
-    );
+  private followLegacyRules(): void {
+    type Legacy = { subscribeLegacyRules?: (iface: string, l: (category: "routers" | "configurators", urls: readonly DubboUrl[]) => void) => () => void };
+    const reg = this.o.registry as Registry & Legacy;
+    if (typeof reg.subscribeLegacyRules !== "function") return;
+    const iface = this.o.key.interface;
+    const logged = new Set<string>();
+    this.stopLegacy = reg.subscribeLegacyRules.call(reg, iface, (category, urls) => {
+      if (this.closed) return;
+      if (category === "configurators") {
+        this.governance?.legacyConfigurators(urls, `${this.registry} /dubbo/${iface}/configurators`);
+        return;
+      }
+      const fresh = urls.filter((u) => u.protocol !== "empty" && !logged.has(JSON.stringify(u)));
+      if (fresh.length === 0 || logged.size > 1000) return;
+      for (const u of fresh) logged.add(JSON.stringify(u));
+      governanceLog(
+        this.o.logger,
+        "warn",
+        `${this.registry}: ${iface} has ${fresh.length} new Dubbo 2.6 router node(s) under routers/ (${fresh[0].protocol}://…${fresh[0].params.rule ? ` rule ${JSON.stringify(decodeRule(fresh[0].params.rule))}` : ""}); they are not applied: write them as condition rules in the config center (/dubbo/config/dubbo/<interface>::.condition-router)`,
+      );
+    });
   }
 
-  /** Follows the registry at `mode`'s level(s). */
-  private discover(mode: Discovery): void {
+  /** Follows one layout of the registry (a no-op when it is followed already, or the registry has no application level). */
+  private follow(level: Level): void {
     const registry = this.o.registry;
-    if (mode !== "interface" && hasInstanceDiscovery(registry)) {
+    if (level === "instance" && !this.instances && hasInstanceDiscovery(registry)) {
       this.instances = new InstanceSubscription({
         registry,
         key: this.o.key,
         providedBy: this.o.providedBy,
         tls: this.o.secure ? (this.o.tls ?? {}) : undefined,
         logger: this.o.logger,
-        listener: (urls) => {
-          this.instanceUrls = urls;
-          this.update([...this.instanceUrls, ...this.interfaceUrls]);
-        },
+        listener: (urls) => this.listed("instance", urls),
       });
     }
-    if (mode !== "instance") {
-      this.unsubscribe = registry.subscribe(this.o.key, (urls) => {
-        this.interfaceUrls = urls;
-        this.update([...this.instanceUrls, ...this.interfaceUrls]);
-      });
+    if (level === "interface" && !this.unsubscribe) this.unsubscribe = registry.subscribe(this.o.key, (urls) => this.listed("interface", urls));
+  }
+
+  /** Stops following a layout and forgets its list. */
+  private unfollow(level: Level): void {
+    if (level === "instance") {
+      this.instances?.close();
+      this.instances = undefined;
+    } else {
+      this.unsubscribe?.();
+      this.unsubscribe = undefined;
     }
+    this.levels.drop(level);
+  }
+
+  /** A layout's new list: the calls' list again, and a waiting migration may decide. */
+  private listed(level: Level, urls: readonly DubboUrl[]): void {
+    if (this.closed) return;
+    this.levels.set(level, urls);
+    this.governance?.providersListed(urls);
+    const p = this.pending;
+    if (p && p.target === level && p.plan.delay === 0) this.decide(p);
+    this.refresh();
+  }
+
+  /** The calls' list from the layouts now (and APPLICATION_FIRST's interface-level share). */
+  private refresh(): void {
+    this.update(this.levels.chosen());
+    const fb = this.levels.fallback();
+    this.fallback = fb && this.providers.length > 0 ? this.build(fb, new Map(this.providers.map((p) => [p.address, p]))).next : undefined;
   }
 
   /**
-   * A migration rule switched this service's discovery (as Java's `MigrationRuleHandler` does):
-   * the level no longer read is dropped, the new one followed; the providers listed meanwhile
-   * stay until the new level's first list.
+   * A migration rule's plan for this service (undefined: back to the `discovery` option), as
+   * Java's `MigrationRuleHandler` applies it. APPLICATION_FIRST follows both levels and uses the
+   * application level while it lists enough addresses (`threshold`); FORCE_* moves to one level
+   * once its addresses are known (after `delay` s), only when it lists enough of them, unless
+   * `force` — else the current level stays (Java does not retry until the rule changes).
    */
-  private migrate(mode: Discovery): void {
-    if (this.closed || mode === this.mode) return;
-    registryLog(this.o.logger, "info", `${this.registry}: a migration rule switches ${this.o.key.interface} from ${this.mode} to ${mode} discovery`);
-    this.mode = mode;
-    this.unsubscribe?.();
-    this.unsubscribe = undefined;
-    this.instances?.close();
-    this.instances = undefined;
-    if (mode === "instance") this.interfaceUrls = [];
-    if (mode === "interface") this.instanceUrls = [];
-    this.discover(mode);
+  private migrate(plan: MigrationPlan | undefined, option: Discovery): void {
+    if (this.closed) return;
+    this.cancelPending();
+    this.levels.plan = plan;
+    const target = plan?.mode ?? option;
+    if (plan === undefined || target === this.levels.mode || plan.mode === "application-first") {
+      this.switchTo(target);
+      return;
+    }
+    const level = plan.mode;
+    const wait = plan.delay > 0 ? plan.delay * 1000 : plan.force ? 0 : this.o.firstListWaitMs;
+    const pending = { target: level, plan, timer: setTimeout(() => this.decide(pending), wait) };
+    pending.timer.unref();
+    this.pending = pending;
+    this.follow(level);
+    if (this.levels.listed.has(level) && plan.delay === 0) this.decide(pending);
+  }
+
+  /** A FORCE_* migration compares the levels' address counts (Java's `shouldMigrate`) and moves, or stays. */
+  private decide(p: { readonly target: Level; readonly plan: MigrationPlan; readonly timer: NodeJS.Timeout }): void {
+    if (this.pending !== p || this.closed) return;
+    this.cancelPending();
+    // Java compares the new level with the old one (the other level), whatever the old mode used.
+    const now = callable(this.levels.urls[p.target === "instance" ? "interface" : "instance"]);
+    const next = callable(this.levels.urls[p.target]);
+    if (p.plan.force || shouldMigrate(next, now, p.plan.threshold)) {
+      this.switchTo(p.target);
+      return;
+    }
+    if (!levelsOf(this.levels.mode).includes(p.target)) this.unfollow(p.target);
+    registryLog(
+      this.o.logger,
+      "warn",
+      `${this.registry}: a migration rule asks ${this.o.key.interface} to move to ${p.target} discovery, but that level lists ${next} provider(s) against ${now} (threshold ${p.plan.threshold}); ${this.levels.mode} discovery stays (force: true moves anyway)`,
+    );
+  }
+
+  private cancelPending(): void {
+    if (this.pending) clearTimeout(this.pending.timer);
+    this.pending = undefined;
+  }
+
+  /** Uses `mode` from now on: follows its levels, drops the others; the list changes once the new level has listed. */
+  private switchTo(mode: Mode): void {
+    const from = this.levels.mode;
+    if (mode !== from) registryLog(this.o.logger, "info", `${this.registry}: a migration rule switches ${this.o.key.interface} from ${from} to ${mode} discovery`);
+    this.levels.mode = mode;
+    for (const level of ["interface", "instance"] as const) if (!levelsOf(mode).includes(level)) this.unfollow(level);
+    for (const level of levelsOf(mode)) this.follow(level);
+    // The providers listed meanwhile stay until a level the mode reads has listed.
+    if (levelsOf(mode).some((l) => this.levels.listed.has(l))) this.refresh();
   }
 
   list(_service?: string, inv?: Invocation): readonly Provider[] {
     // No rule, no tag anywhere (or no call to route): the list as it is, nothing more on the call path.
-    if (inv === undefined || (this.chain.idle && !this.tagged && !this.o.routeAs.params[TAG_KEY] && callTag(inv.options) === undefined)) return this.providers;
-    return this.chain.route(this.providers, routeCall(inv));
+    const providers = this.fallback && inv ? this.share(inv) : this.providers;
+    if (inv === undefined || (this.chain.idle && !this.tagged && !this.o.routeAs.params[TAG_KEY] && callTag(inv.options) === undefined)) return providers;
+    return this.chain.route(providers, routeCall(inv));
+  }
+
+  /** APPLICATION_FIRST's `proportion`: the call's draw (Java's `nextDouble(100) > promotion` → interface level). */
+  private share(inv: Invocation): readonly RoutedProvider[] {
+    let toInterface = this.draws.get(inv);
+    if (toInterface === undefined) {
+      toInterface = Math.random() * 100 > (this.levels.plan?.proportion ?? 100);
+      this.draws.set(inv, toInterface);
+    }
+    return toInterface && this.fallback ? this.fallback : this.providers;
   }
 
   /** Why the rules left a call no provider: the explanation's text, when the registry lists some. */
@@ -216,38 +313,7 @@ export class RegistryDirectory implements Directory {
   /** A notification: every matching provider now. */
   private update(urls: readonly DubboUrl[]): void {
     if (this.closed) return;
-    this.lastUrls = urls;
-    const g = this.governance;
-    g?.providersListed(urls);
-    const current = new Map(this.providers.map((p) => [p.address, p]));
-    const next: RoutedProvider[] = [];
-    const seen = new Set<string>();
-    for (const listed of urls) {
-      // Only Triple providers can be called; others (dubbo://, rest://) are someone else's.
-      if (listed.protocol !== "tri" || !listed.port) continue;
-      // As this consumer sees it: configurators applied (one may disable the provider, or reweigh it).
-      const url = g ? g.configure(listed) : listed;
-      if (g && isDisabled(url)) continue;
-      const weight = this.weightOf(url);
-      // Provider writes the address in URL's canonical form ([::1], lower case), which is what
-      // the same provider is known by across notifications.
-      const warmUp = warmUpOf(url.params);
-      let candidate: RoutedProvider;
-      try {
-        candidate = new RoutedProvider(`${this.o.secure ? "https" : "http"}://${hostPort(url.host, url.port)}`, weight, warmUp);
-      } catch (e) {
-        // A host or port no URL can hold (port 70000, `zz::zz`): skipped, logged once, the rest kept.
-        this.skipBad(url, e as Error);
-        continue;
-      }
-      if (seen.has(candidate.address)) continue;
-      seen.add(candidate.address);
-      const old = current.get(candidate.address);
-      const provider = old && old.fullWeight === weight && sameWarmUp(old.warmUp, warmUp) ? old : candidate;
-      provider.leaving = false; // listed: whatever it announced before, it is back
-      provider.url = url;
-      next.push(provider);
-    }
+    const { next, seen } = this.build(urls, new Map(this.providers.map((p) => [p.address, p])));
     if (next.length === 0 && this.providers.length > 0 && this.o.emptyProtection) {
       // Kept, but unregistered: they are shutting down, so their refusals are no news.
       for (const p of this.providers) p.leaving = true;
@@ -270,8 +336,44 @@ export class RegistryDirectory implements Directory {
     for (const p of this.providers) if (!seen.has(p.address)) p.leaving = true;
     this.providers = next;
     this.tagged = next.some((p) => !!p.url.params[TAG_KEY]);
+    this.tuning = tuningOf(next, this.governance?.consumerOverrides);
     // Calls made before any provider was known wait for the first one (or the end of the wait).
     if (next.length > 0) this.settleFirst();
+  }
+
+  /** The providers of a list, as this consumer sees them (configured); known ones keep their object (health, load). */
+  private build(urls: readonly DubboUrl[], current: ReadonlyMap<string, RoutedProvider>): { next: RoutedProvider[]; seen: Set<string> } {
+    const g = this.governance;
+    const next: RoutedProvider[] = [];
+    const seen = new Set<string>();
+    for (const listed of urls) {
+      // Only Triple providers can be called; others (dubbo://, rest://) are someone else's.
+      if (listed.protocol !== "tri" || !listed.port) continue;
+      // As this consumer sees it: configurators applied (one may disable the provider, or reweigh it).
+      const { url, overrides } = g ? g.configured(listed) : { url: listed, overrides: undefined };
+      if (g && isDisabled(url)) continue;
+      const weight = this.weightOf(url);
+      // Provider writes the address in URL's canonical form ([::1], lower case), which is what
+      // the same provider is known by across notifications.
+      const warmUp = warmUpOf(url.params);
+      let candidate: RoutedProvider;
+      try {
+        candidate = new RoutedProvider(`${this.o.secure ? "https" : "http"}://${hostPort(url.host, url.port)}`, weight, warmUp);
+      } catch (e) {
+        // A host or port no URL can hold (port 70000, `zz::zz`): skipped, logged once, the rest kept.
+        this.skipBad(url, e as Error);
+        continue;
+      }
+      if (seen.has(candidate.address)) continue;
+      seen.add(candidate.address);
+      const old = current.get(candidate.address);
+      const provider = old && old.fullWeight === weight && sameWarmUp(old.warmUp, warmUp) ? old : candidate;
+      provider.leaving = false; // listed: whatever it announced before, it is back
+      provider.url = url;
+      provider.tuning = ProviderTuning.of(overrides, listed.params);
+      next.push(provider);
+    }
+    return { next, seen };
   }
 
   /** A provider's `weight=` (100 when absent or not a weight), at most {@link MAX_WEIGHT} (logged once per provider when more). */
@@ -304,6 +406,7 @@ export class RegistryDirectory implements Directory {
     this.closed = true;
     this.settleFirst();
     this.unsubscribe?.();
+    this.stopLegacy?.();
     this.instances?.close();
     await this.governance?.close();
     const { registry, consumer, owned } = this.o;
@@ -327,6 +430,22 @@ function routeCall(inv: Invocation): RouteCall {
     if (tag.force !== undefined) attachments[FORCE_TAG_KEY] = String(tag.force);
   }
   return { method: lowerFirst(inv.method.name), args: inv.args, attachments };
+}
+
+/** What the providers and the consumer's overrides set for calls, or undefined when nothing. */
+function tuningOf(providers: readonly RoutedProvider[], consumer: Readonly<Record<string, string>> | undefined): DirectoryTuning | undefined {
+  const timeouts = providers.some((p) => p.tuning?.timeouts);
+  const retries = consumer && Object.keys(consumer).some((k) => k === "retries" || k.endsWith(".retries")) ? consumer : undefined;
+  return timeouts || retries ? { timeouts, consumer: retries } : undefined;
+}
+
+/** A 2.6 router's `rule=` text, URL-decoded (shown in the log line), at most 200 characters. */
+function decodeRule(rule: string): string {
+  let text = rule;
+  try {
+    text = decodeURIComponent(rule);
+  } catch {}
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 
 function firstLine(text: string): string {
