@@ -9,11 +9,11 @@ import { callerCancelled } from "../protocol/errors.js";
 import { H, type HeaderMap, metadataOf, trailersOf } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import { codeFromGrpcHttpStatus } from "../protocol/status-table.js";
-import { requestFrame } from "./framing.js";
+import { requestFrame } from "../message/framing.js";
 import { formatGrpcTimeout } from "./timeout.js";
-import type { MessageCodec } from "./message-codec.js";
-import { CLIENT_QUEUE_BOUNDS, MessageQueue } from "./message-queue.js";
-import { MessageReader, type MessageSink } from "./message-reader.js";
+import type { MessageCodec } from "../message/message-codec.js";
+import { CLIENT_QUEUE_BOUNDS, MessageQueue } from "../message/message-queue.js";
+import { MessageReader, type MessageSink } from "../message/message-reader.js";
 import { errorFromGrpcTrailers } from "./status.js";
 import type { ResponseMode, StreamCall } from "../runtime/client-protocol.js";
 

@@ -18,8 +18,8 @@ import { type CallScope, NEVER_ABORTS } from "../transport/client/call-scope.js"
 import { Http1Transport } from "../transport/client/http1.js";
 import type { Provider } from "../transport/client/provider.js";
 import { GRPC_DIALECT, GrpcClientCall, type GrpcCallSettings, grpcHeaders, type StreamDialect } from "./client-call.js";
-import type { GrpcMessageFormat } from "./content-type.js";
-import { type MessageCodec, messageCodec } from "./message-codec.js";
+import type { GrpcMessageFormat } from "./wire.js";
+import { type MessageCodec, messageCodec } from "../message/message-codec.js";
 
 /** The message formats of Dubbo's wrapper the `serialization` option selects. */
 const SERIALIZATIONS = ["hessian2", "fastjson2", "json"];

@@ -9,9 +9,9 @@ import type { RegisteredMethod } from "../runtime/router.js";
 import type { ServerCore } from "../runtime/server-core.js";
 import { requestStreams, responseStreams } from "../service/descriptors.js";
 import type { AbortSink, BodySink, Exchange } from "../transport/server/exchange.js";
-import type { MessageCodec } from "./message-codec.js";
-import { MessageQueue } from "./message-queue.js";
-import { MessageReader, type MessageSink } from "./message-reader.js";
+import type { MessageCodec } from "../message/message-codec.js";
+import { MessageQueue } from "../message/message-queue.js";
+import { MessageReader, type MessageSink } from "../message/message-reader.js";
 import type { StreamResponder } from "./stream-responder.js";
 
 /**

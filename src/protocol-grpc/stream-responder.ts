@@ -2,8 +2,8 @@ import { COMPRESS_MIN_BYTES, type Compression } from "../protocol/compression.js
 import type { RpcError } from "../protocol/rpc-error.js";
 import type { Exchange } from "../transport/server/exchange.js";
 import { type CallContext, createContextKey } from "../runtime/context.js";
-import type { MessageCodec } from "./codec-types.js";
-import { encodeFrame } from "./framing.js";
+import type { MessageCodec } from "../message/codec-types.js";
+import { encodeFrame } from "../message/framing.js";
 
 /**
  * Writes the response side of an enveloped call. gRPC, gRPC-Web and Connect streams frame their

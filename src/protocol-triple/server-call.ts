@@ -15,7 +15,7 @@ import type { ServerCore } from "../runtime/server-core.js";
 import type { AbortSink, Exchange, OutHeaders } from "../transport/server/exchange.js";
 import { negotiateResponse } from "./accept.js";
 import { tripleProtoResponseCodec } from "./proto-body.js";
-import { sendHttpError } from "../runtime/error-body.js";
+import { sendHttpError } from "./error-writer.js";
 import { BodyCollector, type BodyStream, type BodyTarget, boundedBodyStream } from "./request-body.js";
 import { SseStream } from "./sse.js";
 import { DownloadSender } from "./download.js";

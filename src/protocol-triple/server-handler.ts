@@ -14,9 +14,9 @@ import { firstHeader, H, type HeaderMap } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import type { ServerCore } from "../runtime/server-core.js";
 import type { Exchange } from "../transport/server/exchange.js";
-import { sendHttpError } from "../runtime/error-body.js";
+import { sendHttpError } from "./error-writer.js";
 import { type TripleRequest, TripleUnaryCall } from "./server-call.js";
-import { parseTriTimeout } from "./timeout.js";
+import { parseTriTimeout } from "./wire.js";
 import { quote } from "../protocol/wire-text.js";
 
 /** `tri-protocol-version` values we accept: 1, 1.x or 1.x.y. */

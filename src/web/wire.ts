@@ -8,7 +8,7 @@ import { codeFromGrpcHttpStatus, codeFromHttpStatus } from "../protocol/status-t
 import type { CallOptions } from "../runtime/call-options.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import { CH, CONNECT_FLAG_END_STREAM, parseEndStream } from "../protocol-connect/end-stream.js";
-import { type Envelope, EnvelopeReader, envelope } from "../protocol-grpc/envelope.js";
+import { type Envelope, EnvelopeReader, envelope } from "../message/envelope.js";
 import { headersOf, readBody, type WebScope } from "./scope.js";
 import type { FetchFn } from "./transport.js";
 
@@ -25,7 +25,7 @@ export type WebFormat = "json" | "proto" | "protojson";
  */
 export async function codecOf(md: MethodDescriptor, format: WebFormat): Promise<WebCodec> {
   if (format === "json" && md.requestType === undefined) return jsonClientCodec(md);
-  const { messageCodec } = await import("../protocol-grpc/message-codec.js");
+  const { messageCodec } = await import("../message/message-codec.js");
   return messageCodec(md, format);
 }
 

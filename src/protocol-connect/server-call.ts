@@ -4,7 +4,7 @@ import { type Compression, compressResponseBody } from "../protocol/compression.
 import { clientCancelled, deadlineExceeded } from "../protocol/errors.js";
 import { H, TRAILER_PREFIX } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
-import type { MessageCodec } from "../protocol-grpc/codec-types.js";
+import type { MessageCodec } from "../message/codec-types.js";
 import { BodyCollector, type BodyTarget } from "../protocol-triple/request-body.js";
 import { CallContext } from "../runtime/context.js";
 import { type HandlerOutcome, invokeHandler } from "../runtime/handler-result.js";
