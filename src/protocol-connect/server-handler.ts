@@ -5,7 +5,7 @@ import { serverShuttingDown, tooManyHeaders } from "../protocol/errors.js";
 import { firstHeader, H, type HeaderMap } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import { messageCodec } from "../message/message-codec.js";
-import { GrpcServerCall } from "../protocol-grpc/server-call.js";
+import { EnvelopedServerCall } from "../protocol-grpc/server-call.js";
 import { parseTriTimeout } from "../protocol-triple/wire.js";
 import { CallContext } from "../runtime/context.js";
 import type { RegisteredMethod } from "../runtime/router.js";
@@ -168,6 +168,6 @@ export class ConnectHandler {
       responder.finish(failure);
       return;
     }
-    new GrpcServerCall(this.core, ex, route, ctx, messageCodec(md, format === "json" ? "protojson" : "proto"), responder, requestEncoding, timeoutMs);
+    new EnvelopedServerCall(this.core, ex, route, ctx, messageCodec(md, format === "json" ? "protojson" : "proto"), responder, requestEncoding, timeoutMs);
   }
 }

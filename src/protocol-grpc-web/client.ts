@@ -11,7 +11,7 @@ import { EnvelopedMethod } from "../protocol-grpc/client.js";
 import { requestFrame } from "../message/framing.js";
 import { type MessageCodec, messageCodec } from "../message/message-codec.js";
 import { errorFromGrpcTrailers } from "../protocol-grpc/status.js";
-import { formatGrpcTimeout } from "../protocol-grpc/timeout.js";
+import { formatGrpcTimeout } from "../protocol-grpc/wire.js";
 import { grpcWebReplyMessage } from "./client-reply.js";
 import { GRPC_WEB_FLAG_TRAILERS, parseTrailerBlock } from "./wire.js";
 

@@ -10,7 +10,7 @@ import { H, type HeaderMap, metadataOf, trailersOf } from "../protocol/headers.j
 import { RpcError } from "../protocol/rpc-error.js";
 import { codeFromGrpcHttpStatus } from "../protocol/status-table.js";
 import { requestFrame } from "../message/framing.js";
-import { formatGrpcTimeout } from "./timeout.js";
+import { formatGrpcTimeout } from "./wire.js";
 import type { MessageCodec } from "../message/message-codec.js";
 import { CLIENT_QUEUE_BOUNDS, MessageQueue } from "../message/message-queue.js";
 import { MessageReader, type MessageSink } from "../message/message-reader.js";
@@ -75,7 +75,7 @@ export const GRPC_DIALECT: StreamDialect = {
 
 /** The call on a stream, set once: the stream's listeners are shared by every call. */
 const kCall = Symbol("triple.grpcClientCall");
-type TaggedStream = http2.ClientHttp2Stream & { [kCall]: GrpcClientCall };
+type TaggedStream = http2.ClientHttp2Stream & { [kCall]: EnvelopedClientCall };
 
 function onResponse(this: TaggedStream, h: http2.IncomingHttpHeaders): void {
   this[kCall].onHeaders(h);
@@ -104,7 +104,7 @@ function onClose(this: TaggedStream): void {
  * while the caller lags); the outcome from `grpc-status` in the trailers or in a trailers-only
  * response.
  */
-export class GrpcClientCall implements MessageSink, StreamCall {
+export class EnvelopedClientCall implements MessageSink, StreamCall {
   /** The response messages of a streaming call, ending when the trailers say OK and failing otherwise. */
   readonly responses: MessageQueue<unknown> | undefined;
   /** @internal */

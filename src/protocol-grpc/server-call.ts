@@ -24,7 +24,7 @@ import type { StreamResponder } from "./stream-responder.js";
  * {@link MessageSink} and its exchange's {@link AbortSink}: a unary call allocates few objects,
  * and they all die with the call.
  */
-export class GrpcServerCall implements MessageSink, AbortSink, PumpTarget, HandlerOutcome {
+export class EnvelopedServerCall implements MessageSink, AbortSink, PumpTarget, HandlerOutcome {
   private readonly reader: MessageReader;
   private readonly queue: MessageQueue<unknown> | undefined;
   private readonly pump: ResponsePump | undefined;

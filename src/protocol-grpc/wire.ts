@@ -1,11 +1,6 @@
-/**
- * How the messages of a call are encoded, chosen by the request's content type. `json` is the
- * Dubbo form for IDL-less methods (a JSON array of the arguments, the result as plain JSON);
- * `protojson` is ProtoJSON of the derived messages, what Connect and gRPC-Web JSON clients speak.
- * Both are ProtoJSON for .proto methods. `hessian2` and `fastjson2` are Dubbo's wrapper with
- * Java's serializations, what a client with that `serialization` sends for IDL-less methods.
- */
-export type GrpcMessageFormat = "proto" | "json" | "protojson" | "wrapper" | "hessian2" | "fastjson2";
+import type { GrpcMessageFormat } from "../message/codec-types.js";
+import { badTimeout } from "../protocol/errors.js";
+import { H } from "../protocol/headers.js";
 
 /**
  * gRPC content types and their message format. `application/grpc` and `+proto` carry protobuf
@@ -36,4 +31,40 @@ export function isGrpcContentType(contentType: unknown): boolean {
     typeof contentType === "string" &&
     (contentType.startsWith("application/grpc") || contentType.startsWith("application/triple+wrapper"))
   );
+}
+
+/** Milliseconds per `grpc-timeout` unit: Hours, Minutes, Seconds, milli-, micro-, nanoseconds. */
+const UNITS: Readonly<Record<string, number>> = { H: 3_600_000, M: 60_000, S: 1000, m: 1, u: 0.001, n: 0.000001 };
+
+/**
+ * Parses `grpc-timeout` into milliseconds: at most 8 ASCII digits and one unit letter
+ * (`H M S m u n`), as gRPC's HTTP/2 protocol defines it. Undefined when absent or empty; a
+ * malformed value is `invalid_argument`.
+ */
+export function parseGrpcTimeout(value: string | undefined): number | undefined {
+  if (value === undefined || value === "") return undefined;
+  const m = /^(\d{1,8})([HMSmun])$/.exec(value);
+  if (!m) throw badTimeout(H.grpcTimeout, value);
+  return Number(m[1]) * UNITS[m[2]];
+}
+
+/** The units `formatGrpcTimeout` tries, finest first, with their size in milliseconds. */
+const FORMAT_UNITS: readonly [string, number][] = [
+  ["u", 0.001],
+  ["m", 1],
+  ["S", 1000],
+  ["M", 60_000],
+];
+
+/**
+ * Formats milliseconds as a `grpc-timeout` value in the finest unit whose (rounded up) count fits
+ * 8 digits; never shorter than the timeout, capped at 99999999M (190 years).
+ */
+export function formatGrpcTimeout(ms: number): string {
+  if (ms <= 0) return "1n";
+  for (const [unit, size] of FORMAT_UNITS) {
+    const n = Math.ceil(ms / size);
+    if (n <= 99_999_999) return `${n}${unit}`;
+  }
+  return "99999999M";
 }

@@ -1,30 +1,9 @@
-import { codeName } from "../protocol/code.js";
-import { connectErrorObject, dialectErrorObject } from "../protocol/error-json.js";
+import { errorBody } from "../protocol/error-json.js";
 import { compressResponseBody } from "../protocol/compression.js";
 import { H } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
-import { httpStatusOf, legacyStatusOf } from "../protocol/status-table.js";
-import { boundMessage } from "../protocol/wire-text.js";
+import { httpStatusOf } from "../protocol/status-table.js";
 import type { OutHeaders, Responder } from "../transport/server/exchange.js";
-
-/**
- * The JSON error body of Triple HTTP calls: `status` (the legacy Dubbo status: 25 undecodable,
- * 31 server timeout, 35 unavailable, 40 bad request, 60 not found, 70 service error, 80 server
- * error), `message` (the raw text), our `code` (the gRPC code's snake_case name), and when the
- * error carries details, `details`: `[{"type": "<message full name>", "value": "<base64>", "debug"?}]`
- * (`debug`: a BadRequest's violations as JSON, `{"fieldViolations": [{"field", "description"}]}`),
- * the form Connect and dubbo-js clients read. The message is cut to 1 KiB (`boundMessage`).
- *
- * With `grpcCodeStatus` (the server's `dubboJsErrors` option, for a caller that looks like
- * dubbo-js: {@link readsGrpcCodeStatus}) the body is `{"status": <gRPC code>, "message", "code",
- * "details"}`, the only form dubbo-js reads.
- */
-export function errorBody(err: RpcError, grpcCodeStatus = false): string {
-  if (grpcCodeStatus) return JSON.stringify(dialectErrorObject(err, "triple"));
-  const body: Record<string, unknown> = { status: legacyStatusOf(err), message: boundMessage(err.message), code: codeName(err.code) };
-  if (err.details.length > 0) body.details = connectErrorObject(err).details;
-  return JSON.stringify(body);
-}
 
 /**
  * True for a request from dubbo-js on Node (`@apachedubbo/dubbo-node`), whose unary error reader

@@ -8,7 +8,8 @@ import { type HandlerOutcome, invokeHandler, iteratorOf, type PumpTarget, Respon
 import type { RegisteredMethod } from "../runtime/router.js";
 import type { ServerCore } from "../runtime/server-core.js";
 import type { AbortSink, Exchange, OutHeaders } from "../transport/server/exchange.js";
-import { errorBody, sendHttpError } from "./error-writer.js";
+import { errorBody } from "../protocol/error-json.js";
+import { sendHttpError } from "./error-writer.js";
 
 const SSE_HEADERS: Readonly<OutHeaders> = {
   [H.contentType]: "text/event-stream; charset=utf-8",

@@ -13,7 +13,7 @@ import { ConnectHandler } from "../protocol-connect/server-handler.js";
 import { CH, isConnectStreamType } from "../protocol-connect/wire.js";
 import { isGrpcContentType } from "../protocol-grpc/wire.js";
 import { GrpcHandler } from "../protocol-grpc/server-handler.js";
-import { sendGrpcStatus } from "../protocol-grpc/status.js";
+import { sendGrpcStatus } from "../protocol-grpc/error-writer.js";
 import { GrpcWebHandler } from "../protocol-grpc-web/server-handler.js";
 import { isGrpcWebContentType } from "../protocol-grpc-web/wire.js";
 import { TripleHttpHandler } from "../protocol-triple/server-handler.js";

@@ -5,7 +5,7 @@ import { codeFromGrpcHttpStatus } from "../protocol/status-table.js";
 import { base64Encode } from "../protocol/bytes.js";
 import { envelope } from "../message/envelope.js";
 import { errorFromGrpcTrailers } from "../protocol-grpc/status.js";
-import { formatGrpcTimeout } from "../protocol-grpc/timeout.js";
+import { formatGrpcTimeout } from "../protocol-grpc/wire.js";
 import { decodeBase64Chunks, GRPC_WEB_FLAG_TRAILERS, parseTrailerBlock } from "../protocol-grpc-web/wire.js";
 import { headersOf } from "./scope.js";
 import { envelopes, type FetchCall, send, type WebCodec, type WebWireMethod } from "./wire.js";
