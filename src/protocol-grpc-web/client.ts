@@ -8,7 +8,7 @@ import type { MethodDescriptor } from "../service/descriptors.js";
 import type { HttpReply } from "../transport/client/unary-transport.js";
 import type { StreamDialect } from "../protocol-grpc/client-call.js";
 import { EnvelopedMethod } from "../protocol-grpc/client.js";
-import { requestFrame } from "../message/framing.js";
+import { requestFrame } from "../protocol-grpc/client-call.js";
 import { type MessageCodec, messageCodec } from "../message/message-codec.js";
 import { errorFromGrpcTrailers } from "../protocol-grpc/status.js";
 import { formatGrpcTimeout } from "../protocol-grpc/wire.js";

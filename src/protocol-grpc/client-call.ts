@@ -4,18 +4,25 @@ import { streamClosedError, streamError } from "../transport/client/errors.js";
 import type { CallOptions } from "../runtime/call-options.js";
 import type { Provider } from "../transport/client/provider.js";
 import { Code } from "../protocol/code.js";
-import { type Compression, GRPC_COMPRESSIONS } from "../protocol/compression.js";
+import { COMPRESS_MIN_BYTES, type Compression, GRPC_COMPRESSIONS } from "../protocol/compression.js";
 import { callerCancelled } from "../protocol/errors.js";
 import { H, type HeaderMap, metadataOf, trailersOf } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import { codeFromGrpcHttpStatus } from "../protocol/status-table.js";
-import { requestFrame } from "../message/framing.js";
+import { encodeFrame } from "../message/framing.js";
 import { formatGrpcTimeout } from "./wire.js";
 import type { MessageCodec } from "../message/message-codec.js";
 import { CLIENT_QUEUE_BOUNDS, MessageQueue } from "../message/message-queue.js";
 import { MessageReader, type MessageSink } from "../message/message-reader.js";
 import { errorFromGrpcTrailers } from "./status.js";
 import type { ResponseMode, StreamCall } from "../runtime/client-protocol.js";
+
+
+/** One request message as a frame, compressed with `compression` when it is at least 1 KiB. */
+export function requestFrame(payload: Uint8Array, compression: Compression | undefined): Buffer {
+  const compress = compression !== undefined && payload.byteLength >= COMPRESS_MIN_BYTES;
+  return encodeFrame(compress ? compression.compress(payload) : payload, compress);
+}
 
 /** Settings of one gRPC call. */
 export interface GrpcCallSettings {

@@ -3,7 +3,7 @@ import { firstHeader, H, metadataOf, trailersOf } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import { codeFromGrpcHttpStatus } from "../protocol/status-table.js";
 import { base64Encode } from "../protocol/bytes.js";
-import { envelope } from "../message/envelope.js";
+import { envelope } from "../message/framing.js";
 import { errorFromGrpcTrailers } from "../protocol-grpc/status.js";
 import { formatGrpcTimeout } from "../protocol-grpc/wire.js";
 import { decodeBase64Chunks, GRPC_WEB_FLAG_TRAILERS, parseTrailerBlock } from "../protocol-grpc-web/wire.js";
