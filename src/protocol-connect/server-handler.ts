@@ -10,13 +10,17 @@ import { parseTriTimeout } from "../protocol-triple/wire.js";
 import { CallContext } from "../runtime/context.js";
 import type { RegisteredMethod } from "../runtime/router.js";
 import type { ServerCore } from "../runtime/server-core.js";
-import type { Exchange } from "../transport/server/exchange.js";
+import type { ExchangeHead, ServerProtocol, ServerProtocolHandler } from "../runtime/server-protocol.js";
+import type { Exchange, Responder } from "../transport/server/exchange.js";
 import { type ConnectDialect, sendConnectError } from "./error-writer.js";
 import { connectGetRequest, isConnectGet } from "./get-request.js";
 import { ConnectStreamResponder } from "./responder.js";
 import { ConnectUnaryCall } from "./server-call.js";
-import { CH, type ConnectFormat, connectCompressionOf, parseConnectTimeout, streamFormatOf, unaryFormatOf } from "./wire.js";
+import { CH, type ConnectFormat, connectCompressionOf, isConnectStreamType, parseConnectTimeout, streamFormatOf, unaryFormatOf } from "./wire.js";
 import { quote } from "../protocol/wire-text.js";
+
+/** The name Connect calls and refusals carry (`CallContext.protocol`, access log, telemetry). */
+const CONNECT = "connect";
 
 function unsupported(message: string): RpcError {
   return new RpcError(Code.Unimplemented, message, { httpStatus: 415 });
@@ -42,8 +46,36 @@ function checkVersion(h: HeaderMap): void {
  * streams (`application/connect+json|proto`); also dubbo-js's Triple variant of it (the same
  * wire, `tri-*` headers, `?triple=v1.0.0` on GET).
  */
-export class ConnectHandler {
+export class ConnectHandler implements ServerProtocolHandler {
+  readonly name = CONNECT;
+
   constructor(private readonly core: ServerCore) {}
+
+  /**
+   * A GET with a Connect (or dubbo-js) query to an RPC path (a REST GET may carry `?message=…`
+   * too); another method with a Connect stream content type or `connect-protocol-version`.
+   */
+  claims(ex: ExchangeHead): boolean {
+    if (ex.method === "GET") return isConnectGet(ex.query) && (this.core.rest === undefined || this.core.router.hasPath(ex.path));
+    return isConnectStreamType(ex.headers[H.contentType]) || ex.headers[CH.protocolVersion] !== undefined;
+  }
+
+  /** A GET, a stream or a unary POST, by what claimed it. */
+  handle(ex: Exchange): void {
+    if (ex.method === "GET") this.handleGet(ex);
+    else if (isConnectStreamType(ex.headers[H.contentType])) this.handleStream(ex);
+    else this.handleUnary(ex);
+  }
+
+  writeError(r: Responder, err: RpcError): void {
+    sendConnectError(r, err, "connect");
+  }
+
+  /** A stream under way cannot take a second ending: it is reset; else answered plainly. */
+  cancel(_ctx: unknown, ex: Exchange, err: RpcError): void {
+    if (ex.headersSent) ex.reset();
+    else this.writeError(ex, err);
+  }
 
   /** Common checks; returns the route. */
   private route(ex: Exchange, method: "POST" | "GET"): RegisteredMethod {
@@ -74,7 +106,7 @@ export class ConnectHandler {
       const codec = messageCodec(route.descriptor, format === "json" ? "protojson" : "proto");
       new ConnectUnaryCall(this.core, ex, { route, codec, contentType: mt.type, dialect: "connect", timeoutMs, compression, message: undefined });
     } catch (e) {
-      this.core.refused(ex, "connect", e);
+      this.core.refused(ex, CONNECT, e);
       ex.discardBody((e as RpcError).httpStatus === 413);
       sendConnectError(ex, e, "connect");
     }
@@ -102,7 +134,7 @@ export class ConnectHandler {
       const contentType = q.format === "json" ? "application/json" : "application/proto";
       new ConnectUnaryCall(this.core, ex, { route, codec, contentType, dialect, timeoutMs, compression: q.compression, message: q.message });
     } catch (e) {
-      this.core.refused(ex, "connect", e);
+      this.core.refused(ex, CONNECT, e);
       sendConnectError(ex, e, dialect);
     }
   }
@@ -127,7 +159,7 @@ export class ConnectHandler {
       if (!format || !mt) throw unsupported(`unsupported Content-Type ${quote(String(firstHeader(h, H.contentType)))}; Connect streams use application/connect+json or application/connect+proto`);
       this.checkStreamKind(ex, route);
     } catch (e) {
-      this.core.refused(ex, "connect", e);
+      this.core.refused(ex, CONNECT, e);
       if ((e as RpcError).httpStatus === 505) ex.discardBody(true);
       else ex.discardBody();
       sendConnectError(ex, e, dialect);
@@ -159,11 +191,11 @@ export class ConnectHandler {
       failure = RpcError.from(e);
     }
     const encoding = requestEncoding ?? negotiateEncoding(firstHeader(h, CH.acceptEncoding), HTTP_COMPRESSIONS);
-    const ctx = new CallContext(md, h, "connect", ex.httpVersion, ex.peer, timeoutMs);
+    const ctx = new CallContext(md, h, CONNECT, ex.httpVersion, ex.peer, timeoutMs);
     const responder = new ConnectStreamResponder(ex, ctx, contentType, encoding, requestEncoding !== undefined, dialect);
     if (failure) {
       // Once the protocol is known, a stream's errors travel in its end-stream message (HTTP 200).
-      this.core.refused(ex, "connect", failure);
+      this.core.refused(ex, CONNECT, failure);
       ex.discardBody();
       responder.finish(failure);
       return;
@@ -171,3 +203,6 @@ export class ConnectHandler {
     new EnvelopedServerCall(this.core, ex, route, ctx, messageCodec(md, format === "json" ? "protojson" : "proto"), responder, requestEncoding, timeoutMs);
   }
 }
+
+/** Connect's server half (and dubbo-js's Triple variant of it), in the server's protocol list. */
+export const connectServer: ServerProtocol = { name: CONNECT, open: (core) => new ConnectHandler(core) };

@@ -13,10 +13,14 @@ import { parseGrpcTimeout } from "../protocol-grpc/wire.js";
 import { CallContext } from "../runtime/context.js";
 import type { RegisteredMethod } from "../runtime/router.js";
 import type { ServerCore } from "../runtime/server-core.js";
-import type { BodySink, Exchange } from "../transport/server/exchange.js";
+import type { ServerProtocol, ServerProtocolHandler } from "../runtime/server-protocol.js";
+import type { BodySink, Exchange, Responder } from "../transport/server/exchange.js";
 import { GrpcWebResponder } from "./responder.js";
-import { Base64BodySink, GRPC_WEB_MEDIA_TYPES, type GrpcWebFormat, grpcWebFormatOf } from "./wire.js";
+import { Base64BodySink, GRPC_WEB_MEDIA_TYPES, type GrpcWebFormat, grpcWebFormatOf, isGrpcWebContentType } from "./wire.js";
 import { quote } from "../protocol/wire-text.js";
+
+/** The name gRPC-Web calls and refusals carry (`CallContext.protocol`, access log, telemetry). */
+const GRPC_WEB = "grpc-web";
 
 const base64Body = (reader: MessageReader): BodySink => new Base64BodySink(reader);
 
@@ -25,8 +29,25 @@ const base64Body = (reader: MessageReader): BodySink => new Base64BodySink(reade
  * `+proto`, `+json`) and base64 text (`application/grpc-web-text`). Every call kind runs; a
  * browser can only stream responses, other clients (connect-node, envoy) may stream both ways.
  */
-export class GrpcWebHandler {
+export class GrpcWebHandler implements ServerProtocolHandler {
+  readonly name = GRPC_WEB;
+
   constructor(private readonly core: ServerCore) {}
+
+  /** `application/grpc-web…` (before gRPC, whose content types it extends). */
+  claims(ex: { readonly headers: Exchange["headers"] }): boolean {
+    return isGrpcWebContentType(ex.headers[H.contentType]);
+  }
+
+  writeError(r: Responder, err: RpcError): void {
+    sendGrpcStatus(r, err, { [H.contentType]: "application/grpc-web+proto" });
+  }
+
+  /** A stream under way cannot take a second ending: it is reset; else answered plainly. */
+  cancel(_ctx: unknown, ex: Exchange, err: RpcError): void {
+    if (ex.headersSent) ex.reset();
+    else this.writeError(ex, err);
+  }
 
   handle(ex: Exchange): void {
     const ct = firstHeader(ex.headers, H.contentType);
@@ -44,7 +65,7 @@ export class GrpcWebHandler {
       route = this.check(ex);
       timeoutMs = parseGrpcTimeout(firstHeader(ex.headers, H.grpcTimeout));
     } catch (e) {
-      this.core.refused(ex, "grpc-web", e);
+      this.core.refused(ex, GRPC_WEB, e);
       ex.discardBody();
       sendGrpcStatus(ex, RpcError.from(e), { [H.contentType]: mt.type });
       return;
@@ -63,7 +84,7 @@ export class GrpcWebHandler {
 
   private start(ex: Exchange, route: RegisteredMethod, contentType: string, wf: GrpcWebFormat, timeoutMs: number | undefined): void {
     const md = route.descriptor;
-    const ctx = new CallContext(md, ex.headers, "grpc-web", ex.httpVersion, ex.peer, timeoutMs);
+    const ctx = new CallContext(md, ex.headers, GRPC_WEB, ex.httpVersion, ex.peer, timeoutMs);
     let requestEncoding: Compression | undefined;
     try {
       requestEncoding = requestEncodingOf(ex);
@@ -78,3 +99,6 @@ export class GrpcWebHandler {
     new EnvelopedServerCall(this.core, ex, route, ctx, codec, responder, requestEncoding, timeoutMs, wf.text ? base64Body : undefined);
   }
 }
+
+/** gRPC-Web's server half, in the server's protocol list. */
+export const grpcWebServer: ServerProtocol = { name: GRPC_WEB, open: (core) => new GrpcWebHandler(core) };

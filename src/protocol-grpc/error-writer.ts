@@ -3,10 +3,9 @@
  * trailers-only response), and over HTTP/1.1, which cannot carry trailers, a plain HTTP error
  * with the status as headers. The status fields themselves are encoded in `status.ts`.
  */
-import { errorBody } from "../protocol/error-json.js";
 import { H } from "../protocol/headers.js";
 import type { RpcError } from "../protocol/rpc-error.js";
-import { httpStatusOf } from "../protocol/status-table.js";
+import { sendHttpError } from "../runtime/http-error.js";
 import type { OutHeaders, Responder } from "../transport/server/exchange.js";
 import { encodeGrpcMessage, statusHeaders } from "./status.js";
 
@@ -37,14 +36,9 @@ export function sendGrpcStatus(
 }
 
 /**
- * A gRPC call that cannot be served over HTTP/1.1 (no trailers): `err`'s HTTP status (505) with
- * the JSON error body every plain HTTP caller reads, and `grpc-status`/`grpc-message` headers.
+ * A gRPC call that cannot be served over HTTP/1.1 (no trailers): the server's plain HTTP error
+ * (`err`'s status, 505, and the JSON error body), with `grpc-status`/`grpc-message` headers.
  */
 export function sendGrpcHttp1Error(ex: Responder, err: RpcError): void {
-  const headers: OutHeaders = {
-    [H.contentType]: "application/json",
-    [H.grpcStatus]: String(err.code),
-    [H.grpcMessage]: encodeGrpcMessage(err.message),
-  };
-  ex.respond(httpStatusOf(err), headers, errorBody(err));
+  sendHttpError(ex, err, { [H.grpcStatus]: String(err.code), [H.grpcMessage]: encodeGrpcMessage(err.message) });
 }

@@ -9,15 +9,19 @@ import { CallContext } from "../runtime/context.js";
 import { HEALTH_SERVICE_NAME } from "../runtime/health.js";
 import type { RegisteredMethod } from "../runtime/router.js";
 import type { ServerCore } from "../runtime/server-core.js";
-import type { Exchange } from "../transport/server/exchange.js";
+import type { ServerProtocol, ServerProtocolHandler } from "../runtime/server-protocol.js";
+import type { Exchange, Responder } from "../transport/server/exchange.js";
 import type { GrpcMessageFormat } from "../message/codec-types.js";
-import { GRPC_MEDIA_TYPES, grpcFormatOf } from "./wire.js";
+import { GRPC_MEDIA_TYPES, grpcFormatOf, isGrpcContentType } from "./wire.js";
 import { messageCodec } from "../message/message-codec.js";
 import { EnvelopedServerCall } from "./server-call.js";
 import { GrpcResponder } from "./responder.js";
 import { sendGrpcHttp1Error, sendGrpcStatus } from "./error-writer.js";
 import { parseGrpcTimeout } from "./wire.js";
 import { cutText, quote } from "../protocol/wire-text.js";
+
+/** The name gRPC calls and refusals carry (`CallContext.protocol`, access log, telemetry). */
+const GRPC = "grpc";
 
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
@@ -58,8 +62,23 @@ interface GrpcRequest {
  * gRPC over HTTP/2 (gRPC's PROTOCOL-HTTP2): checks the request headers, answers what is wrong
  * with a trailers-only response, and hands good calls to a {@link EnvelopedServerCall}.
  */
-export class GrpcHandler {
+export class GrpcHandler implements ServerProtocolHandler {
+  readonly name = GRPC;
+
   constructor(private readonly core: ServerCore) {}
+
+  /** `application/grpc…` and Dubbo's `application/triple+wrapper…` (gRPC-Web is claimed before). */
+  claims(ex: { readonly headers: Exchange["headers"] }): boolean {
+    return isGrpcContentType(ex.headers[H.contentType]);
+  }
+
+  writeError(r: Responder, err: RpcError): void {
+    sendGrpcStatus(r, err, { [H.contentType]: "application/grpc" });
+  }
+
+  cancel(_ctx: unknown, ex: Exchange, err: RpcError): void {
+    this.writeError(ex, err);
+  }
 
   handle(ex: Exchange): void {
     if (ex.httpVersion !== "2") {
@@ -77,7 +96,7 @@ export class GrpcHandler {
     try {
       req = this.check(ex);
     } catch (e) {
-      this.core.refused(ex, "grpc", e);
+      this.core.refused(ex, GRPC, e);
       sendGrpcStatus(ex, RpcError.from(e), { [H.contentType]: mt.type });
       ex.discardBody();
       return;
@@ -107,7 +126,7 @@ export class GrpcHandler {
     // keep them alive until the stream closes (ex.headers is then empty).
     // A call tagged for Dubbo's tag routing keeps its headers: the handler's calls carry the tag on.
     const keep = route.seesContext || tagOfHeaders(ex.headers) !== undefined;
-    const ctx = new CallContext(md, keep ? ex.headers : NO_HEADERS, "grpc", "2", ex.peer, timeoutMs);
+    const ctx = new CallContext(md, keep ? ex.headers : NO_HEADERS, GRPC, "2", ex.peer, timeoutMs);
     const responder = new GrpcResponder(ex, ctx, contentType, encoding, requestEncoding !== undefined);
     new EnvelopedServerCall(this.core, ex, route, ctx, messageCodec(md, format), responder, requestEncoding, timeoutMs);
     if (!keep) ex.releaseHeaders();
@@ -117,7 +136,7 @@ export class GrpcHandler {
   private rejectContentType(ex: Exchange, ct: string | undefined): void {
     const message = `unsupported gRPC content type ${quote(ct ?? "")}; supported: ${GRPC_MEDIA_TYPES.join(", ")}`;
     const err = new RpcError(Code.Internal, message);
-    this.core.refused(ex, "grpc", err);
+    this.core.refused(ex, GRPC, err);
     sendGrpcStatus(ex, err, { [H.contentType]: "application/grpc" }, undefined, 415);
     ex.discardBody();
   }
@@ -127,8 +146,11 @@ export class GrpcHandler {
     const ct = firstHeader(ex.headers, H.contentType);
     const message = `${cutText(ex.path)}: gRPC (Content-Type ${quote(ct ?? "")}) needs HTTP/2; use HTTP/2 or call the method as Triple HTTP unary (application/json)`;
     const err = new RpcError(Code.Unimplemented, message, { httpStatus: 505, legacyStatus: 40 });
-    this.core.refused(ex, "grpc", err);
+    this.core.refused(ex, GRPC, err);
     sendGrpcHttp1Error(ex, err);
     ex.discardBody();
   }
 }
+
+/** gRPC's server half, in the server's protocol list. */
+export const grpcServer: ServerProtocol = { name: GRPC, open: (core) => new GrpcHandler(core) };

@@ -1,8 +1,9 @@
-import { errorBody } from "../protocol/error-json.js";
-import { compressResponseBody } from "../protocol/compression.js";
+/**
+ * Triple HTTP's error writer: the JSON error body with Triple's HTTP status table, and the
+ * dubbo-js dialect of it when the server opts in. Every Triple path writes its errors here.
+ */
 import { H } from "../protocol/headers.js";
-import { RpcError } from "../protocol/rpc-error.js";
-import { httpStatusOf } from "../protocol/status-table.js";
+import { sendHttpError } from "../runtime/http-error.js";
 import type { OutHeaders, Responder } from "../transport/server/exchange.js";
 
 /**
@@ -17,28 +18,12 @@ export function readsGrpcCodeStatus(headers: Readonly<Record<string, string | st
   return headers[H.triProtocolVersion] === "1.0.0" && headers[H.userAgent] === undefined;
 }
 
-/** The headers of a JSON error response: its content type, the error's metadata, then `extra`. */
-export function errorHeaders(err: RpcError, extra: OutHeaders | undefined): OutHeaders {
-  const headers: OutHeaders = { [H.contentType]: "application/json" };
-  for (const k in err.metadata) headers[k] = err.metadata[k];
-  if (extra) Object.assign(headers, extra);
-  return headers;
-}
-
 /**
- * The one writer of Triple HTTP error responses, for every path that answers a plain HTTP
- * caller with an error (handler errors, refusals, CORS, shutdown, the listener's refusals): the
- * error's HTTP status, `application/json`, compressed when the client accepts it and it is worth
- * it, the error's metadata as headers. A response already under way is reset instead.
- * `dubboJsErrors`: the server's option of that name (Triple unary calls pass it).
+ * The one writer of Triple HTTP error responses (handler errors, refusals, deadlines, shutdown,
+ * the listener's refusals of plain HTTP requests): the server's plain HTTP error
+ * (`runtime/http-error.ts`), with the body dubbo-js reads for a caller that looks like it when
+ * the server opts in (`dubboJsErrors`, Triple calls pass the server's option).
  */
-export function sendHttpError(ex: Responder, reason: unknown, extra?: OutHeaders, dubboJsErrors = false): void {
-  if (ex.headersSent) {
-    ex.reset();
-    return;
-  }
-  const err = RpcError.from(reason);
-  const headers = errorHeaders(err, extra);
-  const body = compressResponseBody(errorBody(err, dubboJsErrors && readsGrpcCodeStatus(ex.headers)), ex.headers, headers);
-  ex.respond(httpStatusOf(err), headers, body);
+export function sendTripleError(ex: Responder, reason: unknown, extra?: OutHeaders, dubboJsErrors = false): void {
+  sendHttpError(ex, reason, extra, dubboJsErrors && readsGrpcCodeStatus(ex.headers));
 }

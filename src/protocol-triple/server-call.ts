@@ -19,7 +19,7 @@ import { ServerCallLifecycle } from "../runtime/server-call-lifecycle.js";
 import type { Exchange, OutHeaders } from "../transport/server/exchange.js";
 import { negotiateResponse } from "./accept.js";
 import { tripleProtoResponseCodec } from "./proto-body.js";
-import { sendHttpError } from "./error-writer.js";
+import { sendTripleError } from "./error-writer.js";
 import { BodyCollector, type BodyStream, type BodyTarget, boundedBodyStream } from "./request-body.js";
 import { SseStream } from "./sse.js";
 import { DownloadSender } from "./download.js";
@@ -216,7 +216,7 @@ export class TripleUnaryCall extends ServerCallLifecycle implements BodyTarget {
     // A streaming codec's body: stop reading (and inflating) it before the exchange drops the rest.
     this.bodyStream?.detach();
     if (!this.ex.aborted) this.ex.discardBody(err.httpStatus === 413);
-    sendHttpError(this.ex, err, undefined, this.core.dubboJsErrors);
+    sendTripleError(this.ex, err, undefined, this.core.dubboJsErrors);
   }
 
   /** The call's temp files go; a body still streaming after an error stops. */

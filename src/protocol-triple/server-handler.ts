@@ -13,11 +13,15 @@ import { bodyTooLarge, serverShuttingDown, tooManyHeaders } from "../protocol/er
 import { firstHeader, H, type HeaderMap } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import type { ServerCore } from "../runtime/server-core.js";
-import type { Exchange } from "../transport/server/exchange.js";
-import { sendHttpError } from "./error-writer.js";
+import type { ServerProtocol, ServerProtocolHandler } from "../runtime/server-protocol.js";
+import type { Exchange, Responder } from "../transport/server/exchange.js";
+import { sendTripleError } from "./error-writer.js";
 import { type TripleRequest, TripleUnaryCall } from "./server-call.js";
 import { parseTriTimeout } from "./wire.js";
 import { quote } from "../protocol/wire-text.js";
+
+/** The name Triple HTTP calls and refusals carry (`CallContext.protocol`, access log, telemetry). */
+const TRIPLE = "triple";
 
 /** `tri-protocol-version` values we accept: 1, 1.x or 1.x.y. */
 const PROTOCOL_VERSION = /^1(\.\d+){0,2}$/;
@@ -71,17 +75,33 @@ function compressionOf(h: HeaderMap): Compression | undefined {
  * plain body (JSON, protobuf, form, multipart, text, XML). Checks the headers, answers what is
  * wrong with a JSON error body, and hands good calls to a {@link TripleUnaryCall}.
  */
-export class TripleHttpHandler {
+export class TripleHttpHandler implements ServerProtocolHandler {
+  readonly name = TRIPLE;
+
   constructor(private readonly core: ServerCore) {}
+
+  /** The last of the list: every request no other protocol claimed (REST routes included). */
+  claims(): boolean {
+    return true;
+  }
+
+  writeError(r: Responder, err: RpcError): void {
+    sendTripleError(r, err, undefined, this.core.dubboJsErrors);
+  }
+
+  /** A call under way (an SSE stream) is reset; one not yet answered gets the error body. */
+  cancel(_ctx: unknown, ex: Exchange, err: RpcError): void {
+    sendTripleError(ex, err);
+  }
 
   handle(ex: Exchange): void {
     let req: TripleRequest;
     try {
       req = this.check(ex);
     } catch (e) {
-      this.core.refused(ex, "triple", e);
+      this.core.refused(ex, TRIPLE, e);
       ex.discardBody((e as RpcError).httpStatus === 413);
-      sendHttpError(ex, e, undefined, this.core.dubboJsErrors);
+      sendTripleError(ex, e, undefined, this.core.dubboJsErrors);
       return;
     }
     new TripleUnaryCall(this.core, ex, req);
@@ -155,3 +175,6 @@ function checkRest(core: ServerCore, ex: Exchange, match: RestMatch): TripleRequ
   if (hasBody && !compression && declared !== undefined && Number(declared) > max) throw bodyTooLarge(max);
   return { route: match.route, codec, mediaType, timeoutMs, compression, rest: match };
 }
+
+/** Triple HTTP's server half (unary, GET, SSE, REST routes), the last of the server's protocol list. */
+export const tripleServer: ServerProtocol = { name: TRIPLE, open: (core) => new TripleHttpHandler(core) };

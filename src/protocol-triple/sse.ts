@@ -14,7 +14,7 @@ import type { RegisteredMethod } from "../runtime/router.js";
 import type { ServerCore } from "../runtime/server-core.js";
 import { ServerCallLifecycle } from "../runtime/server-call-lifecycle.js";
 import type { Exchange, OutHeaders } from "../transport/server/exchange.js";
-import { sendHttpError } from "./error-writer.js";
+import { sendTripleError } from "./error-writer.js";
 
 const SSE_HEADERS: Readonly<OutHeaders> = {
   [H.contentType]: "text/event-stream; charset=utf-8",
@@ -89,7 +89,7 @@ export class SseStream extends ServerCallLifecycle implements PumpTarget {
       return;
     }
     if (!this.started) {
-      sendHttpError(this.ex, err);
+      sendTripleError(this.ex, err);
       return;
     }
     this.ex.write(`event: error\ndata: ${errorBody(err)}\n\n`);

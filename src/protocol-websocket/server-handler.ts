@@ -13,16 +13,20 @@ import { EnvelopedServerCall } from "../protocol-grpc/server-call.js";
 import { parseGrpcTimeout } from "../protocol-grpc/wire.js";
 import { parseTriTimeout } from "../protocol-triple/wire.js";
 import { CallContext } from "../runtime/context.js";
-import { sendHttpError } from "../protocol-triple/error-writer.js";
+import { sendHttpError } from "../runtime/http-error.js";
 import { HEALTH_SERVICE_NAME } from "../runtime/health.js";
 import type { RegisteredMethod } from "../runtime/router.js";
 import type { ServerCore } from "../runtime/server-core.js";
+import type { ServerProtocol, ServerProtocolHandler, ServerProtocolSettings } from "../runtime/server-protocol.js";
 import { requestStreams } from "../service/descriptors.js";
 import type { Exchange, OutHeaders, Responder } from "../transport/server/exchange.js";
 import { SocketResponder } from "../transport/server/socket-responder.js";
 import { WebSocketExchange } from "./exchange.js";
 import { WebSocketResponder } from "./responder.js";
-import { bearerOfProtocols, handshakeMetadata, WS_DEFAULT_CONTENT_TYPE, WS_MEDIA_TYPES, WS_SUBPROTOCOL, wsFormatOf } from "./wire.js";
+import { bearerOfProtocols, closeCodeOf, closeReasonOf, handshakeMetadata, WS_DEFAULT_CONTENT_TYPE, WS_MEDIA_TYPES, WS_SUBPROTOCOL, wsFormatOf } from "./wire.js";
+
+/** The name WebSocket calls and refused handshakes carry (`CallContext.protocol`, access log, telemetry). */
+const WEBSOCKET = "triple-websocket";
 
 type Headers = Record<string, string | string[] | undefined>;
 
@@ -90,7 +94,8 @@ function splitUrl(url: string | undefined): { path: string; query: string | unde
  * error before the upgrade when it fails; an accepted one runs on the enveloped server call
  * gRPC streams use, through a {@link WebSocketExchange}.
  */
-export class WebSocketHandler {
+export class WebSocketHandler implements ServerProtocolHandler {
+  readonly name = WEBSOCKET;
   /** ws's server (no listener of its own), made on the first upgrade: `ws` loads only when used. */
   private wssMade: WebSocketServer | undefined;
 
@@ -98,6 +103,26 @@ export class WebSocketHandler {
     private readonly core: ServerCore,
     private readonly settings: WebSocketSettings,
   ) {}
+
+  /** Its calls come as HTTP/1.1 upgrades ({@link upgrade}), never as exchanges. */
+  claims(): boolean {
+    return false;
+  }
+
+  /** Not reached (nothing is claimed): an exchange is answered 400, as a WebSocket call must be an upgrade. */
+  handle(ex: Exchange): void {
+    this.writeError(ex, new RpcError(Code.InvalidArgument, "a Triple over WebSocket call is an HTTP/1.1 Upgrade: websocket GET", { httpStatus: 400 }));
+  }
+
+  /** Refused handshakes are answered as HTTP errors (the JSON error body). */
+  writeError(r: Responder, err: RpcError): void {
+    sendHttpError(r, err);
+  }
+
+  /** Closes the WebSocket with the code and reason of `err`. */
+  cancel(_ctx: unknown, ex: Exchange, err: RpcError): void {
+    (ex as WebSocketExchange).endWith(closeCodeOf(err), closeReasonOf(err));
+  }
 
   private get wss(): WebSocketServer {
     if (this.wssMade !== undefined) return this.wssMade;
@@ -153,7 +178,7 @@ export class WebSocketHandler {
     const tri = firstHeader(metadata, H.triServiceTimeout);
     const timeoutMs = tri !== undefined ? parseTriTimeout(H.triServiceTimeout, tri) : parseGrpcTimeout(firstHeader(metadata, H.grpcTimeout));
     const peer = { address: req.socket.remoteAddress ?? "", port: req.socket.remotePort ?? 0 };
-    const ctx = new CallContext(route.descriptor, metadata, "triple-websocket", "1.1", peer, timeoutMs);
+    const ctx = new CallContext(route.descriptor, metadata, WEBSOCKET, "1.1", peer, timeoutMs);
     return { route, ctx, timeoutMs, format, path, query, metadata };
   }
 
@@ -188,7 +213,13 @@ export class WebSocketHandler {
     if (socket.destroyed) return;
     const err = RpcError.from(reason);
     const r = new HandshakeResponder(socket, req);
-    this.core.refused(r as unknown as Exchange, "triple-websocket", err);
+    this.core.refused(r as unknown as Exchange, WEBSOCKET, err);
     sendHttpError(r, err);
   }
 }
+
+/** Triple over WebSocket's server half: it serves the server's HTTP/1.1 upgrades. */
+export const websocketServer: ServerProtocol = {
+  name: WEBSOCKET,
+  open: (core: ServerCore, settings: ServerProtocolSettings) => new WebSocketHandler(core, { idleMs: settings.webSocketIdleMs, originAllowed: settings.originAllowed }),
+};

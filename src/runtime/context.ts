@@ -30,11 +30,12 @@ export function createContextKey<T>(defaultValue: T, description = "context valu
 type RequestHeaders = Readonly<Record<string, string | string[] | undefined>>;
 
 /**
- * The wire protocols a server speaks: Triple HTTP unary (and its Server-Sent Events), gRPC,
- * gRPC-Web, Connect (with dubbo-js's Triple variant of it), MCP tool calls (`createServer({ mcp })`),
- * and Triple over WebSocket.
+ * The name of a call's wire protocol (`ServerProtocol.name` of the protocol that claimed it):
+ * those built in are Triple HTTP unary (and its Server-Sent Events), gRPC, gRPC-Web, Connect
+ * (with dubbo-js's Triple variant of it), MCP tool calls (`createServer({ mcp })`), and Triple
+ * over WebSocket. Open: a protocol added to the server's list brings its own name.
  */
-export type WireProtocol = "triple" | "grpc" | "grpc-web" | "connect" | "mcp" | "triple-websocket";
+export type WireProtocol = "triple" | "grpc" | "grpc-web" | "connect" | "mcp" | "triple-websocket" | (string & {});
 
 /**
  * What a handler knows about its call: request metadata, the deadline, the abort signal, the

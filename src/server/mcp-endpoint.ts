@@ -9,9 +9,12 @@ import { boundMessage, quote } from "../protocol/wire-text.js";
 import { BodyCollector, type BodyTarget } from "../protocol-triple/request-body.js";
 import type { Logger } from "../runtime/logger.js";
 import type { ServerCore } from "../runtime/server-core.js";
-import type { AbortSink, Exchange, OutHeaders } from "../transport/server/exchange.js";
+import type { RegisteredMethod } from "../runtime/router.js";
+import type { ExchangeHead, ServerProtocol, ServerProtocolHandler } from "../runtime/server-protocol.js";
+import type { ServiceDescriptor } from "../service/descriptors.js";
+import type { AbortSink, Exchange, OutHeaders, Responder } from "../transport/server/exchange.js";
 import { INVALID_PARAMS, listTools, type McpAnswer, McpToolCall, unknownTool } from "./mcp-call.js";
-import type { McpTools } from "./mcp-tools.js";
+import { McpTools } from "./mcp-tools.js";
 
 /** `createServer({ mcp })`: where the MCP endpoint is, what it says of itself, who may reach it. */
 export interface McpOptions {
@@ -236,9 +239,10 @@ export class McpEndpoint {
  * Ends an MCP request the server gives up on (shutdown cancelling the calls still running): its
  * HTTP status and a JSON-RPC error naming why; a request already answered is left alone.
  */
-export function sendMcpError(ex: Exchange, err: RpcError): void {
-  if (ex.headersSent || ex.aborted) return;
-  ex.discardBody();
+export function sendMcpError(ex: Responder, err: RpcError): void {
+  const e = ex as Partial<Exchange> & Responder;
+  if (e.headersSent || e.aborted) return;
+  e.discardBody?.();
   const body = responseText(null, { error: { code: REFUSED, message: boundMessage(err.message) } });
   ex.respond(err.httpStatus ?? 503, { [H.contentType]: "application/json" }, body);
 }
@@ -411,3 +415,48 @@ function invalidMessage(m: unknown): string | undefined {
 function isRequest(m: Message): boolean {
   return typeof m.method === "string" && m.id !== undefined;
 }
+
+/** The MCP endpoint as a server protocol: it claims its path, ahead of every RPC protocol. */
+class McpProtocolHandler implements ServerProtocolHandler {
+  readonly name = "mcp";
+
+  constructor(private readonly endpoint: McpEndpoint) {}
+
+  claims(ex: ExchangeHead): boolean {
+    return ex.path === this.endpoint.options.path;
+  }
+
+  handle(ex: Exchange): void {
+    this.endpoint.handle(ex);
+  }
+
+  writeError(r: Responder, err: RpcError): void {
+    sendMcpError(r, err);
+  }
+
+  cancel(_ctx: unknown, ex: Exchange, err: RpcError): void {
+    sendMcpError(ex, err);
+  }
+
+  serves(path: string): boolean {
+    return this.endpoint.serves(path);
+  }
+
+  add(entry: RegisteredMethod): void {
+    this.endpoint.tools.add(entry);
+  }
+
+  remove(service: ServiceDescriptor): void {
+    this.endpoint.tools.removeService(service);
+  }
+}
+
+/** MCP (`createServer({ mcp })`): off unless the option is given. */
+export const mcpServer: ServerProtocol = {
+  name: "mcp",
+  open: (core, settings) => {
+    const mcp = settings.options.mcp;
+    if (!mcp) return undefined;
+    return new McpProtocolHandler(new McpEndpoint(mcp, core, new McpTools(), settings.corsOn, settings.address, settings.logger));
+  },
+};

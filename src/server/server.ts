@@ -6,27 +6,13 @@ import { AccessLog, type AccessLogOption } from "../observability/access-log.js"
 import { ServerTelemetry, type ServerTelemetryOptions } from "../observability/server-observer.js";
 import { Code } from "../protocol/code.js";
 import { headersTooLarge, serverShutDown } from "../protocol/errors.js";
-import { H } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
-import { sendConnectError } from "../protocol-connect/error-writer.js";
-import { ConnectHandler } from "../protocol-connect/server-handler.js";
-import { CH, isConnectStreamType } from "../protocol-connect/wire.js";
-import { isGrpcContentType } from "../protocol-grpc/wire.js";
-import { GrpcHandler } from "../protocol-grpc/server-handler.js";
-import { sendGrpcStatus } from "../protocol-grpc/error-writer.js";
-import { GrpcWebHandler } from "../protocol-grpc-web/server-handler.js";
-import { isGrpcWebContentType } from "../protocol-grpc-web/wire.js";
-import { TripleHttpHandler } from "../protocol-triple/server-handler.js";
-import type { WebSocketExchange } from "../protocol-websocket/exchange.js";
-import { WebSocketHandler } from "../protocol-websocket/server-handler.js";
-import { closeCodeOf, closeReasonOf } from "../protocol-websocket/wire.js";
 import { METADATA_V2_VERSION } from "../registry/instance.js";
 import { METADATA_SERVICE_V2 } from "../registry/metadata-proto.js";
 import type { Registry } from "../registry/registry.js";
 import type { ConfigCenter } from "../governance/config-center.js";
 import { type AuthOptions, authenticate } from "../runtime/auth.js";
 import type { CallContext, WireProtocol } from "../runtime/context.js";
-import { sendHttpError } from "../protocol-triple/error-writer.js";
 import { HandlerErrors } from "../runtime/handler-errors.js";
 import { HEALTH_SERVICE_NAME, HealthService } from "../runtime/health.js";
 import { InflightCalls } from "../runtime/inflight.js";
@@ -36,16 +22,17 @@ import { checkedLogger, type Logger } from "../runtime/logger.js";
 import { RestRouter } from "../runtime/rest-router.js";
 import { Router } from "../runtime/router.js";
 import type { ServerCore } from "../runtime/server-core.js";
+import type { ExchangeHead, ServerProtocolHandler } from "../runtime/server-protocol.js";
 import { checkServiceJavaNames } from "../serialization/java-types.js";
 import { describeService, pathsOf, type RegistrationOptions } from "../service/describe.js";
 import type { ServiceDescriptor } from "../service/descriptors.js";
 import type { Exchange, Responder } from "../transport/server/exchange.js";
 import { checkDuration, OnePortListener, type Refusal, type TransportOptions } from "../transport/server/listener.js";
 import { Cors, type CorsOptions } from "./cors.js";
-import { McpEndpoint, type McpOptions, sendMcpError } from "./mcp-endpoint.js";
-import { McpTools } from "./mcp-tools.js";
+import type { McpOptions } from "./mcp-endpoint.js";
 import { OpenApiEndpoint, type OpenApiServeOptions } from "./openapi-endpoint.js";
 import { REFLECTION_V1, REFLECTION_V1ALPHA, ServerReflectionV1, ServerReflectionV1Alpha } from "./reflection.js";
+import { SERVER_PROTOCOLS } from "./protocols.js";
 import { ProviderRegistration } from "./registration.js";
 import { checkTlsPem } from "../transport/tls-pem.js";
 
@@ -245,15 +232,15 @@ export class TripleServer implements ServerCore {
   private readonly listener: OnePortListener | undefined;
   /** Mounted: the local address of the first request, for telemetry's `server.address`. */
   mountedAddress: AddressInfo | undefined = undefined;
-  private readonly http: TripleHttpHandler;
-  private readonly grpc: GrpcHandler;
-  private readonly grpcWeb: GrpcWebHandler;
-  private readonly connect: ConnectHandler;
-  private readonly websocket: WebSocketHandler;
+  /** The protocols of `protocols.ts` this server speaks, in their order; the last claims every exchange. */
+  private readonly protocols: readonly ServerProtocolHandler[];
+  /** All but the last of {@link protocols}: those asked whether they claim an exchange. */
+  private readonly claimants: readonly ServerProtocolHandler[];
+  /** The last protocol: it serves what no other claimed, and answers what the server cannot serve. */
+  private readonly fallback: ServerProtocolHandler;
   private readonly interceptors: readonly Interceptor[];
   private readonly cors: Cors | undefined;
   private readonly openapi: OpenApiEndpoint | undefined;
-  private readonly mcp: McpEndpoint | undefined;
   private readonly inflight = new InflightCalls();
   private readonly telemetry: ServerTelemetry;
   private readonly errors: HandlerErrors;
@@ -294,16 +281,13 @@ export class TripleServer implements ServerCore {
     const oa = options.openapi;
     this.openapi = oa ? new OpenApiEndpoint(oa === true ? {} : oa, () => this.services.filter((s) => !BUILT_IN_SERVICES.has(s.name))) : undefined;
     this.logger = checkedLogger(options.logger, "createServer");
-    this.mcp = options.mcp ? new McpEndpoint(options.mcp, this, new McpTools(), options.cors !== undefined, () => this.listener?.address() ?? this.mountedAddress, this.logger) : undefined;
     this.errors = new HandlerErrors(this.logger, options.maskUnexpectedErrors ?? false);
     this.telemetry = new ServerTelemetry(options.telemetry, () => this.listener?.address() ?? this.mountedAddress);
     const access = options.accessLog;
     this.accessLog = access ? new AccessLog(access === true ? true : checkedLogger(access, "createServer accessLog")) : undefined;
-    this.http = new TripleHttpHandler(this);
-    this.grpc = new GrpcHandler(this);
-    this.grpcWeb = new GrpcWebHandler(this);
-    this.connect = new ConnectHandler(this);
-    this.websocket = new WebSocketHandler(this, { idleMs: options.bodyIdleTimeoutMs ?? 60_000, originAllowed: (o, host) => this.originAllowed(o, host) });
+    this.protocols = this.openProtocols(options);
+    this.claimants = this.protocols.slice(0, -1);
+    this.fallback = this.protocols[this.protocols.length - 1];
     this.listener = mounted ? undefined : this.createListener(options);
     // A mounted handler never listens: its upload directory is prepared now.
     if (mounted) this.sweepUploads();
@@ -339,12 +323,30 @@ export class TripleServer implements ServerCore {
     }
   }
 
+  /** Opens every protocol of the list for this server; those its options leave off are skipped. */
+  private openProtocols(options: ServerOptions): ServerProtocolHandler[] {
+    const settings = {
+      options: options as Readonly<Record<string, unknown>>,
+      corsOn: options.cors !== undefined,
+      originAllowed: (origin: string, host: string | undefined) => this.originAllowed(origin, host),
+      webSocketIdleMs: options.bodyIdleTimeoutMs ?? 60_000,
+      logger: this.logger,
+      address: () => this.listener?.address() ?? this.mountedAddress,
+    };
+    const open: ServerProtocolHandler[] = [];
+    for (const p of SERVER_PROTOCOLS) {
+      const h = p.open(this, settings);
+      if (h !== undefined) open.push(h);
+    }
+    return open;
+  }
+
   /** The server's own port: its exchanges come here, its refusals are answered here. */
   private createListener(options: ServerOptions): OnePortListener {
     const listener = new OnePortListener(
       {
         onExchange: (ex) => this.dispatch(ex),
-        onRefusal: (r, refusal) => answerRefusal(r, refusal, this.accessLog),
+        onRefusal: (r, refusal) => this.answerRefusal(r, refusal),
         onConnectionsRefused: (r) =>
           this.logger.warn(
             { reason: r.reason, limit: r.limit, refused: r.refused, peer: r.peer },
@@ -377,7 +379,7 @@ export class TripleServer implements ServerCore {
         const entry = { descriptor: md, service, invoke, seesContext: seesContext || reflection, errors: this.errors, authorize };
         if (md.http) (this.rest ??= new RestRouter()).add(entry);
         for (const path of pathsOf(md)) this.router.add(path, entry);
-        this.mcp?.tools.add(entry);
+        for (const p of this.protocols) p.add?.(entry);
       }
     } catch (e) {
       // A registration that fails (a REST route conflict, a path taken) leaves nothing behind:
@@ -433,7 +435,7 @@ export class TripleServer implements ServerCore {
   private unroute(service: ServiceDescriptor): void {
     this.router.removeService(service);
     this.rest?.removeService(service);
-    this.mcp?.tools.removeService(service);
+    for (const p of this.protocols) p.remove?.(service);
   }
 
   /** One implementation per service name, version and group: a second one is a mistake, not a merge. */
@@ -465,7 +467,9 @@ export class TripleServer implements ServerCore {
    * handler takes; the rest is its app's.
    */
   serves(path: string): boolean {
-    return this.router.hasPath(path) || (this.rest?.hasPath(path) ?? false) || (this.openapi?.serves(path) ?? false) || (this.mcp?.serves(path) ?? false);
+    if (this.router.hasPath(path) || (this.rest?.hasPath(path) ?? false) || (this.openapi?.serves(path) ?? false)) return true;
+    for (const p of this.protocols) if (p.serves?.(path)) return true;
+    return false;
   }
 
   /**
@@ -474,7 +478,9 @@ export class TripleServer implements ServerCore {
    * passes its own `'upgrade'` events here. Never throws.
    */
   handleUpgrade(req: IncomingMessage, socket: Socket, head: Buffer): void {
-    this.websocket.upgrade(req, socket, head);
+    const p = this.protocols.find((x) => x.upgrade !== undefined);
+    if (p?.upgrade) p.upgrade(req, socket, head);
+    else socket.destroy();
   }
 
   /**
@@ -498,56 +504,47 @@ export class TripleServer implements ServerCore {
         ex = next;
       }
       if (this.openapi?.handle(ex)) return;
-      if (this.mcp?.handle(ex)) return;
-      this.route(ex);
+      this.claimantOf(ex).handle(ex);
     } catch (e) {
       // A bug in a handler path must not take the process down: log it, answer 500 and carry on.
       this.logger.error({ err: e, path: ex.path, peer: `${ex.peer.address}:${ex.peer.port}` }, `internal error serving ${ex.path}: ${(e as Error).message}`);
-      sendHttpError(ex, new RpcError(Code.Internal, `internal error: ${(e as Error).message}`, { cause: e }));
+      this.fallback.writeError(ex, new RpcError(Code.Internal, `internal error: ${(e as Error).message}`, { cause: e }));
     }
   }
 
-  /**
-   * Picks the protocol: gRPC and gRPC-Web and Connect streams by Content-Type, Connect unary by
-   * its `connect-protocol-version` header, a GET by its Connect query; the rest is Triple HTTP.
-   */
-  private route(ex: Exchange): void {
-    const ct = ex.headers[H.contentType];
-    if (isGrpcContentType(ct)) {
-      if (isGrpcWebContentType(ct)) this.grpcWeb.handle(ex);
-      else this.grpc.handle(ex);
-    } else if (ex.method === "GET") {
-      // A REST GET may carry `?message=…` too: Connect GETs only go to RPC paths.
-      if (this.connect.isGet(ex) && (this.rest === undefined || this.router.hasPath(ex.path))) this.connect.handleGet(ex);
-      else this.http.handle(ex);
-    } else if (isConnectStreamType(ct)) {
-      this.connect.handleStream(ex);
-    } else if (ex.headers[CH.protocolVersion] !== undefined) {
-      this.connect.handleUnary(ex);
-    } else {
-      this.http.handle(ex);
-    }
+  /** The first protocol of the list that claims `ex`, else the last one. */
+  private claimantOf(ex: ExchangeHead): ServerProtocolHandler {
+    const list = this.claimants;
+    for (let i = 0; i < list.length; i++) if (list[i].claims(ex)) return list[i];
+    return this.fallback;
   }
 
   /**
    * Answers a request the server will not serve (before any handler ran) with `err`, in the
-   * terms of the protocol its headers name: gRPC / gRPC-Web status, Connect error JSON, or the
-   * Triple HTTP error body.
+   * terms of the protocol that claims it (gRPC / gRPC-Web status, Connect error JSON, the Triple
+   * HTTP error body …).
    */
   answerError(ex: Exchange, err: RpcError): void {
     this.writeError(ex, err, true);
   }
 
-  /** Writes `err` in the protocol of `ex`'s headers; recorded as a refusal (telemetry, access log) when `refused`. */
+  /** Writes `err` in the protocol that claims `ex`; recorded as a refusal (telemetry, access log) when `refused`. */
   writeError(ex: Exchange, err: RpcError, refused = false): void {
-    const ct = ex.headers[H.contentType];
-    const connect = isConnectStreamType(ct) || ex.headers[CH.protocolVersion] !== undefined;
-    const protocol: WireProtocol = isGrpcWebContentType(ct) ? "grpc-web" : isGrpcContentType(ct) ? "grpc" : connect ? "connect" : "triple";
-    if (refused) this.refused(ex, protocol, err);
-    if (protocol === "grpc-web") sendGrpcStatus(ex, err, { [H.contentType]: "application/grpc-web+proto" });
-    else if (protocol === "grpc") sendGrpcStatus(ex, err, { [H.contentType]: "application/grpc" });
-    else if (protocol === "connect") sendConnectError(ex, err, "connect");
-    else sendHttpError(ex, err, undefined, this.dubboJsErrors);
+    const p = this.claimantOf(ex);
+    if (refused) this.refused(ex, p.name, err);
+    p.writeError(ex, err);
+  }
+
+  /**
+   * Answers a request the listener refused (headers too large, request timeout, unparsable), in
+   * the form of the protocol that claims what it carries (the last one when nothing could be
+   * read), and logs it under that protocol's name.
+   */
+  private answerRefusal(r: Responder, refusal: Refusal): void {
+    const err = refusalError(refusal);
+    const p = this.claimantOf(headOf(r));
+    this.accessLog?.refused(r, p.name, err);
+    p.writeError(r, err);
   }
 
   track(ctx: CallContext, ex: Exchange): void {
@@ -661,6 +658,11 @@ export class TripleServer implements ServerCore {
     return this.closing;
   }
 
+  /** Ends a call the server gives up on, in its own protocol's terms (the context names it: a gRPC exchange may have released its request headers). */
+  private cancelExchange(ctx: CallContext, ex: Exchange, err: RpcError): void {
+    (this.protocols.find((p) => p.name === ctx.protocol) ?? this.fallback).cancel(ctx, ex, err);
+  }
+
   private drain(): Promise<void> {
     this.shuttingDown = true;
     this.health?.shutdown();
@@ -682,7 +684,7 @@ export class TripleServer implements ServerCore {
         for (const [ctx, ex] of this.inflight.entries()) {
           const err = serverShutDown();
           ctx.abort(err);
-          cancelExchange(ctx, ex, err);
+          this.cancelExchange(ctx, ex, err);
         }
       }
       // Let final responses flush before the sockets go.
@@ -691,31 +693,6 @@ export class TripleServer implements ServerCore {
       await stopped;
       this.uploads.close();
     })();
-  }
-}
-
-/** Ends a call the server gives up on, in its own protocol's terms. */
-function cancelExchange(ctx: CallContext, ex: Exchange, err: RpcError): void {
-  // The context says the protocol: a gRPC exchange may have released its request headers.
-  switch (ctx.protocol) {
-    case "grpc":
-      sendGrpcStatus(ex, err, { [H.contentType]: "application/grpc" });
-      break;
-    case "triple-websocket":
-      (ex as WebSocketExchange).endWith(closeCodeOf(err), closeReasonOf(err));
-      break;
-    case "grpc-web":
-    case "connect":
-      // A stream under way cannot take a second ending from here: reset it; else answer plainly.
-      if (ex.headersSent) ex.reset();
-      else if (ctx.protocol === "connect") sendConnectError(ex, err, "connect");
-      else sendGrpcStatus(ex, err, { [H.contentType]: "application/grpc-web+proto" });
-      break;
-    case "mcp":
-      sendMcpError(ex, err);
-      break;
-    default:
-      sendHttpError(ex, err);
   }
 }
 
@@ -731,13 +708,10 @@ function refusalError(refusal: Refusal): RpcError {
   }
 }
 
-/** Answers a request the listener refused, as gRPC or as Triple HTTP by its content type. */
-function answerRefusal(r: Responder, refusal: Refusal, accessLog: AccessLog | undefined): void {
-  const err = refusalError(refusal);
-  const ct = r.headers[H.contentType];
-  accessLog?.refused(r, isGrpcContentType(ct) ? "grpc" : "http", err);
-  if (isGrpcContentType(ct)) sendGrpcStatus(r, err, { [H.contentType]: "application/grpc" });
-  else sendHttpError(r, err);
+/** What a protocol reads to claim a request the listener refused (an exchange, or a bare socket with no request line). */
+function headOf(r: Responder): ExchangeHead {
+  const ex = r as Partial<Exchange>;
+  return { method: ex.method ?? "", path: ex.path ?? "", query: ex.query, headers: r.headers };
 }
 
 /** Creates a server for the given services. `await createServer({ services }).listen({ port })`. */

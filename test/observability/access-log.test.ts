@@ -114,7 +114,7 @@ describe("the access log", () => {
     assert.match(reply, /^HTTP\/1\.1 400/);
     const { fields } = await nextLine(log, n + 1);
     assert.equal(fields.status, 400);
-    assert.equal(fields.protocol, "http");
+    assert.equal(fields.protocol, "triple");
     assert.equal(fields.code, "invalid_argument");
   });
 });

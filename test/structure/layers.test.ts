@@ -138,6 +138,18 @@ describe("layers", () => {
     assert.deepEqual(reaching, [], `client files that reach into a protocol folder:\n  ${reaching.join("\n  ")}`);
   });
 
+  it("each protocol folder owns its server half, and the server reaches protocols only through src/server/protocols.ts", () => {
+    const protocolFolders = [...new Set(FILES.map(folderOf))].filter((f) => f.startsWith("protocol-"));
+    const list = readFileSync(join(SRC, "server", "protocols.ts"), "utf8");
+    for (const folder of protocolFolders) {
+      const handler = join(SRC, folder, "server-handler.ts");
+      assert.ok(existsSync(handler), `src/${folder}/server-handler.ts (its server half) exists`);
+      assert.match(readFileSync(handler, "utf8"), /export const \w+: ServerProtocol\b/, `src/${folder}/server-handler.ts exports its ServerProtocol`);
+      assert.ok(list.includes(`"../${folder}/server-handler.js"`), `src/server/protocols.ts lists ${folder}`);
+    }
+    assert.deepEqual(serverCoreOffenders(), [], "the server core names no protocol");
+  });
+
   // A type position (`import("node:stream/web").ReadableStream`) loads nothing, and is let through.
   it("the web entry (src/web.ts) reaches no node: module, eagerly or through a dynamic import", () => {
     const entry = join(SRC, "web.ts");
@@ -162,3 +174,32 @@ describe("layers", () => {
     assert.deepEqual(offenders, [], `node: modules reachable from the web entry:\n  ${offenders.join("\n  ")}`);
   });
 });
+
+/** The names the built-in server protocols go by (and the REST mapping, which is Triple HTTP's). */
+const PROTOCOL_NAMES = ["grpc", "grpc-web", "connect", "triple", "triple-websocket", "websocket", "rest", "mcp"];
+
+/**
+ * What in the server core (src/server/) names a protocol: an import of a protocol folder, a
+ * protocol's name as a string, a comparison of or switch on a protocol. Exempt: `protocols.ts`
+ * (the list), `mcp-*.ts` (MCP's own server half, which runs on the server's invoker), and
+ * `openapi*.ts` (the document describes each method's RPC and REST forms; it dispatches nothing).
+ */
+function serverCoreOffenders(): string[] {
+  const exempt = (f: string) => /[\\/](protocols|mcp-[\w-]+|openapi[\w-]*)\.ts$/.test(f);
+  const core = FILES.filter((x) => dirname(x) === join(SRC, "server") && !exempt(x));
+  assert.ok(core.some((f) => f.endsWith(`${sep}server.ts`)), "src/server/server.ts is checked");
+  const names = new RegExp(`["'\`](${PROTOCOL_NAMES.join("|")})["'\`]`);
+  const offenders: string[] = [];
+  for (const f of core) {
+    const text = readFileSync(f, "utf8");
+    for (const spec of importsOf(text)) {
+      const target = resolveSpec(f, spec);
+      if (target !== undefined && folderOf(target).startsWith("protocol-")) offenders.push(`${rel(f)} imports ${rel(target)}`);
+    }
+    text.split("\n").forEach((line, i) => {
+      const code = line.replace(/\/\/.*$/, "").replace(/^\s*\*.*$/, "");
+      if (names.test(code) || /protocol\s*[!=]==?/i.test(code) || /switch\s*\([^)]*protocol/i.test(code)) offenders.push(`${rel(f)}:${i + 1}: ${line.trim()}`);
+    });
+  }
+  return offenders;
+}
