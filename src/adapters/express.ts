@@ -1,4 +1,4 @@
-import { createHandler, type HandlerOptions, type NextFunction, type NodeRequest, type NodeResponse, type TripleHandler } from "./node-handler.js";
+import { type HandlerOptions, mountedServer, type NextFunction, type NodeRequest, type NodeResponse, nodeHandlerOf, type TripleHandler } from "./node-handler.js";
 
 /**
  * An Express middleware serving triple-rpc services: requests for a registered method's path
@@ -19,5 +19,5 @@ import { createHandler, type HandlerOptions, type NextFunction, type NodeRequest
  * ```
  */
 export function expressTripleMiddleware(options: HandlerOptions = {}): TripleHandler & ((req: NodeRequest, res: NodeResponse, next: NextFunction) => void) {
-  return createHandler(options);
+  return nodeHandlerOf(mountedServer(options, "expressTripleMiddleware"));
 }

@@ -4,55 +4,17 @@ import type { AddressInfo, Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { Code } from "../protocol/code.js";
 import { RpcError } from "../protocol/rpc-error.js";
-import { type ServerOptions, TripleServer } from "../server/server.js";
+import { type CoreOptions, refuseListenerOptions, TripleCore } from "../server/server.js";
 import { type Exchange, Http1Exchange, Http2Exchange } from "../transport/server/exchange.js";
 import { installStreamTable } from "../transport/stream-table.js";
 
 /**
  * Options of {@link createHandler}: those of `createServer`, minus what belongs to the server
  * that owns the port (TLS, connection caps, header size and timeouts are that server's settings)
- * and minus the registry (announcing needs the port, which the handler does not know).
+ * and minus the registry (announcing needs the port, which the handler does not know): the
+ * core's options, one list in server.ts deciding which are the port's.
  */
-export type HandlerOptions = Omit<
-  ServerOptions,
-  | "tls"
-  | "maxHeaderBytes"
-  | "maxConcurrentStreams"
-  | "idleTimeoutMs"
-  | "headersTimeoutMs"
-  | "requestTimeoutMs"
-  | "bodyIdleTimeoutMs"
-  | "minBodyBytesPerSecond"
-  | "bodyRateWindowMs"
-  | "maxConnections"
-  | "maxConnectionsPerPeer"
-  | "http2SessionMemoryMb"
-  | "registry"
-  | "application"
-  | "registryHost"
-  | "registryWeight"
-  | "registryWarmupMs"
-  | "registerMode"
-  | "metadataStorage"
-  | "unregisterDelayMs"
->;
-
-/** Options a mounted handler refuses, with where the setting belongs instead. */
-const PORT_OWNER_OPTIONS = [
-  "tls",
-  "maxHeaderBytes",
-  "maxConcurrentStreams",
-  "idleTimeoutMs",
-  "headersTimeoutMs",
-  "requestTimeoutMs",
-  "bodyIdleTimeoutMs",
-  "minBodyBytesPerSecond",
-  "bodyRateWindowMs",
-  "maxConnections",
-  "maxConnectionsPerPeer",
-  "http2SessionMemoryMb",
-];
-const REGISTRY_OPTIONS = ["registry", "application", "registryHost", "registryWeight", "registryWarmupMs", "registerMode", "metadataStorage", "unregisterDelayMs"];
+export type HandlerOptions = CoreOptions;
 
 /** A request of node:http, or of node:http2's compatibility API (what `http2.createServer(handler)` passes). */
 export type NodeRequest = http.IncomingMessage | http2.Http2ServerRequest;
@@ -148,31 +110,20 @@ function exchangeOf(req: NodeRequest, res: NodeResponse): Exchange {
   return new Http2Exchange(stream, (req as http2.Http2ServerRequest).headers, raw.length >> 1);
 }
 
-/** Refuses options that belong to the server owning the port, naming where they go instead. */
-function checkOptions(options: object, who: string): void {
-  for (const k of PORT_OWNER_OPTIONS) {
-    if ((options as Record<string, unknown>)[k] !== undefined) {
-      throw new TypeError(`${who}: ${k} is a setting of the server that owns the port; set it there (or use createServer, which owns its port)`);
-    }
-  }
-  for (const k of REGISTRY_OPTIONS) {
-    if ((options as Record<string, unknown>)[k] !== undefined) {
-      throw new TypeError(`${who}: ${k} needs a server that owns its port (registration announces host:port); use createServer for registry announcements`);
-    }
-  }
-}
-
-/** The call runtime of a mounted handler: a server without a listener. */
-export function mountedServer(options: HandlerOptions, who: string): TripleServer {
-  checkOptions(options, who);
-  return new TripleServer(options, true);
+/** The listener-free core of a mounted handler; an option of the port's server is a TypeError naming it. */
+export function mountedServer(options: HandlerOptions, who: string): TripleCore {
+  refuseListenerOptions(options, who);
+  const core = new TripleCore(options);
+  // A mounted handler never listens: its upload directory is prepared now.
+  core.sweepUploads();
+  return core;
 }
 
 /**
  * Wraps a listener-less server as a node handler. `stripPrefix` removes a mount prefix (a
  * Fastify plugin's) from the request path first.
  */
-export function nodeHandlerOf(core: TripleServer, stripPrefix = ""): TripleHandler {
+export function nodeHandlerOf(core: TripleCore, stripPrefix = ""): TripleHandler {
   const handles = (path: string) => core.serves(path);
   const handler = (req: NodeRequest, res: NodeResponse, next?: NextFunction): void => {
     if (stripPrefix) stripPath(req, stripPrefix);
@@ -220,7 +171,7 @@ export function nodeHandlerOf(core: TripleServer, stripPrefix = ""): TripleHandl
   });
 }
 
-function refuseConsumedBody(core: TripleServer, ex: Exchange): void {
+function refuseConsumedBody(core: TripleCore, ex: Exchange): void {
   const err = bodyConsumedError();
   const holder = core as unknown as Record<symbol, boolean>;
   if (!holder[kWarned]) {

@@ -1,14 +1,10 @@
 import { type Client, createClient } from "../client/create-client.js";
 import type { ClientOptions } from "../client/options.js";
-import { type ServerOptions, TripleServer } from "../server/server.js";
+import { type RegistryOptionKey, refuseListenerOptions, type ServerOptions, TripleServer } from "../server/server.js";
 import { registerMemoryEndpoint } from "../transport/memory.js";
 
-/** Options of {@link createTestClient}: the server's (as `createServer` takes them), and the client's. */
-export interface TestClientOptions
-  extends Omit<
-    ServerOptions,
-    "registry" | "application" | "registryHost" | "registryWeight" | "registryWarmupMs" | "registerMode" | "metadataStorage" | "unregisterDelayMs"
-  > {
+/** Options of {@link createTestClient}: the server's (as `createServer` takes them, without the registry's), and the client's. */
+export interface TestClientOptions extends Omit<ServerOptions, RegistryOptionKey> {
   /**
    * The client's options (protocol, contentType, httpVersion, token, metadata, timeout,
    * interceptors …). `providers` is set by createTestClient; `retries` defaults to 0, so a test
@@ -38,6 +34,8 @@ const endpoints = new FinalizationRegistry<() => void>((remove) => remove());
  */
 export function createTestClient<S>(service: abstract new (...args: any[]) => S, options: TestClientOptions): Client<S> {
   const { client: clientOptions, ...serverOptions } = options;
+  // The listener's HTTP stack without a port: a call runs what a networked one runs; nothing to announce.
+  refuseListenerOptions(serverOptions, "createTestClient", ["registry"]);
   const server = new TripleServer(serverOptions);
   const endpoint = registerMemoryEndpoint((connection, httpVersion) => server.acceptConnection(connection, httpVersion));
   const client = createClient(service, { retries: 0, ...clientOptions, providers: [`memory://${endpoint.name}`] });

@@ -1,3 +1,6 @@
+// The server: TripleCore (listener-free: registration, dispatch through protocols.ts, limits,
+// telemetry, shutdown of calls) and TripleServer (the core + the one-port listener + registry).
+// The core never names a protocol; the port's options are LISTENER_OPTIONS, one list.
 import type { IncomingMessage } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import type { Duplex } from "node:stream";
@@ -179,6 +182,67 @@ export interface ServerOptions extends TransportOptions {
   unregisterDelayMs?: number;
 }
 
+/** Why a mounted handler refuses an option: the port's HTTP stack owns it, or it announces the port. */
+type ListenerRole = "port" | "registry";
+
+/**
+ * The options that belong to the server owning the port, in one place: the port's HTTP stack
+ * (TLS, header size, connection caps, timeouts) and the registry (announcing host:port). The
+ * listener-free core ({@link TripleCore}) and every mounted handler take the others. A key
+ * renamed in {@link ServerOptions} is a compile error here.
+ */
+const LISTENER_OPTIONS = {
+  tls: "port",
+  maxHeaderBytes: "port",
+  maxConcurrentStreams: "port",
+  idleTimeoutMs: "port",
+  headersTimeoutMs: "port",
+  requestTimeoutMs: "port",
+  bodyIdleTimeoutMs: "port",
+  minBodyBytesPerSecond: "port",
+  bodyRateWindowMs: "port",
+  maxConnections: "port",
+  maxConnectionsPerPeer: "port",
+  http2SessionMemoryMb: "port",
+  registry: "registry",
+  application: "registry",
+  registryHost: "registry",
+  registryWeight: "registry",
+  registryWarmupMs: "registry",
+  registerMode: "registry",
+  metadataStorage: "registry",
+  registryTag: "registry",
+  configCenter: "registry",
+  unregisterDelayMs: "registry",
+} as const satisfies { readonly [K in keyof ServerOptions]?: ListenerRole };
+
+/** The options of the server owning the port (its HTTP stack, its registry announcements). */
+export type ListenerOptionKey = keyof typeof LISTENER_OPTIONS;
+/** The options that announce the server in a registry. */
+export type RegistryOptionKey = { [K in ListenerOptionKey]: (typeof LISTENER_OPTIONS)[K] extends "registry" ? K : never }[ListenerOptionKey];
+/** The options of the listener-free core: what a mounted handler takes ({@link ServerOptions} without the port's). */
+export type CoreOptions = Omit<ServerOptions, ListenerOptionKey>;
+
+// Every transport option is the port's: one missing from LISTENER_OPTIONS is a compile error here.
+type UnlistedTransportOption = Exclude<keyof TransportOptions, ListenerOptionKey>;
+const transportOptionsListed: [UnlistedTransportOption] extends [never] ? true : UnlistedTransportOption = true;
+void transportOptionsListed;
+
+/**
+ * Refuses, in options given from JavaScript, those of the port's server a mount cannot take
+ * (`roles`: all of them, or only the registry's), naming the option and where it belongs.
+ */
+export function refuseListenerOptions(options: object, who: string, roles: readonly ListenerRole[] = ["port", "registry"]): void {
+  for (const [key, role] of Object.entries(LISTENER_OPTIONS)) {
+    if (!roles.includes(role) || (options as Record<string, unknown>)[key] === undefined) continue;
+    throw new TypeError(
+      role === "port"
+        ? `${who}: ${key} is a setting of the server that owns the port; set it there (or use createServer, which owns its port)`
+        : `${who}: ${key} needs a server that owns its port (registration announces host:port); use createServer for registry announcements`,
+    );
+  }
+}
+
 /** Services the server runs for itself, never announced in a registry (Dubbo does not register its built-in services either). */
 const BUILT_IN_SERVICES: ReadonlySet<string> = new Set([HEALTH_SERVICE_NAME, REFLECTION_V1, REFLECTION_V1ALPHA, METADATA_SERVICE_V2]);
 
@@ -216,10 +280,12 @@ function isRegistration(x: object): x is ServiceRegistration {
 }
 
 /**
- * One server, one port: HTTP/1.1 and HTTP/2 (h2c prior knowledge, or h2 over TLS by ALPN),
- * Triple HTTP unary and gRPC, for every registered service.
+ * The listener-free core: registration, routing, the protocols of `protocols.ts`, limits, CORS,
+ * telemetry and the access log, shutdown of the calls. It owns no port: {@link TripleServer}
+ * wraps it with the one-port listener, and every adapter (`createHandler`, Express, Fastify,
+ * `createFetchHandler`) feeds it the exchanges of a server it does not own.
  */
-export class TripleServer implements ServerCore {
+export class TripleCore implements ServerCore {
   readonly router = new Router();
   /** REST routes, created with the first method that has one. */
   rest: RestRouter | undefined = undefined;
@@ -228,8 +294,6 @@ export class TripleServer implements ServerCore {
   readonly dubboJsErrors: boolean;
   /** Where streamed uploads are spilled (`uploadDir`). */
   readonly uploads: UploadStore;
-  /** The server's own port; undefined for a handler mounted in someone else's server ({@link createHandler}). */
-  private readonly listener: OnePortListener | undefined;
   /** Mounted: the local address of the first request, for telemetry's `server.address`. */
   mountedAddress: AddressInfo | undefined = undefined;
   /** The protocols of `protocols.ts` this server speaks, in their order; the last claims every exchange. */
@@ -253,24 +317,19 @@ export class TripleServer implements ServerCore {
   /** True once a registered method requires a bearer token: reflection then does too. */
   private protectedMethods = false;
   private drainWaiters: (() => void)[] = [];
-  private closing: Promise<void> | undefined;
+  protected closing: Promise<void> | undefined;
   draining = false;
   /** True once `close()` began: health reports NOT_SERVING (calls are refused once `draining`). */
   shuttingDown = false;
   /** The built-in health service, unless disabled or the application registered its own. */
   readonly health: HealthService | undefined;
-  /** The server's registry nodes, when `registry` is set. */
-  private readonly registration: ProviderRegistration | undefined;
 
-  /**
-   * @param mounted internal: no listener of its own, requests come from {@link createHandler}.
-   */
+  /** @param webSocketIdleMs the owning server's `bodyIdleTimeoutMs`, for WebSocket calls. */
   constructor(
-    readonly options: ServerOptions = {},
-    mounted = false,
+    readonly options: CoreOptions = {},
+    webSocketIdleMs = 60_000,
   ) {
     this.limits = checkedLimits(options.limits, "createServer");
-    checkTlsPem(options.tls, "createServer");
     checkDuration("shutdownTimeoutMs", options.shutdownTimeoutMs, "0 cancels in-flight calls at once");
     checkDuration("drainDelayMs", options.drainDelayMs, "0 closes the listener at once");
     this.uploads = new UploadStore(options.uploadDir, this.limits.maxUploadDiskBytes, this.limits.maxUploadDiskBytesPerPeer);
@@ -282,15 +341,12 @@ export class TripleServer implements ServerCore {
     this.openapi = oa ? new OpenApiEndpoint(oa === true ? {} : oa, () => this.services.filter((s) => !BUILT_IN_SERVICES.has(s.name))) : undefined;
     this.logger = checkedLogger(options.logger, "createServer");
     this.errors = new HandlerErrors(this.logger, options.maskUnexpectedErrors ?? false);
-    this.telemetry = new ServerTelemetry(options.telemetry, () => this.listener?.address() ?? this.mountedAddress);
+    this.telemetry = new ServerTelemetry(options.telemetry, () => this.boundAddress());
     const access = options.accessLog;
     this.accessLog = access ? new AccessLog(access === true ? true : checkedLogger(access, "createServer accessLog")) : undefined;
-    this.protocols = this.openProtocols(options);
+    this.protocols = this.openProtocols(options, webSocketIdleMs);
     this.claimants = this.protocols.slice(0, -1);
     this.fallback = this.protocols[this.protocols.length - 1];
-    this.listener = mounted ? undefined : this.createListener(options);
-    // A mounted handler never listens: its upload directory is prepared now.
-    if (mounted) this.sweepUploads();
     for (const s of options.services ?? []) {
       if (isRegistration(s)) this.register(s.implementation, s);
       else this.register(s);
@@ -303,35 +359,17 @@ export class TripleServer implements ServerCore {
       this.register(new ServerReflectionV1(this));
       this.register(new ServerReflectionV1Alpha(this));
     }
-    if (options.registry !== undefined) {
-      this.registration = new ProviderRegistration({
-        registry: options.registry,
-        application: options.application,
-        host: options.registryHost,
-        weight: options.registryWeight,
-        warmupMs: options.registryWarmupMs,
-        unregisterDelayMs: options.unregisterDelayMs ?? 0,
-        logger: this.logger,
-        registerMode: options.registerMode,
-        metadataStorage: options.metadataStorage,
-        tag: options.registryTag,
-        configCenter: options.configCenter,
-      });
-      // Dubbo's consumers call it with version 2.0.0 and the application as group; others with neither.
-      const ms = this.registration.metadataService;
-      if (ms) this.register(ms).register(ms, { version: METADATA_V2_VERSION, group: this.registration.application });
-    }
   }
 
   /** Opens every protocol of the list for this server; those its options leave off are skipped. */
-  private openProtocols(options: ServerOptions): ServerProtocolHandler[] {
+  private openProtocols(options: CoreOptions, webSocketIdleMs: number): ServerProtocolHandler[] {
     const settings = {
       options: options as Readonly<Record<string, unknown>>,
       corsOn: options.cors !== undefined,
       originAllowed: (origin: string, host: string | undefined) => this.originAllowed(origin, host),
-      webSocketIdleMs: options.bodyIdleTimeoutMs ?? 60_000,
+      webSocketIdleMs,
       logger: this.logger,
-      address: () => this.listener?.address() ?? this.mountedAddress,
+      address: () => this.boundAddress(),
     };
     const open: ServerProtocolHandler[] = [];
     for (const p of SERVER_PROTOCOLS) {
@@ -341,24 +379,13 @@ export class TripleServer implements ServerCore {
     return open;
   }
 
-  /** The server's own port: its exchanges come here, its refusals are answered here. */
-  private createListener(options: ServerOptions): OnePortListener {
-    const listener = new OnePortListener(
-      {
-        onExchange: (ex) => this.dispatch(ex),
-        onRefusal: (r, refusal) => this.answerRefusal(r, refusal),
-        onConnectionsRefused: (r) =>
-          this.logger.warn(
-            { reason: r.reason, limit: r.limit, refused: r.refused, peer: r.peer },
-            `refusing new connections: ${r.reason} (${r.limit}) reached; ${r.refused} refused since the last report`,
-          ),
-      },
-      options,
-    );
-    // Triple over WebSocket: HTTP/1.1 upgrades on the same port.
-    listener.http1.on("upgrade", (req: IncomingMessage, socket: Socket, head: Buffer) => this.handleUpgrade(req, socket, head));
-    return listener;
+  /** The address telemetry and MCP report as the server's: a mounted core's is its first request's local address. */
+  protected boundAddress(): AddressInfo | undefined {
+    return this.mountedAddress;
   }
+
+  /** A service was registered (`added`) or withdrawn: the listening server announces it. */
+  protected announce(_service: ServiceDescriptor, _added: boolean): void {}
 
   /** Registers a service implementation (an instance of an `@Service` class). */
   register(implementation: object, options: RegistrationOptions = {}): this {
@@ -391,7 +418,7 @@ export class TripleServer implements ServerCore {
     this.services.push(service);
     this.openapi?.invalidate();
     // A service added once the server is announced changes what the registry says of it.
-    if (!BUILT_IN_SERVICES.has(service.name)) void this.registration?.add(service).catch(() => {});
+    if (!BUILT_IN_SERVICES.has(service.name)) this.announce(service, true);
     return this;
   }
 
@@ -416,7 +443,7 @@ export class TripleServer implements ServerCore {
     this.services.splice(this.services.indexOf(service), 1);
     this.unroute(service);
     this.openapi?.invalidate();
-    if (!BUILT_IN_SERVICES.has(service.name)) void this.registration?.remove(service.name, version, group).catch(() => {});
+    if (!BUILT_IN_SERVICES.has(service.name)) this.announce(service, false);
     return this;
   }
 
@@ -540,7 +567,7 @@ export class TripleServer implements ServerCore {
    * the form of the protocol that claims what it carries (the last one when nothing could be
    * read), and logs it under that protocol's name.
    */
-  private answerRefusal(r: Responder, refusal: Refusal): void {
+  protected answerRefusal(r: Responder, refusal: Refusal): void {
     const err = refusalError(refusal);
     const p = this.claimantOf(headOf(r));
     this.accessLog?.refused(r, p.name, err);
@@ -571,24 +598,6 @@ export class TripleServer implements ServerCore {
     }
   }
 
-  /**
-   * Serves a connection that does not come from the server's port (an in-memory one of
-   * `createTestClient`), as HTTP/1.1 or HTTP/2.
-   */
-  acceptConnection(connection: Duplex, httpVersion: "1.1" | "2"): void {
-    if (!this.listener) throw new Error("a mounted handler takes its connections from the server it is mounted in");
-    this.listener.accept(connection, httpVersion);
-  }
-
-  /**
-   * Open connections; connections refused at accept since the start (`maxConnections`,
-   * `maxConnectionsPerPeer` reached with no idle connection to close); idle connections closed
-   * to admit new ones since the start.
-   */
-  get connections(): { open: number; refused: number; evicted: number } {
-    return this.listener?.connections ?? { open: 0, refused: 0, evicted: 0 };
-  }
-
   /** Number of calls in progress. */
   get inflightCount(): number {
     return this.inflight.size;
@@ -598,7 +607,7 @@ export class TripleServer implements ServerCore {
    * Creates the upload directory and deletes the temp files of crashed processes, before this
    * server spills anything; a directory that cannot be used is logged (spilled uploads then fail).
    */
-  private sweepUploads(): void {
+  sweepUploads(): void {
     try {
       this.uploads.sweep();
     } catch (e) {
@@ -609,61 +618,33 @@ export class TripleServer implements ServerCore {
   }
 
   /**
-   * Starts listening; resolves with the bound address. With a registry, resolves once the
-   * services are registered (or the registry's first attempt failed; it keeps retrying).
-   */
-  async listen(opts: ListenOptions = {}): Promise<AddressInfo> {
-    if (!this.listener) throw new Error("a mounted handler does not listen: its server (node:http, node:http2, Express, Fastify) owns the port");
-    this.sweepUploads();
-    await this.listener.listen(opts.port ?? 50051, opts.host ?? "127.0.0.1");
-    if (this.registration) {
-      await this.registration.register(
-        this.services.filter((s) => !BUILT_IN_SERVICES.has(s.name)),
-        this.address,
-      );
-    }
-    return this.address;
-  }
-
-  /** The registry the server announces itself in, if any. */
-  get registry(): Registry | undefined {
-    return this.registration?.registry;
-  }
-
-  /** The bound address; throws before `listen()` resolved. */
-  get address(): AddressInfo {
-    const a = this.listener?.address();
-    if (!a) throw new Error("the server is not listening yet: await server.listen() before reading its address or url");
-    return a;
-  }
-
-  /** `http://host:port` (or https) of the listening server. */
-  get url(): string {
-    const a = this.address;
-    const host = a.family === "IPv6" ? `[${a.address}]` : a.address;
-    return `${this.options.tls ? "https" : "http"}://${host}:${a.port}`;
-  }
-
-  /**
-   * Graceful shutdown: with a registry, remove this server's provider nodes first (and wait
-   * `unregisterDelayMs`), so consumers stop choosing it; then refuse new calls, stop accepting
-   * connections (GOAWAY on HTTP/2), let in-flight calls finish within `shutdownTimeoutMs`, cancel
-   * the rest with `unavailable` and close every connection.
+   * Graceful shutdown of the calls: health turns NOT_SERVING, new calls are refused with
+   * `unavailable`, in-flight ones get `shutdownTimeoutMs` to finish, then are cancelled.
    */
   close(): Promise<void> {
-    if (this.closing) return this.closing;
-    const reg = this.registration;
-    // Registry nodes go first, so consumers stop choosing this server before it refuses calls.
-    this.closing = reg ? reg.unregister().then(() => this.drain()).finally(() => reg.close()) : this.drain();
+    this.closing ??= this.shutdown();
     return this.closing;
   }
+
+  /** What `close()` does once: drain the calls (the listening server first leaves its registry). */
+  protected shutdown(): Promise<void> {
+    return this.drain();
+  }
+
+  /** Stops taking connections (the listening server's); resolves once the port is closed. */
+  protected stopAccepting(): Promise<void> | undefined {
+    return undefined;
+  }
+
+  /** Closes every connection left (the listening server's). */
+  protected destroyConnections(): void {}
 
   /** Ends a call the server gives up on, in its own protocol's terms (the context names it: a gRPC exchange may have released its request headers). */
   private cancelExchange(ctx: CallContext, ex: Exchange, err: RpcError): void {
     (this.protocols.find((p) => p.name === ctx.protocol) ?? this.fallback).cancel(ctx, ex, err);
   }
 
-  private drain(): Promise<void> {
+  protected drain(): Promise<void> {
     this.shuttingDown = true;
     this.health?.shutdown();
     return (async () => {
@@ -671,7 +652,7 @@ export class TripleServer implements ServerCore {
       const delay = this.options.drainDelayMs ?? 0;
       if (delay > 0) await new Promise((r) => setTimeout(r, delay));
       this.draining = true;
-      const stopped = this.listener?.stopAccepting();
+      const stopped = this.stopAccepting();
       if (this.inflight.size > 0) {
         let timer: NodeJS.Timeout | undefined;
         await Promise.race([
@@ -689,10 +670,149 @@ export class TripleServer implements ServerCore {
       }
       // Let final responses flush before the sockets go.
       await new Promise((r) => setTimeout(r, 20));
-      this.listener?.destroyAll();
+      this.destroyConnections();
       await stopped;
       this.uploads.close();
     })();
+  }
+}
+
+/**
+ * One server, one port: the listener-free {@link TripleCore} behind the one-port listener
+ * (HTTP/1.1 and HTTP/2: h2c prior knowledge, or h2 over TLS by ALPN; WebSocket upgrades), and
+ * its registry announcements.
+ */
+export class TripleServer extends TripleCore {
+  declare readonly options: ServerOptions;
+  /** The server's own port. */
+  private readonly listener: OnePortListener;
+  /** The server's registry nodes, when `registry` is set. */
+  private readonly registration: ProviderRegistration | undefined;
+
+  constructor(options: ServerOptions = {}) {
+    checkTlsPem(options.tls, "createServer");
+    super(options, options.bodyIdleTimeoutMs ?? 60_000);
+    this.listener = this.createListener(options);
+    if (options.registry !== undefined) {
+      this.registration = new ProviderRegistration({
+        registry: options.registry,
+        application: options.application,
+        host: options.registryHost,
+        weight: options.registryWeight,
+        warmupMs: options.registryWarmupMs,
+        unregisterDelayMs: options.unregisterDelayMs ?? 0,
+        logger: this.logger,
+        registerMode: options.registerMode,
+        metadataStorage: options.metadataStorage,
+        tag: options.registryTag,
+        configCenter: options.configCenter,
+      });
+      // Dubbo's consumers call it with version 2.0.0 and the application as group; others with neither.
+      const ms = this.registration.metadataService;
+      if (ms) this.register(ms).register(ms, { version: METADATA_V2_VERSION, group: this.registration.application });
+    }
+  }
+
+  /** The server's own port: its exchanges come here, its refusals are answered here. */
+  private createListener(options: ServerOptions): OnePortListener {
+    const listener = new OnePortListener(
+      {
+        onExchange: (ex) => this.dispatch(ex),
+        onRefusal: (r, refusal) => this.answerRefusal(r, refusal),
+        onConnectionsRefused: (r) =>
+          this.logger.warn(
+            { reason: r.reason, limit: r.limit, refused: r.refused, peer: r.peer },
+            `refusing new connections: ${r.reason} (${r.limit}) reached; ${r.refused} refused since the last report`,
+          ),
+      },
+      options,
+    );
+    // Triple over WebSocket: HTTP/1.1 upgrades on the same port.
+    listener.http1.on("upgrade", (req: IncomingMessage, socket: Socket, head: Buffer) => this.handleUpgrade(req, socket, head));
+    return listener;
+  }
+
+  protected override boundAddress(): AddressInfo | undefined {
+    // Read by telemetry while the core is built, before the listener exists.
+    return this.listener?.address() ?? undefined;
+  }
+
+  protected override announce(service: ServiceDescriptor, added: boolean): void {
+    const reg = this.registration;
+    if (reg === undefined) return;
+    void (added ? reg.add(service) : reg.remove(service.name, service.version, service.group)).catch(() => {});
+  }
+
+  protected override stopAccepting(): Promise<void> {
+    return this.listener.stopAccepting();
+  }
+
+  protected override destroyConnections(): void {
+    this.listener.destroyAll();
+  }
+
+  /**
+   * Serves a connection that does not come from the server's port (an in-memory one of
+   * `createTestClient`), as HTTP/1.1 or HTTP/2.
+   */
+  acceptConnection(connection: Duplex, httpVersion: "1.1" | "2"): void {
+    this.listener.accept(connection, httpVersion);
+  }
+
+  /**
+   * Open connections; connections refused at accept since the start (`maxConnections`,
+   * `maxConnectionsPerPeer` reached with no idle connection to close); idle connections closed
+   * to admit new ones since the start.
+   */
+  get connections(): { open: number; refused: number; evicted: number } {
+    return this.listener.connections;
+  }
+
+  /**
+   * Starts listening; resolves with the bound address. With a registry, resolves once the
+   * services are registered (or the registry's first attempt failed; it keeps retrying).
+   */
+  async listen(opts: ListenOptions = {}): Promise<AddressInfo> {
+    this.sweepUploads();
+    await this.listener.listen(opts.port ?? 50051, opts.host ?? "127.0.0.1");
+    if (this.registration) {
+      await this.registration.register(
+        this.registeredServices.filter((s) => !BUILT_IN_SERVICES.has(s.name)),
+        this.address,
+      );
+    }
+    return this.address;
+  }
+
+  /** The registry the server announces itself in, if any. */
+  get registry(): Registry | undefined {
+    return this.registration?.registry;
+  }
+
+  /** The bound address; throws before `listen()` resolved. */
+  get address(): AddressInfo {
+    const a = this.listener.address();
+    if (!a) throw new Error("the server is not listening yet: await server.listen() before reading its address or url");
+    return a;
+  }
+
+  /** `http://host:port` (or https) of the listening server. */
+  get url(): string {
+    const a = this.address;
+    const host = a.family === "IPv6" ? `[${a.address}]` : a.address;
+    return `${this.options.tls ? "https" : "http"}://${host}:${a.port}`;
+  }
+
+  /**
+   * Graceful shutdown: with a registry, remove this server's provider nodes first (and wait
+   * `unregisterDelayMs`), so consumers stop choosing it; then refuse new calls, stop accepting
+   * connections (GOAWAY on HTTP/2), let in-flight calls finish within `shutdownTimeoutMs`, cancel
+   * the rest with `unavailable` and close every connection.
+   */
+  protected override shutdown(): Promise<void> {
+    const reg = this.registration;
+    // Registry nodes go first, so consumers stop choosing this server before it refuses calls.
+    return reg ? reg.unregister().then(() => this.drain()).finally(() => reg.close()) : this.drain();
   }
 }
 
