@@ -51,5 +51,5 @@ export type { ServerTelemetryOptions } from "./observability/server-observer.js"
 // Built-ins: auth, CORS, gRPC extras, health
 export type { AuthOptions, TokenVerifier } from "./runtime/auth.js";
 export { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, type CorsOptions } from "./server/cors.js";
-export { responseCompression } from "./protocol-grpc/server-responder.js";
+export { responseCompression } from "./protocol-grpc/responder.js";
 export { HealthService, HEALTH_SERVICE_NAME } from "./runtime/health.js";

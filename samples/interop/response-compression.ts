@@ -1,5 +1,5 @@
 import type { CallContext } from "../../src/index.js";
-import { responseCompression } from "../../src/protocol-grpc/server-responder.js";
+import { responseCompression } from "../../src/protocol-grpc/responder.js";
 
 /**
  * CompressedResponse: the next response message goes out compressed (`true`, when the client

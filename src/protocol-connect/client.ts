@@ -6,7 +6,7 @@ import { type ProtocolClient, type ProtocolSession, jsonOrProto, type WireMethod
 import type { MethodDescriptor } from "../service/descriptors.js";
 import type { StreamDialect } from "../protocol-grpc/client-call.js";
 import { EnvelopedMethod } from "../protocol-grpc/client.js";
-import { messageCodec } from "../protocol-grpc/message-codec.js";
+import { messageCodec } from "../message/message-codec.js";
 import { httpCompression, WholeBodyUnary } from "../protocol-triple/client.js";
 import { CH, CONNECT_ACCEPT_ENCODING, CONNECT_FLAG_END_STREAM, parseEndStream } from "./wire.js";
 

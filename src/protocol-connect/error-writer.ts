@@ -1,5 +1,5 @@
 import { RpcError } from "../protocol/rpc-error.js";
-import { errorHeaders } from "../runtime/error-body.js";
+import { errorHeaders } from "../runtime/http-error.js";
 import { httpStatusOf } from "../protocol/status-table.js";
 import type { OutHeaders, Responder } from "../transport/server/exchange.js";
 import { type ConnectDialect, dialectErrorObject } from "../protocol/error-json.js";

@@ -4,9 +4,9 @@ import { parseMediaType } from "../protocol/content-type.js";
 import { serverShuttingDown, tooManyHeaders } from "../protocol/errors.js";
 import { firstHeader, H, type HeaderMap } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
-import { messageCodec } from "../protocol-grpc/message-codec.js";
-import { GrpcServerCall } from "../protocol-grpc/server-call.js";
-import { parseTriTimeout } from "../protocol-triple/timeout.js";
+import { messageCodec } from "../message/message-codec.js";
+import { EnvelopedServerCall } from "../protocol-grpc/server-call.js";
+import { parseTriTimeout } from "../protocol-triple/wire.js";
 import { CallContext } from "../runtime/context.js";
 import type { RegisteredMethod } from "../runtime/router.js";
 import type { ServerCore } from "../runtime/server-core.js";
@@ -14,8 +14,8 @@ import type { ExchangeHead, ServerProtocol, ServerProtocolHandler } from "../run
 import type { Exchange, Responder } from "../transport/server/exchange.js";
 import { type ConnectDialect, sendConnectError } from "./error-writer.js";
 import { connectGetRequest, isConnectGet } from "./get-request.js";
-import { ConnectStreamResponder } from "./stream-responder.js";
-import { ConnectUnaryCall } from "./unary-call.js";
+import { ConnectStreamResponder } from "./responder.js";
+import { ConnectUnaryCall } from "./server-call.js";
 import { CH, type ConnectFormat, connectCompressionOf, isConnectStreamType, parseConnectTimeout, streamFormatOf, unaryFormatOf } from "./wire.js";
 import { quote } from "../protocol/wire-text.js";
 
@@ -200,7 +200,7 @@ export class ConnectHandler implements ServerProtocolHandler {
       responder.finish(failure);
       return;
     }
-    new GrpcServerCall(this.core, ex, route, ctx, messageCodec(md, format === "json" ? "protojson" : "proto"), responder, requestEncoding, timeoutMs);
+    new EnvelopedServerCall(this.core, ex, route, ctx, messageCodec(md, format === "json" ? "protojson" : "proto"), responder, requestEncoding, timeoutMs);
   }
 }
 

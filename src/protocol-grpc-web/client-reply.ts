@@ -3,7 +3,7 @@ import { GRPC_COMPRESSIONS } from "../protocol/compression.js";
 import { firstHeader, H, type HeaderMap, metadataOf } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import { codeFromGrpcHttpStatus } from "../protocol/status-table.js";
-import { MessageReader, type MessageSink } from "../protocol-grpc/message-reader.js";
+import { MessageReader, type MessageSink } from "../message/message-reader.js";
 import { errorFromGrpcTrailers } from "../protocol-grpc/status.js";
 import type { HttpReply } from "../transport/client/unary-transport.js";
 import { GRPC_WEB_FLAG_TRAILERS, parseTrailerBlock } from "./wire.js";

@@ -8,10 +8,10 @@ import type { MethodDescriptor } from "../service/descriptors.js";
 import type { HttpReply } from "../transport/client/unary-transport.js";
 import type { StreamDialect } from "../protocol-grpc/client-call.js";
 import { EnvelopedMethod } from "../protocol-grpc/client.js";
-import { requestFrame } from "../protocol-grpc/framing.js";
-import { type MessageCodec, messageCodec } from "../protocol-grpc/message-codec.js";
+import { requestFrame } from "../protocol-grpc/client-call.js";
+import { type MessageCodec, messageCodec } from "../message/message-codec.js";
 import { errorFromGrpcTrailers } from "../protocol-grpc/status.js";
-import { formatGrpcTimeout } from "../protocol-grpc/timeout.js";
+import { formatGrpcTimeout } from "../protocol-grpc/wire.js";
 import { grpcWebReplyMessage } from "./client-reply.js";
 import { GRPC_WEB_FLAG_TRAILERS, parseTrailerBlock } from "./wire.js";
 

@@ -1,7 +1,7 @@
 import { type Compression, GRPC_ACCEPT_ENCODING } from "../protocol/compression.js";
 import { H } from "../protocol/headers.js";
 import type { RpcError } from "../protocol/rpc-error.js";
-import { sendGrpcStatus } from "../protocol-grpc/status.js";
+import { sendGrpcStatus } from "../protocol-grpc/error-writer.js";
 import { EnvelopeResponder } from "../protocol-grpc/stream-responder.js";
 import type { CallContext } from "../runtime/context.js";
 import type { Exchange, OutHeaders } from "../transport/server/exchange.js";

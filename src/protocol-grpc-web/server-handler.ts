@@ -4,12 +4,12 @@ import { parseMediaType } from "../protocol/content-type.js";
 import { serverShuttingDown, tooManyHeaders } from "../protocol/errors.js";
 import { firstHeader, H } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
-import { messageCodec } from "../protocol-grpc/message-codec.js";
-import type { MessageReader } from "../protocol-grpc/message-reader.js";
-import { GrpcServerCall } from "../protocol-grpc/server-call.js";
+import { messageCodec } from "../message/message-codec.js";
+import type { MessageReader } from "../message/message-reader.js";
+import { EnvelopedServerCall } from "../protocol-grpc/server-call.js";
 import { requestEncodingOf, responseEncoding } from "../protocol-grpc/server-handler.js";
-import { sendGrpcStatus } from "../protocol-grpc/status.js";
-import { parseGrpcTimeout } from "../protocol-grpc/timeout.js";
+import { sendGrpcStatus } from "../protocol-grpc/error-writer.js";
+import { parseGrpcTimeout } from "../protocol-grpc/wire.js";
 import { CallContext } from "../runtime/context.js";
 import type { RegisteredMethod } from "../runtime/router.js";
 import type { ServerCore } from "../runtime/server-core.js";
@@ -96,7 +96,7 @@ export class GrpcWebHandler implements ServerProtocolHandler {
     const encoding = responseEncoding(requestEncoding, firstHeader(ex.headers, H.grpcAcceptEncoding));
     const responder = new GrpcWebResponder(ex, ctx, contentType, encoding, requestEncoding !== undefined, wf.text);
     const codec = messageCodec(md, wf.format === "json" ? "protojson" : "proto");
-    new GrpcServerCall(this.core, ex, route, ctx, codec, responder, requestEncoding, timeoutMs, wf.text ? base64Body : undefined);
+    new EnvelopedServerCall(this.core, ex, route, ctx, codec, responder, requestEncoding, timeoutMs, wf.text ? base64Body : undefined);
   }
 }
 

@@ -4,18 +4,25 @@ import { streamClosedError, streamError } from "../transport/client/errors.js";
 import type { CallOptions } from "../runtime/call-options.js";
 import type { Provider } from "../transport/client/provider.js";
 import { Code } from "../protocol/code.js";
-import { type Compression, GRPC_COMPRESSIONS } from "../protocol/compression.js";
+import { COMPRESS_MIN_BYTES, type Compression, GRPC_COMPRESSIONS } from "../protocol/compression.js";
 import { callerCancelled } from "../protocol/errors.js";
 import { H, type HeaderMap, metadataOf, trailersOf } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import { codeFromGrpcHttpStatus } from "../protocol/status-table.js";
-import { requestFrame } from "./framing.js";
-import { formatGrpcTimeout } from "./timeout.js";
-import type { MessageCodec } from "./message-codec.js";
-import { CLIENT_QUEUE_BOUNDS, MessageQueue } from "./message-queue.js";
-import { MessageReader, type MessageSink } from "./message-reader.js";
+import { encodeFrame } from "../message/framing.js";
+import { formatGrpcTimeout } from "./wire.js";
+import type { MessageCodec } from "../message/message-codec.js";
+import { CLIENT_QUEUE_BOUNDS, MessageQueue } from "../message/message-queue.js";
+import { MessageReader, type MessageSink } from "../message/message-reader.js";
 import { errorFromGrpcTrailers } from "./status.js";
 import type { ResponseMode, StreamCall } from "../runtime/client-protocol.js";
+
+
+/** One request message as a frame, compressed with `compression` when it is at least 1 KiB. */
+export function requestFrame(payload: Uint8Array, compression: Compression | undefined): Buffer {
+  const compress = compression !== undefined && payload.byteLength >= COMPRESS_MIN_BYTES;
+  return encodeFrame(compress ? compression.compress(payload) : payload, compress);
+}
 
 /** Settings of one gRPC call. */
 export interface GrpcCallSettings {
@@ -75,7 +82,7 @@ export const GRPC_DIALECT: StreamDialect = {
 
 /** The call on a stream, set once: the stream's listeners are shared by every call. */
 const kCall = Symbol("triple.grpcClientCall");
-type TaggedStream = http2.ClientHttp2Stream & { [kCall]: GrpcClientCall };
+type TaggedStream = http2.ClientHttp2Stream & { [kCall]: EnvelopedClientCall };
 
 function onResponse(this: TaggedStream, h: http2.IncomingHttpHeaders): void {
   this[kCall].onHeaders(h);
@@ -104,7 +111,7 @@ function onClose(this: TaggedStream): void {
  * while the caller lags); the outcome from `grpc-status` in the trailers or in a trailers-only
  * response.
  */
-export class GrpcClientCall implements MessageSink, StreamCall {
+export class EnvelopedClientCall implements MessageSink, StreamCall {
   /** The response messages of a streaming call, ending when the trailers say OK and failing otherwise. */
   readonly responses: MessageQueue<unknown> | undefined;
   /** @internal */

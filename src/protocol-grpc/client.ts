@@ -17,9 +17,9 @@ import type { MethodDescriptor } from "../service/descriptors.js";
 import { type CallScope, NEVER_ABORTS } from "../transport/client/call-scope.js";
 import { Http1Transport } from "../transport/client/http1.js";
 import type { Provider } from "../transport/client/provider.js";
-import { GRPC_DIALECT, GrpcClientCall, type GrpcCallSettings, grpcHeaders, type StreamDialect } from "./client-call.js";
-import type { GrpcMessageFormat } from "./content-type.js";
-import { type MessageCodec, messageCodec } from "./message-codec.js";
+import { GRPC_DIALECT, EnvelopedClientCall, type GrpcCallSettings, grpcHeaders, type StreamDialect } from "./client-call.js";
+import type { GrpcMessageFormat } from "../message/codec-types.js";
+import { type MessageCodec, messageCodec } from "../message/message-codec.js";
 
 /** The message formats of Dubbo's wrapper the `serialization` option selects. */
 const SERIALIZATIONS = ["hessian2", "fastjson2", "json"];
@@ -46,7 +46,7 @@ export class EnvelopedMethod implements WireMethod {
     return this.codec.encodeArgs(args);
   }
 
-  open(p: Provider, headers: OutgoingHttpHeaders, scope: CallScope, opts: CallOptions | undefined, mode: ResponseMode): Promise<GrpcClientCall> {
+  open(p: Provider, headers: OutgoingHttpHeaders, scope: CallScope, opts: CallOptions | undefined, mode: ResponseMode): Promise<EnvelopedClientCall> {
     const h2 = this.settings.http2();
     const requestHeaders = this.grpcHeaders.of(headers, scope);
     const settings: GrpcCallSettings = {
@@ -58,11 +58,11 @@ export class EnvelopedMethod implements WireMethod {
       dialect: this.dialect,
     };
     const h1 = mode === "stream" && this.md.kind === "server_streaming" ? this.http1Stream(p, requestHeaders) : undefined;
-    if (h1) return Promise.resolve(new GrpcClientCall(h1, p, settings, mode));
+    if (h1) return Promise.resolve(new EnvelopedClientCall(h1, p, settings, mode));
     // A connected session takes the stream at once: no promise to wait for.
     const now = scope.signal === NEVER_ABORTS ? h2.openNow(p, requestHeaders) : undefined;
-    if (now) return Promise.resolve(new GrpcClientCall(now, p, settings, mode));
-    return h2.open(p, requestHeaders, scope.signal).then((stream) => new GrpcClientCall(stream, p, settings, mode));
+    if (now) return Promise.resolve(new EnvelopedClientCall(now, p, settings, mode));
+    return h2.open(p, requestHeaders, scope.signal).then((stream) => new EnvelopedClientCall(stream, p, settings, mode));
   }
 
   /**

@@ -1,17 +1,22 @@
+/**
+ * The enveloped call on the server (gRPC, gRPC-Web, Connect streams, Triple over WebSocket):
+ * length-prefixed messages in, a {@link StreamResponder} writing each protocol's frames and
+ * ending. The lifecycle (tracking, abort, deadline, auth, one end) is `ServerCallLifecycle`'s.
+ */
 import { withNumberLimits } from "../codec/big-numbers.js";
 import { Code } from "../protocol/code.js";
 import type { Compression } from "../protocol/compression.js";
-import { clientCancelled, deadlineExceeded } from "../protocol/errors.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import type { CallContext } from "../runtime/context.js";
-import { type HandlerOutcome, invokeHandler, iteratorOf, type PumpTarget, ResponsePump } from "../runtime/handler-result.js";
+import { iteratorOf, type PumpTarget, ResponsePump } from "../runtime/handler-result.js";
 import type { RegisteredMethod } from "../runtime/router.js";
 import type { ServerCore } from "../runtime/server-core.js";
+import { ServerCallLifecycle } from "../runtime/server-call-lifecycle.js";
 import { requestStreams, responseStreams } from "../service/descriptors.js";
-import type { AbortSink, BodySink, Exchange } from "../transport/server/exchange.js";
-import type { MessageCodec } from "./message-codec.js";
-import { MessageQueue } from "./message-queue.js";
-import { MessageReader, type MessageSink } from "./message-reader.js";
+import type { BodySink, Exchange } from "../transport/server/exchange.js";
+import type { MessageCodec } from "../message/message-codec.js";
+import { MessageQueue } from "../message/message-queue.js";
+import { MessageReader, type MessageSink } from "../message/message-reader.js";
 import type { StreamResponder } from "./stream-responder.js";
 
 /**
@@ -21,23 +26,22 @@ import type { StreamResponder } from "./stream-responder.js";
  * server-streaming requests are read with plain callbacks and the handler is called directly (no
  * async generators on that path); request streams go through a {@link MessageQueue} with
  * backpressure; response streams go through a {@link ResponsePump}. The call is its reader's
- * {@link MessageSink} and its exchange's {@link AbortSink}: a unary call allocates few objects,
- * and they all die with the call.
+ * {@link MessageSink} and its exchange's abort sink: a unary call allocates few objects, and
+ * they all die with the call.
  */
-export class GrpcServerCall implements MessageSink, AbortSink, PumpTarget, HandlerOutcome {
+export class EnvelopedServerCall extends ServerCallLifecycle implements MessageSink, PumpTarget {
   private readonly reader: MessageReader;
   private readonly queue: MessageQueue<unknown> | undefined;
   private readonly pump: ResponsePump | undefined;
-  private timer: NodeJS.Timeout | undefined = undefined;
-  finished = false;
+  private readonly sink: BodySink;
   private message: Buffer | undefined = undefined;
   private messages = 0;
 
   constructor(
-    private readonly core: ServerCore,
-    private readonly ex: Exchange,
-    private readonly route: RegisteredMethod,
-    private readonly ctx: CallContext,
+    core: ServerCore,
+    ex: Exchange,
+    route: RegisteredMethod,
+    ctx: CallContext,
     private codec: MessageCodec,
     private readonly responder: StreamResponder,
     requestEncoding: Compression | undefined,
@@ -45,24 +49,19 @@ export class GrpcServerCall implements MessageSink, AbortSink, PumpTarget, Handl
     /** Wraps the message reader where the body needs decoding first (gRPC-Web's base64 text). */
     bodyFilter?: (reader: MessageReader) => BodySink,
   ) {
-    core.track(ctx, ex);
-    ex.onAbort(this);
-    if (timeoutMs !== undefined) this.timer = setTimeout(() => this.onDeadline(timeoutMs), timeoutMs);
+    super(core, ex, route, ctx);
     const kind = route.descriptor.kind;
     this.queue = requestStreams(kind) ? new MessageQueue((pause) => this.onPressure(pause)) : undefined;
     // A request stream may pause for as long as the call lives: no whole-request time or minimum rate.
     if (this.queue) ex.streamingBody?.();
     this.pump = responseStreams(kind) ? new ResponsePump(this, route, ctx) : undefined;
     const reader = (this.reader = new MessageReader(core.limits.maxMessageBytes, requestEncoding, this));
-    const sink = bodyFilter ? bodyFilter(reader) : reader;
-    // Authentication reads headers only: a caller without credentials never gets a message decoded.
-    const authorize = route.authorize;
-    if (authorize === undefined) this.readBody(sink);
-    else authorize(ctx).then(() => this.finished || this.readBody(sink), (e) => this.fail(e));
+    this.sink = bodyFilter ? bodyFilter(reader) : reader;
+    this.start(timeoutMs);
   }
 
-  private readBody(sink: BodySink): void {
-    this.ex.readBody(sink);
+  protected readRequest(): void {
+    this.ex.readBody(this.sink);
     if (this.queue) this.invoke([this.queue]);
   }
 
@@ -121,17 +120,9 @@ export class GrpcServerCall implements MessageSink, AbortSink, PumpTarget, Handl
     this.invoke(args);
   }
 
-  private invoke(input: unknown[]): void {
-    if (!this.finished) invokeHandler(this.route, this.ctx, input, this);
-  }
-
   handlerReturned(value: unknown): void {
     if (this.pump) this.stream(value);
     else this.reply(value);
-  }
-
-  handlerFailed(reason: unknown): void {
-    this.fail(reason);
   }
 
   /** One response message, framed (and compressed when the responder says so). */
@@ -184,52 +175,25 @@ export class GrpcServerCall implements MessageSink, AbortSink, PumpTarget, Handl
     else this.fail(err);
   }
 
-  /** Ends the call with whatever was thrown: RpcErrors as they are, anything else `unknown`. */
-  private fail(reason: unknown): void {
-    this.finish(RpcError.from(reason));
+  /** The status (or OK trailers) through the responder. */
+  protected writeEnd(err: RpcError | undefined): void {
+    this.responder.finish(err);
   }
 
-  /** Ends the call: status to the client, request side abandoned, handler stopped. */
-  private finish(err: RpcError | undefined): void {
-    if (this.finished) return;
-    this.finished = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.responder.finish(err);
-    this.core.untrack(this.ctx, err);
+  /** Stops the handler's streams and abandons the rest of the request. */
+  protected override release(err: RpcError | undefined): void {
     if (err) {
-      this.ctx.abort(err);
       this.queue?.abort(err);
       this.pump?.stop();
     } else {
       this.pump?.release();
     }
-    if (!this.reader.ended) {
-      this.reader.abandon();
-      this.ex.body.resume();
-      // After a trailers-only response, RST_STREAM(NO_ERROR) tells the client to stop sending.
-      // After trailers that wait for their turn, the exchange resets the stream itself once they
-      // are out (a reset now could overtake them).
-      if (!this.responder.headersSent) this.ex.discardBody();
-    }
-  }
-
-  /** The client reset the stream or went away. */
-  onExchangeAbort(): void {
-    const err = clientCancelled();
-    this.ctx.abort(err);
-    if (this.finished) return;
-    this.finished = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.core.untrack(this.ctx, err);
-    this.queue?.abort(err);
+    if (this.reader.ended) return;
     this.reader.abandon();
     this.ex.body.resume();
-    this.pump?.stop();
-  }
-
-  private onDeadline(timeoutMs: number): void {
-    const err = deadlineExceeded(timeoutMs);
-    this.ctx.abort(err);
-    this.finish(err);
+    // After a trailers-only response, RST_STREAM(NO_ERROR) tells the client to stop sending.
+    // After trailers that wait for their turn, the exchange resets the stream itself once they
+    // are out (a reset now could overtake them). A peer that went away gets nothing.
+    if (!this.responder.headersSent && !this.ex.aborted) this.ex.discardBody();
   }
 }

@@ -4,7 +4,6 @@ import { parseMediaType } from "../protocol/content-type.js";
 import { serverShuttingDown, tooManyHeaders } from "../protocol/errors.js";
 import { firstHeader, H } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
-import { sendHttpError } from "../runtime/error-body.js";
 import { tagOfHeaders } from "../runtime/call-tag.js";
 import { CallContext } from "../runtime/context.js";
 import { HEALTH_SERVICE_NAME } from "../runtime/health.js";
@@ -12,12 +11,13 @@ import type { RegisteredMethod } from "../runtime/router.js";
 import type { ServerCore } from "../runtime/server-core.js";
 import type { ServerProtocol, ServerProtocolHandler } from "../runtime/server-protocol.js";
 import type { Exchange, Responder } from "../transport/server/exchange.js";
-import { GRPC_MEDIA_TYPES, type GrpcMessageFormat, grpcFormatOf, isGrpcContentType } from "./content-type.js";
-import { messageCodec } from "./message-codec.js";
-import { GrpcServerCall } from "./server-call.js";
-import { GrpcResponder } from "./server-responder.js";
-import { encodeGrpcMessage, sendGrpcStatus } from "./status.js";
-import { parseGrpcTimeout } from "./timeout.js";
+import type { GrpcMessageFormat } from "../message/codec-types.js";
+import { GRPC_MEDIA_TYPES, grpcFormatOf, isGrpcContentType } from "./wire.js";
+import { messageCodec } from "../message/message-codec.js";
+import { EnvelopedServerCall } from "./server-call.js";
+import { GrpcResponder } from "./responder.js";
+import { sendGrpcHttp1Error, sendGrpcStatus } from "./error-writer.js";
+import { parseGrpcTimeout } from "./wire.js";
 import { cutText, quote } from "../protocol/wire-text.js";
 
 /** The name gRPC calls and refusals carry (`CallContext.protocol`, access log, telemetry). */
@@ -60,7 +60,7 @@ interface GrpcRequest {
 
 /**
  * gRPC over HTTP/2 (gRPC's PROTOCOL-HTTP2): checks the request headers, answers what is wrong
- * with a trailers-only response, and hands good calls to a {@link GrpcServerCall}.
+ * with a trailers-only response, and hands good calls to a {@link EnvelopedServerCall}.
  */
 export class GrpcHandler implements ServerProtocolHandler {
   readonly name = GRPC;
@@ -128,7 +128,7 @@ export class GrpcHandler implements ServerProtocolHandler {
     const keep = route.seesContext || tagOfHeaders(ex.headers) !== undefined;
     const ctx = new CallContext(md, keep ? ex.headers : NO_HEADERS, GRPC, "2", ex.peer, timeoutMs);
     const responder = new GrpcResponder(ex, ctx, contentType, encoding, requestEncoding !== undefined);
-    new GrpcServerCall(this.core, ex, route, ctx, messageCodec(md, format), responder, requestEncoding, timeoutMs);
+    new EnvelopedServerCall(this.core, ex, route, ctx, messageCodec(md, format), responder, requestEncoding, timeoutMs);
     if (!keep) ex.releaseHeaders();
   }
 
@@ -147,10 +147,7 @@ export class GrpcHandler implements ServerProtocolHandler {
     const message = `${cutText(ex.path)}: gRPC (Content-Type ${quote(ct ?? "")}) needs HTTP/2; use HTTP/2 or call the method as Triple HTTP unary (application/json)`;
     const err = new RpcError(Code.Unimplemented, message, { httpStatus: 505, legacyStatus: 40 });
     this.core.refused(ex, GRPC, err);
-    sendHttpError(ex, err, {
-      [H.grpcStatus]: String(Code.Unimplemented),
-      [H.grpcMessage]: encodeGrpcMessage(message),
-    });
+    sendGrpcHttp1Error(ex, err);
     ex.discardBody();
   }
 }

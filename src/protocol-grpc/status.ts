@@ -6,7 +6,6 @@ import { firstHeader, H, type HeaderMap, metadataOf } from "../protocol/headers.
 import { type ErrorDetail, RpcError } from "../protocol/rpc-error.js";
 import { boundMessage } from "../protocol/wire-text.js";
 import { base64Decode, hexDecode, utf8Decode } from "../protocol/bytes.js";
-import type { OutHeaders, Responder } from "../transport/server/exchange.js";
 
 /**
  * gRPC status on the wire (gRPC's PROTOCOL-HTTP2, "Responses"): `grpc-status`, percent-encoded
@@ -152,32 +151,6 @@ export function statusHeaders(err: RpcError | undefined, target: Record<string, 
     const details = boundedDetails(err.details, MAX_STATUS_DETAILS_BYTES - Buffer.byteLength(message) - 16);
     if (details.length > 0) target[H.grpcStatusDetailsBin] = toUnpaddedBase64(encodeStatusDetails(err.code, message, details));
   }
-}
-
-/**
- * The one writer of a gRPC status, for every path that ends a gRPC call (a refusal before the
- * call starts, the handler's outcome, a deadline, shutdown, the listener's refusals): a
- * trailers-only response (one HEADERS frame that ends the stream) when nothing was sent yet,
- * else the trailers. `headers` go out with a trailers-only answer (content type, a handler's
- * response headers); `trailers` are the handler's trailing metadata; `httpStatus` is 200 except
- * for the 415 gRPC gives an unsupported content type.
- */
-export function sendGrpcStatus(
-  ex: Responder,
-  err: RpcError | undefined,
-  headers: OutHeaders,
-  trailers?: OutHeaders,
-  httpStatus = 200,
-): void {
-  if (!ex.headersSent) {
-    if (trailers) Object.assign(headers, trailers);
-    statusHeaders(err, headers);
-    ex.respond(httpStatus, headers);
-    return;
-  }
-  const t = trailers ?? {};
-  statusHeaders(err, t);
-  ex.end(t);
 }
 
 /**

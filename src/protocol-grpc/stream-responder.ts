@@ -2,14 +2,14 @@ import { COMPRESS_MIN_BYTES, type Compression } from "../protocol/compression.js
 import type { RpcError } from "../protocol/rpc-error.js";
 import type { Exchange } from "../transport/server/exchange.js";
 import { type CallContext, createContextKey } from "../runtime/context.js";
-import type { MessageCodec } from "./codec-types.js";
-import { encodeFrame } from "./framing.js";
+import type { MessageCodec } from "../message/codec-types.js";
+import { encodeFrame } from "../message/framing.js";
 
 /**
  * Writes the response side of an enveloped call. gRPC, gRPC-Web and Connect streams frame their
  * messages alike (a flag byte, a 4-byte length, the message) and differ in how the call ends:
  * HTTP/2 trailers (gRPC), a trailer frame flagged 0x80 (gRPC-Web), an end-stream frame flagged
- * 0x02 holding JSON (Connect). A {@link GrpcServerCall} drives any of them.
+ * 0x02 holding JSON (Connect). A {@link EnvelopedServerCall} drives any of them.
  */
 export interface StreamResponder {
   /** True once response headers went out. */

@@ -5,7 +5,7 @@ import { decodeProtoMessage, encodeProtoMessage, protoRequestCodec } from "../co
 import { Code } from "../protocol/code.js";
 import type { MediaType } from "../protocol/content-type.js";
 import { RpcError } from "../protocol/rpc-error.js";
-import { messageCodec } from "../protocol-grpc/message-codec.js";
+import { messageCodec } from "../message/message-codec.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
 
 /**

@@ -1,21 +1,25 @@
+/**
+ * Triple HTTP's call on the server: one body (or REST parameters) in, one encoded answer, a
+ * download or an SSE stream out, errors as the JSON error body. The lifecycle (tracking, abort,
+ * deadline, auth, one end) is `ServerCallLifecycle`'s; this file keeps Triple's wire rules.
+ */
 import type { RequestCodec, ResponseCodec } from "../codec/codec.js";
 import { responseCodecFor } from "../codec/registry.js";
 import { Code } from "../protocol/code.js";
 import { type Compression, compressResponseBody } from "../protocol/compression.js";
 import type { MediaType } from "../protocol/content-type.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
-import { clientCancelled, deadlineExceeded } from "../protocol/errors.js";
 import { firstHeader, H, TRAILER_PREFIX } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import { CallContext } from "../runtime/context.js";
-import { type HandlerOutcome, invokeHandler } from "../runtime/handler-result.js";
 import type { RestMatch } from "../runtime/rest-router.js";
 import type { RegisteredMethod } from "../runtime/router.js";
 import type { ServerCore } from "../runtime/server-core.js";
-import type { AbortSink, Exchange, OutHeaders } from "../transport/server/exchange.js";
+import { ServerCallLifecycle } from "../runtime/server-call-lifecycle.js";
+import type { Exchange, OutHeaders } from "../transport/server/exchange.js";
 import { negotiateResponse } from "./accept.js";
 import { tripleProtoResponseCodec } from "./proto-body.js";
-import { sendHttpError } from "../runtime/error-body.js";
+import { sendTripleError } from "./error-writer.js";
 import { BodyCollector, type BodyStream, type BodyTarget, boundedBodyStream } from "./request-body.js";
 import { SseStream } from "./sse.js";
 import { DownloadSender } from "./download.js";
@@ -39,15 +43,10 @@ const JSON_CODEC = responseCodecFor("application/json") as ResponseCodec;
  * One Triple HTTP unary call on the server, straight-line: one body read, one decode, one call,
  * one encode, one response; no async generators and no `await` between the socket and the
  * method. A server-streaming method is handed to an {@link SseStream} once its arguments are
- * bound. The call is its exchange's {@link AbortSink}.
+ * bound.
  */
-export class TripleUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
-  private readonly route: RegisteredMethod;
-  private readonly ctx: CallContext;
+export class TripleUnaryCall extends ServerCallLifecycle implements BodyTarget {
   private readonly respCodec: ResponseCodec;
-  private readonly req: TripleRequest;
-  private timer: NodeJS.Timeout | undefined = undefined;
-  private finished = false;
   /** A REST call's arguments from the path, query and headers (body slots filled in later). */
   private restArgs: unknown[] | undefined = undefined;
   /** The body stream a streaming codec (multipart) reads, while it reads it. */
@@ -56,28 +55,20 @@ export class TripleUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
   private uploads: UploadScope | undefined = undefined;
 
   constructor(
-    private readonly core: ServerCore,
-    private readonly ex: Exchange,
-    req: TripleRequest,
+    core: ServerCore,
+    ex: Exchange,
+    private readonly req: TripleRequest,
   ) {
-    this.req = req;
-    const route = (this.route = req.route);
     const h = ex.headers;
-    this.ctx = new CallContext(route.descriptor, h, "triple", ex.httpVersion, ex.peer, req.timeoutMs);
-    core.track(this.ctx, ex);
-    ex.onAbort(this);
-    const timeoutMs = req.timeoutMs;
-    if (timeoutMs !== undefined) this.timer = setTimeout(() => this.onDeadline(timeoutMs), timeoutMs);
+    super(core, ex, req.route, new CallContext(req.route.descriptor, h, "triple", ex.httpVersion, ex.peer, req.timeoutMs));
     const own = responseCodecFor(req.codec.responseMediaType ?? req.mediaType.type) ?? JSON_CODEC;
     const negotiated = negotiateResponse(firstHeader(h, H.accept), own);
     this.respCodec = negotiated.mediaType === "application/proto" ? tripleProtoResponseCodec : negotiated;
-    // Authentication reads headers only: a caller without credentials never gets its body parsed.
-    const authorize = route.authorize;
-    if (authorize === undefined) this.readArgs(req);
-    else authorize(this.ctx).then(() => this.finished || this.readArgs(req), (e) => this.fail(e));
+    this.start(req.timeoutMs);
   }
 
-  private readArgs(req: TripleRequest): void {
+  protected readRequest(): void {
+    const req = this.req;
     if (req.rest !== undefined && !this.readRestArgs(req.rest)) return;
     const { codec, mediaType, compression } = req;
     const md = this.bodyMethod();
@@ -152,17 +143,13 @@ export class TripleUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
       // The stream's handler reads the uploads: they go when the stream ends, not now.
       const uploads = this.uploads;
       this.uploads = undefined;
-      this.end();
-      const sse = new SseStream(this.ex, this.route, this.ctx, this.core, this.req.timeoutMs);
+      this.handOver();
+      const sse = new SseStream(this.core, this.ex, this.route, this.ctx, this.req.timeoutMs);
       if (uploads) sse.onEnd = () => uploads.release();
-      sse.start(args);
+      sse.run(args);
       return;
     }
-    invokeHandler(this.route, this.ctx, args, this);
-  }
-
-  handlerFailed(reason: unknown): void {
-    this.fail(reason);
+    this.invoke(args);
   }
 
   handlerReturned(value: unknown): void {
@@ -179,10 +166,8 @@ export class TripleUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
       this.fail(new RpcError(Code.Internal, `cannot encode the response: ${(e as Error).message}`, { cause: e }));
       return;
     }
-    this.end();
     this.dropUnreadBody();
     this.ctx.observer?.sent(typeof body === "string" ? Buffer.byteLength(body) : body.byteLength);
-    this.core.untrack(this.ctx, undefined);
     const headers: OutHeaders = { [H.contentType]: this.respCodec.mediaType };
     this.ctx.copyResponseHeadersTo(headers);
     // Unary trailers travel as `trailer-` headers, as Connect and dubbo-js send and read them.
@@ -193,17 +178,17 @@ export class TripleUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
       // server drops a HEAD response's body itself and keeps the length).
       headers[H.contentLength] = typeof out === "string" ? Buffer.byteLength(out) : out.byteLength;
       this.ex.respond(200, headers, this.ex.httpVersion === "1.1" ? out : undefined);
-      return;
+    } else {
+      this.ex.respond(200, headers, out);
     }
-    this.ex.respond(200, headers, out);
+    this.finish(undefined);
   }
 
   /** Streams a returned file or stream; the call's uploads stay until it ended (it may be one of them). */
   private sendDownload(download: Download): void {
     const uploads = this.uploads;
     this.uploads = undefined;
-    this.end();
-    this.core.untrack(this.ctx, undefined);
+    this.finish(undefined);
     const headers: OutHeaders = {};
     this.ctx.copyResponseHeadersTo(headers);
     this.ctx.copyResponseTrailersTo(headers, TRAILER_PREFIX);
@@ -225,36 +210,18 @@ export class TripleUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
     this.ex.discardBody();
   }
 
-  /** Marks the call over and stops its timer; the context stays tracked for an SSE hand-over. */
-  private end(): void {
-    this.finished = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.uploads?.release();
-  }
-
-  private fail(e: unknown): void {
-    if (this.finished) return;
-    this.end();
-    const err = RpcError.from(e);
-    this.core.untrack(this.ctx, err);
+  /** The JSON error body; OK was answered already (a body, a download, or an SSE hand-over). */
+  protected writeEnd(err: RpcError | undefined): void {
+    if (err === undefined) return;
     // A streaming codec's body: stop reading (and inflating) it before the exchange drops the rest.
     this.bodyStream?.detach();
     if (!this.ex.aborted) this.ex.discardBody(err.httpStatus === 413);
-    sendHttpError(this.ex, err, undefined, this.core.dubboJsErrors);
+    sendTripleError(this.ex, err, undefined, this.core.dubboJsErrors);
   }
 
-  onExchangeAbort(): void {
-    if (this.finished) return;
-    this.end();
-    const err = clientCancelled();
-    this.bodyStream?.detach();
-    this.core.untrack(this.ctx, err);
-    this.ctx.abort(err);
-  }
-
-  private onDeadline(timeoutMs: number): void {
-    const err = deadlineExceeded(timeoutMs);
-    this.ctx.abort(err);
-    this.fail(err);
+  /** The call's temp files go; a body still streaming after an error stops. */
+  protected override release(err: RpcError | undefined): void {
+    this.uploads?.release();
+    if (err !== undefined) this.bodyStream?.detach();
   }
 }

@@ -15,9 +15,9 @@ import { RpcError } from "../protocol/rpc-error.js";
 import type { ServerCore } from "../runtime/server-core.js";
 import type { ServerProtocol, ServerProtocolHandler } from "../runtime/server-protocol.js";
 import type { Exchange, Responder } from "../transport/server/exchange.js";
-import { sendHttpError } from "../runtime/error-body.js";
+import { sendTripleError } from "./error-writer.js";
 import { type TripleRequest, TripleUnaryCall } from "./server-call.js";
-import { parseTriTimeout } from "./timeout.js";
+import { parseTriTimeout } from "./wire.js";
 import { quote } from "../protocol/wire-text.js";
 
 /** The name Triple HTTP calls and refusals carry (`CallContext.protocol`, access log, telemetry). */
@@ -86,12 +86,12 @@ export class TripleHttpHandler implements ServerProtocolHandler {
   }
 
   writeError(r: Responder, err: RpcError): void {
-    sendHttpError(r, err, undefined, this.core.dubboJsErrors);
+    sendTripleError(r, err, undefined, this.core.dubboJsErrors);
   }
 
   /** A call under way (an SSE stream) is reset; one not yet answered gets the error body. */
   cancel(_ctx: unknown, ex: Exchange, err: RpcError): void {
-    sendHttpError(ex, err);
+    sendTripleError(ex, err);
   }
 
   handle(ex: Exchange): void {
@@ -101,7 +101,7 @@ export class TripleHttpHandler implements ServerProtocolHandler {
     } catch (e) {
       this.core.refused(ex, TRIPLE, e);
       ex.discardBody((e as RpcError).httpStatus === 413);
-      sendHttpError(ex, e, undefined, this.core.dubboJsErrors);
+      sendTripleError(ex, e, undefined, this.core.dubboJsErrors);
       return;
     }
     new TripleUnaryCall(this.core, ex, req);

@@ -12,8 +12,8 @@ import { transportError } from "../transport/client/errors.js";
 import { Http1Transport } from "../transport/client/http1.js";
 import type { Http1ResponseStream } from "../transport/client/http1-stream.js";
 import type { Provider } from "../transport/client/provider.js";
-import { CLIENT_QUEUE_BOUNDS, MessageQueue } from "../protocol-grpc/message-queue.js";
-import type { MessageCodec } from "../protocol-grpc/message-codec.js";
+import { CLIENT_QUEUE_BOUNDS, MessageQueue } from "../message/message-queue.js";
+import type { MessageCodec } from "../message/message-codec.js";
 import { errorFromHttpResponse } from "./client-reply.js";
 
 /**

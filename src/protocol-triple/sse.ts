@@ -1,14 +1,20 @@
+/**
+ * Server-streaming methods for plain HTTP callers as Server-Sent Events. It continues the call
+ * Triple's unary call started (`adopt`): the lifecycle (abort, deadline, one end, untrack) is
+ * `ServerCallLifecycle`'s; this file keeps SSE's wire rules.
+ */
 import { encodeJsonValue } from "../codec/json-codec.js";
 import { Code } from "../protocol/code.js";
-import { clientCancelled, deadlineExceeded } from "../protocol/errors.js";
+import { errorBody } from "../protocol/error-json.js";
 import { H } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import type { CallContext } from "../runtime/context.js";
-import { type HandlerOutcome, invokeHandler, iteratorOf, type PumpTarget, ResponsePump } from "../runtime/handler-result.js";
+import { iteratorOf, type PumpTarget, ResponsePump } from "../runtime/handler-result.js";
 import type { RegisteredMethod } from "../runtime/router.js";
 import type { ServerCore } from "../runtime/server-core.js";
-import type { AbortSink, Exchange, OutHeaders } from "../transport/server/exchange.js";
-import { errorBody, sendHttpError } from "../runtime/error-body.js";
+import { ServerCallLifecycle } from "../runtime/server-call-lifecycle.js";
+import type { Exchange, OutHeaders } from "../transport/server/exchange.js";
+import { sendTripleError } from "./error-writer.js";
 
 const SSE_HEADERS: Readonly<OutHeaders> = {
   [H.contentType]: "text/event-stream; charset=utf-8",
@@ -25,37 +31,25 @@ const SSE_HEADERS: Readonly<OutHeaders> = {
  * stream (interceptors, a rejected promise) are ordinary HTTP error responses. SSE is text, so
  * messages are always JSON whatever the request's content type.
  */
-export class SseStream implements PumpTarget, AbortSink, HandlerOutcome {
-  finished = false;
+export class SseStream extends ServerCallLifecycle implements PumpTarget {
   private started = false;
-  private timer: NodeJS.Timeout | undefined = undefined;
   private readonly pump: ResponsePump;
   /** Called once when the stream ends, however (the unary call's uploads are deleted then). */
   onEnd: (() => void) | undefined = undefined;
 
-  constructor(
-    private readonly ex: Exchange,
-    private readonly route: RegisteredMethod,
-    private readonly ctx: CallContext,
-    private readonly core: ServerCore,
-    timeoutMs: number | undefined,
-  ) {
+  constructor(core: ServerCore, ex: Exchange, route: RegisteredMethod, ctx: CallContext, timeoutMs: number | undefined) {
+    super(core, ex, route, ctx);
     this.pump = new ResponsePump(this, route, ctx);
-    ex.onAbort(this);
-    // The unary path's timer is cleared before it hands over; the deadline itself still holds.
-    const remaining = ctx.timeRemaining();
-    if (remaining !== undefined && timeoutMs !== undefined) {
-      this.timer = setTimeout(() => this.finish(deadlineExceeded(timeoutMs)), remaining);
-    }
+    // The unary call's timer is cleared before it hands over; the deadline itself still holds.
+    this.adopt(timeoutMs);
   }
+
+  /** The arguments were bound by the unary call that handed this one over: see {@link run}. */
+  protected readRequest(): void {}
 
   /** Calls the handler with its bound arguments and streams what it returns. */
-  start(args: unknown[]): void {
-    invokeHandler(this.route, this.ctx, args, this);
-  }
-
-  handlerFailed(reason: unknown): void {
-    this.finish(RpcError.from(reason));
+  run(args: unknown[]): void {
+    this.invoke(args);
   }
 
   handlerReturned(result: unknown): void {
@@ -63,7 +57,7 @@ export class SseStream implements PumpTarget, AbortSink, HandlerOutcome {
     const it = iteratorOf(result);
     if (!it) {
       const path = this.route.descriptor.path;
-      this.finish(new RpcError(Code.Internal, `${path} is server-streaming and must return an AsyncIterable`));
+      this.fail(new RpcError(Code.Internal, `${path} is server-streaming and must return an AsyncIterable`));
       return;
     }
     this.started = true;
@@ -84,38 +78,27 @@ export class SseStream implements PumpTarget, AbortSink, HandlerOutcome {
   }
 
   streamDone(err: unknown): void {
-    this.finish(err === undefined ? undefined : RpcError.from(err));
+    if (err === undefined) this.finish(undefined);
+    else this.fail(err);
   }
 
-  private finish(err: RpcError | undefined): void {
-    if (this.finished) return;
-    this.finished = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.core.untrack(this.ctx, err);
-    this.onEnd?.();
+  /** The end of the stream; an error before it started as an HTTP error, after as `event: error`. */
+  protected writeEnd(err: RpcError | undefined): void {
     if (!err) {
-      this.pump.release();
       this.ex.end();
       return;
     }
-    this.ctx.abort(err);
-    this.pump.stop();
     if (!this.started) {
-      sendHttpError(this.ex, err);
+      sendTripleError(this.ex, err);
       return;
     }
     this.ex.write(`event: error\ndata: ${errorBody(err)}\n\n`);
     this.ex.end();
   }
 
-  onExchangeAbort(): void {
-    const err = clientCancelled();
-    this.ctx.abort(err);
-    if (this.finished) return;
-    this.finished = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.core.untrack(this.ctx, err);
+  protected override release(err: RpcError | undefined): void {
     this.onEnd?.();
-    this.pump.stop();
+    if (err) this.pump.stop();
+    else this.pump.release();
   }
 }

@@ -1,7 +1,7 @@
 import type { OutgoingHttpHeaders } from "node:http";
 import { H } from "../protocol/headers.js";
-import type { MessageCodec } from "../protocol-grpc/codec-types.js";
-import { messageCodec } from "../protocol-grpc/message-codec.js";
+import type { MessageCodec } from "../message/codec-types.js";
+import { messageCodec } from "../message/message-codec.js";
 import type { CallOptions } from "../runtime/call-options.js";
 import {
   MethodHeaders,

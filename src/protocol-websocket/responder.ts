@@ -1,6 +1,6 @@
 import type { RpcError } from "../protocol/rpc-error.js";
-import type { MessageCodec } from "../protocol-grpc/codec-types.js";
-import { encodeFrame } from "../protocol-grpc/framing.js";
+import type { MessageCodec } from "../message/codec-types.js";
+import { encodeFrame } from "../message/framing.js";
 import type { StreamResponder } from "../protocol-grpc/stream-responder.js";
 import type { WebSocketExchange } from "./exchange.js";
 import { closeCodeOf, closeReasonOf, WS_CLOSE } from "./wire.js";

@@ -8,12 +8,12 @@ import { serverShuttingDown, tooManyHeaders } from "../protocol/errors.js";
 import { firstHeader, H } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import { quote } from "../protocol/wire-text.js";
-import { messageCodec } from "../protocol-grpc/message-codec.js";
-import { GrpcServerCall } from "../protocol-grpc/server-call.js";
-import { parseGrpcTimeout } from "../protocol-grpc/timeout.js";
-import { parseTriTimeout } from "../protocol-triple/timeout.js";
+import { messageCodec } from "../message/message-codec.js";
+import { EnvelopedServerCall } from "../protocol-grpc/server-call.js";
+import { parseGrpcTimeout } from "../protocol-grpc/wire.js";
+import { parseTriTimeout } from "../protocol-triple/wire.js";
 import { CallContext } from "../runtime/context.js";
-import { sendHttpError } from "../runtime/error-body.js";
+import { sendHttpError } from "../runtime/http-error.js";
 import { HEALTH_SERVICE_NAME } from "../runtime/health.js";
 import type { RegisteredMethod } from "../runtime/router.js";
 import type { ServerCore } from "../runtime/server-core.js";
@@ -200,7 +200,7 @@ export class WebSocketHandler implements ServerProtocolHandler {
       const ex = new WebSocketExchange(ws, socket, a.path, a.query, a.metadata, a.ctx.peer, single, this.settings.idleMs);
       // Authorized at the handshake already: the call does not ask again.
       const route = a.route.authorize === undefined ? a.route : { ...a.route, authorize: undefined };
-      new GrpcServerCall(this.core, ex, route, a.ctx, messageCodec(md, a.format), new WebSocketResponder(ex), undefined, a.timeoutMs);
+      new EnvelopedServerCall(this.core, ex, route, a.ctx, messageCodec(md, a.format), new WebSocketResponder(ex), undefined, a.timeoutMs);
       if (!route.seesContext) ex.releaseHeaders();
     });
   }

@@ -1,7 +1,7 @@
 import { Code, codeFromName, codeName } from "../protocol/code.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import { boundMessage } from "../protocol/wire-text.js";
-import type { GrpcMessageFormat } from "../protocol-grpc/content-type.js";
+import type { GrpcMessageFormat } from "../message/codec-types.js";
 
 /**
  * Triple over WebSocket, as Dubbo 3.3 carries it (apache/dubbo PR #14390): one WebSocket

@@ -1,6 +1,7 @@
 import { badRequestViolations, isBadRequestType } from "./bad-request.js";
 import { Code, codeName } from "./code.js";
 import type { RpcError } from "./rpc-error.js";
+import { legacyStatusOf } from "./status-table.js";
 import { boundMessage } from "./wire-text.js";
 
 /**
@@ -61,3 +62,21 @@ export function dialectErrorObject(err: RpcError, dialect: ConnectDialect): Reco
   return dialect === "connect" ? o : { status: err.code, ...o, code: codeName(err.code) };
 }
 
+/**
+ * The JSON error body of Triple HTTP calls: `status` (the legacy Dubbo status: 25 undecodable,
+ * 31 server timeout, 35 unavailable, 40 bad request, 60 not found, 70 service error, 80 server
+ * error), `message` (the raw text), our `code` (the gRPC code's snake_case name), and when the
+ * error carries details, `details`: `[{"type": "<message full name>", "value": "<base64>", "debug"?}]`
+ * (`debug`: a BadRequest's violations as JSON, `{"fieldViolations": [{"field", "description"}]}`),
+ * the form Connect and dubbo-js clients read. The message is cut to 1 KiB (`boundMessage`).
+ *
+ * With `grpcCodeStatus` (the server's `dubboJsErrors` option, for a caller that looks like
+ * dubbo-js: {@link readsGrpcCodeStatus}) the body is `{"status": <gRPC code>, "message", "code",
+ * "details"}`, the only form dubbo-js reads.
+ */
+export function errorBody(err: RpcError, grpcCodeStatus = false): string {
+  if (grpcCodeStatus) return JSON.stringify(dialectErrorObject(err, "triple"));
+  const body: Record<string, unknown> = { status: legacyStatusOf(err), message: boundMessage(err.message), code: codeName(err.code) };
+  if (err.details.length > 0) body.details = connectErrorObject(err).details;
+  return JSON.stringify(body);
+}

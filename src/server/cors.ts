@@ -1,7 +1,7 @@
 import { Code } from "../protocol/code.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import type { Exchange, OutHeaders } from "../transport/server/exchange.js";
-import { sendHttpError } from "../runtime/error-body.js";
+import { sendHttpError } from "../runtime/http-error.js";
 
 /** CORS options of the server (off unless given). */
 export interface CorsOptions {

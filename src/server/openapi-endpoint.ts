@@ -3,7 +3,7 @@ import * as path from "node:path";
 import { Code } from "../protocol/code.js";
 import { H } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
-import { sendHttpError } from "../runtime/error-body.js";
+import { sendHttpError } from "../runtime/http-error.js";
 import type { ServiceDescriptor } from "../service/descriptors.js";
 import type { Exchange, OutHeaders } from "../transport/server/exchange.js";
 import { type OpenApiOptions, toOpenApi } from "./openapi.js";

@@ -8,7 +8,7 @@ import { codeFromGrpcHttpStatus, codeFromHttpStatus } from "../protocol/status-t
 import type { CallOptions } from "../runtime/call-options.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import { CH, CONNECT_FLAG_END_STREAM, parseEndStream } from "../protocol-connect/end-stream.js";
-import { type Envelope, EnvelopeReader, envelope } from "../protocol-grpc/envelope.js";
+import { type Envelope, EnvelopeReader, envelope } from "../message/framing.js";
 import { headersOf, readBody, type WebScope } from "./scope.js";
 import type { FetchFn } from "./transport.js";
 
@@ -25,7 +25,7 @@ export type WebFormat = "json" | "proto" | "protojson";
  */
 export async function codecOf(md: MethodDescriptor, format: WebFormat): Promise<WebCodec> {
   if (format === "json" && md.requestType === undefined) return jsonClientCodec(md);
-  const { messageCodec } = await import("../protocol-grpc/message-codec.js");
+  const { messageCodec } = await import("../message/message-codec.js");
   return messageCodec(md, format);
 }
 
@@ -93,7 +93,8 @@ async function wholeBodyReply(res: Response, call: FetchCall, json: boolean, fro
  * (base64, each write padded on its own). An incomplete envelope at the end is `internal`.
  */
 export async function* envelopes(res: Response, call: FetchCall, decodeText?: (s: string) => Uint8Array): AsyncGenerator<Envelope> {
-  const reader = new EnvelopeReader(call.maxBytes);
+  // Flags besides "compressed": a Connect end-stream message (0x02), a gRPC-Web trailer frame (0x80).
+  const reader = new EnvelopeReader(call.maxBytes, 0x82);
   const body = res.body?.getReader();
   if (!body) return;
   let text = "";
@@ -118,7 +119,7 @@ export async function* envelopes(res: Response, call: FetchCall, decodeText?: (s
   } finally {
     void body.cancel().catch(() => {});
   }
-  if (reader.pending > 0 || text.length > 0) throw new RpcError(Code.Internal, "protocol error: the response body ended inside a message");
+  if (reader.pending || text.length > 0) throw new RpcError(Code.Internal, "protocol error: the response body ended inside a message");
 }
 
 /** Triple HTTP: unary calls as POSTs of whole bodies (the arguments as a JSON array, or a protobuf message). */

@@ -4,7 +4,7 @@ import { after, before, describe, it } from "node:test";
 import * as protobuf from "protobufjs";
 import { GREET_PROTO, GreetServiceImpl } from "../../samples/greet/greet-service.js";
 import { encodeProtoFrame, encodeProtoMessage } from "../../src/codec/proto-codec.js";
-import { encodeFrame } from "../../src/protocol-grpc/framing.js";
+import { encodeFrame } from "../../src/message/framing.js";
 import { CallContext } from "../../src/runtime/context.js";
 import { InflightCalls } from "../../src/runtime/inflight.js";
 import {

@@ -4,7 +4,7 @@ import { gunzipSync, gzipSync } from "node:zlib";
 import { after, before, describe, it } from "node:test";
 import { GREET_PROTO, GreetServiceImpl } from "../../samples/greet/greet-service.js";
 import { ClientStream, createServer, loadProto, Method, Param, Service, type TripleServer } from "../../src/index.js";
-import { decodeResponseWrapper, encodeRequestWrapper } from "../../src/protocol-grpc/wrapper.js";
+import { decodeResponseWrapper, encodeRequestWrapper } from "../../src/message/wrapper.js";
 import { decodeStatusDetails } from "../../src/protocol-grpc/status.js";
 import { post1 } from "../helpers/http.js";
 import { PROBE_PROTO, ProbeService } from "./probe-service.js";

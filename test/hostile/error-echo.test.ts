@@ -3,7 +3,7 @@ import { after, before, describe, it } from "node:test";
 import * as grpc from "@grpc/grpc-js";
 import { GreetServiceImpl } from "../../samples/greet/greet-service.js";
 import { createServer, type TripleServer } from "../../src/index.js";
-import { encodeRequestWrapper } from "../../src/protocol-grpc/wrapper.js";
+import { encodeRequestWrapper } from "../../src/message/wrapper.js";
 import { clients } from "../grpc/grpc-js-client.js";
 import { post1 } from "../helpers/http.js";
 import { UserService } from "../java/user-service.js";

@@ -2,7 +2,7 @@ import * as assert from "node:assert/strict";
 import * as http2 from "node:http2";
 import { after, before, describe, it } from "node:test";
 import { Code } from "../../src/index.js";
-import { encodeRequestWrapper } from "../../src/protocol-grpc/wrapper.js";
+import { encodeRequestWrapper } from "../../src/message/wrapper.js";
 import { frame, type RawReply, rawCall } from "../grpc/raw.js";
 import { ServerChild } from "../robustness/child.js";
 import { assertRefused, Bystander, timedPost } from "./attack.js";

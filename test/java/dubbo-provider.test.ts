@@ -1,7 +1,7 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { type Client, Code, closeClient, createClient, RpcError } from "../../src/index.js";
-import type { JavaException } from "../../src/protocol-grpc/java-serialization.js";
+import type { JavaException } from "../../src/message/java-serialization.js";
 import { freePort } from "../helpers/zookeeper.js";
 import { copy, echoed, Interop, javaView, QUIET, samplePerson } from "./dubbo-interop.js";
 import { dubboJavaSkip, JavaProvider, requireDubboJava } from "./dubbo-peer.js";

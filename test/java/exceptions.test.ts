@@ -3,7 +3,7 @@ import * as http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { closeClient, Code, createClient, Field, JavaClass, type RpcError } from "../../src/index.js";
-import { encodeResponseWrapper } from "../../src/protocol-grpc/wrapper.js";
+import { encodeResponseWrapper } from "../../src/message/wrapper.js";
 import { writeHessian } from "../../src/serialization/hessian2/writer.js";
 import { frame } from "../grpc/raw.js";
 import { javaMissing, javaPeer, unhex } from "./peer.js";

@@ -2,7 +2,7 @@ import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { compileConverter } from "../../src/codec/binder.js";
 import { formatDecimal, formatDuration, parseDecimal, parseDuration, parseJavaValue } from "../../src/codec/java-values.js";
-import { fillDefaults } from "../../src/protocol-grpc/java-serialization.js";
+import { fillDefaults } from "../../src/message/java-serialization.js";
 import { readHessian } from "../../src/serialization/hessian2/reader.js";
 import { writeHessian } from "../../src/serialization/hessian2/writer.js";
 import { readJsonb, writeJsonb } from "../../src/serialization/jsonb/index.js";

@@ -13,7 +13,7 @@ import { createServer, describeService, toProto, type TripleServer } from "../..
 import { buildDescriptorIndex } from "../../src/schema/descriptor.js";
 import { deriveSchema } from "../../src/schema/derive.js";
 import { toProtobufRoot } from "../../src/schema/protobufjs.js";
-import { decodeResponseWrapper, encodeRequestWrapper } from "../../src/protocol-grpc/wrapper.js";
+import { decodeResponseWrapper, encodeRequestWrapper } from "../../src/message/wrapper.js";
 import { frame, rawCall } from "../grpc/raw.js";
 import { InventoryService } from "./inventory-service.js";
 

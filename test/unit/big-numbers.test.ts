@@ -12,7 +12,7 @@ import {
   wordsBitLength,
 } from "../../src/codec/big-numbers.js";
 import { T } from "../../src/index.js";
-import { fillDefaults } from "../../src/protocol-grpc/java-serialization.js";
+import { fillDefaults } from "../../src/message/java-serialization.js";
 import { readHessian } from "../../src/serialization/hessian2/reader.js";
 import { writeHessian } from "../../src/serialization/hessian2/writer.js";
 import { readJsonb, writeJsonb } from "../../src/serialization/jsonb/index.js";

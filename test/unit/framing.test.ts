@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import fc from "fast-check";
 import { Code } from "../../src/protocol/code.js";
 import { RpcError } from "../../src/protocol/rpc-error.js";
-import { encodeFrame, FLAG_COMPRESSED, FrameDecoder } from "../../src/protocol-grpc/framing.js";
+import { encodeFrame, FLAG_COMPRESSED, FrameDecoder } from "../../src/message/framing.js";
 
 interface Frame {
   flags: number;

@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import fc from "fast-check";
 import { Code } from "../../src/protocol/code.js";
 import { RpcError } from "../../src/protocol/rpc-error.js";
-import { formatGrpcTimeout, parseGrpcTimeout } from "../../src/protocol-grpc/timeout.js";
+import { formatGrpcTimeout, parseGrpcTimeout } from "../../src/protocol-grpc/wire.js";
 
 /** Milliseconds per unit, as gRPC's HTTP/2 protocol defines them. */
 const UNIT_MS: Record<string, number> = { H: 3_600_000, M: 60_000, S: 1000, m: 1, u: 0.001, n: 0.000001 };

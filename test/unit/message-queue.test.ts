@@ -1,6 +1,6 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { MessageQueue, type QueueBounds } from "../../src/protocol-grpc/message-queue.js";
+import { MessageQueue, type QueueBounds } from "../../src/message/message-queue.js";
 
 /** A queue and the pressure signals it sent. */
 function make(bounds: QueueBounds) {

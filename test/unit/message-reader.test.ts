@@ -4,8 +4,8 @@ import fc from "fast-check";
 import { Code } from "../../src/protocol/code.js";
 import { GRPC_COMPRESSIONS } from "../../src/protocol/compression.js";
 import type { RpcError } from "../../src/protocol/rpc-error.js";
-import { encodeFrame } from "../../src/protocol-grpc/framing.js";
-import { type MessageSink, MessageReader } from "../../src/protocol-grpc/message-reader.js";
+import { encodeFrame } from "../../src/message/framing.js";
+import { type MessageSink, MessageReader } from "../../src/message/message-reader.js";
 
 /** A sink that records messages (copied) and every end call. */
 function sink(): MessageSink & { messages: string[]; ends: Array<RpcError | undefined> } {

@@ -4,7 +4,7 @@ import fc from "fast-check";
 import { Code } from "../../src/protocol/code.js";
 import { httpStatusOf, legacyStatusOf } from "../../src/protocol/status-table.js";
 import { RpcError } from "../../src/protocol/rpc-error.js";
-import { parseTriTimeout } from "../../src/protocol-triple/timeout.js";
+import { parseTriTimeout } from "../../src/protocol-triple/wire.js";
 
 const HEADER = "tri-service-timeout";
 

@@ -7,7 +7,7 @@ import { connectErrorObject } from "../../src/protocol/error-json.js";
 import { RpcError } from "../../src/protocol/rpc-error.js";
 import { boundMessage, cutText, MAX_MESSAGE_BYTES, quote } from "../../src/protocol/wire-text.js";
 import { errorFromGrpcTrailers, MAX_STATUS_DETAILS_BYTES, statusHeaders } from "../../src/protocol-grpc/status.js";
-import { errorBody } from "../../src/runtime/error-body.js";
+import { errorBody } from "../../src/protocol/error-json.js";
 
 describe("error text bounds (issue 33)", () => {
   it("boundMessage: a message within 1 KiB of UTF-8 is kept; a longer one is cut at a character and ends with …, 1 KiB in all", () => {

@@ -11,7 +11,7 @@ import { fastFromJson, fastToJson, protojson } from "../codec/protojson-fast.js"
 import { Code } from "../protocol/code.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
-import type { GrpcMessageFormat } from "./content-type.js";
+import type { GrpcMessageFormat } from "./codec-types.js";
 
 export type { MessageCodec } from "./codec-types.js";
 import type { MessageCodec } from "./codec-types.js";

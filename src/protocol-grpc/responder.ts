@@ -2,7 +2,7 @@ import { GRPC_ACCEPT_ENCODING } from "../protocol/compression.js";
 import { H } from "../protocol/headers.js";
 import type { RpcError } from "../protocol/rpc-error.js";
 import type { OutHeaders } from "../transport/server/exchange.js";
-import { sendGrpcStatus } from "./status.js";
+import { sendGrpcStatus } from "./error-writer.js";
 import { EnvelopeResponder } from "./stream-responder.js";
 
 export { responseCompression } from "./stream-responder.js";

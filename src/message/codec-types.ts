@@ -1,4 +1,13 @@
 /**
+ * How the messages of a call are encoded, chosen by the request's content type. `json` is the
+ * Dubbo form for IDL-less methods (a JSON array of the arguments, the result as plain JSON);
+ * `protojson` is ProtoJSON of the derived messages, what Connect and gRPC-Web JSON clients speak.
+ * Both are ProtoJSON for .proto methods. `hessian2` and `fastjson2` are Dubbo's wrapper with
+ * Java's serializations, what a client with that `serialization` sends for IDL-less methods.
+ */
+export type GrpcMessageFormat = "proto" | "json" | "protojson" | "wrapper" | "hessian2" | "fastjson2";
+
+/**
  * How the messages of one method travel in one format, both ways: the server decodes requests
  * and encodes responses, the client encodes requests and decodes responses. One object per
  * method and format, built on first use and shared by every call. The client's Triple HTTP

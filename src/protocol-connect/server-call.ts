@@ -1,16 +1,20 @@
+/**
+ * Connect's unary call on the server (POST, or GET for idempotent methods): one bare message
+ * each way, errors as Connect's JSON. The lifecycle (tracking, abort, deadline, auth, one end)
+ * is `ServerCallLifecycle`'s; this file keeps only Connect's wire rules.
+ */
 import { type NumberLimits, withNumberLimits } from "../codec/big-numbers.js";
 import { Code } from "../protocol/code.js";
 import { type Compression, compressResponseBody } from "../protocol/compression.js";
-import { clientCancelled, deadlineExceeded } from "../protocol/errors.js";
 import { H, TRAILER_PREFIX } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
-import type { MessageCodec } from "../protocol-grpc/codec-types.js";
+import type { MessageCodec } from "../message/codec-types.js";
 import { BodyCollector, type BodyTarget } from "../protocol-triple/request-body.js";
 import { CallContext } from "../runtime/context.js";
-import { type HandlerOutcome, invokeHandler } from "../runtime/handler-result.js";
 import type { RegisteredMethod } from "../runtime/router.js";
 import type { ServerCore } from "../runtime/server-core.js";
-import type { AbortSink, Exchange, OutHeaders } from "../transport/server/exchange.js";
+import { ServerCallLifecycle } from "../runtime/server-call-lifecycle.js";
+import type { Exchange, OutHeaders } from "../transport/server/exchange.js";
 import { type ConnectDialect, sendConnectError } from "./error-writer.js";
 
 /** What a unary Connect request says, once its headers (or GET query) passed every check. */
@@ -45,28 +49,17 @@ function decodeArgs(codec: MessageCodec, data: Buffer, limits: NumberLimits): un
  * the method's codec, the answer one bare message with the request's Content-Type, trailers as
  * `trailer-` headers, errors as Connect's error JSON with Connect's HTTP status.
  */
-export class ConnectUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
-  private readonly ctx: CallContext;
-  private timer: NodeJS.Timeout | undefined = undefined;
-  private finished = false;
-
+export class ConnectUnaryCall extends ServerCallLifecycle implements BodyTarget {
   constructor(
-    private readonly core: ServerCore,
-    private readonly ex: Exchange,
+    core: ServerCore,
+    ex: Exchange,
     private readonly req: ConnectUnaryRequest,
   ) {
-    this.ctx = new CallContext(req.route.descriptor, ex.headers, "connect", ex.httpVersion, ex.peer, req.timeoutMs);
-    core.track(this.ctx, ex);
-    ex.onAbort(this);
-    const timeoutMs = req.timeoutMs;
-    if (timeoutMs !== undefined) this.timer = setTimeout(() => this.onDeadline(timeoutMs), timeoutMs);
-    // Authentication reads headers only: a caller without credentials never gets its body parsed.
-    const authorize = req.route.authorize;
-    if (authorize === undefined) this.readBody();
-    else authorize(this.ctx).then(() => this.finished || this.readBody(), (e) => this.fail(e));
+    super(core, ex, req.route, new CallContext(req.route.descriptor, ex.headers, "connect", ex.httpVersion, ex.peer, req.timeoutMs));
+    this.start(req.timeoutMs);
   }
 
-  private readBody(): void {
+  protected readRequest(): void {
     const message = this.req.message;
     if (message !== undefined) this.onBody(undefined, message);
     else new BodyCollector(this.ex, this.core.limits.maxBodyBytes, this);
@@ -89,11 +82,7 @@ export class ConnectUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
       this.fail(e);
       return;
     }
-    invokeHandler(this.req.route, this.ctx, args, this);
-  }
-
-  handlerFailed(reason: unknown): void {
-    this.fail(reason);
+    this.invoke(args);
   }
 
   handlerReturned(value: unknown): void {
@@ -108,41 +97,19 @@ export class ConnectUnaryCall implements AbortSink, HandlerOutcome, BodyTarget {
       return;
     }
     this.ctx.observer?.sent(typeof body === "string" ? Buffer.byteLength(body) : body.length);
-    this.end(undefined);
     const headers: OutHeaders = { [H.contentType]: this.req.contentType };
     this.ctx.copyResponseHeadersTo(headers);
     this.ctx.copyResponseTrailersTo(headers, TRAILER_PREFIX);
     this.ex.respond(200, headers, compressResponseBody(body, this.ex.headers, headers));
+    this.finish(undefined);
   }
 
-
-  /** Marks the call over with its outcome (undefined: OK). */
-  private end(err: RpcError | undefined): void {
-    this.finished = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.core.untrack(this.ctx, err);
-  }
-
-  private fail(e: unknown): void {
-    if (this.finished) return;
-    const err = RpcError.from(e);
-    this.end(err);
+  /** Connect's error JSON with its HTTP status, trailers as `trailer-` headers; OK was answered already. */
+  protected writeEnd(err: RpcError | undefined): void {
+    if (err === undefined) return;
     if (!this.ex.aborted) this.ex.discardBody(err.httpStatus === 413);
     let extra: OutHeaders | undefined;
     if (this.ctx.hasResponseTrailers) this.ctx.copyResponseTrailersTo((extra = {}), TRAILER_PREFIX);
     sendConnectError(this.ex, err, this.req.dialect, extra);
-  }
-
-  onExchangeAbort(): void {
-    if (this.finished) return;
-    const err = clientCancelled();
-    this.end(err);
-    this.ctx.abort(err);
-  }
-
-  private onDeadline(timeoutMs: number): void {
-    const err = deadlineExceeded(timeoutMs);
-    this.ctx.abort(err);
-    this.fail(err);
   }
 }
