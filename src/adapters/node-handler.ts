@@ -16,7 +16,6 @@ import { installStreamTable } from "../transport/stream-table.js";
 export type HandlerOptions = Omit<
   ServerOptions,
   | "tls"
-  | "maxHeaderBytes"
   | "maxConcurrentStreams"
   | "idleTimeoutMs"
   | "headersTimeoutMs"
@@ -28,19 +27,11 @@ export type HandlerOptions = Omit<
   | "maxConnectionsPerPeer"
   | "http2SessionMemoryMb"
   | "registry"
-  | "application"
-  | "registryHost"
-  | "registryWeight"
-  | "registryWarmupMs"
-  | "registerMode"
-  | "metadataStorage"
-  | "unregisterDelayMs"
 >;
 
 /** Options a mounted handler refuses, with where the setting belongs instead. */
 const PORT_OWNER_OPTIONS = [
   "tls",
-  "maxHeaderBytes",
   "maxConcurrentStreams",
   "idleTimeoutMs",
   "headersTimeoutMs",
@@ -52,7 +43,7 @@ const PORT_OWNER_OPTIONS = [
   "maxConnectionsPerPeer",
   "http2SessionMemoryMb",
 ];
-const REGISTRY_OPTIONS = ["registry", "application", "registryHost", "registryWeight", "registryWarmupMs", "registerMode", "metadataStorage", "unregisterDelayMs"];
+const REGISTRY_OPTIONS = ["registry"];
 
 /** A request of node:http, or of node:http2's compatibility API (what `http2.createServer(handler)` passes). */
 export type NodeRequest = http.IncomingMessage | http2.Http2ServerRequest;
@@ -154,6 +145,9 @@ function checkOptions(options: object, who: string): void {
     if ((options as Record<string, unknown>)[k] !== undefined) {
       throw new TypeError(`${who}: ${k} is a setting of the server that owns the port; set it there (or use createServer, which owns its port)`);
     }
+  }
+  if ((options as { limits?: { maxHeaderBytes?: number } }).limits?.maxHeaderBytes !== undefined) {
+    throw new TypeError(`${who}: limits.maxHeaderBytes is a setting of the server that owns the port; set it there (or use createServer, which owns its port)`);
   }
   for (const k of REGISTRY_OPTIONS) {
     if ((options as Record<string, unknown>)[k] !== undefined) {

@@ -5,10 +5,7 @@ import { registerMemoryEndpoint } from "../transport/memory.js";
 
 /** Options of {@link createTestClient}: the server's (as `createServer` takes them), and the client's. */
 export interface TestClientOptions
-  extends Omit<
-    ServerOptions,
-    "registry" | "application" | "registryHost" | "registryWeight" | "registryWarmupMs" | "registerMode" | "metadataStorage" | "unregisterDelayMs"
-  > {
+  extends Omit<ServerOptions, "registry"> {
   /**
    * The client's options (protocol, contentType, httpVersion, token, metadata, timeout,
    * interceptors …). `providers` is set by createTestClient; `retries` defaults to 0, so a test

@@ -18,7 +18,7 @@ export interface ConsumerGovernanceInit {
   /** Configurators changed: the directory configures its providers again. */
   readonly onConfigurators: () => void;
   /** A migration rule set the discovery of this service (undefined: the rule is gone). */
-  readonly onDiscovery?: (mode: "interface" | "instance" | "auto" | undefined) => void;
+  readonly onDiscovery?: (mode: "interface" | "application" | "both" | undefined) => void;
 }
 
 /**
@@ -118,7 +118,7 @@ export class ConsumerGovernance {
       this.o.onDiscovery?.(undefined);
       return;
     }
-    let step: "interface" | "instance" | "auto" | undefined;
+    let step: "interface" | "application" | "both" | undefined;
     try {
       const c = this.o.consumer;
       const iface = c.params.interface ?? c.path;

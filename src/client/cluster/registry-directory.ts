@@ -5,6 +5,7 @@ import { hasInstanceDiscovery, registryLog } from "../../registry/registry.js";
 import { InstanceSubscription } from "../../registry/instance-subscription.js";
 import { consumerUrl, MAX_WEIGHT } from "../../registry/service-url.js";
 import { type DubboUrl, hostPort, type ServiceKey } from "../../registry/url.js";
+import type { RegistryLevel } from "../../registry/options.js";
 import type { MethodDescriptor } from "../../service/descriptors.js";
 import { isValidWeight, Provider, type WarmUp } from "../../transport/client/provider.js";
 import type { Logger } from "../../runtime/logger.js";
@@ -54,13 +55,11 @@ export class RoutedProvider extends Provider {
 }
 
 /**
- * Which registry layout a consumer reads: `interface` (`/dubbo/<interface>/providers`),
- * `instance` (application level: mapping, `/services/<app>`, metadata), or `auto` (both, merged:
- * one provider per address, whichever layout lists it).
+ * Which registry layout a consumer reads (`registry.level`): `interface`
+ * (`/dubbo/<interface>/providers`), `application` (mapping, `/services/<app>`, metadata), or
+ * `both` (merged: one provider per address, whichever layout lists it).
  */
-export type Discovery = "interface" | "instance" | "auto";
-
-const DISCOVERY_MODES: readonly string[] = ["interface", "instance", "auto"];
+export type Discovery = RegistryLevel;
 /** How many uncallable providers a directory remembers having logged. */
 const MAX_LOGGED_BAD = 1000;
 
@@ -103,8 +102,7 @@ export class RegistryDirectory implements Directory {
     });
     // Not unref'd: a call waiting for the first list must keep the process alive until it comes.
     this.firstTimer = setTimeout(() => this.settleFirst(), o.firstListWaitMs);
-    const mode = o.discovery ?? "auto";
-    if (!DISCOVERY_MODES.includes(mode)) throw new TypeError(`createClient: discovery must be "interface", "instance" or "auto", got ${JSON.stringify(mode)}`);
+    const mode = o.discovery ?? "both";
     this.mode = mode;
     this.chain = new RouterChain({ consumer: o.routeAs, log: (level, msg) => governanceLog(o.logger, level, msg) });
     this.discover(mode);
@@ -155,7 +153,7 @@ export class RegistryDirectory implements Directory {
         },
       });
     }
-    if (mode !== "instance") {
+    if (mode !== "application") {
       this.unsubscribe = registry.subscribe(this.o.key, (urls) => {
         this.interfaceUrls = urls;
         this.update([...this.instanceUrls, ...this.interfaceUrls]);
@@ -176,7 +174,7 @@ export class RegistryDirectory implements Directory {
     this.unsubscribe = undefined;
     this.instances?.close();
     this.instances = undefined;
-    if (mode === "instance") this.interfaceUrls = [];
+    if (mode === "application") this.interfaceUrls = [];
     if (mode === "interface") this.instanceUrls = [];
     this.discover(mode);
   }
