@@ -51,7 +51,7 @@ const server = await startServer([join(here, "upload-servers.mjs"), "ours", Stri
 try {
   console.log(`client ${DIST}, ${SIZE / 1024 / 1024} MiB, best of ${ROUNDS}`);
   for (const httpVersion of ["1.1", "2"]) {
-    const c = createClient(Files, { providers: [`http://127.0.0.1:${port}`], httpVersion, retries: 0, timeout: 600_000 });
+    const c = createClient(Files, { providers: [`http://127.0.0.1:${port}`], httpVersion, retries: 0, timeoutMs: 600_000 });
     for (const [name, arg] of [
       ["Readable", blocks],
       ["File", () => file],

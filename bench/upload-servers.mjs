@@ -46,8 +46,7 @@ if (kind === "ours") {
   const GiB = 1024 ** 3;
   const server = createServer({
     services: [new Files()],
-    uploadDir: dir,
-    limits: { maxUploadFileBytes: 4 * GiB, maxUploadBytes: 4 * GiB },
+    uploads: { dir, maxFileBytes: 4 * GiB, maxBytes: 4 * GiB },
   });
   await server.listen({ port });
   console.log("ready");

@@ -108,7 +108,7 @@ export interface ClientOptions {
   registry?: RegistryOption<ClientRegistryOptions>;
   /**
    * Dubbo's routing tag of every call (`dubbo.tag`, e.g. `"gray"`): tag routing sends calls to the
-   * providers of that tag (their `registryTag`, or an operator's tag rule), else, unless
+   * providers of that tag (their `registry.tag`, or an operator's tag rule), else, unless
    * `forceTag`, to untagged providers. A call's `tag` option, or the tag of the incoming call a
    * handler is serving, wins over it. Sent as the `dubbo.tag` attachment. docs/governance.md.
    */

@@ -154,7 +154,7 @@ function classify(head: PartHead, plan: Plan, liveTaken: boolean): PartKind {
 }
 
 function partTooLarge(head: PartHead, limit: number, limitName: string) {
-  return overLimit(`multipart part "${head.name.slice(0, 64)}" is larger than ${limit} bytes (limits.${limitName})`);
+  return overLimit(`multipart part "${head.name.slice(0, 64)}" is larger than ${limit} bytes (${limitName})`);
 }
 
 /** One part held in memory (a field, a `Uint8Array` / `UploadedFile` file): its bytes within its limit. */
@@ -172,7 +172,7 @@ class MemoryPart {
     this.size += chunk.length;
     const { limits } = this.owner;
     const limit = this.isFile ? limits.maxFileBytes : limits.maxFieldBytes;
-    if (this.size > limit) this.owner.fail(partTooLarge(this.head, limit, this.isFile ? "maxFileBytes" : "maxFieldBytes"));
+    if (this.size > limit) this.owner.fail(partTooLarge(this.head, limit, this.isFile ? "limits.maxFileBytes" : "limits.maxFieldBytes"));
     else this.chunks.push(chunk);
   }
 
@@ -263,12 +263,12 @@ function fileType(head: PartHead): string {
 function countUpload(owner: PartsOwner, scope: UploadScope, head: PartHead, size: number, n: number): boolean {
   const { limits } = owner;
   if (size > limits.maxUploadFileBytes) {
-    owner.fail(partTooLarge(head, limits.maxUploadFileBytes, "maxUploadFileBytes"));
+    owner.fail(partTooLarge(head, limits.maxUploadFileBytes, "uploads.maxFileBytes"));
     return false;
   }
   scope.streamed += n;
   if (scope.streamed > limits.maxUploadBytes) {
-    owner.fail(overLimit(`the uploaded files of this request are larger than ${limits.maxUploadBytes} bytes in all (limits.maxUploadBytes)`));
+    owner.fail(overLimit(`the uploaded files of this request are larger than ${limits.maxUploadBytes} bytes in all (uploads.maxBytes)`));
     return false;
   }
   return true;
@@ -451,7 +451,7 @@ class MultipartReader implements PartsOwner {
     if (!this.uploads || (this.plan.uploadNames.size === 0 && !this.plan.unnamedUpload)) return bodyTooLarge(max);
     return overLimit(
       `more than ${max} bytes of this multipart body are held in memory (limits.maxBodyBytes): fields, ` +
-        `in-memory files and streamed files under limits.uploadMemoryBytes count; larger streamed files are spilled to disk`,
+        `in-memory files and streamed files under uploads.memoryBytes count; larger streamed files are spilled to disk`,
     );
   }
 

@@ -89,9 +89,17 @@ const MOVED_LIMITS: Readonly<Record<string, string>> = {
   maxUploadDiskBytesPerPeer: "uploads.maxDiskBytesPerPeer",
 };
 
+const DIGITS: Rule = {
+  must: `a whole number >= ${MIN_NUMBER_DIGITS} (a Java long's digits; Infinity for no limit)`,
+  ok: (v) => v === Infinity || (Number.isInteger(v) && (v as number) >= MIN_NUMBER_DIGITS),
+};
+/** node:http and nghttp2 take a finite header size. */
+const HEADER_BYTES: Rule = { must: "a whole number of bytes from 1 to 2147483647", ok: (v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 2 ** 31 - 1 };
+
 /** The rule of a limit: a byte size, or a count (both lifted by `Infinity`). */
 function limitRule(name: string): Rule {
-  if (name === "maxNumberDigits") return count(MIN_NUMBER_DIGITS, Number.MAX_SAFE_INTEGER, true);
+  if (name === "maxNumberDigits") return DIGITS;
+  if (name === "maxHeaderBytes") return HEADER_BYTES;
   return name.endsWith("Bytes") ? bytes : count(0, Number.MAX_SAFE_INTEGER, true);
 }
 

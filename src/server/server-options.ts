@@ -240,13 +240,19 @@ function checkedTransport(o: ServerOptions, limits: Limits, who: string): Listen
 /** A registry tag: one word, no separators of Dubbo's URLs. */
 const TAG: Rule = { must: 'a non-empty word (Dubbo\'s dubbo.tag, e.g. "gray")', ok: (v) => typeof v === "string" && v.trim() !== "" && !/[\s&=]/.test(v.trim()) };
 
+/** Dubbo's weight: consumers count a higher one as the maximum. */
+const WEIGHT: Rule = {
+  must: `a number from 0 to ${MAX_WEIGHT} (consumers count a higher weight as ${MAX_WEIGHT})`,
+  ok: (v) => typeof v === "number" && Number.isFinite(v) && v >= 0 && v <= MAX_WEIGHT,
+};
+
 /** The `registry` group, checked (its address is resolved when the registration starts). */
 function checkedRegistry(v: ServerOptions["registry"], who: string): ServerConfig["registry"] {
   if (v === undefined) return undefined;
   const g = registryGroup<ServerRegistryOptions>(who, v, REGISTRY_KEYS);
   check(who, "registry.application", g.application, { must: "a non-empty string", ok: (x) => typeof x === "string" && x !== "" });
   check(who, "registry.host", g.host, { must: "a non-empty string", ok: (x) => typeof x === "string" && x !== "" });
-  check(who, "registry.weight", g.weight, amount("weight", 0, MAX_WEIGHT, ` (consumers count a higher weight as ${MAX_WEIGHT})`));
+  check(who, "registry.weight", g.weight, WEIGHT);
   check(who, "registry.warmupMs", g.warmupMs, { must: "a whole number of milliseconds > 0", ok: (x) => Number.isInteger(x) && (x as number) > 0 });
   check(who, "registry.metadataStorage", g.metadataStorage, oneOf(["local", "remote"]));
   check(who, "registry.tag", g.tag, TAG);

@@ -92,7 +92,7 @@ export class TripleServer implements ServerCore {
   readonly config: ServerConfig;
   readonly requireProtocolVersion: boolean;
   readonly dubboJsErrors: boolean;
-  /** Where streamed uploads are spilled (`uploadDir`). */
+  /** Where streamed uploads are spilled (`uploads.dir`). */
   readonly uploads: UploadStore;
   /** The server's own port; undefined for a handler mounted in someone else's server ({@link createHandler}). */
   private readonly listener: OnePortListener | undefined;

@@ -15,7 +15,7 @@ export type FileUploadSource =
  * multipart file part without holding it in memory; `FileUpload[]` receives every part of its name.
  *
  * - Parts up to `limits.uploadMemoryBytes` (default 1 MiB) stay in memory; larger ones are
- *   written to a temp file (`path`, mode 0600, an unguessable name in the server's `uploadDir`)
+ *   written to a temp file (`path`, mode 0600, an unguessable name in the server's `uploads.dir`)
  *   that is deleted when the call ends, however it ends. Read it during the call.
  * - When the method's LAST parameter is a named (`@Param("file")`) single `FileUpload`, or the
  *   method's only parameter, the handler starts as soon as that part's headers arrive, and

@@ -47,7 +47,7 @@ describe("uploads and downloads from headless Chromium", { skip: !existsSync(CHR
     uploadDir = mkdtempSync(path.join(tmpdir(), "triple-browser-up-"));
     server = createServer({
       services: [new UploadService(), new DownloadService()],
-      uploadDir,
+      uploads: { dir: uploadDir },
       cors: { origins: [origin] },
     });
     await server.listen({ port: 0 });

@@ -100,7 +100,7 @@ describe("the class is a checked schema", () => {
           const items = await client.items();
           assert.ok(items[0] instanceof Item);
           assert.equal(items[0].quantity, 3);
-          const adjusted = await client.adjustStock("A1", -1, undefined, callOptions({ timeout: 5000 }));
+          const adjusted = await client.adjustStock("A1", -1, undefined, callOptions({ timeoutMs: 5000 }));
           assert.deepEqual(adjusted, { sku: "A1", delta: -1, reason: null });
         } finally {
           closeClient(client);

@@ -62,8 +62,7 @@ class BigService {
 const GiB = 1024 * 1024 * 1024;
 const server = createServer({
   services: [new BigService()],
-  uploadDir: dir,
+  uploads: { dir, maxFileBytes: 2 * GiB, maxBytes: 2 * GiB },
   shutdownTimeoutMs: 100,
-  limits: { maxUploadFileBytes: 2 * GiB, maxUploadBytes: 2 * GiB },
 });
 server.listen({ port: 0 }).then((a) => process.stdout.write(`LISTENING ${a.port}\n`));

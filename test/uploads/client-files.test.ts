@@ -18,7 +18,7 @@ function servedFiles(maxUploadFileBytes: number): { readonly server: TripleServe
   const served = { server: undefined as unknown as TripleServer, clients: [] as object[], dir: "" };
   before(async () => {
     served.dir = mkdtempSync(join(tmpdir(), "triple-client-files-"));
-    served.server = createServer({ services: [new UploadService(), new DownloadService()], uploadDir: served.dir, limits: { maxUploadFileBytes } });
+    served.server = createServer({ services: [new UploadService(), new DownloadService()], uploads: { dir: served.dir, maxFileBytes: maxUploadFileBytes } });
     await served.server.listen({ port: 0 });
   });
   after(async () => {
@@ -75,8 +75,8 @@ describe("typed client: uploads (File, Blob, Readable → multipart) and downloa
     it(`HTTP/${httpVersion}: 512 MiB each way streams through the client (its RSS grows < 64 MiB)`, async () => {
       const SIZE = 512 * MiB;
       const block = Buffer.alloc(MiB, 3);
-      const up = createClient(UploadService, { providers: [served.server.url], httpVersion, retries: 0, timeout: 120_000 });
-      const down = createClient(DownloadService, { providers: [served.server.url], httpVersion, retries: 0, timeout: 120_000 });
+      const up = createClient(UploadService, { providers: [served.server.url], httpVersion, retries: 0, timeoutMs: 120_000 });
+      const down = createClient(DownloadService, { providers: [served.server.url], httpVersion, retries: 0, timeoutMs: 120_000 });
       clients.push(up, down);
       const grew = await rssGrowth(async () => {
         const seen = (await up.live("big", blocks(SIZE, block) as unknown as FileUpload)) as Seen;
@@ -102,7 +102,7 @@ describe("typed client: uploads and downloads over HTTPS/1.1 stream too (a TLS c
     dir = mkdtempSync(join(tmpdir(), "triple-client-files-tls-"));
     const { key, cert } = selfSigned();
     ca = cert;
-    server = createServer({ services: [new UploadService(), new DownloadService()], uploadDir: dir, tls: { key, cert }, limits: { maxUploadFileBytes: 1024 * MiB } });
+    server = createServer({ services: [new UploadService(), new DownloadService()], uploads: { dir, maxFileBytes: 1024 * MiB }, tls: { key, cert } });
     const { port } = await server.listen({ port: 0, host: "127.0.0.1" });
     url = `https://127.0.0.1:${port}`;
   });
@@ -123,7 +123,7 @@ describe("typed client: uploads and downloads over HTTPS/1.1 stream too (a TLS c
   it("a 256 MiB upload streams out (the client's RSS grows < 64 MiB)", async () => {
     const SIZE = 256 * MiB;
     const block = Buffer.alloc(MiB, 7);
-    const up = createClient(UploadService, { providers: [url], httpVersion: "1.1", tls: { ca }, retries: 0, timeout: 120_000 });
+    const up = createClient(UploadService, { providers: [url], httpVersion: "1.1", tls: { ca }, retries: 0, timeoutMs: 120_000 });
     clients.push(up);
     const grew = await rssGrowth(async () => {
       const seen = (await up.live("big", blocks(SIZE, block) as unknown as FileUpload)) as Seen;
@@ -139,14 +139,14 @@ describe("typed client: an upload the server refuses early (past maxUploadFileBy
 
   for (const httpVersion of ["1.1", "2"] as const) {
     it(`HTTP/${httpVersion}: 413 resource_exhausted with the server's message, promptly, and the client keeps working`, async () => {
-      const up = createClient(UploadService, { providers: [served.server.url], httpVersion, retries: 0, timeout: 30_000 });
+      const up = createClient(UploadService, { providers: [served.server.url], httpVersion, retries: 0, timeoutMs: 30_000 });
       clients.push(up);
       for (const make of [() => new File([Buffer.alloc(16 * MiB, 1)], "big.bin") as unknown as FileUpload, () => blocks(64 * MiB, Buffer.alloc(MiB, 2)) as unknown as FileUpload]) {
         const start = Date.now();
         await assert.rejects(up.live("big", make()), (e: unknown) => {
           assert.ok(e instanceof RpcError, String(e));
           assert.equal(codeName(e.code), "resource_exhausted", String(e));
-          assert.match(e.message, /is larger than 1048576 bytes \(limits\.maxUploadFileBytes\)/, e.message);
+          assert.match(e.message, /is larger than 1048576 bytes \(uploads\.maxFileBytes\)/, e.message);
           return true;
         });
         assert.ok(Date.now() - start < 5000, `took ${Date.now() - start} ms`);
@@ -156,7 +156,7 @@ describe("typed client: an upload the server refuses early (past maxUploadFileBy
     });
 
     it(`HTTP/${httpVersion}: a handler that never answers ends the upload at its deadline; a source that fails ends it with the source's error; the source is destroyed`, async () => {
-      const up = createClient(UploadService, { providers: [served.server.url], httpVersion, retries: 0, timeout: 1000 });
+      const up = createClient(UploadService, { providers: [served.server.url], httpVersion, retries: 0, timeoutMs: 1000 });
       clients.push(up);
       const slow = new Readable({ read() {} });
       slow.push(Buffer.alloc(1024, 1));

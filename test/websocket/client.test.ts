@@ -48,7 +48,7 @@ describe("our Node client over Triple over WebSocket (wss://)", () => {
 
   it("a deadline: deadline_exceeded well before the handler's delay", async () => {
     const t = performance.now();
-    const err = await failure(greet.greetSlowly({ name: "triple", delay_ms: 5_000 }, { timeout: 300 }));
+    const err = await failure(greet.greetSlowly({ name: "triple", delay_ms: 5_000 }, { timeoutMs: 300 }));
     assert.equal(err.code, Code.DeadlineExceeded);
     assert.ok(performance.now() - t < 3_000);
   });
