@@ -28,6 +28,9 @@ export function checkLevel(who: string, v: unknown): RegistryLevel | undefined {
   throw new TypeError(`${who}: registry.level must be ${oneOf(REGISTRY_LEVELS).must}, got ${shown(v)}`);
 }
 
+/** The names of 0.1 someone may carry into the group. */
+const OLD_KEYS: Readonly<Record<string, string>> = { registerMode: "registry.level", discovery: "registry.level", registryHost: "registry.host", registryWeight: "registry.weight", registryTag: "registry.tag", registryWarmupMs: "registry.warmupMs" };
+
 /** A `registry` option: an address, a Registry object, or a group with `address`. */
 export type RegistryOption<G extends { address: RegistrySpec }> = string | Registry | G;
 
@@ -37,7 +40,7 @@ export type RegistryOption<G extends { address: RegistrySpec }> = string | Regis
  */
 export function registryGroup<G extends { address: RegistrySpec }>(who: string, v: RegistryOption<G>, known: readonly string[]): G {
   if (typeof v === "string" || isRegistry(v)) return { address: v } as G;
-  const g = checkGroup(who, "registry", v as G, ["address", ...known]) as G;
+  const g = checkGroup(who, "registry", v as G, ["address", ...known], OLD_KEYS) as G;
   if (g.address === undefined) {
     throw new TypeError(`${who}: registry.address is missing: give an address ("zookeeper://127.0.0.1:2181") or a Registry object`);
   }
