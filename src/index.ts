@@ -34,7 +34,6 @@ export {
   type ListenOptions,
 } from "./server/server.js";
 export type { ServerRegistryOptions } from "./server/server-options.js";
-export type { RegistryLevel } from "./registry/options.js";
 export type { TransportOptions } from "./transport/server/listener.js";
 export {
   createHandler,

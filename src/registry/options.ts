@@ -40,6 +40,9 @@ export type RegistryOption<G extends { address: RegistrySpec }> = string | Regis
  */
 export function registryGroup<G extends { address: RegistrySpec }>(who: string, v: RegistryOption<G>, known: readonly string[]): G {
   if (typeof v === "string" || isRegistry(v)) return { address: v } as G;
+  if (typeof v !== "object" || v === null || Array.isArray(v)) {
+    throw new TypeError(`${who}: registry must be an address ("zookeeper://127.0.0.1:2181"), a Registry object or { address, … }, got ${shown(v)}`);
+  }
   const g = checkGroup(who, "registry", v as G, ["address", ...known], OLD_KEYS) as G;
   if (g.address === undefined) {
     throw new TypeError(`${who}: registry.address is missing: give an address ("zookeeper://127.0.0.1:2181") or a Registry object`);

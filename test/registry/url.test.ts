@@ -1,21 +1,17 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { clientProviders, closeClient, createClient, createServer, FailoverError } from "../../src/index.js";
 import {
-  clientProviders,
-  closeClient,
-  createClient,
-  createServer,
   decodeComponent,
   type DubboUrl,
   encodeComponent,
-  FailoverError,
   matchesService,
   parseUrl,
   type ProvidersListener,
   type Registry,
   type ServiceKey,
   toFullString,
-} from "../../src/index.js";
+} from "../../src/registry.js";
 import { ECHO_SERVICE, EchoService, waitFor } from "./services.js";
 
 describe("registry: Dubbo's URL form", () => {
