@@ -40,8 +40,8 @@ export {
 } from "./service/decorators.js";
 export { Get, Post, Put, Patch, Delete, Path, Query, Header, Body } from "./service/rest-decorators.js";
 export { JavaClass } from "./service/java-class.js";
-export { T, UploadedFile, type TypeDesc, type TypeSpec, type FieldDesc, type FieldOptions } from "./service/type-desc.js";
-export { FileUpload } from "./service/file-upload.js";
+export { T, InMemoryFile, type TypeDesc, type TypeSpec, type FieldDesc, type FieldOptions } from "./service/type-desc.js";
+export { StreamedFile } from "./service/file-upload.js";
 export { Download, type DownloadBody, type DownloadOptions } from "./service/download.js";
 export type { MethodKind, HttpRoute } from "./service/descriptors.js";
 export type { Constraints, StringFormat } from "./service/constraints.js";

@@ -82,7 +82,7 @@ export interface TripleHandler {
    */
   onUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): boolean;
   /** True when requests for `path` (without query) are served here. */
-  handles(path: string): boolean;
+  serves(path: string): boolean;
   /** Every path served here (each method under its declared and its upper/lower-case names). */
   paths(): string[];
   /**
@@ -167,7 +167,7 @@ export function mountedServer(options: HandlerOptions, who: string): TripleServe
  * Fastify plugin's) from the request path first.
  */
 export function nodeHandlerOf(core: TripleServer, stripPrefix = ""): TripleHandler {
-  const handles = (path: string) => core.serves(path);
+  const serves = (path: string) => core.serves(path);
   const handler = (req: NodeRequest, res: NodeResponse, next?: NextFunction): void => {
     if (stripPrefix) stripPath(req, stripPrefix);
     const url = (req as http2.Http2ServerRequest).stream ? (req.headers[":path"] as string | undefined) : req.url;
@@ -208,7 +208,7 @@ export function nodeHandlerOf(core: TripleServer, stripPrefix = ""): TripleHandl
   return Object.assign(handler, {
     onStream,
     onUpgrade,
-    handles,
+    serves,
     paths: () => [...core.router.paths()],
     close: () => core.close(),
   });

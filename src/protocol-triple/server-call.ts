@@ -1,5 +1,5 @@
 import type { RequestCodec, ResponseCodec } from "../codec/codec.js";
-import { responseCodecFor } from "../codec/registry.js";
+import { responseCodecFor } from "../codec/codec-table.js";
 import { Code } from "../protocol/code.js";
 import { type Compression, compressResponseBody } from "../protocol/compression.js";
 import type { MediaType } from "../protocol/content-type.js";

@@ -23,7 +23,7 @@ type UploadKeys = "maxUploadFileBytes" | "maxUploadBytes" | "maxUploadDiskBytes"
 /** createServer's `limits`: each left out (or `undefined`) keeps its default. */
 export type LimitOptions = Partial<Omit<Limits, UploadKeys>>;
 
-/** createServer's `uploads`: where and how much of streamed uploads (`FileUpload` parameters). */
+/** createServer's `uploads`: where and how much of streamed uploads (`StreamedFile` parameters). */
 export interface UploadOptions {
   /**
    * Directory where streamed uploads larger than `memoryBytes` are spilled, as mode-0600 files

@@ -96,7 +96,7 @@ export interface ServerOptions extends TransportOptions {
    */
   limits?: LimitOptions;
   /**
-   * Streamed uploads (`FileUpload` parameters): the spill directory and their sizes in memory,
+   * Streamed uploads (`StreamedFile` parameters): the spill directory and their sizes in memory,
    * per file, per request and on disk. Each left out keeps its default.
    */
   uploads?: UploadOptions;

@@ -304,7 +304,7 @@ export class TripleServer implements ServerCore {
    * handler takes; the rest is its app's.
    */
   serves(path: string): boolean {
-    return this.router.hasPath(path) || (this.rest?.hasPath(path) ?? false) || (this.openapi?.serves(path) ?? false) || (this.mcp?.serves(path) ?? false);
+    return this.router.serves(path) || (this.rest?.serves(path) ?? false) || (this.openapi?.serves(path) ?? false) || (this.mcp?.serves(path) ?? false);
   }
 
   /**
@@ -357,7 +357,7 @@ export class TripleServer implements ServerCore {
       else this.grpc.handle(ex);
     } else if (ex.method === "GET") {
       // A REST GET may carry `?message=…` too: Connect GETs only go to RPC paths.
-      if (this.connect.isGet(ex) && (this.rest === undefined || this.router.hasPath(ex.path))) this.connect.handleGet(ex);
+      if (this.connect.isGet(ex) && (this.rest === undefined || this.router.serves(ex.path))) this.connect.handleGet(ex);
       else this.http.handle(ex);
     } else if (isConnectStreamType(ct)) {
       this.connect.handleStream(ex);
@@ -398,7 +398,7 @@ export class TripleServer implements ServerCore {
   }
 
   refused(ex: Exchange, protocol: WireProtocol, err: unknown): void {
-    if (this.telemetry.on()) this.telemetry.refused(ex, protocol, RpcError.from(err), this.router.hasPath(ex.path));
+    if (this.telemetry.on()) this.telemetry.refused(ex, protocol, RpcError.from(err), this.router.serves(ex.path));
     if (this.accessLog !== undefined) this.accessLog.refused(ex, protocol, RpcError.from(err));
   }
 

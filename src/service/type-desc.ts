@@ -1,5 +1,5 @@
 import { Download } from "./download.js";
-import { FileUpload } from "./file-upload.js";
+import { StreamedFile } from "./file-upload.js";
 import { type Constraints, checkConstraints, pickConstraints } from "./constraints.js";
 
 /**
@@ -17,9 +17,9 @@ export type TypeDesc =
   | { readonly kind: "bigint"; readonly java?: "java.math.BigInteger" }
   | { readonly kind: "date" }
   | { readonly kind: "bytes" }
-  /** An uploaded file: bytes plus file name and content type (see `UploadedFile`). */
+  /** An uploaded file: bytes plus file name and content type (see `InMemoryFile`). */
   | { readonly kind: "file" }
-  /** A streamed uploaded file: a `FileUpload` (spilled to disk past a threshold, or streamed to the handler). */
+  /** A streamed uploaded file: a `StreamedFile` (spilled to disk past a threshold, or streamed to the handler). */
   | { readonly kind: "upload" }
   /** A file or stream result (`@Method({ returns: Download })`): the typed client reads it as a stream. */
   | { readonly kind: "download" }
@@ -103,15 +103,15 @@ export type TypeSpec =
   | readonly [TypeSpec];
 
 /**
- * An uploaded multipart file: the part's bytes, with the file name and the part's Content-Type.
+ * An uploaded multipart file held in memory: the part's bytes, with the file name and the part's Content-Type.
  * Declare a parameter of this type to receive them; a `Uint8Array` parameter gets the bytes only.
  */
-export class UploadedFile extends Uint8Array {
+export class InMemoryFile extends Uint8Array {
   filename = "";
   contentType = "application/octet-stream";
   /** Wraps bytes (without copying) with a file name and content type. */
-  static wrap(bytes: Uint8Array, filename: string, contentType: string): UploadedFile {
-    const f = new UploadedFile(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength);
+  static wrap(bytes: Uint8Array, filename: string, contentType: string): InMemoryFile {
+    const f = new InMemoryFile(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength);
     f.filename = filename;
     f.contentType = contentType;
     return f;
@@ -126,7 +126,7 @@ export const T: {
   readonly date: TypeDesc;
   readonly bytes: TypeDesc;
   readonly file: TypeDesc;
-  /** A streamed uploaded file ({@link FileUpload}). */
+  /** A streamed uploaded file ({@link StreamedFile}). */
   readonly upload: TypeDesc;
   /** A file or stream result ({@link Download}). */
   readonly download: TypeDesc;
@@ -409,7 +409,7 @@ function kindsOf(design: unknown): readonly string[] | undefined {
       return ["array"];
     case Map:
       return ["map"];
-    case FileUpload:
+    case StreamedFile:
       return ["upload"];
     case Download:
       return ["download"];
@@ -467,16 +467,16 @@ export function resolveType(spec: TypeSpec | undefined, where: string): TypeDesc
       );
     case Map:
       return T.map(T.string);
-    case UploadedFile:
+    case InMemoryFile:
       return T.file;
-    case FileUpload:
+    case StreamedFile:
       return T.upload;
     case Download:
       return T.download;
   }
   // Buffer is a Uint8Array subclass (and absent in browsers, where contracts load too).
   if (spec === Uint8Array || (typeof spec === "function" && spec.prototype instanceof Uint8Array)) {
-    return spec === UploadedFile ? T.file : T.bytes;
+    return spec === InMemoryFile ? T.file : T.bytes;
   }
   if (typeof spec === "function") return classType(spec as new () => unknown, where);
   throw new TypeError(`${where}: unsupported type ${String(spec)}`);

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { after, before, describe, it } from "node:test";
-import { closeClient, createClient, createServer, type FileUpload, type TripleServer } from "../../src/index.js";
+import { closeClient, createClient, createServer, type StreamedFile, type TripleServer } from "../../src/index.js";
 import { DownloadService, UploadService } from "../uploads/services.js";
 
 /**
@@ -76,7 +76,7 @@ describe("hostile: client file calls whose reply body stalls or is cut", () => {
       const up = createClient(UploadService, { providers: [url], httpVersion, retries: 0, timeoutMs: 300 });
       const down = createClient(DownloadService, { providers: [url], httpVersion, retries: 0, timeoutMs: 300 });
       clients.push(up, down);
-      const a = await outcome(() => up.live("x", Readable.from([Buffer.alloc(10)]) as unknown as FileUpload));
+      const a = await outcome(() => up.live("x", Readable.from([Buffer.alloc(10)]) as unknown as StreamedFile));
       const b = await outcome(() => down.readable(10) as unknown as Promise<unknown>);
       assert.equal(a.code, 4, `upload: ${JSON.stringify(a)}`);
       assert.equal(b.code, 4, `download: ${JSON.stringify(b)}`);
@@ -91,7 +91,7 @@ describe("hostile: client file calls whose reply body stalls or is cut", () => {
     mode = "cut";
     const up = createClient(UploadService, { providers: [url1], httpVersion: "1.1", retries: 0 });
     clients.push(up);
-    const a = await outcome(() => up.live("x", Readable.from([Buffer.alloc(10)]) as unknown as FileUpload));
+    const a = await outcome(() => up.live("x", Readable.from([Buffer.alloc(10)]) as unknown as StreamedFile));
     assert.equal(a.code, 14, JSON.stringify(a));
   });
 });
@@ -143,7 +143,7 @@ describe("hostile: a client file call whose connection breaks after sending runs
       const dc = createClient(DownloadService, { providers: urls[httpVersion], httpVersion, retries: 2, timeoutMs: 3000 });
       clients.push(uc, dc);
       hits = 0;
-      await assert.rejects(uc.stored(new Blob(["x"]) as unknown as FileUpload, "n"), (e: { code: number }) => e.code === 14);
+      await assert.rejects(uc.stored(new Blob(["x"]) as unknown as StreamedFile, "n"), (e: { code: number }) => e.code === 14);
       assert.equal(hits, 1, "upload handler runs");
       hits = 0;
       await assert.rejects(dc.readable(10) as unknown as Promise<unknown>, (e: { code: number }) => e.code === 14);
@@ -158,7 +158,7 @@ describe("hostile: a client file call whose connection breaks after sending runs
       const uc = createClient(UploadService, { providers: [dead, up.url], httpVersion, retries: 2, timeoutMs: 3000, loadBalance: "roundrobin" });
       clients.push(uc);
       for (let i = 0; i < 4; i++) {
-        const seen = (await uc.stored(new Blob(["abc"]) as unknown as FileUpload, "n")) as { size: number };
+        const seen = (await uc.stored(new Blob(["abc"]) as unknown as StreamedFile, "n")) as { size: number };
         assert.equal(seen.size, 3);
       }
     });

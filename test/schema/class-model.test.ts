@@ -12,7 +12,7 @@ import {
   RpcError,
   Service,
   type TripleServer,
-  UploadedFile,
+  InMemoryFile,
 } from "../../src/index.js";
 import { FORM, multipart } from "../binder/multipart.js";
 import { JSON_HEADERS, post1 } from "../helpers/http.js";
@@ -290,7 +290,7 @@ describe("registration refuses what would misbehave", () => {
     assert.throws(() => createServer({ services: [new ContraField()], health: false }), /Row\.at: the declared type \(date\) contradicts the TypeScript type the compiler emitted \(String\)/);
     @Service("contra.Ok")
     class Loose {
-      @Method() any(@Param({ name: "v", type: Object }) v: string, @Param({ name: "f", type: UploadedFile }) f: Uint8Array): string {
+      @Method() any(@Param({ name: "v", type: Object }) v: string, @Param({ name: "f", type: InMemoryFile }) f: Uint8Array): string {
         return `${v}${f.length}`;
       }
     }

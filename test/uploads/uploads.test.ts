@@ -21,7 +21,7 @@ const sends = [
   ["HTTP/2", upload2],
 ] as const;
 
-describe("streamed uploads (FileUpload)", () => {
+describe("streamed uploads (StreamedFile)", () => {
   let server: TripleServer;
   let url: string;
   let dir: string;
@@ -85,7 +85,7 @@ describe("streamed uploads (FileUpload)", () => {
     });
   }
 
-  it("outside multipart (Triple JSON, Connect JSON) a FileUpload binds from base64 bytes, in memory", async () => {
+  it("outside multipart (Triple JSON, Connect JSON) a StreamedFile binds from base64 bytes, in memory", async () => {
     const body = JSON.stringify({ file: Buffer.from("hello").toString("base64"), note: "x" });
     const variants: Record<string, string>[] = [{ "content-type": "application/json" }, { "content-type": "application/json", "connect-protocol-version": "1" }];
     for (const headers of variants) {
@@ -117,7 +117,7 @@ describe("streamed uploads (FileUpload)", () => {
     await emptySoon(dir);
   });
 
-  it("FileUpload fields of a class bound from multipart", async () => {
+  it("StreamedFile fields of a class bound from multipart", async () => {
     const a = await upload2(url, `${S}/album`, {
       fields: [{ name: "title", value: "Holiday" }],
       files: [
@@ -135,7 +135,7 @@ describe("streamed uploads (FileUpload)", () => {
     await emptySoon(dir);
   });
 
-  it("Uint8Array and UploadedFile parameters keep their in-memory contract and limits", async () => {
+  it("Uint8Array and InMemoryFile parameters keep their in-memory contract and limits", async () => {
     const ok = await upload1(url, `${S}/legacy`, { files: [{ name: "a", size: 5 }, { name: "b", filename: "b.txt", size: 7 }] });
     assert.equal(ok.status, 200, ok.body);
     assert.deepEqual(JSON.parse(ok.body), { a: 5, b: 7, name: "b.txt" });
@@ -327,7 +327,7 @@ async function upload1Raw(url: string, path: string, body: Buffer): Promise<Answ
   });
 }
 
-describe("a REST route with a FileUpload body parameter", () => {
+describe("a REST route with a StreamedFile body parameter", () => {
   it("takes a 6 MiB upload with a Content-Length past maxBodyBytes", async () => {
     const dir = mkdtempSync(join(tmpdir(), "triple-up-rest-"));
     const server = createServer({ services: [new RestFileService()], uploads: { dir } });
