@@ -138,6 +138,14 @@ describe("createClient: the regrouped options and timeoutMs", () => {
     assert.throws(() => createClient(EchoService, { providers: ["127.0.0.1:1"], timeoutMs: -5 }), exactly("createClient: timeoutMs must be a whole number of milliseconds from 0 to 2147483647 (0 means none), got -5"));
     assert.throws(() => createClient(EchoService, { providers: ["127.0.0.1:1"], retries: 1.5 }), exactly("createClient: retries must be a whole number >= 0, got 1.5"));
     assert.throws(() => createClient(EchoService, { providers: ["127.0.0.1:1"], methods: { whoami: { timeoutMs: -1 } } }), /createClient: methods\.whoami\.timeoutMs must be a whole number of milliseconds/);
+    assert.throws(
+      () => createClient(EchoService, { providers: ["127.0.0.1:1"], outlierDetection: { baseEjectionMs: 0.5 } }),
+      exactly("createClient: outlierDetection.baseEjectionMs must be a whole number of milliseconds from 1 to 2147483647, got 0.5"),
+    );
+    assert.throws(
+      () => createClient(EchoService, { providers: ["127.0.0.1:1"], outlierDetection: { maxEjectionPercnt: 10 } as never }),
+      exactly("createClient: outlierDetection.maxEjectionPercnt is not an option (did you mean maxEjectionPercent?)"),
+    );
   });
 
   it("a call given { timeout } fails naming timeoutMs; timeoutMs on the call, the method and the client bound the call", async () => {
