@@ -1,4 +1,4 @@
-// Uploads through the typed client: a FileUpload parameter called with a Node.js Readable and
+// Uploads through the typed client: a StreamedFile parameter called with a Node.js Readable and
 // with a File (Blob), over HTTP/1.1 and HTTP/2, against our server (bench/upload-servers.mjs
 // "ours", its streamed `pipe` method writing the part to a file). Server on CPU 0, this client on
 // CPU 1. DIST picks the client's build (absolute path), so two builds can be compared against
@@ -29,12 +29,12 @@ const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const BLOCK = randomBytes(1024 * 1024);
 const dir = mkdtempSync(join(process.env.DIR ?? tmpdir(), "triple-client-upload-bench-"));
 
-const { closeClient, createClient, FileUpload, Method, Param, Service } = await import(pathToFileURL(join(DIST, "src/index.js")).href);
+const { closeClient, createClient, StreamedFile, Method, Param, Service } = await import(pathToFileURL(join(DIST, "src/index.js")).href);
 class Files {
   pipe() {}
 }
 const P = Files.prototype;
-Param({ name: "file", type: FileUpload })(P, "pipe", 0);
+Param({ name: "file", type: StreamedFile })(P, "pipe", 0);
 Method()(P, "pipe", Object.getOwnPropertyDescriptor(P, "pipe"));
 Service("bench.Files")(Files);
 
@@ -51,7 +51,7 @@ const server = await startServer([join(here, "upload-servers.mjs"), "ours", Stri
 try {
   console.log(`client ${DIST}, ${SIZE / 1024 / 1024} MiB, best of ${ROUNDS}`);
   for (const httpVersion of ["1.1", "2"]) {
-    const c = createClient(Files, { providers: [`http://127.0.0.1:${port}`], httpVersion, retries: 0, timeout: 600_000 });
+    const c = createClient(Files, { providers: [`http://127.0.0.1:${port}`], httpVersion, retries: 0, timeoutMs: 600_000 });
     for (const [name, arg] of [
       ["Readable", blocks],
       ["File", () => file],

@@ -55,7 +55,7 @@ async function loop(b: Bench, concurrency: number, ms: number) {
 }
 
 async function load(url: string, serialization: "hessian2" | "fastjson2", concurrency: number, seconds: number, warmup: number): Promise<void> {
-  const b = createClient(Bench, { providers: [url], serialization, retries: 0, timeout: 10_000 });
+  const b = createClient(Bench, { providers: [url], serialization, retries: 0, timeoutMs: 10_000 });
   await loop(b, concurrency, warmup * 1000);
   const r = await loop(b, concurrency, seconds * 1000);
   console.log(JSON.stringify({ ...r, rate: (r.calls * 1000) / r.ms }));

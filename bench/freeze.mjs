@@ -56,7 +56,7 @@ function startProvider(port) {
 async function run(balancer, outlier) {
   const ports = [await freePort(), await freePort()];
   const children = await Promise.all(ports.map(startProvider));
-  const options = { providers: ports.map((p) => `127.0.0.1:${p}`), protocol: PROTOCOL, timeout: TIMEOUT, loadBalance: balancer };
+  const options = { providers: ports.map((p) => `127.0.0.1:${p}`), protocol: PROTOCOL, timeoutMs: TIMEOUT, loadBalance: balancer };
   if (outlier === "off") options.outlierDetection = false;
   const client = lib.createClient(GreetServiceImpl, options);
   // Warm both connections.

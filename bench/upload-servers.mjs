@@ -1,5 +1,5 @@
 // The servers of bench/uploads.mjs, one process each, pinned to CPU 0 by the bench:
-//   ours <port> <dir>   triple-rpc (dist/): bench.Files/store (a FileUpload spilled to a temp
+//   ours <port> <dir>   triple-rpc (dist/): bench.Files/store (a StreamedFile spilled to a temp
 //                       file in <dir>, the framework's own disk write), bench.Files/pipe (the
 //                       streamed last parameter, piped by the handler to a file in <dir>) and
 //                       bench.Files/download (Download.file of <dir>/download.bin)
@@ -20,7 +20,7 @@ const DOWNLOAD = join(dir, "download.bin");
 let n = 0;
 
 if (kind === "ours") {
-  const { createServer, Download, FileUpload, Method, Param, Service } = await import("../dist/src/index.js");
+  const { createServer, Download, StreamedFile, Method, Param, Service } = await import("../dist/src/index.js");
   class Files {
     async store(file, note) {
       return { size: file.size, note, spilled: file.path !== undefined };
@@ -38,16 +38,15 @@ if (kind === "ours") {
   // The decorators, applied by hand (this file is plain JavaScript).
   const P = Files.prototype;
   const method = (name) => Method()(P, name, Object.getOwnPropertyDescriptor(P, name));
-  Param({ name: "file", type: FileUpload })(P, "store", 0);
+  Param({ name: "file", type: StreamedFile })(P, "store", 0);
   Param({ name: "note", type: String })(P, "store", 1);
-  Param({ name: "file", type: FileUpload })(P, "pipe", 0);
+  Param({ name: "file", type: StreamedFile })(P, "pipe", 0);
   for (const m of ["store", "pipe", "download"]) method(m);
   Service("bench.Files")(Files);
   const GiB = 1024 ** 3;
   const server = createServer({
     services: [new Files()],
-    uploadDir: dir,
-    limits: { maxUploadFileBytes: 4 * GiB, maxUploadBytes: 4 * GiB },
+    uploads: { dir, maxFileBytes: 4 * GiB, maxBytes: 4 * GiB },
   });
   await server.listen({ port });
   console.log("ready");

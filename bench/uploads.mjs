@@ -8,8 +8,8 @@
 // Rows: upload of SIZE_MB in one multipart file part (generated on the fly from a repeated
 // random block) over HTTP/1.1 and HTTP/2 to
 //   - bare: node:http / node:http2 + @fastify/busboy piping the part to fs.createWriteStream;
-//   - ours store: a FileUpload parameter spilled by the framework to its temp file;
-//   - ours pipe: a streamed last-parameter FileUpload the handler pipes to fs.createWriteStream;
+//   - ours store: a StreamedFile parameter spilled by the framework to its temp file;
+//   - ours pipe: a streamed last-parameter StreamedFile the handler pipes to fs.createWriteStream;
 // and the download of a SIZE_MB file: bare fs.createReadStream(...).pipe(res) against a method
 // returning Download.file(...). Each figure is MB/s of the request (or response) body; the
 // ratio column is ours / bare (issue 27's target: at least 0.8).

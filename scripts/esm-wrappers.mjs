@@ -8,7 +8,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 
 const require = createRequire(import.meta.url);
-const ENTRIES = ["index", "contract", "client", "web"];
+const ENTRIES = ["index", "contract", "client", "web", "registry"];
 mkdirSync("dist/esm", { recursive: true });
 // The nearest package.json of dist/mjs: its files are ESM; the same side-effect list as the root's.
 const SIDE_EFFECTS = ["./index.js", "./contract.js", "./client.js", "./service/decorators.js", "./service/describe.js"];

@@ -18,7 +18,7 @@ export {
   type ProtoServiceRef,
 } from "./client/create-client.js";
 export { callOptions, type CallOptions } from "./runtime/call-options.js";
-export type { ClientOptions, ClientContentType, TokenSource } from "./client/options.js";
+export type { ClientOptions, ClientContentType, ClientRegistryOptions, TokenSource } from "./client/options.js";
 export { Provider, type ProviderInit } from "./transport/client/provider.js";
 export { StaticDirectory, type Directory } from "./client/cluster/directory.js";
 export type { ClusterPolicy, ClusterPolicyName, ClusterContext, Invocation, Attempt } from "./client/cluster/cluster.js";
@@ -30,16 +30,8 @@ export { ConsoleLogger, type Logger } from "./runtime/logger.js";
 export type { TelemetryOptions } from "./observability/telemetry.js";
 export { TRI_PROTOCOL_VERSION } from "./protocol/headers.js";
 export type { Registry, ProvidersListener, InstanceDiscovery } from "./registry/registry.js";
-export { calRevision, type MetadataInfo, type ServiceInfo } from "./registry/instance.js";
 export { ZookeeperRegistry, type ZookeeperRegistryOptions } from "./registry/zookeeper.js";
+export type { RegistryLevel } from "./registry/options.js";
 export type { ConfigCenter } from "./governance/config-center.js";
 export type { RouteExplanation, RouteStep } from "./governance/router-chain.js";
-export {
-  type DubboUrl,
-  type ServiceKey,
-  toFullString,
-  parseUrl,
-  encodeComponent,
-  decodeComponent,
-  matchesService,
-} from "./registry/url.js";
+// Dubbo's URL helpers and revision (for custom registries) are on `triple-rpc/registry`.

@@ -28,9 +28,9 @@ export {
 } from "./service/decorators.js";
 export { Get, Post, Put, Patch, Delete, Path, Query, Header, Body } from "./service/rest-decorators.js";
 export { JavaClass } from "./service/java-class.js";
-export { T, UploadedFile, type TypeDesc, type TypeSpec, type TypeOf, type ValueOf, type FieldDesc, type FieldOptions } from "./service/type-desc.js";
+export { T, InMemoryFile, type TypeDesc, type TypeSpec, type TypeOf, type ValueOf, type FieldDesc, type FieldOptions } from "./service/type-desc.js";
 export type { TypedMethodDecorator, TypedFieldDecorator, ParamsCheck, FieldCheck } from "./service/typed-params.js";
-export { FileUpload } from "./service/file-upload.js";
+export { StreamedFile } from "./service/file-upload.js";
 export { Download, type DownloadBody, type DownloadOptions } from "./service/download.js";
 export type { MethodKind, HttpRoute } from "./service/descriptors.js";
 export type { Constraints, StringFormat } from "./service/constraints.js";

@@ -25,7 +25,7 @@ export type { HttpRoute } from "./service/descriptors.js";
 export { CallContext, createContextKey, type ContextKey, type Identity } from "./runtime/context.js";
 export { Metadata, OutgoingMetadata } from "./runtime/metadata.js";
 export type { Call, Interceptor, Next } from "./runtime/interceptor.js";
-export { DEFAULT_LIMITS, type Limits } from "./runtime/limits.js";
+export { DEFAULT_LIMITS, DEFAULT_UPLOADS, type LimitOptions, type Limits, type UploadOptions } from "./runtime/limits.js";
 export {
   createServer,
   TripleServer,
@@ -33,6 +33,7 @@ export {
   type ServiceRegistration,
   type ListenOptions,
 } from "./server/server.js";
+export type { ServerRegistryOptions } from "./server/server-options.js";
 export type { TransportOptions } from "./transport/server/listener.js";
 export {
   createHandler,

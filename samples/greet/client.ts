@@ -11,7 +11,7 @@ async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? 50051);
   const host = process.env.HOST ?? "127.0.0.1";
   const name = process.env.GREET_NAME ?? "triple";
-  const client = createClient(GreetServiceImpl, { providers: [`${host}:${port}`], timeout: 10_000 });
+  const client = createClient(GreetServiceImpl, { providers: [`${host}:${port}`], timeoutMs: 10_000 });
   let failed = false;
   try {
     const reply = await client.greet({ name });

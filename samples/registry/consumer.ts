@@ -7,7 +7,7 @@ import { HelloService } from "./hello-service.js";
 
 /** Calls for `seconds`; resolves with the answers per provider. */
 export async function consume(registry: string, seconds: number, log = console.log): Promise<Map<string, number>> {
-  const hello = createClient(HelloService, { registry, application: "hello-consumer", timeout: 3000 });
+  const hello = createClient(HelloService, { timeoutMs: 3000, registry: { address: registry, application: "hello-consumer" } });
   const answers = new Map<string, number>();
   const end = Date.now() + seconds * 1000;
   let last = "";

@@ -9,8 +9,7 @@ async function main(): Promise<void> {
   const name = process.env.NAME ?? `provider-${process.pid}`;
   const server = createServer({
     services: [new HelloService(name)],
-    registry: process.env.ZK ?? "zookeeper://127.0.0.1:2181",
-    application: "hello-provider",
+    registry: { address: process.env.ZK ?? "zookeeper://127.0.0.1:2181", application: "hello-provider" },
   });
   const a = await server.listen({ port: Number(process.env.PORT ?? 0), host: process.env.HOST ?? "127.0.0.1" });
   console.log(`${name}: listening on ${a.address}:${a.port}, registered in ${server.registry?.address}`);

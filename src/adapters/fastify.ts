@@ -51,7 +51,7 @@ export async function fastifyTriplePlugin(instance: FastifyInstanceLike, options
       const q = url.indexOf("?");
       let path = q < 0 ? url : url.slice(0, q);
       if (prefix && path.startsWith(prefix)) path = path.slice(prefix.length) || "/";
-      if (!handler.handles(path.startsWith("/") ? path : `/${path}`)) {
+      if (!handler.serves(path.startsWith("/") ? path : `/${path}`)) {
         reply.callNotFound();
         return;
       }

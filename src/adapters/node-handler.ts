@@ -53,7 +53,7 @@ export interface TripleHandler {
    */
   onUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): boolean;
   /** True when requests for `path` (without query) are served here. */
-  handles(path: string): boolean;
+  serves(path: string): boolean;
   /** Every path served here (each method under its declared and its upper/lower-case names). */
   paths(): string[];
   /**
@@ -124,7 +124,7 @@ export function mountedServer(options: HandlerOptions, who: string): TripleCore 
  * Fastify plugin's) from the request path first.
  */
 export function nodeHandlerOf(core: TripleCore, stripPrefix = ""): TripleHandler {
-  const handles = (path: string) => core.serves(path);
+  const serves = (path: string) => core.serves(path);
   const handler = (req: NodeRequest, res: NodeResponse, next?: NextFunction): void => {
     if (stripPrefix) stripPath(req, stripPrefix);
     const url = (req as http2.Http2ServerRequest).stream ? (req.headers[":path"] as string | undefined) : req.url;
@@ -165,7 +165,7 @@ export function nodeHandlerOf(core: TripleCore, stripPrefix = ""): TripleHandler
   return Object.assign(handler, {
     onStream,
     onUpgrade,
-    handles,
+    serves,
     paths: () => [...core.router.paths()],
     close: () => core.close(),
   });

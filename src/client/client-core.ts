@@ -9,6 +9,7 @@ import type { CallOptions } from "../runtime/call-options.js";
 import { type CallTag, callTag, FORCE_TAG_KEY, TAG_KEY } from "../runtime/call-tag.js";
 import type { ProtocolClient, ProtocolSession, ResponseMode, StreamCall, WireMethod, WireOptions } from "../runtime/client-protocol.js";
 import { checkedLogger } from "../runtime/logger.js";
+import { bytes, checked, count, ms, type Rule } from "../runtime/options-check.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import { CallScope, NEVER_ABORTS } from "../transport/client/call-scope.js";
 import { Http1Transport } from "../transport/client/http1.js";
@@ -22,7 +23,7 @@ import { outlierSettings } from "./cluster/outlier.js";
 import { clusterPolicy } from "./cluster/policies.js";
 import { TunedBalancers, tunedAttempt, tunedRetries } from "./cluster/tuning.js";
 import { loadBalancer } from "./loadbalance/balancers.js";
-import type { ClientOptions } from "./options.js";
+import { type ClientOptions, checkedClientOptions, renamedCallTimeout } from "./options.js";
 import { PROTOCOLS } from "./protocols.js";
 
 /** The scope of every call without a timeout or a caller's signal. */
@@ -40,6 +41,8 @@ export interface PreparedMethod {
   readonly retries: number;
   /** The method's own retries (per-method option, `@Method`), when it has any: a configurator's `retries` does not override them. */
   readonly methodRetries?: number;
+  /** Timeout of this method's calls, ms: the client's per-method `timeoutMs`, else the client's; undefined for none. */
+  readonly timeoutMs: number | undefined;
 }
 
 function isDirectory(x: unknown): x is Directory {
@@ -56,10 +59,9 @@ function addMetadata(target: OutgoingHttpHeaders, md: MetadataInit | undefined):
   }
 }
 
-function nonNegative(name: string, v: number | undefined, fallback: number): number {
-  if (v === undefined) return fallback;
-  if (!(v >= 0) || !Number.isFinite(v)) throw new TypeError(`createClient: ${name} must be a number >= 0, got ${v}`);
-  return v;
+/** A client option by its rule, defaulted; a bad value is a TypeError naming it. */
+function opt(name: string, v: number | undefined, rule: Rule, fallback: number): number {
+  return checked("createClient", name, v, rule, fallback);
 }
 
 /** The spellings `httpVersion` accepts, and what each means. */
@@ -146,7 +148,7 @@ export class ClientCore {
   private readonly ownsDirectory: boolean;
   private readonly policy: ClusterPolicy;
   private readonly ctx: ClusterContext;
-  private readonly timeout: number | undefined;
+  private readonly timeoutMs: number | undefined;
   private readonly tokenFn: (() => string | Promise<string>) | undefined;
   private readonly baseHeaders: OutgoingHttpHeaders = {};
   private readonly settings;
@@ -162,12 +164,12 @@ export class ClientCore {
     registryDirectory?: Directory,
   ) {
     if (typeof options !== "object" || options === null) throw new TypeError('createClient: options are required: { providers: [...] } or { registry: "zookeeper://host:port" }');
-    const o = checkedHttpVersion(options);
+    const o = checkedHttpVersion(checkedClientOptions(options));
     this.options = o;
     [this.directory, this.ownsDirectory] = registryDirectory ? [registryDirectory, true] : staticDirectory(o);
     const { protocol, contentType } = checkedWire(o);
-    this.timeout = o.timeout === undefined ? undefined : nonNegative("timeout", o.timeout, 0) || undefined;
-    const maxBytes = nonNegative("maxResponseBytes", o.maxResponseBytes, 4 * 1024 * 1024);
+    this.timeoutMs = opt("timeoutMs", o.timeoutMs, ms("0 means none"), 0) || undefined;
+    const maxBytes = opt("maxResponseBytes", o.maxResponseBytes, bytes, 4 * 1024 * 1024);
     const policy = clusterPolicy(o.cluster);
     this.policy = this.directory.ready ? awaitingFirstList(policy, this.directory) : policy;
     this.telemetry = new ClientTelemetry(o.telemetry);
@@ -175,19 +177,19 @@ export class ClientCore {
       logger: checkedLogger(o.logger, "createClient"),
       directory: this.directory,
       balancer: loadBalancer(o.loadBalance),
-      retries: Math.floor(nonNegative("retries", o.retries, 2)),
-      forks: Math.max(1, Math.floor(nonNegative("forks", o.forks, 2))),
-      downBackoffMs: nonNegative("downBackoffMs", o.downBackoffMs, 1000),
-      failbackIntervalMs: nonNegative("failbackIntervalMs", o.failbackIntervalMs, 5000),
+      retries: opt("retries", o.retries, count(), 2),
+      forks: Math.max(1, opt("forks", o.forks, count(), 2)),
+      downBackoffMs: opt("downBackoffMs", o.downBackoffMs, ms(), 1000),
+      failbackIntervalMs: opt("failbackIntervalMs", o.failbackIntervalMs, ms(), 5000),
       outlier: outlierSettings(o.outlierDetection),
       // A registry's providers and configurators may name a balancer (Dubbo's `loadbalance`).
       tuned: registryDirectory ? new TunedBalancers(o.loadBalance !== undefined) : undefined,
     };
     this.settings = {
-      connectTimeoutMs: nonNegative("connectTimeoutMs", o.connectTimeoutMs, 10_000) || 10_000,
+      connectTimeoutMs: opt("connectTimeoutMs", o.connectTimeoutMs, ms("0 means the default"), 10_000) || 10_000,
       tls: o.tls,
-      keepaliveMs: nonNegative("keepaliveMs", o.keepaliveMs, 30_000),
-      keepaliveTimeoutMs: nonNegative("keepaliveTimeoutMs", o.keepaliveTimeoutMs, 10_000) || 10_000,
+      keepaliveMs: opt("keepaliveMs", o.keepaliveMs, ms(), 30_000),
+      keepaliveTimeoutMs: opt("keepaliveTimeoutMs", o.keepaliveTimeoutMs, ms("0 means the default"), 10_000) || 10_000,
     };
     this.session = protocol.open({
       protocol: o.protocol,
@@ -217,9 +219,10 @@ export class ClientCore {
     if (version) headers[H.triServiceVersion] = version;
     if (group) headers[H.triServiceGroup] = group;
     const own = this.options.methods?.[md.name] ?? this.options.methods?.[md.propertyKey];
-    const retries = Math.floor(nonNegative(`methods.${md.name}.retries`, own?.retries ?? md.retries, this.ctx.retries));
+    const retries = opt(`methods.${md.name}.retries`, own?.retries ?? md.retries, count(), this.ctx.retries);
     const methodRetries = (own?.retries ?? md.retries) === undefined ? undefined : retries;
-    return { md, wire: this.session.prepare(md, headers), retries, methodRetries };
+    const timeoutMs = own?.timeoutMs === undefined ? this.timeoutMs : opt(`methods.${md.name}.timeoutMs`, own.timeoutMs, ms("0 means none"), 0) || undefined;
+    return { md, wire: this.session.prepare(md, headers), retries, methodRetries, timeoutMs };
   }
 
   private http1(): Http1Transport {
@@ -251,8 +254,9 @@ export class ClientCore {
     });
   }
 
-  private scope(opts: CallOptions | undefined): CallScope {
-    const t = opts?.timeout ?? this.timeout;
+  private scope(pm: PreparedMethod, opts: CallOptions | undefined): CallScope {
+    if (opts !== undefined && (opts as { timeout?: unknown }).timeout !== undefined) throw renamedCallTimeout();
+    const t = opts?.timeoutMs ?? pm.timeoutMs;
     const timeout = t !== undefined && t > 0 ? t : undefined;
     // A call nothing can end early shares one scope: it holds no timer and no listener.
     if (timeout === undefined && !opts?.signal) return UNBOUNDED_SCOPE;
@@ -291,8 +295,13 @@ export class ClientCore {
   /** A unary call, through the cluster policy. */
   unary(pm: PreparedMethod, args: readonly unknown[], opts: CallOptions | undefined): Promise<unknown> {
     // Providers with timeouts of their own (their URL, a configurator): each attempt is timed per provider.
-    const tuned = opts?.timeout === undefined && this.directory.tuning?.timeouts === true;
-    const scope = tuned ? this.scope({ ...opts, timeout: 0 }) : this.scope(opts);
+    const tuned = opts?.timeoutMs === undefined && this.directory.tuning?.timeouts === true;
+    let scope: CallScope;
+    try {
+      scope = tuned ? this.scope(pm, { ...opts, timeoutMs: 0 }) : this.scope(pm, opts);
+    } catch (e) {
+      return Promise.reject(e);
+    }
     if (this.telemetry.on()) return this.scopedUnary(pm, args, opts, scope, this.telemetry.start(pm.md, pm.wire.protocol), tuned);
     if (tuned || scope.signal !== NEVER_ABORTS || this.tokenFn || opts?.metadata || callTag(opts) !== undefined) return this.scopedUnary(pm, args, opts, scope, undefined, tuned);
     // Nothing can end this call early and nothing needs awaiting or disposing: one promise chain.
@@ -316,7 +325,7 @@ export class ClientCore {
       scope.throwIfAborted();
       const pending = this.observedHeaders(pm, opts, obs);
       const headers = pending instanceof Promise ? await pending : pending;
-      let attempt = tuned ? tunedAttempt((s) => pm.wire.unary(args, headers, s, opts), scope, pm.md, this.timeout) : pm.wire.unary(args, headers, scope, opts);
+      let attempt = tuned ? tunedAttempt((s) => pm.wire.unary(args, headers, s, opts), scope, pm.md, pm.timeoutMs) : pm.wire.unary(args, headers, scope, opts);
       if (obs) attempt = obs.attempts(attempt);
       const result = await this.policy.invoke(this.invocation(pm, args, scope, false, opts), attempt, this.ctx);
       obs?.end(undefined);
@@ -334,7 +343,7 @@ export class ClientCore {
    * (or the stream ends); after that, errors reach the caller as they are.
    */
   async *serverStream(pm: PreparedMethod, args: readonly unknown[], opts: CallOptions | undefined): AsyncGenerator<unknown> {
-    const scope = this.scope(opts);
+    const scope = this.scope(pm, opts);
     const obs = this.observe(pm);
     let call: StreamCall | undefined;
     let outcome: unknown = STOPPED_READING;
@@ -401,7 +410,7 @@ export class ClientCore {
 
   /** A client-streaming call: sends every message of `input`, resolves with the one response. */
   async clientStream(pm: PreparedMethod, input: unknown, opts: CallOptions | undefined): Promise<unknown> {
-    const scope = this.scope(opts);
+    const scope = this.scope(pm, opts);
     const obs = this.observe(pm);
     let call: StreamCall | undefined;
     try {
@@ -421,7 +430,7 @@ export class ClientCore {
 
   /** A bidi call: sends `input` while yielding the responses as they come. */
   async *bidiStream(pm: PreparedMethod, input: unknown, opts: CallOptions | undefined): AsyncGenerator<unknown> {
-    const scope = this.scope(opts);
+    const scope = this.scope(pm, opts);
     const obs = this.observe(pm);
     let call: StreamCall | undefined;
     let outcome: unknown = STOPPED_READING;

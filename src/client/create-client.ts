@@ -7,7 +7,8 @@ import { ClientCore, type PreparedMethod } from "./client-core.js";
 import { checkedLogger } from "../runtime/logger.js";
 import { type ClientInterceptor, type ClientNext, clientCall, effectiveOptions, lazyStream } from "./interceptor.js";
 import { type CallOptions, splitArgs } from "../runtime/call-options.js";
-import type { ClientOptions } from "./options.js";
+import { CLIENT_REGISTRY_KEYS, type ClientOptions, type ClientRegistryOptions, checkedClientOptions, checkRegistryFlags } from "./options.js";
+import { checkLevel, registryGroup } from "../registry/options.js";
 import type { Provider } from "../transport/client/provider.js";
 import { RegistryDirectory, registryDirectory } from "./cluster/registry-directory.js";
 import type { RouteExplanation } from "../governance/router-chain.js";
@@ -138,6 +139,7 @@ export function createClient<S>(service: abstract new (...args: any[]) => S, opt
 export function createClient<C = ProtoClient>(service: protobuf.Service | ProtoServiceRef, options: ClientOptions): C;
 export function createClient(service: ServiceClass | protobuf.Service | ProtoServiceRef, options: ClientOptions): unknown {
   if (!options || typeof options !== "object") throw new TypeError("createClient: options are required: { providers: [...] } or { registry: \"zookeeper://host:port\" }");
+  checkedClientOptions(options);
   checkTlsPem(options.tls, "createClient");
   const desc = describeSource(service);
   const serviceName = options.serviceName ?? desc.name;
@@ -165,16 +167,18 @@ function isPositive(n: unknown): n is number {
 function clientCore(options: ClientOptions, methods: readonly MethodDescriptor[], key: ServiceKey): ClientCore {
   if (options.registry === undefined) return new ClientCore(options);
   if (options.providers !== undefined) throw new TypeError("createClient: give either options.providers or options.registry, not both");
+  const reg = registryGroup<ClientRegistryOptions>("createClient", options.registry, CLIENT_REGISTRY_KEYS);
+  checkRegistryFlags(reg);
   const directory = registryDirectory({
-    registry: options.registry,
+    registry: reg.address,
     key,
     methods,
-    application: options.application,
-    emptyProtection: options.emptyProtection,
-    registerConsumer: options.registerConsumer,
-    discovery: options.discovery,
-    providedBy: options.providedBy,
-    configCenter: options.configCenter,
+    application: reg.application,
+    emptyProtection: reg.emptyProtection,
+    registerConsumer: reg.registerConsumer,
+    discovery: checkLevel("createClient", reg.level),
+    providedBy: reg.providedBy,
+    configCenter: reg.configCenter,
     tag: typeof options.tag === "string" ? options.tag.trim() : undefined,
     forceTag: options.forceTag,
     secure: options.tls !== undefined,

@@ -10,6 +10,9 @@ import type { LoadBalancer, LoadBalancerName } from "./loadbalance/load-balancer
 import type { ProviderInit } from "../transport/client/provider.js";
 import type { Registry } from "../registry/registry.js";
 import type { ConfigCenter } from "../governance/config-center.js";
+import type { RegistrySpec } from "../registry/create.js";
+import { type RegistryLevel, type RegistryOption } from "../registry/options.js";
+import { bool, check, refuseRenamed } from "../runtime/options-check.js";
 
 /**
  * Wire format of a client's calls. With `triple`: `json`/`proto` bodies (Triple HTTP unary);
@@ -28,6 +31,67 @@ export type ClientProtocol = "triple" | "grpc" | "connect" | "grpc-web" | "webso
 /** A bearer token, or a function that yields one per call (refreshing tokens). */
 export type TokenSource = string | (() => string | Promise<string>);
 
+/** createClient's `registry` group: where and how the client finds its providers. */
+export interface ClientRegistryOptions {
+  /** `"zookeeper://host:2181"` (Dubbo's layout), or a {@link Registry} object (shared, not closed with the client). */
+  address: RegistrySpec;
+  /** The application name in the consumer's registry node (`application=`); default `triple-rpc`. */
+  application?: string;
+  /**
+   * Where providers are found: `interface` (`/dubbo/<interface>/providers`), `application`
+   * (the interface → application mapping, `/services/<app>`, each revision's metadata), or
+   * `both` (default: merged; one provider per address). A migration rule may switch it.
+   */
+  level?: RegistryLevel;
+  /** The applications providing this service (Dubbo's `provided-by`), skipping the mapping lookup. */
+  providedBy?: string | readonly string[];
+  /**
+   * Where Dubbo's governance rules are read (condition and tag routes, configurators, migration
+   * rules under `/dubbo/config/…`). Default: the registry itself, as Dubbo Java does (ZooKeeper);
+   * an address (`"zookeeper://host:2181"`) or a {@link ConfigCenter} for another one; `false`
+   * reads none. docs/governance.md.
+   */
+  configCenter?: string | ConfigCenter | false;
+  /** Keep the last known providers when the registry suddenly lists none (Dubbo's empty protection), logging it once. Default true. */
+  emptyProtection?: boolean;
+  /** Register the consumer under `/dubbo/<interface>/consumers`, as Dubbo does. Default true. */
+  registerConsumer?: boolean;
+}
+
+/** The keys of {@link ClientRegistryOptions} besides `address`. */
+export const CLIENT_REGISTRY_KEYS = ["application", "level", "providedBy", "configCenter", "emptyProtection", "registerConsumer"];
+
+/** Options of 0.1 that moved, with where they went (refused with that hint). */
+const RENAMED: Readonly<Record<string, string>> = {
+  timeout: "timeoutMs",
+  application: "registry.application",
+  discovery: "registry.level",
+  providedBy: "registry.providedBy",
+  configCenter: "registry.configCenter",
+  emptyProtection: "registry.emptyProtection",
+  registerConsumer: "registry.registerConsumer",
+};
+
+/** `options` with no option of 0.1 left (a TypeError naming the new one); `methods.*.timeout` too. */
+export function checkedClientOptions(options: ClientOptions): ClientOptions {
+  refuseRenamed("createClient", options, RENAMED);
+  for (const [name, m] of Object.entries(options.methods ?? {})) {
+    if (m !== null && typeof m === "object") refuseRenamed("createClient", m, { timeout: `methods.${name}.timeoutMs` });
+  }
+  return options;
+}
+
+/** The error of a call given `{ timeout }`, renamed `timeoutMs` in 0.x. */
+export function renamedCallTimeout(): TypeError {
+  return new TypeError("call options: `timeout` was renamed `timeoutMs` in 0.x; see CHANGELOG.md");
+}
+
+/** A registry group's booleans, checked. */
+export function checkRegistryFlags(g: ClientRegistryOptions): void {
+  check("createClient", "registry.emptyProtection", g.emptyProtection, bool);
+  check("createClient", "registry.registerConsumer", g.registerConsumer, bool);
+}
+
 /** Options of `createClient`. */
 export interface ClientOptions {
   /**
@@ -36,44 +100,21 @@ export interface ClientOptions {
    */
   providers?: string | readonly ProviderInit[] | Directory;
   /**
-   * Find the providers in a registry and follow them live: `"zookeeper://host:2181"` (Dubbo's
-   * layout, `/dubbo/<interface>/providers`), or a {@link Registry} object (shared, not closed with
-   * the client). Only `tri://` providers of the client's version and group are used.
+   * Find the providers in a registry and follow them live: an address (`"zookeeper://host:2181"`:
+   * Dubbo's layout), a {@link Registry} object (shared, not closed with the client), or
+   * `{ address, …settings }` ({@link ClientRegistryOptions}). Only `tri://` providers of the
+   * client's version and group are used.
    */
-  registry?: string | Registry;
-  /** The application name in the consumer's registry node (`application=`); default `triple-rpc`. */
-  application?: string;
+  registry?: RegistryOption<ClientRegistryOptions>;
   /**
    * Dubbo's routing tag of every call (`dubbo.tag`, e.g. `"gray"`): tag routing sends calls to the
-   * providers of that tag (their `registryTag`, or an operator's tag rule), else, unless
+   * providers of that tag (their `registry.tag`, or an operator's tag rule), else, unless
    * `forceTag`, to untagged providers. A call's `tag` option, or the tag of the incoming call a
    * handler is serving, wins over it. Sent as the `dubbo.tag` attachment. docs/governance.md.
    */
   tag?: string;
   /** Dubbo's `dubbo.force.tag`: a tag no provider has fails the call (`unavailable`) instead of falling back. Needs `tag`. */
   forceTag?: boolean;
-  /**
-   * With a registry: where Dubbo's governance rules are read (condition and tag routes,
-   * configurators, migration rules under `/dubbo/config/…`). Default: the registry itself, as
-   * Dubbo Java does (ZooKeeper); an address (`"zookeeper://host:2181"`) or a {@link ConfigCenter}
-   * for another one; `false` reads none. docs/governance.md.
-   */
-  configCenter?: string | ConfigCenter | false;
-  /**
-   * With a registry: keep the last known providers when the registry suddenly lists none
-   * (Dubbo's empty protection), logging it once. Default true.
-   */
-  emptyProtection?: boolean;
-  /** With a registry: register the consumer under `/dubbo/<interface>/consumers`, as Dubbo does. Default true. */
-  registerConsumer?: boolean;
-  /**
-   * With a registry: where providers are found. `interface` (`/dubbo/<interface>/providers`),
-   * `instance` (application level: the interface → application mapping, `/services/<app>`, each
-   * revision's metadata), or `auto` (default: both, merged; one provider per address).
-   */
-  discovery?: "interface" | "instance" | "auto";
-  /** With a registry: the applications providing this service (Dubbo's `provided-by`), skipping the mapping lookup. */
-  providedBy?: string | readonly string[];
   /**
    * `triple` (HTTP unary, default), `grpc`, `connect` or `grpc-web`. Streams use HTTP/2: gRPC for
    * `triple` and `grpc` clients, the client's own protocol for `connect` and `grpc-web`.
@@ -90,8 +131,8 @@ export interface ClientOptions {
    * `@JavaClass`. Unset: the derived protobuf messages (docs/schema.md).
    */
   serialization?: "hessian2" | "fastjson2" | "json";
-  /** Default call timeout in ms (whole call, across retries). None by default. */
-  timeout?: number;
+  /** Default call timeout in ms (whole call, across retries); 0 or left out: none. */
+  timeoutMs?: number;
   /** `tri-service-version` to select. */
   version?: string;
   /** `tri-service-group` to select. */
@@ -108,9 +149,9 @@ export interface ClientOptions {
   retries?: number;
   /**
    * Per-method settings by wire name or JavaScript name, over the method's own
-   * (`@Method({ retries })`) and the client's: `{ charge: { retries: 0 } }`.
+   * (`@Method({ retries })`) and the client's: `{ charge: { retries: 0, timeoutMs: 2000 } }`.
    */
-  methods?: Readonly<Record<string, { readonly retries?: number }>>;
+  methods?: Readonly<Record<string, { readonly retries?: number; readonly timeoutMs?: number }>>;
   /** Cluster policy: failover (default), failfast, failsafe, failback, forking, broadcast. */
   cluster?: ClusterPolicyName | ClusterPolicy;
   /**

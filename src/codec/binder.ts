@@ -1,9 +1,9 @@
 import { Code } from "../protocol/code.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import type { ParamDescriptor } from "../service/descriptors.js";
-import { FileUpload } from "../service/file-upload.js";
+import { StreamedFile } from "../service/file-upload.js";
 import type { JavaText, NumberProto, TypeDesc } from "../service/type-desc.js";
-import { UploadedFile } from "../service/type-desc.js";
+import { InMemoryFile } from "../service/type-desc.js";
 import { bigIntFromDecimal, checkDigits, describeBigInt } from "./big-numbers.js";
 import { JavaValueError, javaValueExample, parseJavaValue } from "./java-values.js";
 import { bindError } from "./bind-error.js";
@@ -335,15 +335,15 @@ export function compileConverter(t: TypeDesc): Converter {
       conv = toBytes;
       break;
     case "file":
-      conv = (v, w) => (v instanceof UploadedFile ? v : UploadedFile.wrap(toBytes(v, w), "", "application/octet-stream"));
+      conv = (v, w) => (v instanceof InMemoryFile ? v : InMemoryFile.wrap(toBytes(v, w), "", "application/octet-stream"));
       break;
     case "download":
       // A result type only (the client reads it); as a parameter it is any value.
       conv = (v) => v;
       break;
     case "upload":
-      // Outside multipart (JSON base64, XML), a FileUpload is held in memory, bounded by maxBodyBytes.
-      conv = (v, w) => (v instanceof FileUpload ? v : FileUpload.fromBytes(toBytes(v, w)));
+      // Outside multipart (JSON base64, XML), a StreamedFile is held in memory, bounded by maxBodyBytes.
+      conv = (v, w) => (v instanceof StreamedFile ? v : StreamedFile.fromBytes(toBytes(v, w)));
       break;
     case "any":
       conv = (v) => v;
@@ -401,9 +401,9 @@ export function compileTextConverter(t: TypeDesc): (text: string, where: string)
     case "bytes":
       return (s) => Buffer.from(s, "utf8");
     case "file":
-      return (s) => UploadedFile.wrap(Buffer.from(s, "utf8"), "", "text/plain");
+      return (s) => InMemoryFile.wrap(Buffer.from(s, "utf8"), "", "text/plain");
     case "upload":
-      return (s) => FileUpload.fromBytes(Buffer.from(s, "utf8"), "", "text/plain");
+      return (s) => StreamedFile.fromBytes(Buffer.from(s, "utf8"), "", "text/plain");
     default: {
       // Structured types in a text field are JSON (Dubbo does the same for query values).
       const conv = compileConverter(t);

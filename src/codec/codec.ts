@@ -13,15 +13,15 @@ export interface BodyLimits {
   readonly maxFileBytes: number;
   /** Largest multipart field or form value. */
   readonly maxFieldBytes: number;
-  /** Most multipart file parts (byte arrays, `UploadedFile`, `FileUpload`, parts with a filename). */
+  /** Most multipart file parts (byte arrays, `InMemoryFile`, `StreamedFile`, parts with a filename). */
   readonly maxFiles: number;
   /** Most multipart non-file parts (fields). */
   readonly maxFields: number;
   /** Largest header block of one multipart part. */
   readonly maxPartHeaderBytes: number;
-  /** Largest streamed file (`FileUpload`), independent of `maxBodyBytes`. */
+  /** Largest streamed file (`StreamedFile`), independent of `maxBodyBytes`. */
   readonly maxUploadFileBytes: number;
-  /** Most bytes of streamed files (`FileUpload`) in one request. */
+  /** Most bytes of streamed files (`StreamedFile`) in one request. */
   readonly maxUploadBytes: number;
   /** Most bytes of spilled uploads on disk at once, server-wide (507 past it). */
   readonly maxUploadDiskBytes: number;

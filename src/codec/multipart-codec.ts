@@ -4,7 +4,7 @@ import { parseMediaType } from "../protocol/content-type.js";
 import { bodyTooLarge, requestBodyClosed } from "../protocol/errors.js";
 import { Code } from "../protocol/code.js";
 import { RpcError } from "../protocol/rpc-error.js";
-import { FileUpload } from "../service/file-upload.js";
+import { StreamedFile } from "../service/file-upload.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import type { TypeDesc } from "../service/type-desc.js";
 import { withNumberLimits } from "./big-numbers.js";
@@ -33,12 +33,12 @@ interface Plan {
   readonly fileNames: ReadonlySet<string>;
   /** An unnamed parameter takes bytes: any part may be a file. */
   readonly unnamedFile: boolean;
-  /** Names of parameters (or fields of the one class parameter) that take a streamed `FileUpload`. */
+  /** Names of parameters (or fields of the one class parameter) that take a streamed `StreamedFile`. */
   readonly uploadNames: ReadonlySet<string>;
-  /** An unnamed parameter takes a `FileUpload`: any part with a filename is streamed. */
+  /** An unnamed parameter takes a `StreamedFile`: any part with a filename is streamed. */
   readonly unnamedUpload: boolean;
   /**
-   * The handler may start before the body ends: the last parameter is a single `FileUpload`,
+   * The handler may start before the body ends: the last parameter is a single `StreamedFile`,
    * named (`name`) or the method's only parameter (`name` undefined: the first file part).
    */
   readonly live: { readonly name: string | undefined } | undefined;
@@ -83,7 +83,7 @@ function planFor(method: MethodDescriptor): Plan {
   return plan;
 }
 
-/** True when a method binds streamed files (`FileUpload`) from multipart. */
+/** True when a method binds streamed files (`StreamedFile`) from multipart. */
 function bindsUploads(method: MethodDescriptor): boolean {
   const plan = planFor(method);
   return plan.unnamedUpload || plan.uploadNames.size > 0;
@@ -154,10 +154,10 @@ function classify(head: PartHead, plan: Plan, liveTaken: boolean): PartKind {
 }
 
 function partTooLarge(head: PartHead, limit: number, limitName: string) {
-  return overLimit(`multipart part "${head.name.slice(0, 64)}" is larger than ${limit} bytes (limits.${limitName})`);
+  return overLimit(`multipart part "${head.name.slice(0, 64)}" is larger than ${limit} bytes (${limitName})`);
 }
 
-/** One part held in memory (a field, a `Uint8Array` / `UploadedFile` file): its bytes within its limit. */
+/** One part held in memory (a field, a `Uint8Array` / `InMemoryFile` file): its bytes within its limit. */
 class MemoryPart {
   private size = 0;
   private readonly chunks: Buffer[] = [];
@@ -172,7 +172,7 @@ class MemoryPart {
     this.size += chunk.length;
     const { limits } = this.owner;
     const limit = this.isFile ? limits.maxFileBytes : limits.maxFieldBytes;
-    if (this.size > limit) this.owner.fail(partTooLarge(this.head, limit, this.isFile ? "maxFileBytes" : "maxFieldBytes"));
+    if (this.size > limit) this.owner.fail(partTooLarge(this.head, limit, this.isFile ? "limits.maxFileBytes" : "limits.maxFieldBytes"));
     else this.chunks.push(chunk);
   }
 
@@ -184,7 +184,7 @@ class MemoryPart {
 }
 
 /**
- * One streamed file (`FileUpload`): in memory up to `uploadMemoryBytes`, then written to a temp
+ * One streamed file (`StreamedFile`): in memory up to `uploadMemoryBytes`, then written to a temp
  * file with backpressure (the part pauses while the disk catches up). Bounded by
  * `maxUploadFileBytes`, the call's `maxUploadBytes` and the server's `maxUploadDiskBytes`.
  */
@@ -235,12 +235,12 @@ class SpillPart {
     const file = this.file;
     if (!file) {
       const data = Buffer.concat(this.chunks);
-      this.owner.done({ name, value: { filename, contentType, charset, data, upload: FileUpload.fromBytes(data, filename ?? "", type) } }, this.head.index);
+      this.owner.done({ name, value: { filename, contentType, charset, data, upload: StreamedFile.fromBytes(data, filename ?? "", type) } }, this.head.index);
       return;
     }
     file.stream.end(() => {
       if (this.owner.failed) return;
-      const upload = FileUpload.fromPath(file.path, this.size, filename ?? "", type);
+      const upload = StreamedFile.fromPath(file.path, this.size, filename ?? "", type);
       // A spilled file is done once flushed, which may come after a later part's: its index keeps its place.
       this.owner.done({ name, value: { filename, contentType, charset, data: EMPTY, upload } }, this.head.index);
     });
@@ -263,12 +263,12 @@ function fileType(head: PartHead): string {
 function countUpload(owner: PartsOwner, scope: UploadScope, head: PartHead, size: number, n: number): boolean {
   const { limits } = owner;
   if (size > limits.maxUploadFileBytes) {
-    owner.fail(partTooLarge(head, limits.maxUploadFileBytes, "maxUploadFileBytes"));
+    owner.fail(partTooLarge(head, limits.maxUploadFileBytes, "uploads.maxFileBytes"));
     return false;
   }
   scope.streamed += n;
   if (scope.streamed > limits.maxUploadBytes) {
-    owner.fail(overLimit(`the uploaded files of this request are larger than ${limits.maxUploadBytes} bytes in all (limits.maxUploadBytes)`));
+    owner.fail(overLimit(`the uploaded files of this request are larger than ${limits.maxUploadBytes} bytes in all (uploads.maxBytes)`));
     return false;
   }
   return true;
@@ -276,14 +276,14 @@ function countUpload(owner: PartsOwner, scope: UploadScope, head: PartHead, size
 
 /**
  * The file the handler reads while it arrives (the last parameter): the part flows into a
- * PassThrough the handler gets as `FileUpload.stream()`, pausing the body when the handler reads
+ * PassThrough the handler gets as `StreamedFile.stream()`, pausing the body when the handler reads
  * slower than the client sends. A limit crossed or a body cut short fails that stream.
  */
 class LivePart {
   // A roomy buffer: fewer pause/resume cycles of the request body (each costs an HTTP/2 window update).
   readonly out = new PassThrough({ highWaterMark: 1024 * 1024 });
   private size = 0;
-  readonly upload: FileUpload;
+  readonly upload: StreamedFile;
 
   constructor(
     private readonly owner: PartsOwner,
@@ -292,7 +292,7 @@ class LivePart {
     private readonly scope: UploadScope,
   ) {
     const type = fileType(head);
-    this.upload = FileUpload.fromStream(this.out, head.filename ?? "", type);
+    this.upload = StreamedFile.fromStream(this.out, head.filename ?? "", type);
     // A handler that never took the stream must not see its failure as an uncaught error.
     this.out.on("error", () => {});
     this.out.on("drain", () => this.part.resume());
@@ -417,7 +417,7 @@ class MultipartReader implements PartsOwner {
     if (kind === "field" || kind === "file") return new MemoryPart(this, head, kind === "file");
     const scope = this.uploads;
     if (!scope) {
-      this.fail(new RpcError(Code.Internal, "streamed file parameters (FileUpload) are not supported on this path"));
+      this.fail(new RpcError(Code.Internal, "streamed file parameters (StreamedFile) are not supported on this path"));
       return undefined;
     }
     if (kind === "upload") return new SpillPart(this, head, part, scope);
@@ -451,7 +451,7 @@ class MultipartReader implements PartsOwner {
     if (!this.uploads || (this.plan.uploadNames.size === 0 && !this.plan.unnamedUpload)) return bodyTooLarge(max);
     return overLimit(
       `more than ${max} bytes of this multipart body are held in memory (limits.maxBodyBytes): fields, ` +
-        `in-memory files and streamed files under limits.uploadMemoryBytes count; larger streamed files are spilled to disk`,
+        `in-memory files and streamed files under uploads.memoryBytes count; larger streamed files are spilled to disk`,
     );
   }
 
@@ -561,7 +561,7 @@ function readParts(body: Readable, boundary: string, limits: BodyLimits, plan: P
 /**
  * `multipart/form-data`, streamed: each part is decoded by its own Content-Type and bound by
  * name (named parameters) or in order (unnamed ones); byte-array parameters receive file bytes,
- * `FileUpload` parameters a streamed file (spilled to disk past `uploadMemoryBytes`).
+ * `StreamedFile` parameters a streamed file (spilled to disk past `uploadMemoryBytes`).
  */
 export const multipartRequestCodec: RequestCodec = {
   mediaTypes: ["multipart/form-data"],

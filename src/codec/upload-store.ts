@@ -55,7 +55,7 @@ function processAlive(pid: number): boolean {
 function uploadDiskFull(limit: number): RpcError {
   return new RpcError(
     Code.ResourceExhausted,
-    `the server's upload space is full: spilled uploads would exceed ${limit} bytes on disk (limits.maxUploadDiskBytes); retry later`,
+    `the server's upload space is full: spilled uploads would exceed ${limit} bytes on disk (uploads.maxDiskBytes); retry later`,
     { httpStatus: 507 },
   );
 }
@@ -64,7 +64,7 @@ function uploadDiskFull(limit: number): RpcError {
 function uploadPeerShareFull(limit: number): RpcError {
   return new RpcError(
     Code.ResourceExhausted,
-    `this client's spilled uploads would exceed ${limit} bytes on disk (limits.maxUploadDiskBytesPerPeer, the share of one client address); retry when its other uploads have finished`,
+    `this client's spilled uploads would exceed ${limit} bytes on disk (uploads.maxDiskBytesPerPeer, the share of one client address); retry when its other uploads have finished`,
     { httpStatus: 507 },
   );
 }
@@ -104,15 +104,15 @@ function checkDirSafe(dir: string): void {
   // A symbolic link is followed only when it is ours (or root's): else its owner picks the directory.
   if (link.isSymbolicLink() && link.uid !== uid && link.uid !== 0) throw unsafeDir(dir, `is a symbolic link owned by uid ${link.uid}`);
   const st = link.isSymbolicLink() ? statSync(dir) : link;
-  if (!st.isDirectory()) throw new TypeError(`createServer: uploadDir ${dir} is not a directory`);
+  if (!st.isDirectory()) throw new TypeError(`createServer: uploads.dir ${dir} is not a directory`);
   if (st.uid !== uid) throw unsafeDir(dir, `is owned by uid ${st.uid}, not by this process (uid ${uid})`);
   if ((st.mode & 0o022) !== 0) throw unsafeDir(dir, `is writable by other users (mode ${(st.mode & 0o7777).toString(8).padStart(4, "0")})`);
 }
 
 function unsafeDir(dir: string, why: string): TypeError {
   return new TypeError(
-    `createServer: uploadDir ${dir} ${why}: others could rename or replace spilled uploads while a handler reads them. ` +
-      `Use a directory owned by this user that only it can write (chmod 700), or leave uploadDir out for a private temp directory`,
+    `createServer: uploads.dir ${dir} ${why}: others could rename or replace spilled uploads while a handler reads them. ` +
+      `Use a directory owned by this user that only it can write (chmod 700), or leave uploads.dir out for a private temp directory`,
   );
 }
 
@@ -176,7 +176,7 @@ export class UploadStore {
   private made: string | undefined = undefined;
 
   constructor(
-    /** The `uploadDir` option; undefined: a private directory of this store's own. */
+    /** The `uploads.dir` option; undefined: a private directory of this store's own. */
     readonly given: string | undefined,
     readonly maxDiskBytes: number,
     readonly maxPeerBytes: number = maxDiskBytes,

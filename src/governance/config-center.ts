@@ -52,7 +52,7 @@ export function resolveConfigCenter(
   if (isConfigCenter(spec)) return { center: spec, owned: false };
   if (typeof spec === "string" && /^zookeeper:\/\//i.test(spec)) return { center: new ZookeeperRegistry(spec, { logger }), owned: true };
   const shown = typeof spec === "string" ? JSON.stringify(spec) : `a ${typeof spec}`;
-  throw new TypeError(`${who}: configCenter must be false, an address ("zookeeper://127.0.0.1:2181") or an object with watchConfig(group, key, listener); got ${shown}`);
+  throw new TypeError(`${who}: registry.configCenter must be false, an address ("zookeeper://127.0.0.1:2181") or an object with watchConfig(group, key, listener); got ${shown}`);
 }
 
 /** The one way governance code logs: through the server's or client's `logger`, prefixed `triple-rpc governance:`. */

@@ -8,7 +8,7 @@ import { paramLabel } from "../codec/binder.js";
 import { Code } from "../protocol/code.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import { fromProto, type FromProto, hasPresence, toProto, type ToProto } from "../schema/convert.js";
-import { type DerivedMethod, SchemaBuilder } from "../schema/derive.js";
+import { type DerivedMethod, ProtoSchemaBuilder } from "../schema/derive.js";
 import { jsonDefaults, jsonPresence } from "./json-presence.js";
 import { toProtobufRoot } from "../schema/protobufjs.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
@@ -27,7 +27,7 @@ function badResponse(what: string, e: unknown): RpcError {
 
 /** The derived messages of one method on their own (field numbers do not depend on the rest of the server). */
 function deriveMethod(md: MethodDescriptor): { dm: DerivedMethod; root: protobuf.Root } {
-  const b = new SchemaBuilder().add({ name: md.serviceName, version: "", group: "", methods: [md], proto: undefined });
+  const b = new ProtoSchemaBuilder().add({ name: md.serviceName, version: "", group: "", methods: [md], proto: undefined });
   const schema = b.build();
   return { dm: schema.methods.get(md)!, root: toProtobufRoot(schema.files) };
 }

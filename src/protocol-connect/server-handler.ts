@@ -56,7 +56,7 @@ export class ConnectHandler implements ServerProtocolHandler {
    * too); another method with a Connect stream content type or `connect-protocol-version`.
    */
   claims(ex: ExchangeHead): boolean {
-    if (ex.method === "GET") return isConnectGet(ex.query) && (this.core.rest === undefined || this.core.router.hasPath(ex.path));
+    if (ex.method === "GET") return isConnectGet(ex.query) && (this.core.rest === undefined || this.core.router.serves(ex.path));
     return isConnectStreamType(ex.headers[H.contentType]) || ex.headers[CH.protocolVersion] !== undefined;
   }
 

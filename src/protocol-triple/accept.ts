@@ -1,5 +1,5 @@
 import type { ResponseCodec } from "../codec/codec.js";
-import { responseCodecFor } from "../codec/registry.js";
+import { responseCodecFor } from "../codec/codec-table.js";
 
 /**
  * Picks the response codec from `Accept`: the request's own type (`fallback`) unless another

@@ -13,7 +13,7 @@ import type { WireSettings } from "../runtime/client-protocol.js";
 import type { Attempt } from "../runtime/invocation.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import { Download } from "../service/download.js";
-import { FileUpload } from "../service/file-upload.js";
+import { StreamedFile } from "../service/file-upload.js";
 import type { CallScope } from "../transport/client/call-scope.js";
 import { connectFailure, isConnectErrorCode, streamClosedError, streamError, transportError } from "../transport/client/errors.js";
 import { whenConnected } from "../transport/client/http1.js";
@@ -25,9 +25,9 @@ function isBlob(x: unknown): x is Blob {
   return typeof Blob !== "undefined" && x instanceof Blob;
 }
 
-/** An argument that travels as a multipart file: a `File`/`Blob`, a Node.js `Readable`, a `FileUpload`. */
+/** An argument that travels as a multipart file: a `File`/`Blob`, a Node.js `Readable`, a `StreamedFile`. */
 export function isFileArg(x: unknown): boolean {
-  return isBlob(x) || x instanceof Readable || x instanceof FileUpload;
+  return isBlob(x) || x instanceof Readable || x instanceof StreamedFile;
 }
 
 function quoted(s: string): string {
@@ -65,9 +65,9 @@ export function downloadOfReply(reply: HttpReply): Download | undefined {
 }
 
 /** A file argument as a Node.js Readable: streamed, never held whole. */
-function streamOf(x: Blob | Readable | FileUpload): Readable {
+function streamOf(x: Blob | Readable | StreamedFile): Readable {
   if (isBlob(x)) return Readable.fromWeb(x.stream() as import("node:stream/web").ReadableStream<Uint8Array>);
-  if (x instanceof FileUpload) return x.stream();
+  if (x instanceof StreamedFile) return x.stream();
   return x;
 }
 
@@ -85,9 +85,9 @@ async function* multipartBody(md: MethodDescriptor, args: readonly unknown[], bo
       yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\nContent-Type: application/json\r\n\r\n${json}\r\n`);
       continue;
     }
-    const f = a as Blob | Readable | FileUpload;
-    const filename = f instanceof FileUpload ? f.filename : typeof (f as File).name === "string" ? (f as File).name : "blob";
-    const type = (f instanceof FileUpload ? f.contentType : isBlob(f) ? f.type : "") || "application/octet-stream";
+    const f = a as Blob | Readable | StreamedFile;
+    const filename = f instanceof StreamedFile ? f.filename : typeof (f as File).name === "string" ? (f as File).name : "blob";
+    const type = (f instanceof StreamedFile ? f.contentType : isBlob(f) ? f.type : "") || "application/octet-stream";
     yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${quoted(filename)}"\r\nContent-Type: ${type}\r\n\r\n`);
     const source = streamOf(f);
     sources.push(source);
@@ -105,7 +105,7 @@ async function* multipartBody(md: MethodDescriptor, args: readonly unknown[], bo
 
 /** True when an argument can be sent once only (a stream), so the call cannot be retried. */
 function oneShot(x: unknown): boolean {
-  return x instanceof Readable || (x instanceof FileUpload && x.streaming);
+  return x instanceof Readable || (x instanceof StreamedFile && x.streaming);
 }
 
 /**

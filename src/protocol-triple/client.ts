@@ -59,7 +59,7 @@ export class WholeBodyUnary extends HttpUnaryMethod {
 
 /**
  * Triple HTTP's unary method, which also carries files (client-files.ts): a call with a `File`,
- * `Blob`, `Readable` or `FileUpload` argument goes as multipart/form-data, and a file reply (a
+ * `Blob`, `Readable` or `StreamedFile` argument goes as multipart/form-data, and a file reply (a
  * method returning a `Download`, `Readable` or `Blob`) comes back as a `Download`.
  */
 class TripleUnary extends WholeBodyUnary {
@@ -77,7 +77,7 @@ class TripleUnary extends WholeBodyUnary {
   }
 }
 
-/** The parameter types a `File`, `Blob`, `Readable` or `FileUpload` argument may be given for. */
+/** The parameter types a `File`, `Blob`, `Readable` or `StreamedFile` argument may be given for. */
 const FILE_KINDS: ReadonlySet<string> = new Set(["bytes", "file", "upload", "any"]);
 
 /** The HTTP body compression the client's `compression` option names (undefined: identity). */

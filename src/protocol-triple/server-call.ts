@@ -4,7 +4,7 @@
  * deadline, auth, one end) is `ServerCallLifecycle`'s; this file keeps Triple's wire rules.
  */
 import type { RequestCodec, ResponseCodec } from "../codec/codec.js";
-import { responseCodecFor } from "../codec/registry.js";
+import { responseCodecFor } from "../codec/codec-table.js";
 import { Code } from "../protocol/code.js";
 import { type Compression, compressResponseBody } from "../protocol/compression.js";
 import type { MediaType } from "../protocol/content-type.js";

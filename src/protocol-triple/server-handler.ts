@@ -3,7 +3,7 @@ import { HEALTH_SERVICE_NAME } from "../runtime/health.js";
 import { tripleProtoRequestCodec } from "./proto-body.js";
 import type { RequestCodec } from "../codec/codec.js";
 import { protoRequestCodec } from "../codec/proto-codec.js";
-import { requestCodecFor, supportedRequestTypes } from "../codec/registry.js";
+import { requestCodecFor, supportedRequestTypes } from "../codec/codec-table.js";
 import { jsonRequestCodec } from "../codec/json-codec.js";
 import type { RestMatch } from "../runtime/rest-router.js";
 import { Code } from "../protocol/code.js";
@@ -110,10 +110,10 @@ export class TripleHttpHandler implements ServerProtocolHandler {
   /** Everything that can be refused before any byte of the body is read. */
   private check(ex: Exchange): TripleRequest {
     const rest = this.core.rest;
-    if (rest !== undefined && (ex.method !== "POST" || !this.core.router.hasPath(ex.path))) {
+    if (rest !== undefined && (ex.method !== "POST" || !this.core.router.serves(ex.path))) {
       const match = rest.match(ex.method, ex.path, ex.headers);
       if (match) return checkRest(this.core, ex, match);
-      if (ex.method !== "POST" && !this.core.router.hasPath(ex.path)) throw noRestRoute(ex.method, ex.path);
+      if (ex.method !== "POST" && !this.core.router.serves(ex.path)) throw noRestRoute(ex.method, ex.path);
     }
     if (ex.method !== "POST") throw methodNotAllowed(ex.method);
     const h = ex.headers;

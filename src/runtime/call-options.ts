@@ -4,8 +4,8 @@ const CALL_OPTIONS = Symbol.for("triple-rpc:call-options");
 
 /** Per-call options: the last argument of any client method. */
 export interface CallOptions {
-  /** Timeout of this call in ms (overrides the client's). */
-  timeout?: number;
+  /** Timeout of this call in ms (overrides the client's and the method's); 0: none. */
+  timeoutMs?: number;
   /** Metadata of this call (merged over the client's). */
   metadata?: MetadataInit;
   /** Cancels the call: the call fails with `cancelled`. */

@@ -122,7 +122,7 @@ export class RestRouter {
   }
 
   /** True when some REST route (for any HTTP method) has this path. */
-  hasPath(path: string): boolean {
+  serves(path: string): boolean {
     if (this.literalPaths.has(path)) return true;
     const found: { node: Node; values: string[] }[] = [];
     if (this.root.literals.size > 0 || this.root.param) collect(this.root, path.slice(1).split("/"), 0, [], found);

@@ -88,7 +88,7 @@ export class Router {
   }
 
   /** True when a method is registered under `path` (in some version and group). */
-  hasPath(path: string): boolean {
+  serves(path: string): boolean {
     return this.routes.has(path);
   }
 

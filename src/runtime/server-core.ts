@@ -33,7 +33,7 @@ export interface ServerCore {
    * telemetry as a span of its own when an SDK is registered; nothing otherwise.
    */
   refused(ex: Exchange, protocol: WireProtocol, err: unknown): void;
-  /** Where streamed uploads (`FileUpload`) past the memory threshold are spilled; none: they are refused. */
+  /** Where streamed uploads (`StreamedFile`) past the memory threshold are spilled; none: they are refused. */
   readonly uploads?: UploadStore;
   /** True once `close()` began: new calls are refused with `unavailable`. */
   readonly draining: boolean;

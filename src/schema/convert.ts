@@ -1,8 +1,8 @@
 import { base64Encode } from "../protocol/bytes.js";
 import { bindError } from "../codec/bind-error.js";
 import { missingField } from "../codec/binder.js";
-import { FileUpload } from "../service/file-upload.js";
-import { type TypeDesc, UploadedFile } from "../service/type-desc.js";
+import { StreamedFile } from "../service/file-upload.js";
+import { type TypeDesc, InMemoryFile } from "../service/type-desc.js";
 import { cutText } from "../protocol/wire-text.js";
 
 /**
@@ -160,10 +160,10 @@ function compileFromProto(t: TypeDesc): FromProto {
     case "bytes":
       return (v) => (v instanceof Uint8Array ? v : new Uint8Array(0));
     case "file":
-      return (v) => UploadedFile.wrap(v instanceof Uint8Array ? v : new Uint8Array(0), "", "application/octet-stream");
+      return (v) => InMemoryFile.wrap(v instanceof Uint8Array ? v : new Uint8Array(0), "", "application/octet-stream");
     case "upload":
-      // Over gRPC and Connect a FileUpload is the message's bytes field, in memory.
-      return (v) => FileUpload.fromBytes(v instanceof Uint8Array ? v : new Uint8Array(0));
+      // Over gRPC and Connect a StreamedFile is the message's bytes field, in memory.
+      return (v) => StreamedFile.fromBytes(v instanceof Uint8Array ? v : new Uint8Array(0));
     case "any":
       return (v) => fromValue(v);
     case "array": {

@@ -70,7 +70,7 @@ interface FileBuilder {
  * - a second service in the same package with a method of the same name gets
  *   `<Service><Method>Request` instead.
  */
-export class SchemaBuilder {
+export class ProtoSchemaBuilder {
   private readonly files: FileBuilder[] = [];
   private readonly classes = new Map<object, { fullName: string; file: FileBuilder }>();
   private readonly taken = new Set<string>();
@@ -254,7 +254,7 @@ function qualify(pkg: string, name: string): string {
 
 /** The derived schema of some services (their IDL-less methods), on its own. */
 export function deriveSchema(services: readonly ServiceDescriptor[]): DerivedSchema {
-  const b = new SchemaBuilder();
+  const b = new ProtoSchemaBuilder();
   for (const s of services) b.add(s);
   return b.build();
 }

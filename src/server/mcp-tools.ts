@@ -4,7 +4,7 @@ import { quote } from "../protocol/wire-text.js";
 import type { RegisteredMethod } from "../runtime/router.js";
 import type { MethodDescriptor, ServiceDescriptor } from "../service/descriptors.js";
 import type { TypeDesc } from "../service/type-desc.js";
-import { type JsonSchema, SchemaBuilder } from "./openapi-schema.js";
+import { type JsonSchema, JsonSchemaBuilder } from "./openapi-schema.js";
 
 /**
  * How a tool's result becomes `structuredContent`: the result itself (a class or a .proto
@@ -75,7 +75,7 @@ function inputOf(md: MethodDescriptor, where: string): { schema: JsonSchema; bin
   for (const p of params) {
     if (NOT_JSON.has(p.type.kind)) throw new TypeError(`${where}: a streamed upload parameter cannot be an MCP tool argument (arguments are JSON)`);
   }
-  const sb = new SchemaBuilder();
+  const sb = new JsonSchemaBuilder();
   if (params.length === 1 && params[0].name === undefined && params[0].type.kind === "class") {
     const top = refName(sb.of(params[0].type));
     return { schema: standalone({}, sb.components, top), bind: (args) => bindJsonValue(md, [args]), fieldPrefix: "arg1." };
@@ -113,7 +113,7 @@ function outputOf(md: MethodDescriptor, where: string): { schema: JsonSchema | u
   const t = md.returns;
   if (t === undefined) return { schema: undefined, output: undefined };
   if (NOT_JSON.has(t.kind)) throw new TypeError(`${where}: a download result cannot be an MCP tool result (results are JSON)`);
-  const sb = new SchemaBuilder();
+  const sb = new JsonSchemaBuilder();
   const s = sb.of(t);
   if (t.kind === "class") return { schema: standalone({}, sb.components, refName(s)), output: "object" };
   const root: JsonSchema = { type: "object", properties: { result: s }, required: ["result"] };

@@ -56,7 +56,7 @@ export function withConstraints(schema: JsonSchema, t: TypeDesc, c: Constraints 
  * Turns the type model into JSON Schemas, collecting decorated classes as named component
  * schemas (`#/components/schemas/User`); a second class of the same name gets `User_2`.
  */
-export class SchemaBuilder {
+export class JsonSchemaBuilder {
   /** The component schemas, by name. */
   readonly components: Record<string, JsonSchema> = {};
   private readonly names = new Map<object, string>();

@@ -2,7 +2,7 @@ import { describeService } from "../service/describe.js";
 import type { MethodDescriptor, ParamDescriptor, ServiceDescriptor } from "../service/descriptors.js";
 import type { TypeDesc } from "../service/type-desc.js";
 import { ProtoSchemas } from "./openapi-proto.js";
-import { type JsonSchema, SchemaBuilder } from "./openapi-schema.js";
+import { type JsonSchema, JsonSchemaBuilder } from "./openapi-schema.js";
 
 /** Options of {@link toOpenApi}. */
 export interface OpenApiOptions {
@@ -127,7 +127,7 @@ export function toOpenApi(services: Iterable<OpenApiService>, options: OpenApiOp
 
 class DocumentBuilder {
   readonly paths: Record<string, Record<string, unknown>> = {};
-  private readonly schemas = new SchemaBuilder();
+  private readonly schemas = new JsonSchemaBuilder();
   private readonly protos = new ProtoSchemas(this.schemas.components);
   private bearer = false;
   /** True once a method takes uploads: the 507 answer is described. */
@@ -263,7 +263,7 @@ const UPLOADS: ReadonlySet<TypeDesc["kind"]> = new Set(["file", "upload"]);
 const BYTES: ReadonlySet<TypeDesc["kind"]> = new Set(["bytes", "file", "upload"]);
 
 /** The body's schema per content type the binder accepts for these parameters. */
-function bodyContent(sb: SchemaBuilder, params: readonly ParamDescriptor[]): Record<string, unknown> {
+function bodyContent(sb: JsonSchemaBuilder, params: readonly ParamDescriptor[]): Record<string, unknown> {
   const n = params.length;
   const allNamed = n > 0 && params.every((p) => p.name);
   const required = params.filter((p) => !p.optional).length;
@@ -287,7 +287,7 @@ function bodyContent(sb: SchemaBuilder, params: readonly ParamDescriptor[]): Rec
 }
 
 /** An object with one member per named parameter. */
-function named(sb: SchemaBuilder, params: readonly ParamDescriptor[], bytes: "base64" | "binary"): JsonSchema {
+function named(sb: JsonSchemaBuilder, params: readonly ParamDescriptor[], bytes: "base64" | "binary"): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   for (const p of params) properties[p.name as string] = sb.ofField(p, bytes);
   const required = params.filter((p) => !p.optional).map((p) => p.name as string);

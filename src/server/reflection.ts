@@ -1,7 +1,7 @@
 import * as protobuf from "protobufjs";
 import { Code } from "../protocol/code.js";
 import { buildDescriptorIndex, type DescriptorIndex, type DescriptorSource, nameFile } from "../schema/descriptor.js";
-import { SchemaBuilder } from "../schema/derive.js";
+import { ProtoSchemaBuilder } from "../schema/derive.js";
 import { toProtobufRoot } from "../schema/protobufjs.js";
 import { Service } from "../service/decorators.js";
 import type { ServiceDescriptor } from "../service/descriptors.js";
@@ -87,7 +87,7 @@ export interface ReflectionSource {
 /** The descriptors of every registered service: .proto-bound ones from their files, IDL-less ones derived. */
 function indexOf(services: readonly ServiceDescriptor[]): DescriptorIndex {
   const sources: DescriptorSource[] = [];
-  const derived = new SchemaBuilder();
+  const derived = new ProtoSchemaBuilder();
   let idlLess = false;
   const roots = new Set<protobuf.Root>();
   for (const s of services) {

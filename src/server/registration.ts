@@ -1,45 +1,24 @@
 import type { AddressInfo } from "node:net";
-import { resolveRegistry, type RegistrySpec } from "../registry/create.js";
+import { resolveRegistry } from "../registry/create.js";
 import { hasInstanceDiscovery, type Registry, registryLog } from "../registry/registry.js";
 import { instanceJson, metadataInfo, metadataJson } from "../registry/instance.js";
 import { createMetadataService, type MetadataServiceV2 } from "../registry/metadata-service.js";
-import { announcedHost, isAnyHost, MAX_WEIGHT, providerUrl } from "../registry/service-url.js";
+import { announcedHost, isAnyHost, providerUrl } from "../registry/service-url.js";
 import { type DubboUrl, toFullString } from "../registry/url.js";
-import { type ConfigCenterSpec, resolveConfigCenter } from "../governance/config-center.js";
+import { resolveConfigCenter } from "../governance/config-center.js";
 import { ProviderGovernance } from "../governance/provider-governance.js";
 import type { ServiceDescriptor } from "../service/descriptors.js";
-import { isValidWeight } from "../transport/client/provider.js";
 import type { Logger } from "../runtime/logger.js";
+import type { RegistryLevel } from "../registry/options.js";
+import type { ServerRegistryOptions } from "./server-options.js";
 
-/** How a server announces itself in a registry. */
-export interface ProviderRegistrationOptions {
-  readonly registry: RegistrySpec;
-  /** `application=` of the provider URLs. */
-  readonly application: string | undefined;
-  /** The host to announce instead of the one chosen from the bound address. */
-  readonly host: string | undefined;
-  /** `weight=` of the provider URLs. */
-  readonly weight: number | undefined;
-  /** `warmup=` (ms) of the provider URLs. */
-  readonly warmupMs?: number;
-  /** How long to wait between removing the nodes and draining, ms. */
+/** How a server announces itself in a registry: createServer's checked `registry` group, and its logger. */
+export type ProviderRegistrationOptions = ServerRegistryOptions & {
+  readonly level: RegistryLevel;
   readonly unregisterDelayMs: number;
   /** The server's logger. */
   readonly logger: Logger;
-  /** Where to announce: interface level, application (instance) level, or both (default, as Dubbo 3.3). */
-  readonly registerMode?: RegisterMode;
-  /** Where consumers read the metadata: the provider's MetadataServiceV2 (`local`, default) or the registry (`remote`). */
-  readonly metadataStorage?: "local" | "remote";
-  /** Dubbo's static tag (`dubbo.tag=`) of the provider URLs, for consumers' tag routing. */
-  readonly tag?: string;
-  /** Where configurators addressed to this provider are read; default the registry (ZooKeeper). */
-  readonly configCenter?: ConfigCenterSpec;
-}
-
-/** Dubbo's `register-mode`: `interface` (`/dubbo/<interface>/providers`), `instance` (`/services/<app>`), `all` (both). */
-export type RegisterMode = "interface" | "instance" | "all";
-
-const REGISTER_MODES: readonly string[] = ["interface", "instance", "all"];
+};
 
 /**
  * A server's provider nodes: one per exported service (interface × version × group), written
@@ -53,7 +32,7 @@ export class ProviderRegistration {
   /** What is announced where, once `register` ran. */
   private announced: { host: string; port: number; services: ServiceDescriptor[]; anyhost: boolean } | undefined;
   private instance: { app: string; id: string } | undefined;
-  private readonly mode: RegisterMode;
+  private readonly mode: RegistryLevel;
   /** The MetadataServiceV2 the server serves, when announcing at instance level. */
   readonly metadataService: (MetadataServiceV2 & object) | undefined;
   /** Configurators addressed to this provider (Dubbo Admin's weight, disable, timeout), when a config center is read. */
@@ -64,30 +43,15 @@ export class ProviderRegistration {
   private published = "";
 
   constructor(private readonly o: ProviderRegistrationOptions) {
-    const r = resolveRegistry(o.registry, "createServer", o.logger);
+    const r = resolveRegistry(o.address, "createServer", o.logger);
     this.registry = r.registry;
     this.owned = r.owned;
-    if (o.weight !== undefined && !(isValidWeight(o.weight) && o.weight <= MAX_WEIGHT)) {
-      throw new TypeError(`createServer: registryWeight must be a number from 0 to ${MAX_WEIGHT} (consumers count a higher weight as ${MAX_WEIGHT}), got ${o.weight}`);
-    }
-    if (o.warmupMs !== undefined && !(typeof o.warmupMs === "number" && Number.isFinite(o.warmupMs) && o.warmupMs > 0)) {
-      throw new TypeError(`createServer: registryWarmupMs must be a number of ms > 0, got ${JSON.stringify(o.warmupMs)}`);
-    }
-    if (o.registerMode !== undefined && !REGISTER_MODES.includes(o.registerMode)) {
-      throw new TypeError(`createServer: registerMode must be "interface", "instance" or "all", got ${JSON.stringify(o.registerMode)}`);
-    }
-    if (o.metadataStorage !== undefined && o.metadataStorage !== "local" && o.metadataStorage !== "remote") {
-      throw new TypeError(`createServer: metadataStorage must be "local" or "remote", got ${JSON.stringify(o.metadataStorage)}`);
-    }
-    this.mode = o.registerMode ?? "all";
+    this.mode = o.level;
     if (this.mode !== "interface" && !hasInstanceDiscovery(this.registry)) {
-      if (this.mode === "instance") throw new TypeError(`createServer: registerMode "instance" needs a registry with application-level discovery (ZooKeeper)`);
+      if (this.mode === "application") throw new TypeError(`createServer: registry.level "application" needs a registry with application-level discovery (ZooKeeper)`);
       this.mode = "interface";
     }
     this.metadataService = this.mode === "interface" ? undefined : createMetadataService();
-    if (o.tag !== undefined && (typeof o.tag !== "string" || o.tag.trim() === "" || /[\s&=]/.test(o.tag.trim()))) {
-      throw new TypeError(`createServer: registryTag must be a non-empty word (Dubbo's dubbo.tag, e.g. "gray"), got ${JSON.stringify(o.tag)}`);
-    }
     const center = resolveConfigCenter(o.configCenter, this.registry, "createServer", o.logger);
     if (center) {
       this.governance = new ProviderGovernance({ ...center, application: this.application, logger: o.logger, onChange: () => void this.reExport().catch(() => {}) });
@@ -112,11 +76,11 @@ export class ProviderRegistration {
     if (prev && next && toFullString(prev) === toFullString(next)) return;
     if (prev) {
       this.exported.delete(url);
-      if (this.mode !== "instance") await this.registry.unregister(prev).catch(() => {});
+      if (this.mode !== "application") await this.registry.unregister(prev).catch(() => {});
     }
     if (!next) return;
     this.exported.set(url, next);
-    if (this.mode !== "instance") await this.registry.register(next);
+    if (this.mode !== "application") await this.registry.register(next);
   }
 
   /**
@@ -179,7 +143,7 @@ export class ProviderRegistration {
   private async unexport(url: DubboUrl): Promise<void> {
     const prev = this.exported.get(url);
     this.exported.delete(url);
-    if (prev && this.mode !== "instance") await this.registry.unregister(prev).catch(() => {});
+    if (prev && this.mode !== "application") await this.registry.unregister(prev).catch(() => {});
   }
 
   private urlOf(s: ServiceDescriptor): DubboUrl {

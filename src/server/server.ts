@@ -5,22 +5,21 @@ import type { IncomingMessage } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { UploadStore } from "../codec/upload-store.js";
-import { AccessLog, type AccessLogOption } from "../observability/access-log.js";
-import { ServerTelemetry, type ServerTelemetryOptions } from "../observability/server-observer.js";
+import { AccessLog } from "../observability/access-log.js";
+import { ServerTelemetry } from "../observability/server-observer.js";
 import { Code } from "../protocol/code.js";
 import { headersTooLarge, serverShutDown } from "../protocol/errors.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import { METADATA_V2_VERSION } from "../registry/instance.js";
 import { METADATA_SERVICE_V2 } from "../registry/metadata-proto.js";
 import type { Registry } from "../registry/registry.js";
-import type { ConfigCenter } from "../governance/config-center.js";
-import { type AuthOptions, authenticate } from "../runtime/auth.js";
+import { authenticate } from "../runtime/auth.js";
 import type { CallContext, WireProtocol } from "../runtime/context.js";
 import { HandlerErrors } from "../runtime/handler-errors.js";
 import { HEALTH_SERVICE_NAME, HealthService } from "../runtime/health.js";
 import { InflightCalls } from "../runtime/inflight.js";
 import { buildAuthorizer, buildInvoker, type Interceptor, invokerSeesContext } from "../runtime/interceptor.js";
-import { checkedLimits, type Limits } from "../runtime/limits.js";
+import type { Limits } from "../runtime/limits.js";
 import { checkedLogger, type Logger } from "../runtime/logger.js";
 import { RestRouter } from "../runtime/rest-router.js";
 import { Router } from "../runtime/router.js";
@@ -30,157 +29,14 @@ import { checkServiceJavaNames } from "../serialization/java-types.js";
 import { describeService, pathsOf, type RegistrationOptions } from "../service/describe.js";
 import type { ServiceDescriptor } from "../service/descriptors.js";
 import type { Exchange, Responder } from "../transport/server/exchange.js";
-import { checkDuration, OnePortListener, type Refusal, type TransportOptions } from "../transport/server/listener.js";
-import { Cors, type CorsOptions } from "./cors.js";
-import type { McpOptions } from "./mcp-endpoint.js";
-import { OpenApiEndpoint, type OpenApiServeOptions } from "./openapi-endpoint.js";
+import { OnePortListener, type Refusal, type TransportOptions } from "../transport/server/listener.js";
+import { Cors } from "./cors.js";
+import { OpenApiEndpoint } from "./openapi-endpoint.js";
 import { REFLECTION_V1, REFLECTION_V1ALPHA, ServerReflectionV1, ServerReflectionV1Alpha } from "./reflection.js";
 import { SERVER_PROTOCOLS } from "./protocols.js";
 import { ProviderRegistration } from "./registration.js";
+import { type ListenerConfig, resolveServerOptions, type ServerConfig, type ServerOptions, type ServiceRegistration } from "./server-options.js";
 import { checkTlsPem } from "../transport/tls-pem.js";
-
-/** A service implementation with registration-time version and group. */
-export interface ServiceRegistration extends RegistrationOptions {
-  implementation: object;
-}
-
-/** Options of {@link createServer}. */
-export interface ServerOptions extends TransportOptions {
-  /** Instances of `@Service` classes, or `{ implementation, version, group }`. */
-  services?: ReadonlyArray<object | ServiceRegistration>;
-  /** Server interceptors, outermost first. */
-  interceptors?: readonly Interceptor[];
-  /** Reject HTTP unary requests that lack `tri-protocol-version` (400). Default false. */
-  requireProtocolVersion?: boolean;
-  /**
-   * Answer Triple HTTP unary errors to callers that look like dubbo-js on Node
-   * (`tri-protocol-version: 1.0.0` and no `user-agent`) with the gRPC code in `status`, the only
-   * error body dubbo-js 3.0 reads. Default false: every caller gets the protocol's body, whose
-   * `status` is Dubbo's service status (25, 40, 60, 70, 80 …). Turn it on where dubbo-js clients
-   * call; spec-following callers without a `user-agent` then get the gRPC code too.
-   */
-  dubboJsErrors?: boolean;
-  /**
-   * Size limits; unspecified ones (left out or `undefined`) keep their defaults. Each must be a
-   * number >= 0 (`Infinity` lifts it); a bad value or an unknown name is a `TypeError`.
-   */
-  limits?: Partial<Limits>;
-  /**
-   * Directory where streamed uploads (`FileUpload` parameters) larger than
-   * `limits.uploadMemoryBytes` are spilled, as mode-0600 files with unguessable names, deleted
-   * when their call ends. Created (mode 0700) if missing; one owned by another user or writable
-   * by others (mode & 0o022) is refused (a TypeError at `createServer` or `listen()`). At
-   * `listen()` the files left there by crashed processes are deleted. Default: a private
-   * directory of this server's own, made with `mkdtemp` in `os.tmpdir()`
-   * (`triple-rpc-uploads-<pid>-XXXXXX`, mode 0700) and removed when the server closes.
-   */
-  uploadDir?: string;
-  /** How long `close()` lets in-flight calls finish before cancelling them, ms. Default 10 000. */
-  shutdownTimeoutMs?: number;
-  /**
-   * How long `close()` keeps accepting connections and serving calls after health turned
-   * `NOT_SERVING`, ms, before it stops accepting and drains: the time a readiness probe and the
-   * load balancer behind it need to stop sending traffic (Kubernetes: a few probe periods).
-   * Default 0: the listener closes at once.
-   */
-  drainDelayMs?: number;
-  /** Bearer authentication: the token verifier (methods opt in with `auth` in their decorators). */
-  auth?: AuthOptions;
-  /** CORS for browser callers; off unless given. */
-  cors?: CorsOptions;
-  /**
-   * Serve an OpenAPI 3.1 document of the registered services at `/openapi.json` and a Swagger UI
-   * docs page at `/docs` (both GET, unauthenticated, ahead of the RPC protocols). `true` for the
-   * defaults, or options for the paths and the document's `info`. Default off: the document
-   * describes every method and parameter, so turn it on where the API is meant to be public, or
-   * publish `toOpenApi()`'s output instead.
-   */
-  openapi?: boolean | OpenApiServeOptions;
-  /**
-   * Serve MCP (Model Context Protocol, streamable HTTP) at `/mcp`: the methods that opt in with
-   * `@Method({ mcp })` or `@Service(…, { mcp: true })` become tools for AI agents, under the same
-   * auth, validation, limits, interceptors and telemetry as every call (docs/mcp.md). `true` for
-   * the defaults, or options. Default off; and on, no method is a tool unless it opted in.
-   */
-  mcp?: boolean | McpOptions;
-  /** Serve the built-in `grpc.health.v1.Health` (Check, Watch). Default true. */
-  health?: boolean;
-  /**
-   * Serve gRPC server reflection (`grpc.reflection.v1` and `v1alpha`), describing every
-   * registered service: .proto-bound ones from their files, IDL-less ones by their derived
-   * schema. Default true.
-   */
-  reflection?: boolean;
-  /**
-   * Where the server logs (pino's or console's shape). Default: the console, at most one line per
-   * cause per minute. Handlers' unexpected errors (anything but an RpcError) are logged with their
-   * stack, service, method and peer.
-   */
-  logger?: Logger;
-  /**
-   * Hide the text of unexpected handler errors (anything thrown that is not an RpcError) from
-   * callers: they get `unknown` with `internal error (id <id>)`, and the log line carries the same
-   * id. Default false: the handler's message reaches the caller as it is.
-   */
-  maskUnexpectedErrors?: boolean;
-  /** OpenTelemetry: providers, propagator, trust in callers' trace context. Default: the global ones. */
-  telemetry?: ServerTelemetryOptions;
-  /**
-   * An access log: one line per call when it ends, and one per request refused before a handler
-   * (400, 404, 413, 415, 431, …), with method, path, protocol, status, code, duration, bytes and
-   * peer. `true` writes pino-shaped JSON lines to stdout; a logger (pino's) gets `info(fields,
-   * msg)`. Default off (and then free).
-   */
-  accessLog?: AccessLogOption;
-  /**
-   * Announce the services in a registry once the server listens: `"zookeeper://host:2181"`
-   * (Dubbo's layout: an ephemeral `/dubbo/<interface>/providers/<tri:// URL>` node per service),
-   * or a {@link Registry} object (shared, not closed with the server). The built-in health and
-   * reflection services are not announced. The nodes are removed first thing on `close()`.
-   */
-  registry?: string | Registry;
-  /** `application=` in the registry's provider URLs. Default `triple-rpc`. */
-  application?: string;
-  /**
-   * The host announced in the registry. Default: the bound host, or, when listening on
-   * 0.0.0.0 / ::, the first non-internal IPv4 address of this machine.
-   */
-  registryHost?: string;
-  /** `weight=` in the registry's provider URLs (consumers' balancers read it), 0 to 10000. Default 100. */
-  registryWeight?: number;
-  /**
-   * `warmup=` (ms) in the registry's provider URLs and metadata: Dubbo's warm-up, during which
-   * consumers (Dubbo's and triple-rpc's) ramp this server's weight up from 1, counted from its
-   * registration `timestamp`. Default: none (Dubbo consumers then assume 10 minutes).
-   */
-  registryWarmupMs?: number;
-  /**
-   * With a registry: `interface` (Dubbo's `/dubbo/<interface>/providers` nodes), `instance`
-   * (application level: `/services/<application>/<host>:<port>`, the interface → application
-   * mapping, and MetadataServiceV2 served on this port), or `all` (both; default, as Dubbo 3.3).
-   */
-  registerMode?: "interface" | "instance" | "all";
-  /** With instance-level registration: consumers read the metadata from MetadataServiceV2 (`local`, default) or the registry (`remote`). */
-  metadataStorage?: "local" | "remote";
-  /**
-   * Dubbo's static tag (`dubbo.tag=`) in the provider URLs (interface level and the instance's
-   * metadata): consumers' tag routing sends calls tagged so (`gray`) here. Default: none.
-   */
-  registryTag?: string;
-  /**
-   * With a registry: where configurators addressed to this provider are read (Dubbo Admin's
-   * weight, disable, timeout: the server registers its URLs again as they say). Default: the
-   * registry itself (ZooKeeper), as Dubbo Java; an address or a `ConfigCenter`; `false` none.
-   */
-  configCenter?: string | ConfigCenter | false;
-  /**
-   * With a registry: how long `close()` waits between removing the nodes and starting to drain,
-   * ms, so consumers that batch registry notifications (Dubbo Java: up to 5 s) stop sending
-   * first. Default 0: triple-rpc consumers follow within milliseconds, and calls that still
-   * arrive while draining are refused with `unavailable`, which consumers retry elsewhere.
-   */
-  unregisterDelayMs?: number;
-}
 
 /** Why a mounted handler refuses an option: the port's HTTP stack owns it, or it announces the port. */
 type ListenerRole = "port" | "registry";
@@ -193,7 +49,6 @@ type ListenerRole = "port" | "registry";
  */
 const LISTENER_OPTIONS = {
   tls: "port",
-  maxHeaderBytes: "port",
   maxConcurrentStreams: "port",
   idleTimeoutMs: "port",
   headersTimeoutMs: "port",
@@ -205,15 +60,6 @@ const LISTENER_OPTIONS = {
   maxConnectionsPerPeer: "port",
   http2SessionMemoryMb: "port",
   registry: "registry",
-  application: "registry",
-  registryHost: "registry",
-  registryWeight: "registry",
-  registryWarmupMs: "registry",
-  registerMode: "registry",
-  metadataStorage: "registry",
-  registryTag: "registry",
-  configCenter: "registry",
-  unregisterDelayMs: "registry",
 } as const satisfies { readonly [K in keyof ServerOptions]?: ListenerRole };
 
 /** The options of the server owning the port (its HTTP stack, its registry announcements). */
@@ -233,6 +79,9 @@ void transportOptionsListed;
  * (`roles`: all of them, or only the registry's), naming the option and where it belongs.
  */
 export function refuseListenerOptions(options: object, who: string, roles: readonly ListenerRole[] = ["port", "registry"]): void {
+  if (roles.includes("port") && (options as { limits?: { maxHeaderBytes?: unknown } }).limits?.maxHeaderBytes !== undefined) {
+    throw new TypeError(`${who}: limits.maxHeaderBytes is a setting of the server that owns the port; set it there (or use createServer, which owns its port)`);
+  }
   for (const [key, role] of Object.entries(LISTENER_OPTIONS)) {
     if (!roles.includes(role) || (options as Record<string, unknown>)[key] === undefined) continue;
     throw new TypeError(
@@ -252,13 +101,6 @@ export interface ListenOptions {
   port?: number;
   /** Host. Default 127.0.0.1. */
   host?: string;
-}
-
-/** A boolean option (default false), or a TypeError naming it. */
-function checkBoolean(name: string, v: unknown): boolean {
-  if (v === undefined) return false;
-  if (typeof v !== "boolean") throw new TypeError(`createServer: ${name} must be true or false, got ${v === null ? "null" : typeof v}`);
-  return v;
 }
 
 /** The class of an implementation, refusing what is not an instance of a class. */
@@ -290,9 +132,11 @@ export class TripleCore implements ServerCore {
   /** REST routes, created with the first method that has one. */
   rest: RestRouter | undefined = undefined;
   readonly limits: Limits;
+  /** The options as checked and defaulted once ({@link resolveServerOptions}). */
+  readonly config: ServerConfig;
   readonly requireProtocolVersion: boolean;
   readonly dubboJsErrors: boolean;
-  /** Where streamed uploads are spilled (`uploadDir`). */
+  /** Where streamed uploads are spilled (`uploads.dir`). */
   readonly uploads: UploadStore;
   /** Mounted: the local address of the first request, for telemetry's `server.address`. */
   mountedAddress: AddressInfo | undefined = undefined;
@@ -329,18 +173,17 @@ export class TripleCore implements ServerCore {
     readonly options: CoreOptions = {},
     webSocketIdleMs = 60_000,
   ) {
-    this.limits = checkedLimits(options.limits, "createServer");
-    checkDuration("shutdownTimeoutMs", options.shutdownTimeoutMs, "0 cancels in-flight calls at once");
-    checkDuration("drainDelayMs", options.drainDelayMs, "0 closes the listener at once");
-    this.uploads = new UploadStore(options.uploadDir, this.limits.maxUploadDiskBytes, this.limits.maxUploadDiskBytesPerPeer);
-    this.requireProtocolVersion = options.requireProtocolVersion ?? false;
-    this.dubboJsErrors = checkBoolean("dubboJsErrors", options.dubboJsErrors);
+    const config = (this.config = resolveServerOptions(options));
+    this.limits = config.limits;
+    this.uploads = new UploadStore(config.uploadDir, this.limits.maxUploadDiskBytes, this.limits.maxUploadDiskBytesPerPeer);
+    this.requireProtocolVersion = config.requireProtocolVersion;
+    this.dubboJsErrors = config.dubboJsErrors;
     this.interceptors = options.interceptors ?? [];
     this.cors = options.cors ? new Cors(options.cors) : undefined;
     const oa = options.openapi;
     this.openapi = oa ? new OpenApiEndpoint(oa === true ? {} : oa, () => this.services.filter((s) => !BUILT_IN_SERVICES.has(s.name))) : undefined;
     this.logger = checkedLogger(options.logger, "createServer");
-    this.errors = new HandlerErrors(this.logger, options.maskUnexpectedErrors ?? false);
+    this.errors = new HandlerErrors(this.logger, config.maskUnexpectedErrors);
     this.telemetry = new ServerTelemetry(options.telemetry, () => this.boundAddress());
     const access = options.accessLog;
     this.accessLog = access ? new AccessLog(access === true ? true : checkedLogger(access, "createServer accessLog")) : undefined;
@@ -494,7 +337,7 @@ export class TripleCore implements ServerCore {
    * handler takes; the rest is its app's.
    */
   serves(path: string): boolean {
-    if (this.router.hasPath(path) || (this.rest?.hasPath(path) ?? false) || (this.openapi?.serves(path) ?? false)) return true;
+    if (this.router.serves(path) || (this.rest?.serves(path) ?? false) || (this.openapi?.serves(path) ?? false)) return true;
     for (const p of this.protocols) if (p.serves?.(path)) return true;
     return false;
   }
@@ -583,7 +426,7 @@ export class TripleCore implements ServerCore {
   }
 
   refused(ex: Exchange, protocol: WireProtocol, err: unknown): void {
-    if (this.telemetry.on()) this.telemetry.refused(ex, protocol, RpcError.from(err), this.router.hasPath(ex.path));
+    if (this.telemetry.on()) this.telemetry.refused(ex, protocol, RpcError.from(err), this.router.serves(ex.path));
     if (this.accessLog !== undefined) this.accessLog.refused(ex, protocol, RpcError.from(err));
   }
 
@@ -649,7 +492,7 @@ export class TripleCore implements ServerCore {
     this.health?.shutdown();
     return (async () => {
       // Readiness fails first, while new connections and calls are still served.
-      const delay = this.options.drainDelayMs ?? 0;
+      const delay = this.config.drainDelayMs;
       if (delay > 0) await new Promise((r) => setTimeout(r, delay));
       this.draining = true;
       const stopped = this.stopAccepting();
@@ -658,7 +501,7 @@ export class TripleCore implements ServerCore {
         await Promise.race([
           new Promise<void>((r) => this.drainWaiters.push(r)),
           new Promise<void>((r) => {
-            timer = setTimeout(r, this.options.shutdownTimeoutMs ?? 10_000);
+            timer = setTimeout(r, this.config.shutdownTimeoutMs);
           }),
         ]);
         clearTimeout(timer);
@@ -692,21 +535,9 @@ export class TripleServer extends TripleCore {
   constructor(options: ServerOptions = {}) {
     checkTlsPem(options.tls, "createServer");
     super(options, options.bodyIdleTimeoutMs ?? 60_000);
-    this.listener = this.createListener(options);
-    if (options.registry !== undefined) {
-      this.registration = new ProviderRegistration({
-        registry: options.registry,
-        application: options.application,
-        host: options.registryHost,
-        weight: options.registryWeight,
-        warmupMs: options.registryWarmupMs,
-        unregisterDelayMs: options.unregisterDelayMs ?? 0,
-        logger: this.logger,
-        registerMode: options.registerMode,
-        metadataStorage: options.metadataStorage,
-        tag: options.registryTag,
-        configCenter: options.configCenter,
-      });
+    this.listener = this.createListener(this.config.transport);
+    if (this.config.registry !== undefined) {
+      this.registration = new ProviderRegistration({ ...this.config.registry, logger: this.logger });
       // Dubbo's consumers call it with version 2.0.0 and the application as group; others with neither.
       const ms = this.registration.metadataService;
       if (ms) this.register(ms).register(ms, { version: METADATA_V2_VERSION, group: this.registration.application });
@@ -714,7 +545,7 @@ export class TripleServer extends TripleCore {
   }
 
   /** The server's own port: its exchanges come here, its refusals are answered here. */
-  private createListener(options: ServerOptions): OnePortListener {
+  private createListener(options: ListenerConfig): OnePortListener {
     const listener = new OnePortListener(
       {
         onExchange: (ex) => this.dispatch(ex),
@@ -833,6 +664,8 @@ function headOf(r: Responder): ExchangeHead {
   const ex = r as Partial<Exchange>;
   return { method: ex.method ?? "", path: ex.path ?? "", query: ex.query, headers: r.headers };
 }
+
+export type { ServerOptions, ServiceRegistration } from "./server-options.js";
 
 /** Creates a server for the given services. `await createServer({ services }).listen({ port })`. */
 export function createServer(options: ServerOptions = {}): TripleServer {

@@ -4,20 +4,20 @@ import type { Readable } from "node:stream";
 import type * as Stream from "node:stream";
 import { requireBuiltin } from "./node-builtin.js";
 
-/** Where a {@link FileUpload}'s bytes are: in memory, in a temp file, or still arriving. */
-export type FileUploadSource =
+/** Where a {@link StreamedFile}'s bytes are: in memory, in a temp file, or still arriving. */
+export type StreamedFileSource =
   | { readonly kind: "memory"; readonly data: Buffer }
   | { readonly kind: "disk"; readonly path: string }
   | { readonly kind: "live"; readonly stream: Readable };
 
 /**
  * An uploaded file that streams: declare a parameter (or a `@Field`) of this type to receive a
- * multipart file part without holding it in memory; `FileUpload[]` receives every part of its name.
+ * multipart file part without holding it in memory; `StreamedFile[]` receives every part of its name.
  *
- * - Parts up to `limits.uploadMemoryBytes` (default 1 MiB) stay in memory; larger ones are
- *   written to a temp file (`path`, mode 0600, an unguessable name in the server's `uploadDir`)
+ * - Parts up to `uploads.memoryBytes` (default 1 MiB) stay in memory; larger ones are
+ *   written to a temp file (`path`, mode 0600, an unguessable name in the server's `uploads.dir`)
  *   that is deleted when the call ends, however it ends. Read it during the call.
- * - When the method's LAST parameter is a named (`@Param("file")`) single `FileUpload`, or the
+ * - When the method's LAST parameter is a named (`@Param("file")`) single `StreamedFile`, or the
  *   method's only parameter, the handler starts as soon as that part's headers arrive, and
  *   `stream()` is the part itself as it streams in (with backpressure: the upload advances as fast
  *   as the handler reads). `path` is then undefined and `size` grows as bytes are read. Parts
@@ -25,7 +25,7 @@ export type FileUploadSource =
  *
  * `stream()` is a Node.js `Readable` (use `Readable.toWeb()` for a web stream).
  */
-export class FileUpload {
+export class StreamedFile {
   /** The part's `filename` (base name only; "" without one). Never use it as a path unchecked. */
   readonly filename: string;
   /** The part's media type (`application/octet-stream` when it has none). */
@@ -34,11 +34,11 @@ export class FileUpload {
   size: number;
   /** The temp file holding the bytes, when the part was spilled to disk; undefined otherwise. */
   readonly path: string | undefined;
-  private readonly source: FileUploadSource;
+  private readonly source: StreamedFileSource;
   private streamed = false;
 
   /** Use the static factories; the shape of `source` is internal. */
-  constructor(filename: string, contentType: string, size: number, source: FileUploadSource) {
+  constructor(filename: string, contentType: string, size: number, source: StreamedFileSource) {
     this.filename = filename;
     this.contentType = contentType;
     this.size = size;
@@ -47,19 +47,19 @@ export class FileUpload {
   }
 
   /** A file held in memory. */
-  static fromBytes(data: Uint8Array, filename = "", contentType = "application/octet-stream"): FileUpload {
+  static fromBytes(data: Uint8Array, filename = "", contentType = "application/octet-stream"): StreamedFile {
     const buf = Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-    return new FileUpload(filename, contentType, buf.length, { kind: "memory", data: buf });
+    return new StreamedFile(filename, contentType, buf.length, { kind: "memory", data: buf });
   }
 
   /** A file spilled to `path` (the server's temp file; it owns and deletes it). */
-  static fromPath(path: string, size: number, filename: string, contentType: string): FileUpload {
-    return new FileUpload(filename, contentType, size, { kind: "disk", path });
+  static fromPath(path: string, size: number, filename: string, contentType: string): StreamedFile {
+    return new StreamedFile(filename, contentType, size, { kind: "disk", path });
   }
 
   /** A file still streaming in: `stream` is the part; `size` is updated as it flows. */
-  static fromStream(stream: Readable, filename: string, contentType: string): FileUpload {
-    const f = new FileUpload(filename, contentType, 0, { kind: "live", stream });
+  static fromStream(stream: Readable, filename: string, contentType: string): StreamedFile {
+    const f = new StreamedFile(filename, contentType, 0, { kind: "live", stream });
     return f;
   }
 
@@ -74,9 +74,9 @@ export class FileUpload {
    */
   stream(): Readable {
     const s = this.source;
-    if (s.kind === "memory") return requireBuiltin<typeof Stream>("node:stream", "FileUpload.stream").Readable.from([s.data], { objectMode: false });
-    if (s.kind === "disk") return requireBuiltin<typeof Fs>("node:fs", "FileUpload.stream").createReadStream(s.path);
-    if (this.streamed) throw new Error(`FileUpload "${this.filename}" is streaming in and its stream() was already taken`);
+    if (s.kind === "memory") return requireBuiltin<typeof Stream>("node:stream", "StreamedFile.stream").Readable.from([s.data], { objectMode: false });
+    if (s.kind === "disk") return requireBuiltin<typeof Fs>("node:fs", "StreamedFile.stream").createReadStream(s.path);
+    if (this.streamed) throw new Error(`StreamedFile "${this.filename}" is streaming in and its stream() was already taken`);
     this.streamed = true;
     return s.stream;
   }
@@ -85,7 +85,7 @@ export class FileUpload {
   async bytes(): Promise<Uint8Array> {
     const s = this.source;
     if (s.kind === "memory") return s.data;
-    if (s.kind === "disk") return requireBuiltin<typeof FsPromises>("node:fs/promises", "FileUpload.bytes").readFile(s.path);
+    if (s.kind === "disk") return requireBuiltin<typeof FsPromises>("node:fs/promises", "StreamedFile.bytes").readFile(s.path);
     const chunks: Buffer[] = [];
     for await (const c of this.stream()) chunks.push(c as Buffer);
     return Buffer.concat(chunks);

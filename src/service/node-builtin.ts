@@ -1,7 +1,7 @@
 /**
  * A Node.js built-in module (`node:fs`, `node:stream` …), loaded when a Node-only feature first
  * needs it rather than when the module that names it loads: the contract's classes (`Download`,
- * `FileUpload`) then load in a browser too, where the web client shares them, and browser
+ * `StreamedFile`) then load in a browser too, where the web client shares them, and browser
  * bundlers see no `node:` import. Undefined where there is no such module (a browser).
  */
 export function nodeBuiltin<T>(name: string): T | undefined {

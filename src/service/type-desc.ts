@@ -1,5 +1,5 @@
 import { Download } from "./download.js";
-import { FileUpload } from "./file-upload.js";
+import { StreamedFile } from "./file-upload.js";
 import { type Constraints, pickConstraints } from "./constraints.js";
 import { defineMeta, designMeta, getMeta, hasOwnMeta } from "./metadata.js";
 
@@ -18,9 +18,9 @@ export type TypeDesc =
   | { readonly kind: "bigint"; readonly java?: "java.math.BigInteger" }
   | { readonly kind: "date" }
   | { readonly kind: "bytes" }
-  /** An uploaded file: bytes plus file name and content type (see `UploadedFile`). */
+  /** An uploaded file: bytes plus file name and content type (see `InMemoryFile`). */
   | { readonly kind: "file" }
-  /** A streamed uploaded file: a `FileUpload` (spilled to disk past a threshold, or streamed to the handler). */
+  /** A streamed uploaded file: a `StreamedFile` (spilled to disk past a threshold, or streamed to the handler). */
   | { readonly kind: "upload" }
   /** A file or stream result (`@Method({ returns: Download })`): the typed client reads it as a stream. */
   | { readonly kind: "download" }
@@ -116,7 +116,7 @@ export type TypeOf<V> = TypeDesc & { readonly [VALUE]?: V };
 /**
  * The TypeScript type of the values the binder hands a method for a type spec: `String` string,
  * `Number` number, `Boolean` boolean, `BigInt` bigint, `Date` Date, `Map` `Map<string, string>`,
- * `[S]` an array, a class (`Uint8Array`, `UploadedFile`, `FileUpload`, a decorated class) its
+ * `[S]` an array, a class (`Uint8Array`, `InMemoryFile`, `StreamedFile`, a decorated class) its
  * instances, a `T.*` descriptor its {@link TypeOf} type, `Object` and an untyped descriptor
  * `any`. A bare `Array` (no element type, refused at registration) is a type no parameter fits.
  */
@@ -147,15 +147,15 @@ export type ValueOf<S> = S extends StringConstructor
                       : any;
 
 /**
- * An uploaded multipart file: the part's bytes, with the file name and the part's Content-Type.
+ * An uploaded multipart file held in memory: the part's bytes, with the file name and the part's Content-Type.
  * Declare a parameter of this type to receive them; a `Uint8Array` parameter gets the bytes only.
  */
-export class UploadedFile extends Uint8Array {
+export class InMemoryFile extends Uint8Array {
   filename = "";
   contentType = "application/octet-stream";
   /** Wraps bytes (without copying) with a file name and content type. */
-  static wrap(bytes: Uint8Array, filename: string, contentType: string): UploadedFile {
-    const f = new UploadedFile(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength);
+  static wrap(bytes: Uint8Array, filename: string, contentType: string): InMemoryFile {
+    const f = new InMemoryFile(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength);
     f.filename = filename;
     f.contentType = contentType;
     return f;
@@ -169,9 +169,9 @@ export const T: {
   readonly bigint: TypeOf<bigint>;
   readonly date: TypeOf<Date>;
   readonly bytes: TypeOf<Uint8Array>;
-  readonly file: TypeOf<UploadedFile>;
-  /** A streamed uploaded file ({@link FileUpload}). */
-  readonly upload: TypeOf<FileUpload>;
+  readonly file: TypeOf<InMemoryFile>;
+  /** A streamed uploaded file ({@link StreamedFile}). */
+  readonly upload: TypeOf<StreamedFile>;
   /** A file or stream result ({@link Download}). */
   readonly download: TypeOf<Download>;
   readonly any: TypeOf<any>;
@@ -452,7 +452,7 @@ function kindsOf(design: unknown): readonly string[] | undefined {
       return ["array"];
     case Map:
       return ["map"];
-    case FileUpload:
+    case StreamedFile:
       return ["upload"];
     case Download:
       return ["download"];
@@ -510,16 +510,16 @@ export function resolveType(spec: TypeSpec | undefined, where: string): TypeDesc
       );
     case Map:
       return T.map(T.string);
-    case UploadedFile:
+    case InMemoryFile:
       return T.file;
-    case FileUpload:
+    case StreamedFile:
       return T.upload;
     case Download:
       return T.download;
   }
   // Buffer is a Uint8Array subclass (and absent in browsers, where contracts load too).
   if (spec === Uint8Array || (typeof spec === "function" && spec.prototype instanceof Uint8Array)) {
-    return spec === UploadedFile ? T.file : T.bytes;
+    return spec === InMemoryFile ? T.file : T.bytes;
   }
   if (typeof spec === "function") return classType(spec as new () => unknown, where);
   throw new TypeError(`${where}: unsupported type ${String(spec)}`);

@@ -83,7 +83,7 @@ export class WebCore {
 
   /** A call's scope: the call's timeout over the client's. */
   scope(opts: CallOptions | undefined): WebScope {
-    return new WebScope(opts?.timeout ?? this.settings.timeout, opts?.signal);
+    return new WebScope(opts?.timeoutMs ?? this.settings.timeout, opts?.signal);
   }
 
   /**

@@ -30,7 +30,7 @@ export interface WebClientOptions {
   /** Connect: send unary calls of idempotent methods (`@Method({ idempotent: true })`) as GET, so HTTP caches can serve them. Default false. */
   useGet?: boolean;
   /** Default call timeout in ms (whole call, retries included). None by default. */
-  timeout?: number;
+  timeoutMs?: number;
   /** Metadata sent with every call (headers). */
   metadata?: MetadataInit;
   /** Sends `authorization: Bearer <token>`. */

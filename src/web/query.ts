@@ -9,7 +9,7 @@ import type { MethodDescriptor } from "../service/descriptors.js";
  * ```ts
  * const greet = createClient(GreetContract, { baseUrl });
  * queryClient.fetchQuery(queryOptions(greet.greet, ["web"]));
- * useQuery(queryOptions(greet.greet, ["web"], { timeout: 2000 }));
+ * useQuery(queryOptions(greet.greet, ["web"], { timeoutMs: 2000 }));
  * useMutation(mutationOptions(greet.rename));
  * ```
  *

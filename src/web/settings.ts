@@ -80,6 +80,7 @@ export function checkedOptions(o: WebClientOptions): CheckedOptions {
   if (grpcWebText && (protocol !== "grpc-web" || contentType !== "proto")) fail('options.grpcWebFormat "text" is gRPC-Web\'s, with contentType "proto"');
   if (o.token !== undefined && typeof o.token !== "string" && typeof o.token !== "function") fail("options.token must be a string or a function returning one");
   if (o.streams !== undefined && typeof o.streams?.open !== "function") fail("options.streams must be a WebStreamTransport (an object with open())");
+  if ((o as { timeout?: unknown }).timeout !== undefined) fail("options.timeout was renamed timeoutMs in 0.x; see CHANGELOG.md");
   if (o.interceptors !== undefined && !Array.isArray(o.interceptors)) fail("options.interceptors must be an array of interceptors");
   return {
     baseUrl: baseUrlOf(o.baseUrl),
@@ -87,7 +88,7 @@ export function checkedOptions(o: WebClientOptions): CheckedOptions {
     contentType,
     grpcWebText,
     useGet: o.useGet === true,
-    timeout: positive("timeout", o.timeout, undefined),
+    timeout: positive("timeoutMs", o.timeoutMs, undefined),
     token: o.token,
     retries: Math.floor(positive("retries", o.retries, 2, true) ?? 2),
     maxBytes: positive("maxResponseBytes", o.maxResponseBytes, 4 * 1024 * 1024) ?? 4 * 1024 * 1024,

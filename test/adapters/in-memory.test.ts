@@ -10,7 +10,7 @@ import {
   createServer,
   createTestClient,
   Download,
-  type FileUpload,
+  type StreamedFile,
   type Interceptor,
   RpcError,
   type ServerOptions,
@@ -155,14 +155,14 @@ describe("createTestClient", () => {
 
 describe("createTestClient: file arguments and file replies", () => {
   for (const httpVersion of ["1.1", "2"] as const) {
-    it(`HTTP/${httpVersion}: a Blob argument streams in as a FileUpload, a file reply comes back as a Download`, async () => {
+    it(`HTTP/${httpVersion}: a Blob argument streams in as a StreamedFile, a file reply comes back as a Download`, async () => {
       const up = createTestClient(UploadService, { services: [new UploadService()], client: { httpVersion } });
       const down = createTestClient(DownloadService, { services: [new DownloadService()], client: { httpVersion } });
       try {
-        const seen = (await up.live("label", new Blob(["hello"]) as unknown as FileUpload)) as Seen & { label: string };
+        const seen = (await up.live("label", new Blob(["hello"]) as unknown as StreamedFile)) as Seen & { label: string };
         assert.equal(seen.size, 5);
         assert.equal(seen.label, "label");
-        const d = (await down.echo(new File(["round trip"], "rt.txt", { type: "text/plain" }) as unknown as FileUpload)) as unknown as Download;
+        const d = (await down.echo(new File(["round trip"], "rt.txt", { type: "text/plain" }) as unknown as StreamedFile)) as unknown as Download;
         assert.ok(d instanceof Download);
         assert.equal(d.filename, "rt.txt");
         assert.equal(Buffer.concat((await d.stream().toArray()) as Buffer[]).toString(), "round trip");

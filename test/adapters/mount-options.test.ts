@@ -14,7 +14,6 @@ import type { ListenerOptionKey, RegistryOptionKey } from "../../src/server/serv
  */
 const LISTENER_VALUES: Record<ListenerOptionKey, unknown> = {
   tls: {},
-  maxHeaderBytes: 1024,
   maxConcurrentStreams: 10,
   idleTimeoutMs: 1000,
   headersTimeoutMs: 1000,
@@ -26,28 +25,8 @@ const LISTENER_VALUES: Record<ListenerOptionKey, unknown> = {
   maxConnectionsPerPeer: 10,
   http2SessionMemoryMb: 10,
   registry: "zookeeper://127.0.0.1:1",
-  application: "app",
-  registryHost: "10.0.0.1",
-  registryWeight: 100,
-  registryWarmupMs: 1000,
-  registerMode: "interface",
-  metadataStorage: "local",
-  registryTag: "gray",
-  configCenter: false,
-  unregisterDelayMs: 10,
 };
-const REGISTRY_KEYS: readonly RegistryOptionKey[] = [
-  "registry",
-  "application",
-  "registryHost",
-  "registryWeight",
-  "registryWarmupMs",
-  "registerMode",
-  "metadataStorage",
-  "registryTag",
-  "configCenter",
-  "unregisterDelayMs",
-];
+const REGISTRY_KEYS: readonly RegistryOptionKey[] = ["registry"];
 
 /** A Fastify instance that records nothing: the plugin refuses its options before touching it. */
 const fastifyLike = {
@@ -70,6 +49,9 @@ describe("mounted handlers refuse the options of the server that owns the port",
         const re = new RegExp(`^${who}: ${key} (is a setting of the server that owns the port|needs a server that owns its port)`);
         assert.throws(() => mount({ services: [new GreetServiceImpl()], [key]: value }), (e: unknown) => e instanceof TypeError && re.test(e.message), key);
       }
+      // The header-size limit sits in `limits` but is the port's HTTP stack's.
+      const re = new RegExp(`^${who}: limits.maxHeaderBytes is a setting of the server that owns the port`);
+      assert.throws(() => mount({ services: [new GreetServiceImpl()], limits: { maxHeaderBytes: 1024 } }), (e: unknown) => e instanceof TypeError && re.test(e.message));
     });
   }
 
@@ -86,7 +68,7 @@ describe("mounted handlers refuse the options of the server that owns the port",
       const options = { services: [new GreetServiceImpl()], [key]: LISTENER_VALUES[key] } as TestClientOptions;
       assert.throws(() => createTestClient(GreetServiceImpl, options), (e: unknown) => e instanceof TypeError && re.test(e.message), key);
     }
-    assert.ok(createTestClient(GreetServiceImpl, { services: [new GreetServiceImpl()], maxHeaderBytes: 8192, idleTimeoutMs: 1000 }));
+    assert.ok(createTestClient(GreetServiceImpl, { services: [new GreetServiceImpl()], limits: { maxHeaderBytes: 8192 }, idleTimeoutMs: 1000 }));
   });
 });
 
@@ -94,21 +76,19 @@ describe("mounted handlers refuse the options of the server that owns the port",
 export function typeLevel(): void {
   // @ts-expect-error tls belongs to the server that owns the port
   createHandler({ tls: {} });
-  // @ts-expect-error maxHeaderBytes belongs to the server that owns the port
-  createHandler({ maxHeaderBytes: 1 });
   // @ts-expect-error idleTimeoutMs belongs to the server that owns the port
   expressTripleMiddleware({ idleTimeoutMs: 1 });
   // @ts-expect-error maxConnections belongs to the server that owns the port
   createFetchHandler({ maxConnections: 1 });
   // @ts-expect-error registry announcements need the port
   createFetchHandler({ registry: "zookeeper://x" });
-  // @ts-expect-error configCenter goes with the registry
-  createHandler({ configCenter: false });
+  // @ts-expect-error the registry group (and its configCenter) needs the port
+  createHandler({ registry: { address: "zookeeper://x", configCenter: false } });
   // @ts-expect-error bodyRateWindowMs belongs to the server that owns the port
   void fastifyTriplePlugin(fastifyLike, { bodyRateWindowMs: 1 });
   // @ts-expect-error the test client has no registry
   createTestClient(GreetServiceImpl, { services: [], registry: "zookeeper://x" });
   // The core's own options are taken everywhere.
   createHandler({ limits: { maxBodyBytes: 1 }, shutdownTimeoutMs: 1, drainDelayMs: 0 });
-  createTestClient(GreetServiceImpl, { services: [], maxHeaderBytes: 1, tls: undefined });
+  createTestClient(GreetServiceImpl, { services: [], limits: { maxHeaderBytes: 1 }, tls: undefined });
 }

@@ -60,8 +60,8 @@ for (const version of ["1.1", "2"] as const) {
         assert.equal(r.status, 404);
         assert.equal(r.text(), "app 404");
       }
-      assert.ok(handler.handles("/greet.GreetService/Greet"));
-      assert.ok(!handler.handles(APP_ROUTE));
+      assert.ok(handler.serves("/greet.GreetService/Greet"));
+      assert.ok(!handler.serves(APP_ROUTE));
       assert.ok(handler.paths().includes("/grpc.health.v1.Health/Check"));
     });
   });

@@ -91,7 +91,7 @@ describe("binding rules by parameter type", () => {
     assert.deepEqual(r.json(), { tags: ["a", "b"], ns: [1, 2] });
   });
 
-  it("multipart: unnamed parameters take parts in order; UploadedFile keeps name and type", async () => {
+  it("multipart: unnamed parameters take parts in order; InMemoryFile keeps name and type", async () => {
     const m = multipart([
       { name: "n", data: "a note" },
       { name: "f", data: Buffer.from([1, 2, 3]), filename: "dir/pic.png", contentType: "image/png" },

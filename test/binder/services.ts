@@ -1,4 +1,4 @@
-import { Field, Method, Param, Service, T, UploadedFile } from "../../src/index.js";
+import { Field, Method, Param, Service, T, InMemoryFile } from "../../src/index.js";
 
 /** A nested bindable class. Its fields are optional: the binding tests send a few at a time. */
 export class Address {
@@ -73,8 +73,8 @@ export class BinderServiceImpl {
 
   /** An uploaded file with its name and type, plus unnamed positional parts. */
   @Method()
-  file(@Param() note: string, @Param() f: UploadedFile): unknown {
-    return { note, filename: f.filename, contentType: f.contentType, size: f.byteLength, isFile: f instanceof UploadedFile };
+  file(@Param() note: string, @Param() f: InMemoryFile): unknown {
+    return { note, filename: f.filename, contentType: f.contentType, size: f.byteLength, isFile: f instanceof InMemoryFile };
   }
 
   /** Returns a class instance: the XML root is named after the class. */

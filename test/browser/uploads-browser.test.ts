@@ -28,7 +28,7 @@ function startPageServer(api: () => string): Promise<http.Server> {
 /**
  * Uploads and downloads from a real browser (issue 27): headless Chromium submits a plain
  * `<form enctype="multipart/form-data">` to a decorated method and gets the file back as a
- * download; `fetch(FormData)` uploads a 3 MiB Blob to a streamed `FileUpload` parameter and
+ * download; `fetch(FormData)` uploads a 3 MiB Blob to a streamed `StreamedFile` parameter and
  * downloads it back.
  */
 describe("uploads and downloads from headless Chromium", { skip: !existsSync(CHROMIUM) && !process.env.CI ? `${CHROMIUM} not installed (apt-get install chromium)` : false }, () => {
@@ -47,7 +47,7 @@ describe("uploads and downloads from headless Chromium", { skip: !existsSync(CHR
     uploadDir = mkdtempSync(path.join(tmpdir(), "triple-browser-up-"));
     server = createServer({
       services: [new UploadService(), new DownloadService()],
-      uploadDir,
+      uploads: { dir: uploadDir },
       cors: { origins: [origin] },
     });
     await server.listen({ port: 0 });
@@ -75,7 +75,7 @@ describe("uploads and downloads from headless Chromium", { skip: !existsSync(CHR
     assert.deepEqual(readdirSync(uploadDir), []);
   });
 
-  it("fetch(FormData) streams a 3 MiB Blob into a FileUpload parameter and downloads it back", async () => {
+  it("fetch(FormData) streams a 3 MiB Blob into a StreamedFile parameter and downloads it back", async () => {
     await page.goto(`${origin}/`);
     const api = server.url;
     const r = await page.evaluate(async (api) => {

@@ -80,7 +80,7 @@ describe("our gRPC client against a @grpc/grpc-js server", () => {
   });
 
   it("deadlines: grpc-timeout reaches the server; a slow call fails with deadline_exceeded, not retried", async () => {
-    const c = make({ timeout: 5000 });
+    const c = make({ timeoutMs: 5000 });
     await c.greet({ name: "triple" });
     const deadline = server.last.deadline;
     assert.ok(deadline instanceof Date || typeof deadline === "number");
@@ -89,7 +89,7 @@ describe("our gRPC client against a @grpc/grpc-js server", () => {
 
     const before = server.calls.Greet;
     const started = Date.now();
-    const err = (await c.greet({ name: "slow" }, { timeout: 200 }).catch((e) => e)) as RpcError;
+    const err = (await c.greet({ name: "slow" }, { timeoutMs: 200 }).catch((e) => e)) as RpcError;
     assert.ok(err instanceof RpcError);
     assert.equal(err.code, Code.DeadlineExceeded);
     assert.ok(Date.now() - started < 1500);

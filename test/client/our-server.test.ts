@@ -111,7 +111,7 @@ describe("our client against our server", () => {
           providers: [url],
           httpVersion,
           token: "s3cret",
-          timeout: 5000,
+          timeoutMs: 5000,
           metadata: { "x-custom": "client" },
         }),
       );
@@ -124,7 +124,7 @@ describe("our client against our server", () => {
       assert.ok(Number(seen.timeout) > 4000 && Number(seen.timeout) <= 5000, `tri-service-timeout ${seen.timeout}`);
       assert.equal(headers["x-answer"], "42");
     }
-    const grpc = track(createClient(EchoService, { providers: [url], protocol: "grpc", timeout: 3000, token: async () => "fresh" }));
+    const grpc = track(createClient(EchoService, { providers: [url], protocol: "grpc", timeoutMs: 3000, token: async () => "fresh" }));
     const seen = await grpc.seen();
     assert.match(String(seen.grpcTimeout), /^\d+[mu]$/);
     assert.equal(seen.authorization, "Bearer fresh");
@@ -160,7 +160,7 @@ describe("our client against our server", () => {
       const echo = track(createClient(EchoService, { providers: [url], ...opts, retries: 2 }));
       const started = Date.now();
       // The server gets a longer timeout header than ours would allow it to use: we give up first.
-      const err = (await echo.slow(2000, { timeout: 150 }).catch((e) => e)) as RpcError;
+      const err = (await echo.slow(2000, { timeoutMs: 150 }).catch((e) => e)) as RpcError;
       assert.ok(err instanceof RpcError, String(err));
       assert.equal(err.code, Code.DeadlineExceeded, err.message);
       assert.ok(Date.now() - started < 1500, "no retry after a deadline");

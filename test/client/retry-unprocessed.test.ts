@@ -139,7 +139,7 @@ describe("failover retries only what provably did not run (issue 22, break 5)", 
 
   /** A client whose first attempt goes to `first`, its retries to the good provider. */
   function clientOf(first: string, extra: Partial<ClientOptions> = {}) {
-    return createClient(RetrySvc, { providers: [first, good.url], loadBalance: "roundrobin", timeout: 5000, outlierDetection: false, ...extra });
+    return createClient(RetrySvc, { providers: [first, good.url], loadBalance: "roundrobin", timeoutMs: 5000, outlierDetection: false, ...extra });
   }
 
   async function server(m: Misbehaviour) {

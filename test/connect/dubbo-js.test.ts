@@ -179,6 +179,6 @@ describe("the spec's error body for every caller by default", () => {
   });
 
   it("dubboJsErrors must be a boolean", () => {
-    assert.throws(() => createServer({ dubboJsErrors: "yes" as unknown as boolean }), /createServer: dubboJsErrors must be true or false, got string/);
+    assert.throws(() => createServer({ dubboJsErrors: "yes" as unknown as boolean }), /createServer: dubboJsErrors must be true or false, got "yes"/);
   });
 });

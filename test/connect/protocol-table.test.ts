@@ -116,7 +116,7 @@ describe("the greet sample answers every protocol × HTTP version alike", () => 
         const g = grpcClient;
         return settle(m === "Greet" ? g.greet({ name: n }) : m === "GreetWithDetails" ? g.greetWithDetails({ name: n }) : g.greetCached({ name: n }));
       },
-      slow: (delayMs, timeoutMs) => settle(grpcClient.greetSlowly({ name: "s", delay_ms: delayMs }, { timeout: timeoutMs })),
+      slow: (delayMs, timeoutMs) => settle(grpcClient.greetSlowly({ name: "s", delay_ms: delayMs }, { timeoutMs })),
       serverStream: async (n) => {
         const got: string[] = [];
         for await (const r of grpcClient.greetServerStream({ name: n })) got.push(r.greeting);

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { after, before, describe, it } from "node:test";
-import { closeClient, createClient, createServer, type FileUpload, type TripleServer } from "../../src/index.js";
+import { closeClient, createClient, createServer, type StreamedFile, type TripleServer } from "../../src/index.js";
 import { DownloadService, UploadService } from "../uploads/services.js";
 
 /**
@@ -73,10 +73,10 @@ describe("hostile: client file calls whose reply body stalls or is cut", () => {
     it(`HTTP/${httpVersion}: a stalled reply body ends at the timeout with deadline_exceeded (upload and download calls)`, async () => {
       mode = "stall";
       const url = httpVersion === "1.1" ? url1 : url2;
-      const up = createClient(UploadService, { providers: [url], httpVersion, retries: 0, timeout: 300 });
-      const down = createClient(DownloadService, { providers: [url], httpVersion, retries: 0, timeout: 300 });
+      const up = createClient(UploadService, { providers: [url], httpVersion, retries: 0, timeoutMs: 300 });
+      const down = createClient(DownloadService, { providers: [url], httpVersion, retries: 0, timeoutMs: 300 });
       clients.push(up, down);
-      const a = await outcome(() => up.live("x", Readable.from([Buffer.alloc(10)]) as unknown as FileUpload));
+      const a = await outcome(() => up.live("x", Readable.from([Buffer.alloc(10)]) as unknown as StreamedFile));
       const b = await outcome(() => down.readable(10) as unknown as Promise<unknown>);
       assert.equal(a.code, 4, `upload: ${JSON.stringify(a)}`);
       assert.equal(b.code, 4, `download: ${JSON.stringify(b)}`);
@@ -91,7 +91,7 @@ describe("hostile: client file calls whose reply body stalls or is cut", () => {
     mode = "cut";
     const up = createClient(UploadService, { providers: [url1], httpVersion: "1.1", retries: 0 });
     clients.push(up);
-    const a = await outcome(() => up.live("x", Readable.from([Buffer.alloc(10)]) as unknown as FileUpload));
+    const a = await outcome(() => up.live("x", Readable.from([Buffer.alloc(10)]) as unknown as StreamedFile));
     assert.equal(a.code, 14, JSON.stringify(a));
   });
 });
@@ -126,7 +126,7 @@ describe("hostile: a client file call whose connection breaks after sending runs
       }
     }
     dir = mkdtempSync(join(tmpdir(), "triple-files-once-"));
-    up = createServer({ services: [new UploadService()], uploadDir: dir });
+    up = createServer({ services: [new UploadService()], uploads: { dir } });
     await up.listen({ port: 0, host: "127.0.0.1" });
   });
   after(async () => {
@@ -139,11 +139,11 @@ describe("hostile: a client file call whose connection breaks after sending runs
   for (const httpVersion of ["1.1", "2"] as const) {
     it(`HTTP/${httpVersion}: a Blob upload and a Download call are sent once (unavailable), not retried on the other provider`, async () => {
       version = httpVersion;
-      const uc = createClient(UploadService, { providers: urls[httpVersion], httpVersion, retries: 2, timeout: 3000 });
-      const dc = createClient(DownloadService, { providers: urls[httpVersion], httpVersion, retries: 2, timeout: 3000 });
+      const uc = createClient(UploadService, { providers: urls[httpVersion], httpVersion, retries: 2, timeoutMs: 3000 });
+      const dc = createClient(DownloadService, { providers: urls[httpVersion], httpVersion, retries: 2, timeoutMs: 3000 });
       clients.push(uc, dc);
       hits = 0;
-      await assert.rejects(uc.stored(new Blob(["x"]) as unknown as FileUpload, "n"), (e: { code: number }) => e.code === 14);
+      await assert.rejects(uc.stored(new Blob(["x"]) as unknown as StreamedFile, "n"), (e: { code: number }) => e.code === 14);
       assert.equal(hits, 1, "upload handler runs");
       hits = 0;
       await assert.rejects(dc.readable(10) as unknown as Promise<unknown>, (e: { code: number }) => e.code === 14);
@@ -155,10 +155,10 @@ describe("hostile: a client file call whose connection breaks after sending runs
       await new Promise<void>((r) => closed.listen(0, "127.0.0.1", r));
       const dead = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
       await new Promise<void>((r) => closed.close(() => r()));
-      const uc = createClient(UploadService, { providers: [dead, up.url], httpVersion, retries: 2, timeout: 3000, loadBalance: "roundrobin" });
+      const uc = createClient(UploadService, { providers: [dead, up.url], httpVersion, retries: 2, timeoutMs: 3000, loadBalance: "roundrobin" });
       clients.push(uc);
       for (let i = 0; i < 4; i++) {
-        const seen = (await uc.stored(new Blob(["abc"]) as unknown as FileUpload, "n")) as { size: number };
+        const seen = (await uc.stored(new Blob(["abc"]) as unknown as StreamedFile, "n")) as { size: number };
         assert.equal(seen.size, 3);
       }
     });

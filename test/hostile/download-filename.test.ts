@@ -53,7 +53,7 @@ describe("hostile: a Download's filename from the server is a base name only", (
   ];
   for (const httpVersion of ["1.1", "2"] as const) {
     it(`HTTP/${httpVersion}: path parts, backslashes and control characters are stripped`, async () => {
-      const down = createClient(DownloadService, { providers: [urls[httpVersion]], httpVersion, retries: 0, timeout: 5000 });
+      const down = createClient(DownloadService, { providers: [urls[httpVersion]], httpVersion, retries: 0, timeoutMs: 5000 });
       clients.push(down);
       for (const [cd, expected] of cases) {
         disposition = cd;

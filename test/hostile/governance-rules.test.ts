@@ -39,7 +39,7 @@ describe("hostile: bad governance rules through the config center", { skip }, ()
   before(async () => {
     zk = await ZooKeeperServer.start();
     rules = await RuleWriter.connect(zk.hostPort);
-    server = createServer({ services: [new EchoService("victim")], registry: zk.address(4000), application: "hostile-provider" });
+    server = createServer({ services: [new EchoService("victim")], registry: { address: zk.address(4000), application: "hostile-provider" } });
     await server.listen({ port: 0, host: "127.0.0.1" });
     registry = new ZookeeperRegistry(zk.address(4000), { logger: log.logger });
     // The registry as config center, counting every read it hands on.
@@ -51,7 +51,7 @@ describe("hostile: bad governance rules through the config center", { skip }, ()
           listener(d);
         }),
     };
-    client = createClient(EchoService, { registry, configCenter: center, application: "hostile-consumer", discovery: "interface", logger: log.logger });
+    client = createClient(EchoService, { logger: log.logger, registry: { address: registry, configCenter: center, application: "hostile-consumer", level: "interface" } });
     await waitFor(() => clientProviders(client).length === 1, 15_000, "the provider");
   });
   after(async () => {

@@ -24,10 +24,10 @@ interface Outcome {
 }
 
 async function freezeUnderLoad(healthy: ProviderChild, victim: ProviderChild, options: Partial<ClientOptions>): Promise<Outcome> {
-  const client = createClient(JournalService, { providers: [healthy.address, victim.address], timeout: TIMEOUT_MS, ...options });
+  const client = createClient(JournalService, { providers: [healthy.address, victim.address], timeoutMs: TIMEOUT_MS, ...options });
   try {
     // Both providers answer before the freeze (connections up, latencies known).
-    for (let i = 0; i < 20; i++) await Promise.all([client.lookup("warm", 0, { timeout: 5000 }), client.lookup("warm", 0, { timeout: 5000 })]);
+    for (let i = 0; i < 20; i++) await Promise.all([client.lookup("warm", 0, { timeoutMs: 5000 }), client.lookup("warm", 0, { timeoutMs: 5000 })]);
     const t0 = performance.now();
     victim.signal("SIGSTOP");
     const out: Outcome = { ok: 0, failed: 0, errors: new Map() };

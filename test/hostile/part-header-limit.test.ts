@@ -85,7 +85,7 @@ describe("hostile: a multipart part's header block over limits.maxPartHeaderByte
   let dir: string;
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), "triple-parthead-"));
-    server = createServer({ services: [new GreetServiceImpl(), new UploadService()], uploadDir: dir });
+    server = createServer({ services: [new GreetServiceImpl(), new UploadService()], uploads: { dir } });
     await server.listen({ port: 0 });
   });
   after(async () => {

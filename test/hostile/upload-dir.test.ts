@@ -22,54 +22,54 @@ const uid = process.getuid?.() ?? -1;
 /** Another user's uid (nobody): the tests that need root to give a directory away skip otherwise. */
 const OTHER_UID = 65534;
 
-describe("hostile: the upload directory (uploadDir)", { skip: uid === -1 ? "no uids on this platform" : false }, () => {
+describe("hostile: the upload directory (uploads.dir)", { skip: uid === -1 ? "no uids on this platform" : false }, () => {
   let base: string;
   before(() => {
     base = mkdtempSync(join(tmpdir(), "triple-updir-"));
   });
   after(() => rmSync(base, { recursive: true, force: true }));
 
-  it("a world-writable uploadDir is refused at createServer, naming the option, the directory and the fix", () => {
+  it("a world-writable uploads.dir is refused at createServer, naming the option, the directory and the fix", () => {
     const dir = join(base, "open");
     mkdirSync(dir);
     chmodSync(dir, 0o777);
     assert.throws(
-      () => createServer({ services: [new UploadService()], uploadDir: dir }),
+      () => createServer({ services: [new UploadService()], uploads: { dir } }),
       (e: Error) =>
         e instanceof TypeError &&
-        e.message.includes(`uploadDir ${dir} is writable by other users (mode 0777)`) &&
+        e.message.includes(`uploads.dir ${dir} is writable by other users (mode 0777)`) &&
         /chmod 700/.test(e.message) &&
-        /leave uploadDir out/.test(e.message),
+        /leave uploads\.dir out/.test(e.message),
     );
     // Group-writable is refused too; 0700 (and 0755) is fine.
     chmodSync(dir, 0o770);
-    assert.throws(() => createServer({ services: [new UploadService()], uploadDir: dir }), /writable by other users \(mode 0770\)/);
+    assert.throws(() => createServer({ services: [new UploadService()], uploads: { dir } }), /writable by other users \(mode 0770\)/);
     chmodSync(dir, 0o755);
-    assert.doesNotThrow(() => createServer({ services: [new UploadService()], uploadDir: dir }));
+    assert.doesNotThrow(() => createServer({ services: [new UploadService()], uploads: { dir } }));
   });
 
-  it("an uploadDir owned by another user is refused, also when it appears between createServer and listen", { skip: uid !== 0 ? "needs root to give a directory away" : false }, async () => {
+  it("an uploads.dir owned by another user is refused, also when it appears between createServer and listen", { skip: uid !== 0 ? "needs root to give a directory away" : false }, async () => {
     const theirs = join(base, "theirs");
     mkdirSync(theirs, { mode: 0o700 });
     chownSync(theirs, OTHER_UID, OTHER_UID);
-    assert.throws(() => createServer({ services: [new UploadService()], uploadDir: theirs }), new RegExp(`uploadDir ${theirs} is owned by uid ${OTHER_UID}, not by this process`));
+    assert.throws(() => createServer({ services: [new UploadService()], uploads: { dir: theirs } }), new RegExp(`uploads\\.dir ${theirs} is owned by uid ${OTHER_UID}, not by this process`));
     // A symbolic link another user owns is not followed either (even to a directory of ours).
     const target = join(base, "mine");
     mkdirSync(target, { mode: 0o700 });
     const link = join(base, "link");
     symlinkSync(target, link);
     lchownSync(link, OTHER_UID, OTHER_UID);
-    assert.throws(() => createServer({ services: [new UploadService()], uploadDir: link }), /is a symbolic link owned by uid 65534/);
+    assert.throws(() => createServer({ services: [new UploadService()], uploads: { dir: link } }), /is a symbolic link owned by uid 65534/);
     lchownSync(link, uid, uid);
-    assert.doesNotThrow(() => createServer({ services: [new UploadService()], uploadDir: link }));
+    assert.doesNotThrow(() => createServer({ services: [new UploadService()], uploads: { dir: link } }));
     const late = join(base, "late");
-    const server = createServer({ services: [new UploadService()], uploadDir: late });
+    const server = createServer({ services: [new UploadService()], uploads: { dir: late } });
     mkdirSync(late, { mode: 0o700 });
     chownSync(late, OTHER_UID, OTHER_UID);
-    await assert.rejects(server.listen({ port: 0 }), /uploadDir .*late is owned by uid 65534/);
+    await assert.rejects(server.listen({ port: 0 }), /uploads\.dir .*late is owned by uid 65534/);
     await server.close();
     // A mounted handler prepares its directory at once: refused there.
-    assert.throws(() => createHandler({ services: [new UploadService()], uploadDir: theirs }), /is owned by uid 65534/);
+    assert.throws(() => createHandler({ services: [new UploadService()], uploads: { dir: theirs } }), /is owned by uid 65534/);
   });
 
   it("the default directory is private (mkdtemp, 0700, this server's own), not the predictable name another user could create first, and goes when the server closes", async () => {

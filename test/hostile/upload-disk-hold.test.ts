@@ -199,12 +199,12 @@ async function released(server: TripleServer, dir?: string): Promise<void> {
 
 async function start(options: ServerOptions): Promise<{ server: TripleServer; dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), "triple-hold-"));
-  const server = createServer({ services: [new GreetServiceImpl(), new UploadService()], uploadDir: dir, ...options });
+  const server = createServer({ services: [new GreetServiceImpl(), new UploadService()], ...options, uploads: { dir, ...options.uploads } });
   await server.listen({ port: 0 });
   return { server, dir };
 }
 
-const SMALL_DISK = { maxUploadDiskBytes: 2 * MiB, uploadMemoryBytes: 64 * KiB };
+const SMALL_DISK = { maxDiskBytes: 2 * MiB, memoryBytes: 64 * KiB };
 /** One address's share of SMALL_DISK at the default (a quarter). */
 const SHARE = 512 * KiB;
 
@@ -213,7 +213,7 @@ describe("hostile: slow uploads holding the upload disk (break 5)", () => {
     let server: TripleServer;
     let dir: string;
     before(async () => {
-      ({ server, dir } = await start({ limits: { ...SMALL_DISK, maxUploadDiskBytesPerPeer: 2 * MiB }, minBodyBytesPerSecond: 1024, bodyRateWindowMs: 600 }));
+      ({ server, dir } = await start({ uploads: { ...SMALL_DISK, maxDiskBytesPerPeer: 2 * MiB }, minBodyBytesPerSecond: 1024, bodyRateWindowMs: 600 }));
     });
     after(async () => {
       await server.close();
@@ -258,7 +258,7 @@ describe("hostile: slow uploads holding the upload disk (break 5)", () => {
     let server: TripleServer;
     let dir: string;
     before(async () => {
-      ({ server, dir } = await start({ limits: SMALL_DISK, minBodyBytesPerSecond: 0, requestTimeoutMs: 1_500, headersTimeoutMs: 1_000 }));
+      ({ server, dir } = await start({ uploads: SMALL_DISK, minBodyBytesPerSecond: 0, requestTimeoutMs: 1_500, headersTimeoutMs: 1_000 }));
     });
     after(async () => {
       await server.close();
@@ -285,7 +285,7 @@ describe("hostile: slow uploads holding the upload disk (break 5)", () => {
     let dir: string;
     before(async () => {
       // The share is left at its default: a quarter of maxUploadDiskBytes (512 KiB here).
-      ({ server, dir } = await start({ limits: SMALL_DISK, minBodyBytesPerSecond: 0 }));
+      ({ server, dir } = await start({ uploads: SMALL_DISK, minBodyBytesPerSecond: 0 }));
     });
     after(async () => {
       await server.close();
@@ -317,7 +317,7 @@ describe("hostile: slow uploads holding the upload disk (break 5)", () => {
       assert.equal(outcomes.length, 5);
       // The four late ones at least (the first may lose its share too: a drip byte that comes while the others' bytes are counted).
       assert.ok(refused.length >= 4, JSON.stringify(outcomes.map((o) => [o.status, o.body.slice(0, 120)])));
-      for (const o of refused) assert.match(o.body, /limits\.maxUploadDiskBytesPerPeer/);
+      for (const o of refused) assert.match(o.body, /uploads\.maxDiskBytesPerPeer/);
       await released(server);
       await bystander.assertResponsive(2_000);
     });
@@ -329,7 +329,7 @@ describe("hostile: slow uploads holding the upload disk (break 5)", () => {
       attacks.push(SlowUpload.h1(server.url));
       const second = await attacks[1].answered;
       assert.equal(second.status, 507, JSON.stringify(second));
-      assert.match(second.body, /limits\.maxUploadDiskBytesPerPeer/);
+      assert.match(second.body, /uploads\.maxDiskBytesPerPeer/);
       const mine = await upload1(server.url, STORED, { files: [{ name: "file", size: MiB }], fields: [{ name: "note", value: "n" }], filesFirst: true });
       assert.equal(mine.status, 507, "127.0.0.1 is over its share");
       const theirs = await uploadFrom1(server.url, "127.0.0.2");

@@ -31,7 +31,7 @@ describe("a mixed Java + triple-rpc cluster under load, one provider of each SIG
     const startJava = async (tag: string) => java.set(tag, await JavaProvider.start(await freePort(), { registry, app: "java-mixed", tag }));
     const startChild = async (tag: string) => ours.set(tag, await startChildProvider(registry, "ts-mixed", tag));
     [consumer] = await Promise.all([JavaConsumer.start("java-consumer", registry), startJava("jA"), startJava("jB"), startChild("tA"), startChild("tB")]);
-    client = createClient(WhoAmI, { registry, serialization: "hessian2", logger: QUIET, timeout: 10_000 });
+    client = createClient(WhoAmI, { registry, serialization: "hessian2", logger: QUIET, timeoutMs: 10_000 });
   });
   after(async () => {
     await stopAllLoads();

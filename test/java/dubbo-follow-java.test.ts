@@ -28,9 +28,7 @@ describe("a Dubbo Java consumer on ZooKeeper follows our providers added and clo
   async function startOurs(tag: string): Promise<void> {
     const server = createServer({
       logger: QUIET,
-      registry,
-      application: "ts-follow",
-      unregisterDelayMs: tag === "t1" ? 5000 : 0,
+      registry: { address: registry, application: "ts-follow", unregisterDelayMs: tag === "t1" ? 5000 : 0 },
       services: [{ implementation: new InteropProvider(tag), group: "follow" }],
     });
     await server.listen({ port: 0, host: "127.0.0.1" });

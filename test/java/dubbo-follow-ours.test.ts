@@ -14,7 +14,7 @@ import { dubboJavaSkip, JavaProvider, requireDubboJava } from "./dubbo-peer.js";
  * Two JVMs (the second provider is the one added).
  */
 
-const DISCOVERIES = ["auto", "instance", "interface"] as const;
+const DISCOVERIES = ["both", "application", "interface"] as const;
 
 describe("our clients on ZooKeeper follow Dubbo Java providers added and stopped", { skip: dubboJavaSkip() || zookeeperMissing() }, () => {
   let zk: ZooKeeperServer;
@@ -33,7 +33,7 @@ describe("our clients on ZooKeeper follow Dubbo Java providers added and stopped
     await startJava("j1");
     for (const discovery of DISCOVERIES) {
       // Round robin: each provider listed gets its share, so a tally shows every one.
-      clients.set(discovery, createClient(WhoAmI, { registry, discovery, serialization: "hessian2", loadBalance: "roundrobin", logger: QUIET, timeout: 10_000 }));
+      clients.set(discovery, createClient(WhoAmI, { serialization: "hessian2", loadBalance: "roundrobin", logger: QUIET, timeoutMs: 10_000, registry: { address: registry, level: discovery } }));
     }
   });
   after(async () => {

@@ -7,6 +7,7 @@ import { localAddress } from "../../src/transport/local-address.js";
 import { RuleWriter } from "../registry/rule-writer.js";
 import { Interop, InteropProvider, QUIET } from "./dubbo-interop.js";
 import { dubboJavaSkip, JavaConsumer, JavaProvider, requireDubboJava } from "./dubbo-peer.js";
+import type { ProviderExtra } from "../helpers/registry-options.js";
 
 /**
  * Governance rules written as Dubbo Admin writes them (YAML at `/dubbo/config/dubbo/<key>`) move
@@ -36,8 +37,8 @@ describe("governance: a Dubbo Java consumer and ours, moved the same way by the 
   let oursTagged: Client<Interop>;
   const port: Record<string, number> = {};
 
-  async function ourProvider(id: string, group: string, extra: Parameters<typeof createServer>[0] = {}): Promise<TripleServer> {
-    const s = createServer({ logger: QUIET, registry, application: "ts-gov", services: [{ implementation: new InteropProvider(id), group }], ...extra });
+  async function ourProvider(id: string, group: string, extra: ProviderExtra = {}): Promise<TripleServer> {
+    const s = createServer({ logger: QUIET, services: [{ implementation: new InteropProvider(id), group }], ...extra, registry: { address: registry, application: "ts-gov", ...extra.registry } });
     await s.listen({ port: 0, host: group === "tagged" ? LAN : "127.0.0.1" });
     servers.push(s);
     port[id] = s.address.port;
@@ -49,15 +50,15 @@ describe("governance: a Dubbo Java consumer and ours, moved the same way by the 
     zk = await ZooKeeperServer.start();
     registry = zk.address();
     rules = await RuleWriter.connect(zk.hostPort);
-    await Promise.all([ourProvider("ts-a", "blue"), ourProvider("ts-b", "blue"), ourProvider("tag-a", "tagged", { registryTag: "gray" }), ourProvider("tag-b", "tagged")]);
+    await Promise.all([ourProvider("ts-a", "blue"), ourProvider("ts-b", "blue"), ourProvider("tag-a", "tagged", { registry: { tag: "gray" } }), ourProvider("tag-b", "tagged")]);
     [java, javaProvider] = await Promise.all([
       JavaConsumer.start("java-gov-consumer", registry),
       freePort().then((p) => JavaProvider.start(p, { registry, app: "java-provider" })),
     ]);
     port.blue = javaProvider.port;
-    const base = { registry, discovery: "interface" as const, serialization: "hessian2" as const, logger: QUIET, timeout: 15_000, loadBalance: "roundrobin" as const };
-    ours = createClient(Interop, { ...base, group: "blue", application: "ts-gov-consumer" });
-    oursTagged = createClient(Interop, { ...base, group: "tagged", application: "ts-gov-consumer" });
+    const base = { serialization: "hessian2" as const, logger: QUIET, timeoutMs: 15_000, loadBalance: "roundrobin" as const, registry: { address: registry, level: "interface" as const } };
+    ours = createClient(Interop, { ...base, group: "blue", registry: { ...base.registry, application: "ts-gov-consumer" } });
+    oursTagged = createClient(Interop, { ...base, group: "tagged", registry: { ...base.registry, application: "ts-gov-consumer" } });
     await waitUntil(async () => sameSet(await tallyJava({ group: "blue" }), ["blue", "ts-a", "ts-b"]) && clientProviders(ours).length === 3, "both consumers see the three providers");
     await waitUntil(async () => sameSet(await tallyJava({ group: "tagged", tag: "gray" }), ["tag-a"]) && clientProviders(oursTagged).length === 2, "the tagged group");
   });
@@ -135,9 +136,9 @@ describe("governance: a Dubbo Java consumer and ours, moved the same way by the 
   });
 
   it("a consumer-side configurator raising, then lowering timeout changes the outcome of slow(600) for the Java consumer and ours alike; deleting it restores both", async () => {
-    const base = { registry, discovery: "interface" as const, serialization: "hessian2" as const, logger: QUIET, group: "blue", application: "ts-gov-consumer", retries: 0 };
-    const short = createClient(Interop, { ...base, timeout: 300 });
-    const long = createClient(Interop, { ...base, timeout: 3000 });
+    const base = { registry: { address: registry, level: "interface" as const, application: "ts-gov-consumer" }, serialization: "hessian2" as const, logger: QUIET, group: "blue", retries: 0 };
+    const short = createClient(Interop, { ...base, timeoutMs: 300 });
+    const long = createClient(Interop, { ...base, timeoutMs: 3000 });
     /** ok or error for three slow(600) calls of each consumer (consumer timeout `timeout`). */
     const outcomes = async (timeout: number): Promise<string[]> => {
       const cmd = { registry, serialization: "hessian2", op: "slow", ms: 600, timeout, retries: 0, migration: "FORCE_INTERFACE", group: "blue" };

@@ -31,10 +31,7 @@ describe("remote metadata between Dubbo Java and ours", { skip: dubboJavaSkip() 
     registry = zk.address();
     server = createServer({
       logger: QUIET,
-      registry,
-      application: "ts-remote",
-      registerMode: "instance",
-      metadataStorage: "remote",
+      registry: { address: registry, application: "ts-remote", level: "application", metadataStorage: "remote" },
       services: [{ implementation: new InteropProvider("ts-remote"), group: "remote" }],
     });
     await server.listen({ port: 0, host: "127.0.0.1" });
@@ -83,7 +80,7 @@ describe("remote metadata between Dubbo Java and ours", { skip: dubboJavaSkip() 
     const { instance, revisions } = await published("java-remote");
     assert.equal(storageOf(instance), "remote");
     assert.ok(revisions.includes(revisionOf(instance)), `${JSON.stringify(revisions)} has ${revisionOf(instance)}`);
-    const c = createClient(WhoAmI, { registry, discovery: "instance", serialization: "hessian2", logger: QUIET, timeout: 10_000 });
+    const c = createClient(WhoAmI, { serialization: "hessian2", logger: QUIET, timeoutMs: 10_000, registry: { address: registry, level: "application" } });
     try {
       assert.equal(await c.whoami(), "java-remote");
     } finally {

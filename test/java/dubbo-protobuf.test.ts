@@ -136,7 +136,7 @@ describe("a .proto service between Dubbo Java (protobuf serialization, no stub g
 
   for (const protocol of ["grpc", "triple"] as const) {
     it(`our .proto client (${protocol}) calls the Java provider: unary${protocol === "grpc" ? " and server stream" : ""}, int64, repeated`, async () => {
-      const c = createClient(PbGreeter, { providers: [`http://127.0.0.1:${port}`], protocol, retries: 0, timeout: 15_000, logger: QUIET });
+      const c = createClient(PbGreeter, { providers: [`http://127.0.0.1:${port}`], protocol, retries: 0, timeoutMs: 15_000, logger: QUIET });
       try {
         // A .proto client sends an int64 as a JavaScript integer (within ±2^53) and reads it as a decimal string.
         const req = { name: "ann", id: -(2 ** 53) + 1, tags: ["a", "é"] };

@@ -9,8 +9,7 @@ async function main(): Promise<void> {
   const server = createServer({
     logger: QUIET,
     services: [new InteropProvider(process.env.TAG ?? `pid-${process.pid}`)],
-    registry: process.env.REGISTRY,
-    application: process.env.APP ?? "ts-provider",
+    registry: { address: process.env.REGISTRY as string, application: process.env.APP ?? "ts-provider" },
   });
   const a = await server.listen({ port: 0, host: "127.0.0.1" });
   process.stdout.write(`LISTENING ${a.port}\n`);

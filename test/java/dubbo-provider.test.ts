@@ -42,11 +42,11 @@ describe("our client calls a Dubbo Java provider over tri://", { skip: dubboJava
     describe(serialization, () => {
       let c: Client<Interop>;
       before(() => {
-        c = createClient(Interop, { providers: [java.url], serialization, retries: 0, timeout: 15_000, logger: QUIET });
+        c = createClient(Interop, { providers: [java.url], serialization, retries: 0, timeoutMs: 15_000, logger: QUIET });
       });
       after(() => closeClient(c));
       const other = (opts: { version?: string; group?: string }) =>
-        createClient(Interop, { providers: [java.url], serialization, retries: 0, timeout: 15_000, logger: QUIET, ...opts });
+        createClient(Interop, { providers: [java.url], serialization, retries: 0, timeoutMs: 15_000, logger: QUIET, ...opts });
 
       it("unary: a string, and a POJO of every field kind both ways (ours in as Java's types, Java's out as ours)", async () => {
         assert.equal(await c.hello("ann"), "hello ann from default");
@@ -99,10 +99,10 @@ describe("our client calls a Dubbo Java provider over tri://", { skip: dubboJava
       });
 
       it("timeouts: ours reaches Java as its timeout (grpc-timeout), and the call ends at ours", async () => {
-        const seen = Number(/^timeout=(\d+)$/.exec(await c.slow(0, { timeout: 3000 }))?.[1]);
+        const seen = Number(/^timeout=(\d+)$/.exec(await c.slow(0, { timeoutMs: 3000 }))?.[1]);
         assert.ok(seen > 2000 && seen <= 3000, `Java saw a timeout of ${seen} ms`);
         const t0 = Date.now();
-        await assert.rejects(c.slow(5000, { timeout: 300 }), isRpc(Code.DeadlineExceeded));
+        await assert.rejects(c.slow(5000, { timeoutMs: 300 }), isRpc(Code.DeadlineExceeded));
         assert.ok(Date.now() - t0 < 4000, `gave up after ${Date.now() - t0} ms`);
       });
 
@@ -146,7 +146,7 @@ describe("our client calls a Dubbo Java provider over tri://", { skip: dubboJava
   describe("the Triple default (JSON over HTTP/2, no serialization option): what Dubbo 3.3.1's REST layer answers", () => {
     let c: Client<Interop>;
     before(() => {
-      c = createClient(Interop, { providers: [java.url], retries: 0, timeout: 15_000, logger: QUIET });
+      c = createClient(Interop, { providers: [java.url], retries: 0, timeoutMs: 15_000, logger: QUIET });
     });
     after(() => closeClient(c));
 
@@ -166,7 +166,7 @@ describe("our client calls a Dubbo Java provider over tri://", { skip: dubboJava
 
     it("version and group select a registration Java serves; otherwise another registration answers, not the one without either", async () => {
       const clients = [{ version: "2.0.0" }, { group: "blue" }, {}, { version: "3.0.0" }].map((o) =>
-        createClient(Interop, { providers: [java.url], retries: 0, timeout: 15_000, logger: QUIET, ...o }),
+        createClient(Interop, { providers: [java.url], retries: 0, timeoutMs: 15_000, logger: QUIET, ...o }),
       );
       try {
         const [v2, blue, none, v3] = await Promise.all(clients.map((x) => x.whoami()));

@@ -10,13 +10,16 @@ import { type JavaAnswer, JavaConsumer, JavaProvider, dubboJavaSkip, requireDubb
  * A real Dubbo 3.3.1 Java consumer and provider on a real ZooKeeper beside ours (one JVM each).
  *
  * Our providers, each a server of its own registering one group of org.triplerpc.interop.Interop:
- * `ts-all` (registerMode all: interface and application level), `ts-interface`, `ts-instance`;
+ * `ts-all` (registry.level both: interface and application level), `ts-interface`, `ts-instance`
+ * (application level: the app names keep the Dubbo register-mode words);
  * `ts-interface` also registers group `blue`, which the Java provider (register-mode all, its
  * default) serves too. The Java consumer's references each pin a migration step (Dubbo's
  * `migration.step`): APPLICATION_FIRST (its default), FORCE_APPLICATION, FORCE_INTERFACE.
  */
 
 const MODES = ["all", "interface", "instance"] as const;
+/** Each Dubbo register-mode word as our `registry.level`. */
+const LEVEL = { all: "both", interface: "interface", instance: "application" } as const;
 const STEPS = ["APPLICATION_FIRST", "FORCE_APPLICATION", "FORCE_INTERFACE"] as const;
 
 /** Which of our registrations a Java consumer at each migration step finds (and which not). */
@@ -40,7 +43,7 @@ describe("Dubbo Java and ours on ZooKeeper: every migration step and discovery m
     for (const mode of MODES) {
       const services: object[] = [{ implementation: new InteropProvider(`ts-${mode}`), group: `ts-${mode}` }];
       if (mode === "interface") services.push({ implementation: new InteropProvider("ts-interface-blue"), group: "blue" });
-      const server = createServer({ logger: QUIET, registry, application: `ts-${mode}`, registerMode: mode, services });
+      const server = createServer({ logger: QUIET, services, registry: { address: registry, application: `ts-${mode}`, level: LEVEL[mode] } });
       await server.listen({ port: 0, host: "127.0.0.1" });
       servers.push(server);
     }
@@ -101,9 +104,9 @@ describe("Dubbo Java and ours on ZooKeeper: every migration step and discovery m
     assert.deepEqual([...(await tally("FORCE_INTERFACE")).keys()].sort(), ["blue", "ts-interface-blue"]);
   });
 
-  for (const discovery of ["auto", "instance", "interface"] as const) {
+  for (const discovery of ["both", "application", "interface"] as const) {
     it(`our client with discovery "${discovery}" finds the Java provider (its version 2.0.0 registration)`, async () => {
-      const c = createClient(Interop, { registry, discovery, version: "2.0.0", serialization: "hessian2", logger: QUIET, timeout: 10_000 });
+      const c = createClient(Interop, { version: "2.0.0", serialization: "hessian2", logger: QUIET, timeoutMs: 10_000, registry: { address: registry, level: discovery } });
       try {
         assert.equal(await c.whoami(), "v2");
         assert.equal(await c.hello("zk"), "hello zk from v2");

@@ -45,7 +45,7 @@ describe("Java value classes both ways with a real Dubbo Java", { skip: dubboJav
       const ok = (cmd: Record<string, unknown>, to = url): Promise<unknown> => java.ok({ url: to, serialization, ...cmd });
       let c: Client<Interop>;
       before(() => {
-        c = createClient(Interop, { providers: [javaProvider.url], serialization, retries: 0, timeout: 15_000, logger: QUIET });
+        c = createClient(Interop, { providers: [javaProvider.url], serialization, retries: 0, timeoutMs: 15_000, logger: QUIET });
       });
       after(() => closeClient(c));
 

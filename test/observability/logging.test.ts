@@ -8,12 +8,12 @@ import {
   createServer,
   type Logger,
   type ProvidersListener,
-  parseUrl,
   type Registry,
   RpcError,
   type TripleServer,
 } from "../../src/index.js";
 import { ProbeService } from "./otel-service.js";
+import { parseUrl } from "../../src/registry.js";
 
 interface Line {
   level: "info" | "warn" | "error";

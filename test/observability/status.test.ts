@@ -23,7 +23,7 @@ describe("span status at a call's end: deadlines, cancellations, foreign callers
 
   for (const protocol of ["grpc", "triple"] as const) {
     it(`${protocol}: a deadline that passes is DEADLINE_EXCEEDED, an error on the client span`, async () => {
-      const c = createClient(ProbeService, { providers: [server.url], protocol, retries: 0, timeout: 60 });
+      const c = createClient(ProbeService, { providers: [server.url], protocol, retries: 0, timeoutMs: 60 });
       try {
         await assert.rejects(c.slow(400), (e: RpcError) => e.code === Code.DeadlineExceeded);
       } finally {

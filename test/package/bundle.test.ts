@@ -52,7 +52,7 @@ const server = createServer({ services: [new Echo()], health: false, reflection:
 await server.listen({ port: 0, host: "127.0.0.1" });
 const out: string[] = [];
 for (const protocol of ["triple", "grpc"] as const) {
-  const client = createClient(Echo, { providers: server.url, protocol, timeout: 5000 });
+  const client = createClient(Echo, { providers: server.url, protocol, timeoutMs: 5000 });
   out.push(await client.say(protocol));
   closeClient(client);
 }

@@ -74,7 +74,7 @@ describe("the README", () => {
     const registry = readFileSync(join(ROOT, "docs", "registry.md"), "utf8");
     const start = registry.indexOf("\n## What Java and Go consumers see\n");
     const seen = registry.slice(start, registry.indexOf("\n## ", start + 1));
-    for (const says of ["127.0.0.1", "NetUtils.filterLocalHost", "AbstractClient.getConnectAddress", "-Ddubbo.network.interface.ignored=.*", 'host: "0.0.0.0"', "registryHost"]) {
+    for (const says of ["127.0.0.1", "NetUtils.filterLocalHost", "AbstractClient.getConnectAddress", "-Ddubbo.network.interface.ignored=.*", 'host: "0.0.0.0"', "registry.host"]) {
       assert.ok(seen.includes(says), `"What Java and Go consumers see" says ${says}`);
     }
   });

@@ -29,7 +29,7 @@ describe("registry: providers and ZooKeeper failing under load", { skip }, () =>
   it("three provider processes, one killed with SIGKILL under load: zero failed calls; a fourth started gets calls", async () => {
     const address = zk.address(SESSION);
     children.push(...(await Promise.all(["k1", "k2", "k3"].map((id) => ProviderProcess.start(address, id)))));
-    const c = createClient(EchoService, { registry: address, application: "kill-test" });
+    const c = createClient(EchoService, { registry: { address, application: "kill-test" } });
     clients.push(c);
     try {
       await killOneUnderLoad(c, address);
@@ -121,7 +121,7 @@ describe("registry: providers and ZooKeeper failing under load", { skip }, () =>
     // the provider's session and its nodes while the server still answers. (Deleting the nodes by
     // hand would not do: a provider writes its nodes again when another writer deletes them.)
     const providerRegistry = new ZookeeperRegistry(address);
-    const a = createServer({ services: [new EchoService("p")], registry: providerRegistry, registerMode: "interface" });
+    const a = createServer({ services: [new EchoService("p")], registry: { address: providerRegistry, level: "interface" } });
     servers.push(a);
     await a.listen({ port: 0 });
     const rec = recordingLogger();

@@ -67,7 +67,7 @@ describe("governance: configurators' timeout, retries and loadbalance, per attem
   const clients: object[] = [];
 
   async function provider(service: Slow): Promise<TripleServer> {
-    const s = createServer({ services: [service], registry: zk.address(4000), application: "tuning-provider", logger: QUIET });
+    const s = createServer({ services: [service], registry: { address: zk.address(4000), application: "tuning-provider" }, logger: QUIET });
     servers.push(s);
     await s.listen({ port: 0, host: "127.0.0.1" });
     return s;
@@ -75,7 +75,7 @@ describe("governance: configurators' timeout, retries and loadbalance, per attem
 
   function consumer(extra: Parameters<typeof createClient>[1] = {}) {
     const log = recordingLogger();
-    const c = createClient(Slow, { registry: zk.address(4000), application: "tuning-consumer", discovery: "interface", logger: log.logger, ...extra });
+    const c = createClient(Slow, { registry: { address: zk.address(4000), application: "tuning-consumer", level: "interface" }, logger: log.logger, ...extra });
     clients.push(c);
     return { c, lines: log.lines };
   }
@@ -113,7 +113,7 @@ describe("governance: configurators' timeout, retries and loadbalance, per attem
 
   it("timeout: a configurator raises and lowers it over the client's own; <method>.timeout wins over timeout; a call's own timeout wins over both", async () => {
     await provider(new Slow("a"));
-    const { c, lines } = consumer({ timeout: 300 });
+    const { c, lines } = consumer({ timeoutMs: 300 });
     await waitFor(() => clientProviders(c).length === 1, 15_000, "the provider");
     assert.equal(await outcome(c.nap(600)), "deadline_exceeded", "the client's 300 ms");
     await apply(lines, rule({ timeout: 3000 }));
@@ -123,7 +123,7 @@ describe("governance: configurators' timeout, retries and loadbalance, per attem
     assert.equal(await outcome(c.nap(400)), "deadline_exceeded", "nap.timeout 100 ms");
     assert.ok(performance.now() - t0 < 1500, `ended by the 100 ms timeout (${Math.round(performance.now() - t0)} ms)`);
     assert.equal(await outcome(c.whoami()), "a", "other methods keep timeout 3000");
-    assert.equal(await outcome(c.nap(400, { timeout: 3000 })), "a", "the call's own timeout wins");
+    assert.equal(await outcome(c.nap(400, { timeoutMs: 3000 })), "a", "the call's own timeout wins");
     await apply(lines, null);
     assert.equal(await outcome(c.nap(600)), "deadline_exceeded", "the client's 300 ms again");
   });
@@ -191,7 +191,7 @@ describe("governance: configurators' timeout, retries and loadbalance, per attem
 
   it("provider side: a bad timeout in a rule addressed to our provider is not registered (one log line naming the key); its weight is", async () => {
     const log = recordingLogger();
-    const s = createServer({ services: [new Slow("p")], registry: zk.address(4000), application: "tuning-provider", logger: log.logger });
+    const s = createServer({ services: [new Slow("p")], registry: { address: zk.address(4000), application: "tuning-provider" }, logger: log.logger });
     servers.push(s);
     await s.listen({ port: 0, host: "127.0.0.1" });
     const { c } = consumer();

@@ -17,6 +17,7 @@ import { localAddress } from "../../src/transport/local-address.js";
 import { kazoo, kazooMissing, ZooKeeperServer, zookeeperMissing } from "../helpers/zookeeper.js";
 import { RuleWriter } from "./rule-writer.js";
 import { ECHO_SERVICE, EchoService, recordingLogger, waitFor } from "./services.js";
+import type { ConsumerExtra, ProviderExtra } from "../helpers/registry-options.js";
 
 const skip = zookeeperMissing() ?? kazooMissing();
 
@@ -62,15 +63,15 @@ describe("governance: rules from the config center (ZooKeeper /dubbo/config)", {
   const clients: object[] = [];
   const SERVICE_RULE = `${ECHO_SERVICE}::.configurators`;
 
-  async function provider(id: string, extra: Parameters<typeof createServer>[0] = {}, at = { host: "127.0.0.1" }): Promise<TripleServer> {
-    const s = createServer({ services: [new EchoService(id)], registry: zk.address(4000), application: "gov-provider", ...extra });
+  async function provider(id: string, extra: ProviderExtra = {}, at = { host: "127.0.0.1" }): Promise<TripleServer> {
+    const s = createServer({ services: [new EchoService(id)], ...extra, registry: { address: zk.address(4000), application: "gov-provider", ...extra.registry } });
     servers.push(s);
     await s.listen({ port: 0, host: at.host });
     return s;
   }
 
-  function consumer(extra: Parameters<typeof createClient>[1] = {}) {
-    const c = createClient(EchoService, { registry: zk.address(4000), application: "gov-consumer", ...extra });
+  function consumer(extra: ConsumerExtra = {}) {
+    const c = createClient(EchoService, { ...extra, registry: { address: zk.address(4000), application: "gov-consumer", ...extra.registry } });
     clients.push(c);
     return c;
   }
@@ -101,7 +102,7 @@ describe("governance: rules from the config center (ZooKeeper /dubbo/config)", {
   it("a consumer-side configurator (disabled, then weight) moves our consumer's calls on its next calls; deleting it restores them", async () => {
     const a = await provider("cfg-a");
     const b = await provider("cfg-b");
-    const c = consumer({ loadBalance: "random", discovery: "interface" });
+    const c = consumer({ loadBalance: "random", registry: { level: "interface" } });
     await waitFor(() => clientProviders(c).length === 2, 15_000, "both providers");
     const aAddr = `127.0.0.1:${a.address.port}`;
     let t0 = Date.now();
@@ -124,7 +125,7 @@ describe("governance: rules from the config center (ZooKeeper /dubbo/config)", {
   it("a configurator that does not parse keeps the previous one, with one log line naming the key and the error", async () => {
     const a = await provider("bad-a");
     const { lines, logger } = recordingLogger();
-    const c = consumer({ discovery: "interface", logger });
+    const c = consumer({ logger, registry: { level: "interface" } });
     await waitFor(() => clientProviders(c).length === 1, 15_000, "the provider");
     await rules.write(SERVICE_RULE, serviceConfigurator("consumer", ["0.0.0.0"], { weight: 700 }));
     await waitFor(() => clientProviders(c)[0]?.weight === 700, 15_000, "weight 700");
@@ -143,11 +144,11 @@ describe("governance: rules from the config center (ZooKeeper /dubbo/config)", {
   });
 
   it("a provider-side rule addressed to our provider: weight re-registers its URL; disabled removes it at both levels until the rule goes", async () => {
-    const a = await provider("prov-a", { application: "gov-prov-app" });
-    const b = await provider("prov-b", { application: "gov-prov-app" });
+    const a = await provider("prov-a", { registry: { application: "gov-prov-app" } });
+    const b = await provider("prov-b", { registry: { application: "gov-prov-app" } });
     const aAddr = `127.0.0.1:${a.address.port}`;
-    const iface = consumer({ discovery: "interface" });
-    const inst = consumer({ discovery: "instance", providedBy: "gov-prov-app", registerConsumer: false });
+    const iface = consumer({ registry: { level: "interface" } });
+    const inst = consumer({ registry: { level: "application", providedBy: "gov-prov-app", registerConsumer: false } });
     await waitFor(() => clientProviders(iface).length === 2 && clientProviders(inst).length === 2, 15_000, "both providers at both levels");
     // Java matches a provider-side item's addresses by host only (both providers share 127.0.0.1):
     // providerAddresses names the one provider.
@@ -187,10 +188,10 @@ describe("governance: rules from the config center (ZooKeeper /dubbo/config)", {
   it("routing from the config center: static tags (registryTag), a dynamic tag rule, a condition rule, each taking effect on the next calls and undone by deleting it; explainRoute and the unavailable error say why", async () => {
     // On the LAN address: as in Java, a tag rule's address never matches a loopback provider.
     const lan = { host: localAddress() };
-    const gray = await provider("r-gray", { application: "route-app", registryTag: "gray" }, lan);
-    const p2 = await provider("r-2", { application: "route-app" }, lan);
-    const p3 = await provider("r-3", { application: "route-app" }, lan);
-    const c = consumer({ discovery: "interface", application: "route-consumer", loadBalance: "roundrobin" });
+    const gray = await provider("r-gray", { registry: { application: "route-app", tag: "gray" } }, lan);
+    const p2 = await provider("r-2", { registry: { application: "route-app" } }, lan);
+    const p3 = await provider("r-3", { registry: { application: "route-app" } }, lan);
+    const c = consumer({ loadBalance: "roundrobin", registry: { level: "interface", application: "route-consumer" } });
     await waitFor(() => clientProviders(c).length === 3, 15_000, "three providers");
     const who = async (n: number, opts?: { tag?: string; forceTag?: boolean }) => {
       const out = new Set<string>();
@@ -201,7 +202,7 @@ describe("governance: rules from the config center (ZooKeeper /dubbo/config)", {
     assert.deepEqual(await who(10, { tag: "gray" }), ["r-gray"]);
     assert.deepEqual(await who(30, { tag: "blue" }), ["r-2", "r-3"], "an unknown tag falls back to untagged providers");
     await assert.rejects(c.whoami({ tag: "blue", forceTag: true }), (e: Error) => /unavailable|no provider available/i.test(e.message) && /routing rules kept none/.test(e.message));
-    const tagged = consumer({ discovery: "interface", application: "route-consumer", tag: "gray", registerConsumer: false });
+    const tagged = consumer({ tag: "gray", registry: { level: "interface", application: "route-consumer", registerConsumer: false } });
     await waitFor(() => clientProviders(tagged).length === 3, 15_000, "three providers");
     assert.equal(await tagged.whoami(), "r-gray", "the client's tag");
 
@@ -242,7 +243,7 @@ describe("governance: rules from the config center (ZooKeeper /dubbo/config)", {
     const route = (rule: string) => encodeURIComponent(`route://0.0.0.0/${ECHO_SERVICE}?category=routers&dynamic=false&rule=${encodeURIComponent(rule)}`);
     await kazoo(zk.hostPort, [{ op: "create", path: `/dubbo/${ECHO_SERVICE}/routers/${route("=> host != 127.0.0.1")}`, data: "" }]);
     const { lines, logger } = recordingLogger();
-    const c = consumer({ discovery: "interface", logger });
+    const c = consumer({ logger, registry: { level: "interface" } });
     const routerLines = () => lines.filter((l) => l.includes("Dubbo 2.6 router node"));
     await waitFor(() => routerLines().length === 1, 15_000, "the legacy router line");
     assert.match(routerLines()[0], /1 new Dubbo 2.6 router node\(s\) under routers\/ .*host != 127\.0\.0\.1.*not applied/);
@@ -263,9 +264,9 @@ describe("governance: rules from the config center (ZooKeeper /dubbo/config)", {
   });
 
   it("a migration rule switches our consumer between interface and instance discovery at run time", async () => {
-    const a = await provider("mig-iface", { application: "mig-a", registerMode: "interface" });
-    const b = await provider("mig-inst", { application: "mig-b", registerMode: "instance" });
-    const c = consumer({ application: "mig-consumer", providedBy: "mig-b" });
+    const a = await provider("mig-iface", { registry: { application: "mig-a", level: "interface" } });
+    const b = await provider("mig-inst", { registry: { application: "mig-b", level: "application" } });
+    const c = consumer({ registry: { application: "mig-consumer", providedBy: "mig-b" } });
     await waitFor(() => clientProviders(c).length === 2, 15_000, "both layouts merged (auto)");
     const rule = (step: string) => `key: mig-consumer\nstep: ${step}\n`;
     await rules.write("mig-consumer.migration", rule("FORCE_INTERFACE"), "DUBBO_SERVICEDISCOVERY_MIGRATION");
@@ -306,16 +307,16 @@ describe("governance: rules from the config center (ZooKeeper /dubbo/config)", {
   });
 
   it("registryTag writes dubbo.tag in the provider URL; explainRoute answers for a call; configCenter is validated", async () => {
-    const a = await provider("tagged", { application: "tag-app", registryTag: "gray" });
-    const c = consumer({ discovery: "interface" });
+    const a = await provider("tagged", { registry: { application: "tag-app", tag: "gray" } });
+    const c = consumer({ registry: { level: "interface" } });
     await waitFor(() => clientProviders(c).length === 1, 15_000, "the provider");
     const nodes = (await kazoo(zk.hostPort, [{ op: "children", path: `/dubbo/${ECHO_SERVICE}/providers` }]))[0] as string[];
     assert.ok(nodes.map(decodeURIComponent).some((n) => n.includes(`:${a.address.port}/`) && n.includes("dubbo.tag=gray")), nodes.join("\n"));
     const ex = explainRoute(c, "whoami", [], { tag: "gray" });
     assert.equal(typeof ex.text, "string");
     assert.ok(Array.isArray(ex.steps));
-    assert.throws(() => createClient(EchoService, { registry: zk.address(), configCenter: "http://x" as string }), /createClient: configCenter must be false, an address/);
-    assert.throws(() => createServer({ services: [new EchoService()], registry: zk.address(), registryTag: "a b" }), /createServer: registryTag must be a non-empty word/);
+    assert.throws(() => createClient(EchoService, { registry: { address: zk.address(), configCenter: "http://x" as string } }), /createClient: registry\.configCenter must be false, an address/);
+    assert.throws(() => createServer({ services: [new EchoService()], registry: { address: zk.address(), tag: "a b" } }), /createServer: registry\.tag must be a non-empty word/);
     await a.close();
   });
 });

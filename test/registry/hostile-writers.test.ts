@@ -28,11 +28,11 @@ describe("registry: a provider whose nodes another writer deletes or rewrites", 
   });
 
   /** A provider of `app` on its own registry (log kept; failed writes retried every 300 ms). */
-  async function provider(id: string, app: string, registerMode: "all" | "instance") {
+  async function provider(id: string, app: string, level: "both" | "application") {
     const { lines, logger } = recordingLogger();
     const registry = new ZookeeperRegistry(zk.address(4000), { logger, retryIntervalMs: 300 });
     registries.push(registry);
-    const s = createServer({ services: [new EchoService(id)], registry, application: app, registerMode });
+    const s = createServer({ services: [new EchoService(id)], registry: { address: registry, application: app, level } });
     servers.push(s);
     await s.listen({ port: 0, host: "127.0.0.1" });
     const instanceDir = `/services/${app}`;
@@ -43,11 +43,11 @@ describe("registry: a provider whose nodes another writer deletes or rewrites", 
   const get = async (path: string) => (await kazoo(zk.hostPort, [{ op: "get", path }]))[0] as KazooGet | null;
 
   it("its instance node, provider node and mapping entry deleted, replaced or rewritten by another writer are written again at once; calls beside go on", async () => {
-    const { instance } = await provider("guarded", "guarded-app", "all");
+    const { instance } = await provider("guarded", "guarded-app", "both");
     const mapping = `/dubbo/mapping/${ECHO_SERVICE}`;
     const providerNode = `${PROVIDERS_DIR}/${((await kazoo(zk.hostPort, [{ op: "children", path: PROVIDERS_DIR }]))[0] as string[])[0]}`;
     const original = (await get(instance))!;
-    const c = createClient(EchoService, { registry: zk.address(4000), discovery: "instance", application: "c", registerConsumer: false });
+    const c = createClient(EchoService, { registry: { address: zk.address(4000), level: "application", application: "c", registerConsumer: false } });
     clients.push(c);
     const load = loadLoop(() => c.whoami(), 2);
     await waitFor(() => (load.counts.get("guarded") ?? 0) > 5, 8000, "calls on the provider");
@@ -104,7 +104,7 @@ describe("registry: a provider whose nodes another writer deletes or rewrites", 
   });
 
   it("a read-only ACL on its application's directory plus a delete: one error line says why, and the node is written again once the ACL allows it", async () => {
-    const { lines, instance } = await provider("acl", "acl-app", "instance");
+    const { lines, instance } = await provider("acl", "acl-app", "application");
     // world:anyone may no longer create under /services/acl-app (deleting is still allowed).
     await kazoo(zk.hostPort, [
       { op: "acl", path: "/services/acl-app", create: false },

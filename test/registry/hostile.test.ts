@@ -89,17 +89,17 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
   });
 
   async function provider(id: string, app: string): Promise<TripleServer> {
-    const s = createServer({ services: [new EchoService(id)], registry: zk.address(4000), application: app });
+    const s = createServer({ services: [new EchoService(id)], registry: { address: zk.address(4000), application: app } });
     servers.push(s);
     await s.listen({ port: 0, host: "127.0.0.1" });
     return s;
   }
 
   /** A consumer (its registry log kept) calling under load until provider `first` answers. */
-  async function consumer(discovery: "interface" | "instance" | "auto", first: string, providedBy?: string, waitMs = 8000, protocol?: "grpc") {
+  async function consumer(discovery: "interface" | "application" | "both", first: string, providedBy?: string, waitMs = 8000, protocol?: "grpc") {
     const { lines, logger } = recordingLogger();
     const registry = new ZookeeperRegistry(zk.address(4000), { logger });
-    const c = createClient(EchoService, { registry, discovery, providedBy, application: "c", registerConsumer: false, protocol });
+    const c = createClient(EchoService, { protocol, registry: { address: registry, level: discovery, providedBy, application: "c", registerConsumer: false } });
     clients.push(c);
     const load = loadLoop(() => c.whoami(), 2);
     await waitFor(() => (load.counts.get(first) ?? 0) > 5, waitMs, `calls on ${first}`);
@@ -107,7 +107,7 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
   }
 
   /** A consumer of the hostile-app's instances, calling until inst1 answers. */
-  const hostileAppConsumer = () => consumer("instance", "inst1", "hostile-app");
+  const hostileAppConsumer = () => consumer("application", "inst1", "hostile-app");
 
   it("interface level: provider nodes that are not URLs, bad escapes, absurd ports, IPv6 garbage, huge names are skipped; calls go on and the list still follows changes", async () => {
     await provider("good1", "iface-app");
@@ -143,7 +143,7 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
   it("instance level: instance JSON that is garbage or of the wrong shape, hosts that are no hosts, hostile metadata services and reports: calls go on, no crash", async () => {
     const good = await provider("inst1", "hostile-app");
     const port = good.address.port;
-    const { lines, load } = await consumer("instance", "inst1");
+    const { lines, load } = await consumer("application", "inst1");
     const nodes = (await kazoo(zk.hostPort, [{ op: "children", path: "/services/hostile-app" }]))[0] as string[];
     const mine = (await kazoo(zk.hostPort, [{ op: "get", path: `/services/hostile-app/${nodes[0]}` }]))[0] as KazooGet;
     const revision = JSON.parse(mine.data).payload.metadata["dubbo.metadata.revision"] as string;
@@ -196,7 +196,7 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
   });
 
   it("auto: a mapping node listing thousands of applications and garbage names: calls go on, no crash, no log flood", async () => {
-    const { lines, load } = await consumer("auto", "inst1");
+    const { lines, load } = await consumer("both", "inst1");
     const mapping = `/dubbo/mapping/${ECHO_SERVICE}`;
     const names = ["iface-app", "hostile-app", "..", ".", "a/b", "/", "a//b", "zookeeper", "x\u0001y", "é", "z".repeat(5000)];
     for (let i = 0; i < 2000; i++) names.push(`app-${i}`);
@@ -220,7 +220,7 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
       { op: "delete", path: mapping },
       { op: "create", path: mapping, data: "iface-app,hostile-app" },
     ]);
-    const { c, lines, load } = await consumer("auto", "inst1");
+    const { c, lines, load } = await consumer("both", "inst1");
     const names = ["iface-app", "hostile-app"];
     for (let i = 0; names.length < 10_001; i++) names.push(`flood-app-${i}`);
     const blocking = loopBlocking();
@@ -254,7 +254,7 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
 
   it("instances whose metadata names another application or revision than their node, or whose node names another application, are rejected (one log line each); a weight over 10000 counts as 10000", async () => {
     // Over gRPC: the stubs are grpc-js servers.
-    const { c, lines, load } = await consumer("instance", "inst1", "hostile-app", 8000, "grpc");
+    const { c, lines, load } = await consumer("application", "inst1", "hostile-app", 8000, "grpc");
     const services = (p: number) => echoServiceInfo(ECHO_SERVICE, p);
     const stubs = await Promise.all([
       // Its answer names another application than its node.
@@ -291,8 +291,8 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
       // Our own servers announce no more than that.
       const registry = { address: "none", register: async () => {}, unregister: async () => {}, subscribe: () => () => {}, close: async () => {} };
       assert.throws(
-        () => createServer({ services: [new EchoService("x")], registry, registryWeight: 10_001 }),
-        /createServer: registryWeight must be a number from 0 to 10000 \(consumers count a higher weight as 10000\), got 10001/,
+        () => createServer({ services: [new EchoService("x")], registry: { address: registry, weight: 10_001 } }),
+        /createServer: registry\.weight must be a number from 0 to 10000 \(consumers count a higher weight as 10000\), got 10001/,
       );
     } finally {
       await kazoo(zk.hostPort, nodes.map((n) => ({ op: "delete" as const, path: n.path })));

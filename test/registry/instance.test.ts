@@ -12,6 +12,7 @@ import { type KazooGet, kazoo, kazooMissing, ZooKeeperServer, zookeeperMissing }
 import { ProviderProcess } from "./children.js";
 import { ECHO_SERVICE, EchoService, loadLoop, stopAllLoads, waitFor } from "./services.js";
 import { echoServiceInfo, goInstanceJson, javaInstanceJson, metadataClient, StubProvider } from "./stub-provider.js";
+import type { ConsumerExtra, ProviderExtra } from "../helpers/registry-options.js";
 
 const skip = zookeeperMissing() ?? kazooMissing();
 
@@ -50,15 +51,15 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
   const stubs: StubProvider[] = [];
   const procs: ProviderProcess[] = [];
 
-  async function provider(id: string, extra: Parameters<typeof createServer>[0] = {}): Promise<TripleServer> {
-    const s = createServer({ services: [new EchoService(id)], registry: zk.address(4000), application: "demo", ...extra });
+  async function provider(id: string, extra: ProviderExtra = {}): Promise<TripleServer> {
+    const s = createServer({ services: [new EchoService(id)], ...extra, registry: { address: zk.address(4000), application: "demo", ...extra.registry } });
     servers.push(s);
     await s.listen({ port: 0 });
     return s;
   }
 
-  function consumer(extra: Parameters<typeof createClient>[1] = {}) {
-    const c = createClient(EchoService, { registry: zk.address(4000), application: "demo-consumer", registerConsumer: false, ...extra });
+  function consumer(extra: ConsumerExtra = {}) {
+    const c = createClient(EchoService, { ...extra, registry: { address: zk.address(4000), application: "demo-consumer", registerConsumer: false, ...extra.registry } });
     clients.push(c);
     return c;
   }
@@ -163,7 +164,7 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
 
   it("close() removes the instance node (and the interface-level node) first, then drains: while a call is still running, both are gone", async () => {
     const hold = new HoldService();
-    const s = createServer({ services: [hold], registry: zk.address(4000), application: "closing-app" });
+    const s = createServer({ services: [hold], registry: { address: zk.address(4000), application: "closing-app" } });
     servers.push(s);
     await s.listen({ port: 0 });
     const port = s.address.port;
@@ -195,7 +196,7 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
   });
 
   it("a service withdrawn at run time (server.unregister): its interface-level node goes, a new revision is published (the one before it was added), MetadataServiceV2 serves it; the mapping stays, as in Dubbo", async () => {
-    const s = await provider("w1", { application: "withdraw-app" });
+    const s = await provider("w1", { registry: { application: "withdraw-app" } });
     const port = s.address.port;
     const revisionNow = async () => JSON.parse((await get(zk, `/services/withdraw-app/127.0.0.1:${port}`))!.data).payload.metadata["dubbo.metadata.revision"] as string;
     const waitRevision = async (not: string) => {
@@ -229,7 +230,7 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
   });
 
   it("a service registered and withdrawn at once leaves no provider node behind (its delete used to overtake the create: one ghost node per round)", async () => {
-    const s = await provider("w2", { application: "withdraw-fast" });
+    const s = await provider("w2", { registry: { application: "withdraw-fast" } });
     const lateProviders = "/dubbo/org.example.registry.LateService/providers";
     for (let i = 0; i < 3; i++) {
       const late = new LateService();
@@ -244,8 +245,8 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
   });
 
   it("registerMode interface writes no instance; instance writes no interface-level node; metadataStorage remote writes the report Java reads", async () => {
-    const a = await provider("only-interface", { application: "mode-iface", registerMode: "interface" });
-    const b = await provider("only-instance", { application: "mode-inst", registerMode: "instance", metadataStorage: "remote", registryWeight: 150 });
+    const a = await provider("only-interface", { registry: { application: "mode-iface", level: "interface" } });
+    const b = await provider("only-instance", { registry: { application: "mode-inst", level: "application", metadataStorage: "remote", weight: 150 } });
     assert.equal(await children(zk, "/services/mode-iface"), null);
     assert.deepEqual(await children(zk, "/services/mode-inst"), [`127.0.0.1:${b.address.port}`]);
     const urls = ((await children(zk, `/dubbo/${ECHO_SERVICE}/providers`)) ?? []).map((n) => decodeURIComponent(n));
@@ -264,10 +265,10 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
     assert.deepEqual(Object.keys(info.services), [`${ECHO_SERVICE}:tri`]);
     assert.deepEqual(Object.keys(info.services[`${ECHO_SERVICE}:tri`]), ["name", "protocol", "port", "path", "params"]);
     // A consumer reading only instance level finds b through the report; only interface level, a.
-    const inst = consumer({ discovery: "instance", providedBy: "mode-inst" });
+    const inst = consumer({ registry: { level: "application", providedBy: "mode-inst" } });
     assert.equal(await inst.whoami(), "only-instance");
     assert.deepEqual(clientProviders(inst).map((p) => [p.port, p.weight]), [[b.address.port, 150]], "the weight comes from the metadata");
-    const iface = consumer({ discovery: "interface" });
+    const iface = consumer({ registry: { level: "interface" } });
     await iface.whoami();
     assert.deepEqual(clientProviders(iface).map((p) => p.port), [a.address.port]);
     await Promise.all([a.close(), b.close()]);
@@ -290,7 +291,7 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
       { op: "create", path: `/services/go-app/127.0.0.1:${go.port}`, data: goInstanceJson("go-app", go.port, goRev) },
     ]);
     try {
-      const c = consumer({ discovery: "instance", protocol: "grpc" });
+      const c = consumer({ protocol: "grpc", registry: { level: "application" } });
       const load = loadLoop(() => c.whoami(), 2);
       await waitFor(() => (load.counts.get("java") ?? 0) > 10 && (load.counts.get("go") ?? 0) > 10, 10_000, "calls on both stubs");
       await load.stop();
@@ -345,7 +346,7 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
     ]);
     const lines = { blue: [] as string[], plain: [] as string[] };
     const logger = (into: string[]) => ({ info: () => {}, error: (_o: object, m: string) => into.push(m), warn: (_o: object, m: string) => into.push(m) });
-    const base = { discovery: "instance" as const, providedBy: "vg-blue,vg-plain,vg-v1", protocol: "grpc" as const };
+    const base = { protocol: "grpc" as const, registry: { level: "application" as const, providedBy: "vg-blue,vg-plain,vg-v1" } };
     try {
       const cBlue = consumer({ ...base, version: "1.0.0", group: "blue", logger: logger(lines.blue) });
       const cPlain = consumer({ ...base, logger: logger(lines.plain) });
@@ -389,7 +390,7 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
     await kazoo(zk.hostPort, [{ op: "create", path: `/services/both-app/127.0.0.1:${both.port}`, data: javaInstanceJson("both-app", both.port, rev) }]);
     const registry = new ZookeeperRegistry(zk.address(4000));
     try {
-      const opts = { registry, discovery: "instance" as const, providedBy: "both-app", protocol: "grpc" as const, registerConsumer: false };
+      const opts = { protocol: "grpc" as const, registry: { address: registry, level: "application" as const, providedBy: "both-app", registerConsumer: false } };
       const echo = createClient(EchoService, opts);
       const other = createClient(LateService, opts);
       clients.push(echo, other);
@@ -410,7 +411,7 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
     const lines: string[] = [];
     const logger = { info: () => {}, error: (_o: object, m: string) => lines.push(m), warn: (_o: object, m: string) => lines.push(m) };
     try {
-      const c = consumer({ discovery: "instance", providedBy: "flaky-app", protocol: "grpc", logger });
+      const c = consumer({ protocol: "grpc", logger, registry: { level: "application", providedBy: "flaky-app" } });
       // Two failures: asked again after 1 s, then 2 s.
       await waitFor(() => clientProviders(c).length === 1, 8000, "the instance to be found once its metadata answers");
       assert.equal(await c.whoami(), "flaky");
@@ -425,12 +426,12 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
 
   it("TLS: a client with TLS options reads an https:// provider's MetadataServiceV2 over TLS and calls it at application level", async () => {
     const { key, cert } = selfSigned();
-    const s = createServer({ services: [new EchoService("tls-1")], tls: { key, cert }, registry: zk.address(4000), application: "tls-app", registerMode: "instance" });
+    const s = createServer({ services: [new EchoService("tls-1")], tls: { key, cert }, registry: { address: zk.address(4000), application: "tls-app", level: "application" } });
     servers.push(s);
     await s.listen({ port: 0 });
     const lines: string[] = [];
     const logger = { info: () => {}, error: (_o: object, m: string) => lines.push(m), warn: (_o: object, m: string) => lines.push(m) };
-    const c = consumer({ discovery: "instance", providedBy: "tls-app", tls: { ca: cert }, logger });
+    const c = consumer({ tls: { ca: cert }, logger, registry: { level: "application", providedBy: "tls-app" } });
     assert.equal(await c.whoami(), "tls-1");
     assert.deepEqual(clientProviders(c).map((p) => [p.secure, p.port]), [[true, s.address.port]]);
     assert.deepEqual(lines.filter((m) => m.includes("tls-app")), [], "no metadata failure");
@@ -453,8 +454,8 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
       { op: "create", path: `/services/warm-inst/127.0.0.1:${aStub.port}`, data: JSON.stringify(inst) },
     ]);
     try {
-      const cIface = consumer({ discovery: "interface", protocol: "grpc" });
-      const cInst = consumer({ discovery: "instance", providedBy: "warm-inst", protocol: "grpc" });
+      const cIface = consumer({ protocol: "grpc", registry: { level: "interface" } });
+      const cInst = consumer({ protocol: "grpc", registry: { level: "application", providedBy: "warm-inst" } });
       assert.equal(await cIface.whoami(), "warm-iface");
       assert.equal(await cInst.whoami(), "warm-inst");
       const [pIface] = clientProviders(cIface);
@@ -478,16 +479,16 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
 
   it("registryWarmupMs announces Dubbo's warmup at both levels: our clients ramp the new server, and a bad value is refused", async () => {
     assert.throws(
-      () => createServer({ services: [new EchoService("x")], registry: zk.address(4000), registryWarmupMs: -1 }),
-      /createServer: registryWarmupMs must be a number of ms > 0, got -1/,
+      () => createServer({ services: [new EchoService("x")], registry: { address: zk.address(4000), warmupMs: -1 } }),
+      /createServer: registry\.warmupMs must be a whole number of milliseconds > 0, got -1/,
     );
-    const s = await provider("warming", { application: "warming-app", registryWarmupMs: 60_000 });
+    const s = await provider("warming", { registry: { application: "warming-app", warmupMs: 60_000 } });
     const port = s.address.port;
     const names = (await children(zk, `/dubbo/${ECHO_SERVICE}/providers`)) ?? [];
     const url = names.map((n) => decodeURIComponent(n)).find((u) => u.includes(`:${port}/`));
     assert.match(url ?? "", /[?&]warmup=60000(&|$)/, "the interface-level URL carries warmup");
-    for (const discovery of ["interface", "instance"] as const) {
-      const c = consumer({ discovery, providedBy: "warming-app" });
+    for (const discovery of ["interface", "application"] as const) {
+      const c = consumer({ registry: { level: discovery, providedBy: "warming-app" } });
       await waitFor(() => clientProviders(c).some((x) => x.port === port), 5000, `${discovery}: the warming server listed`);
       const [p] = clientProviders(c).filter((x) => x.port === port);
       assert.equal(p.warmUp?.ms, 60_000, discovery);
@@ -507,7 +508,7 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
       { op: "create", path: `/services/java-mixed/127.0.0.1:${java.port}`, data: javaInstanceJson("java-mixed", java.port, rev) },
       { op: "create", path: `/dubbo/${ECHO_SERVICE}/providers/${javaNode}`, data: "127.0.0.1" },
     ]);
-    const env = { APP: "node-mixed", REGISTER_MODE: "all" };
+    const env = { APP: "node-mixed", REGISTRY_LEVEL: "both" };
     const [p1, p2] = await Promise.all([ProviderProcess.start(zk.address(4000), "n1", env), ProviderProcess.start(zk.address(4000), "n2", env)]);
     procs.push(p1, p2);
     // Java writes the mapping with its own compare-and-set; here kazoo adds java-mixed to what ours wrote.
@@ -570,11 +571,11 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
 
   it("instance level, ZooKeeper restarted under load (same session): zero failed calls; afterwards a new instance is seen", async () => {
     const address = zk.address(4000);
-    const opts = { registry: address, application: "restart-app", registerMode: "instance" as const };
+    const opts = { registry: { address, application: "restart-app", level: "application" as const } };
     const a = createServer({ services: [new EchoService("r1")], ...opts });
     servers.push(a);
     await a.listen({ port: 0 });
-    const c = consumer({ registry: address, discovery: "instance", providedBy: "restart-app" });
+    const c = consumer({ registry: { address, level: "application", providedBy: "restart-app" } });
     const load = loadLoop(() => c.whoami(), 2);
     await waitFor(() => (load.counts.get("r1") ?? 0) > 10, 5000, "calls on r1");
     await zk.stop();
@@ -593,11 +594,11 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
 
   it("instance level keeps issue 17's failure behaviour: empty protection, and after a session expiry (ZooKeeper wiped) the instance node, mapping and report are re-created and consumers follow again", async () => {
     const address = zk.address(2000);
-    const opts = { registry: address, application: "expiry-app", registerMode: "instance" as const, metadataStorage: "remote" as const };
+    const opts = { registry: { address, application: "expiry-app", level: "application" as const, metadataStorage: "remote" as const } };
     const a = createServer({ services: [new EchoService("e1")], ...opts });
     servers.push(a);
     await a.listen({ port: 0 });
-    const c = consumer({ registry: address, discovery: "instance", providedBy: "expiry-app" });
+    const c = consumer({ registry: { address, level: "application", providedBy: "expiry-app" } });
     assert.equal(await c.whoami(), "e1");
     const node = `/services/expiry-app/127.0.0.1:${a.address.port}`;
     const owner = (await get(zk, node))!.ephemeralOwner;

@@ -8,9 +8,11 @@ async function main(): Promise<void> {
   const id = process.env.ID ?? `pid-${process.pid}`;
   const server = createServer({
     services: [new EchoService(id)],
-    registry: process.env.REGISTRY,
-    application: process.env.APP ?? "registry-test",
-    registerMode: (process.env.REGISTER_MODE as "interface" | "instance" | "all" | undefined) ?? "all",
+    registry: {
+      address: process.env.REGISTRY as string,
+      application: process.env.APP ?? "registry-test",
+      level: (process.env.REGISTRY_LEVEL as "interface" | "application" | "both" | undefined) ?? "both",
+    },
   });
   const a = await server.listen({ port: 0, host: "127.0.0.1" });
   process.stdout.write(`LISTENING ${a.port}\n`);

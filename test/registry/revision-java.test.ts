@@ -75,10 +75,7 @@ describe("registry: our metadata revision is the one Java computes (MetadataInfo
   it("a provider's instance node names the revision Java computes from the metadata its MetadataServiceV2 serves", async () => {
     const s = createServer({
       services: [new EchoService("plain"), { implementation: new EchoService("blue"), version: "1.0.0", group: "blue" }],
-      registry: zk.address(4000),
-      application: "revision-app",
-      registerMode: "instance",
-      registryWeight: 7,
+      registry: { address: zk.address(4000), application: "revision-app", level: "application", weight: 7 },
     });
     servers.push(s);
     await s.listen({ port: 0 });

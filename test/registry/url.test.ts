@@ -1,21 +1,17 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { clientProviders, closeClient, createClient, createServer, FailoverError } from "../../src/index.js";
 import {
-  clientProviders,
-  closeClient,
-  createClient,
-  createServer,
   decodeComponent,
   type DubboUrl,
   encodeComponent,
-  FailoverError,
   matchesService,
   parseUrl,
   type ProvidersListener,
   type Registry,
   type ServiceKey,
   toFullString,
-} from "../../src/index.js";
+} from "../../src/registry.js";
 import { ECHO_SERVICE, EchoService, waitFor } from "./services.js";
 
 describe("registry: Dubbo's URL form", () => {
@@ -102,14 +98,14 @@ class MemoryRegistry implements Registry {
 describe("registry: the Registry interface and the client's options", () => {
   it("a custom Registry object serves a server and clients; neither closes it; emptyProtection: false lets the list empty", async () => {
     const registry = new MemoryRegistry();
-    const s = createServer({ services: [new EchoService("mem")], registry, application: "mem-app" });
+    const s = createServer({ services: [new EchoService("mem")], registry: { address: registry, application: "mem-app" } });
     await s.listen({ port: 0 });
     const tri = [...registry.urls].filter((u) => u.protocol === "tri");
     assert.equal(tri.length, 1, "only the user's service is announced, not health or reflection");
     assert.equal(tri[0].path, ECHO_SERVICE);
     assert.equal(tri[0].params.application, "mem-app");
     const c = createClient(EchoService, { registry, retries: 1 });
-    const strict = createClient(EchoService, { registry, emptyProtection: false, registerConsumer: false });
+    const strict = createClient(EchoService, { registry: { address: registry, emptyProtection: false, registerConsumer: false } });
     assert.equal(await c.whoami(), "mem");
     assert.equal(await strict.whoami(), "mem");
     assert.ok([...registry.urls].some((u) => u.protocol === "consumer" && u.params.category === "consumers"));
@@ -130,7 +126,7 @@ describe("registry: the Registry interface and the client's options", () => {
     for (const host of forms) {
       registry.urls.add(parseUrl(`tri://${host}:20880/${ECHO_SERVICE}?interface=${ECHO_SERVICE}&side=provider`));
     }
-    const c = createClient(EchoService, { registry, registerConsumer: false });
+    const c = createClient(EchoService, { registry: { address: registry, registerConsumer: false } });
     await waitFor(() => clientProviders(c).length === 2, 1000, "both providers listed");
     const before = clientProviders(c);
     assert.deepEqual(before.map((p) => p.address).sort(), ["[::1]:20880", "host.example:20880"]);

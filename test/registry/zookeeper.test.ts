@@ -5,6 +5,7 @@ import { clientProviders, closeClient, createClient, createServer, FailoverError
 import { VERSION as VERSION_FOR_TESTS } from "../../src/protocol/version.js";
 import { kazooMissing, kazooRead, ZooKeeperServer, zookeeperMissing } from "../helpers/zookeeper.js";
 import { ECHO_SERVICE, EchoService, loadLoop, stopAllLoads, waitFor } from "./services.js";
+import type { ConsumerExtra, ProviderExtra } from "../helpers/registry-options.js";
 
 const skip = zookeeperMissing() ?? kazooMissing();
 const PROVIDERS_DIR = `/dubbo/${ECHO_SERVICE}/providers`;
@@ -15,15 +16,15 @@ describe("registry: ZooKeeper in Dubbo's interface-level layout", { skip }, () =
   const servers: TripleServer[] = [];
   const clients: object[] = [];
 
-  async function provider(id: string, extra: Parameters<typeof createServer>[0] = {}): Promise<TripleServer> {
-    const s = createServer({ services: [new EchoService(id)], registry: zk.address(4000), application: "demo", ...extra });
+  async function provider(id: string, extra: ProviderExtra = {}): Promise<TripleServer> {
+    const s = createServer({ services: [new EchoService(id)], ...extra, registry: { address: zk.address(4000), application: "demo", ...extra.registry } });
     servers.push(s);
     await s.listen({ port: 0 });
     return s;
   }
 
-  function consumer(extra: Parameters<typeof createClient>[1] = {}) {
-    const c = createClient(EchoService, { registry: zk.address(4000), application: "demo-consumer", ...extra });
+  function consumer(extra: ConsumerExtra = {}) {
+    const c = createClient(EchoService, { ...extra, registry: { address: zk.address(4000), application: "demo-consumer", ...extra.registry } });
     clients.push(c);
     return c;
   }
@@ -39,7 +40,7 @@ describe("registry: ZooKeeper in Dubbo's interface-level layout", { skip }, () =
   });
 
   it("a provider's node appears with Dubbo's URL, read back by kazoo; its weight reaches the consumer; the node goes on close()", async () => {
-    const s = await provider("p1", { registryWeight: 150 });
+    const s = await provider("p1", { registry: { weight: 150 } });
     const read = kazooRead(zk.hostPort, PROVIDERS_DIR, ["/dubbo", `/dubbo/${ECHO_SERVICE}`, PROVIDERS_DIR]);
     assert.deepEqual(read.dirs, { "/dubbo": 0, [`/dubbo/${ECHO_SERVICE}`]: 0, [PROVIDERS_DIR]: 0 }, "persistent parents");
     assert.equal(read.children.length, 1);
@@ -82,8 +83,7 @@ describe("registry: ZooKeeper in Dubbo's interface-level layout", { skip }, () =
   it("version and group go into the URL; a consumer only sees the providers of its version and group", async () => {
     const s = createServer({
       services: [{ implementation: new EchoService("v2"), version: "2.0.0", group: "blue" }],
-      registry: zk.address(4000),
-      application: "demo",
+      registry: { address: zk.address(4000), application: "demo" },
     });
     servers.push(s);
     await s.listen({ port: 0 });
@@ -147,7 +147,7 @@ describe("registry: ZooKeeper in Dubbo's interface-level layout", { skip }, () =
     const s = createServer({ services: [new EchoService("any")], registry: zk.address(4000) });
     servers.push(s);
     await s.listen({ port: 0, host: "0.0.0.0" });
-    const t = createServer({ services: [{ implementation: new EchoService("named"), version: "named" }], registry: zk.address(4000), registryHost: "provider.example" });
+    const t = createServer({ services: [{ implementation: new EchoService("named"), version: "named" }], registry: { address: zk.address(4000), host: "provider.example" } });
     servers.push(t);
     await t.listen({ port: 0 });
     const nodes = kazooRead(zk.hostPort, PROVIDERS_DIR).children;

@@ -1,4 +1,4 @@
-import { Body, Field, Get, Header, Method, Param, Path, Post, Query, Service, T, UploadedFile } from "../../src/index.js";
+import { Body, Field, Get, Header, Method, Param, Path, Post, Query, Service, T, InMemoryFile } from "../../src/index.js";
 
 export class Address {
   @Field() city!: string;
@@ -40,7 +40,7 @@ export class AllTypesService {
   }
 
   @Method()
-  upload(@Param("title") title: string, @Param("file") file: UploadedFile, @Param("raw") raw: Uint8Array): number {
+  upload(@Param("title") title: string, @Param("file") file: InMemoryFile, @Param("raw") raw: Uint8Array): number {
     return title.length + file.byteLength + raw.byteLength;
   }
 

@@ -1,4 +1,4 @@
-import { Body, Delete, Field, Get, Header, Method, Param, Patch, Path, Post, Put, Query, Service, UploadedFile } from "../../src/index.js";
+import { Body, Delete, Field, Get, Header, Method, Param, Patch, Path, Post, Put, Query, Service, InMemoryFile } from "../../src/index.js";
 
 export class User {
   @Field() id!: number;
@@ -86,7 +86,7 @@ export class UserService {
   }
 
   @Post("/users/{id}/avatar")
-  avatar(@Path("id") id: number, @Body("title") title: string, @Body({ name: "file", type: UploadedFile }) file: UploadedFile): string {
+  avatar(@Path("id") id: number, @Body("title") title: string, @Body({ name: "file", type: InMemoryFile }) file: InMemoryFile): string {
     return `user ${id}: ${title} ${file.filename} ${file.byteLength} bytes`;
   }
 

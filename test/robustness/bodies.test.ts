@@ -101,7 +101,7 @@ describe("robustness: hostile request bodies", () => {
     });
 
     it("a gzip bomb on a streaming codec (multipart) → 413", async (t) => {
-      if (!have.multipart) return t.skip("multipart codec not registered yet (src/codec/registry.ts)");
+      if (!have.multipart) return t.skip("multipart codec not registered yet (src/codec/codec-table.ts)");
       const body = zlib.gzipSync(multipart([{ name: "file", filename: "z.bin", body: Buffer.alloc(64 * 1024 * 1024) }, { name: "note", body: "n" }]));
       const r = await post1(url, "/robust.User/Upload", { headers: { ...MULTIPART_CT, "content-encoding": "gzip" }, body });
       assertError(r, 413, "resource_exhausted");
@@ -151,14 +151,14 @@ describe("robustness: hostile request bodies", () => {
     ).join("")}]><user><username>&lol8;</username><location>x</location></user>`;
 
     it("baseline: a plain XML user binds", async (t) => {
-      if (!have.xml) return t.skip("XML codec not registered yet (src/codec/registry.ts)");
+      if (!have.xml) return t.skip("XML codec not registered yet (src/codec/codec-table.ts)");
       const r = await post1(url, "/robust.User/Register", { headers: XML_CT, body: "<user><username>ann</username><location>Oslo</location></user>" });
       assert.equal(r.status, 200, r.text());
       assert.match(r.text(), /<message>ann@Oslo<\/message>/);
     });
 
     it("billion laughs → 400 (no DTD, no entity expansion), promptly", async (t) => {
-      if (!have.xml) return t.skip("XML codec not registered yet (src/codec/registry.ts)");
+      if (!have.xml) return t.skip("XML codec not registered yet (src/codec/codec-table.ts)");
       await whileGreeting(url, async () => {
         const r = await post1(url, "/robust.User/Register", { headers: XML_CT, body: laughs });
         assertError(r, 400, "invalid_argument", /DTD|ENTITY|entit/i);
@@ -167,7 +167,7 @@ describe("robustness: hostile request bodies", () => {
     });
 
     it("an external entity (XXE: file:///etc/passwd) → 400, the file never read back", async (t) => {
-      if (!have.xml) return t.skip("XML codec not registered yet (src/codec/registry.ts)");
+      if (!have.xml) return t.skip("XML codec not registered yet (src/codec/codec-table.ts)");
       const body = '<?xml version="1.0"?><!DOCTYPE u [<!ENTITY x SYSTEM "file:///etc/passwd">]><user><username>&x;</username><location>l</location></user>';
       const r = await post1(url, "/robust.User/Register", { headers: XML_CT, body });
       assertError(r, 400, "invalid_argument");
@@ -175,7 +175,7 @@ describe("robustness: hostile request bodies", () => {
     });
 
     it("a bare DOCTYPE → 400", async (t) => {
-      if (!have.xml) return t.skip("XML codec not registered yet (src/codec/registry.ts)");
+      if (!have.xml) return t.skip("XML codec not registered yet (src/codec/codec-table.ts)");
       const r = await post1(url, "/robust.User/Register", {
         headers: XML_CT,
         body: '<!DOCTYPE user SYSTEM "http://127.0.0.1:1/x.dtd"><user><username>a</username><location>b</location></user>',
@@ -184,7 +184,7 @@ describe("robustness: hostile request bodies", () => {
     });
 
     it("nesting 100 000 elements deep → 400 (depth limit 64)", async (t) => {
-      if (!have.xml) return t.skip("XML codec not registered yet (src/codec/registry.ts)");
+      if (!have.xml) return t.skip("XML codec not registered yet (src/codec/codec-table.ts)");
       const r = await post1(url, "/robust.User/Register", { headers: XML_CT, body: `<user>${"<a>".repeat(N2)}${"</a>".repeat(N2)}</user>` });
       assertError(r, 400, "invalid_argument", /deeper than 64|depth/);
     });
@@ -192,7 +192,7 @@ describe("robustness: hostile request bodies", () => {
 
   describe("multipart floods", () => {
     it("5 000 parts → 413 (limit 64 parts), promptly", async (t) => {
-      if (!have.multipart) return t.skip("multipart codec not registered yet (src/codec/registry.ts)");
+      if (!have.multipart) return t.skip("multipart codec not registered yet (src/codec/codec-table.ts)");
       const body = multipart(Array.from({ length: 5000 }, (_, i) => ({ name: `f${i}`, body: "v" })));
       await whileGreeting(url, async () => {
         assertError(await post1(url, "/robust.User/Upload", { headers: MULTIPART_CT, body }), 413, "resource_exhausted", /parts/);
@@ -202,7 +202,7 @@ describe("robustness: hostile request bodies", () => {
     });
 
     it("a file part over 4 MiB → 413; a small upload still works", async (t) => {
-      if (!have.multipart) return t.skip("multipart codec not registered yet (src/codec/registry.ts)");
+      if (!have.multipart) return t.skip("multipart codec not registered yet (src/codec/codec-table.ts)");
       const big = multipart([
         { name: "file", filename: "big.bin", type: "application/octet-stream", body: Buffer.alloc(4 * 1024 * 1024 + 1) },
         { name: "note", body: "n" },
@@ -217,7 +217,7 @@ describe("robustness: hostile request bodies", () => {
     });
 
     it("a body that never reaches its closing boundary → 400, not a hang", async (t) => {
-      if (!have.multipart) return t.skip("multipart codec not registered yet (src/codec/registry.ts)");
+      if (!have.multipart) return t.skip("multipart codec not registered yet (src/codec/codec-table.ts)");
       const body = `--${BOUNDARY}\r\nContent-Disposition: form-data; name="note"\r\n\r\nunfinished`;
       const r = await post1(url, "/robust.User/Upload", { headers: MULTIPART_CT, body });
       assert.equal(r.status, 400, r.text());
@@ -253,7 +253,7 @@ describe("robustness: hostile request bodies", () => {
     });
 
     it("form: __proto__[x]=…, __proto__=…, constructor[prototype][x]=…", async (t) => {
-      if (!have.form) return t.skip("form codec not registered yet (src/codec/registry.ts)");
+      if (!have.form) return t.skip("form codec not registered yet (src/codec/codec-table.ts)");
       const body = "__proto__[polluted]=1&__proto__=x&constructor[prototype][polluted]=1&constructor=1&prototype=2&username=u&location=l";
       for (const path of ["/robust.User/Form", "/robust.User/Login", "/robust.User/Register"]) {
         await check(await post1(url, path, { headers: FORM_CT, body }));
@@ -264,7 +264,7 @@ describe("robustness: hostile request bodies", () => {
     });
 
     it("multipart: parts named __proto__ / constructor / prototype", async (t) => {
-      if (!have.multipart) return t.skip("multipart codec not registered yet (src/codec/registry.ts)");
+      if (!have.multipart) return t.skip("multipart codec not registered yet (src/codec/codec-table.ts)");
       const body = multipart([
         { name: "__proto__", body: '{"polluted":true}', type: "application/json" },
         { name: "constructor", body: "x" },
@@ -278,7 +278,7 @@ describe("robustness: hostile request bodies", () => {
     });
 
     it("XML: <__proto__>, <constructor><prototype> elements and attributes", async (t) => {
-      if (!have.xml) return t.skip("XML codec not registered yet (src/codec/registry.ts)");
+      if (!have.xml) return t.skip("XML codec not registered yet (src/codec/codec-table.ts)");
       const body =
         '<user __proto__="x" constructor="y"><username>u</username><location>l</location><__proto__><polluted>1</polluted></__proto__><constructor><prototype><polluted>1</polluted></prototype></constructor></user>';
       for (const path of ["/robust.User/Register", "/robust.User/Inspect", "/robust.User/Form"]) {

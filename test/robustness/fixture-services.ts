@@ -1,4 +1,4 @@
-import { type CallContext, Ctx, Field, Method, Param, Service, T, UploadedFile } from "../../src/index.js";
+import { type CallContext, Ctx, Field, Method, Param, Service, T, InMemoryFile } from "../../src/index.js";
 
 /** Names Object.prototype had when the process started: anything added later is pollution. */
 const PRISTINE_OBJECT_KEYS = new Set(Reflect.ownKeys(Object.prototype).map(String));
@@ -102,7 +102,7 @@ export class UserService {
 
   /** A multipart upload: a file and a note. */
   @Method()
-  upload(@Param("file") file: UploadedFile, @Param("note") note: string): { size: number; filename: string; note: string } {
+  upload(@Param("file") file: InMemoryFile, @Param("note") note: string): { size: number; filename: string; note: string } {
     return { size: file.byteLength, filename: file.filename, note };
   }
 

@@ -12,7 +12,7 @@ import {
   RpcError,
   Service,
   type TripleServer,
-  UploadedFile,
+  InMemoryFile,
 } from "../../src/index.js";
 import { FORM, multipart } from "../binder/multipart.js";
 import { JSON_HEADERS, post1 } from "../helpers/http.js";
@@ -100,7 +100,7 @@ describe("the class is a checked schema", () => {
           const items = await client.items();
           assert.ok(items[0] instanceof Item);
           assert.equal(items[0].quantity, 3);
-          const adjusted = await client.adjustStock("A1", -1, undefined, callOptions({ timeout: 5000 }));
+          const adjusted = await client.adjustStock("A1", -1, undefined, callOptions({ timeoutMs: 5000 }));
           assert.deepEqual(adjusted, { sku: "A1", delta: -1, reason: null });
         } finally {
           closeClient(client);
@@ -291,7 +291,7 @@ describe("registration refuses what would misbehave", () => {
     assert.throws(() => createServer({ services: [new ContraField()], health: false }), /Row\.at: the declared type \(date\) contradicts the TypeScript type the compiler emitted \(String\)/);
     @Service("contra.Ok")
     class Loose {
-      @Method() any(@Param({ name: "v", type: Object }) v: string, @Param({ name: "f", type: UploadedFile }) f: Uint8Array): string {
+      @Method() any(@Param({ name: "v", type: Object }) v: string, @Param({ name: "f", type: InMemoryFile }) f: Uint8Array): string {
         return `${v}${f.length}`;
       }
     }

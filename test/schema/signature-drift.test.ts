@@ -154,7 +154,7 @@ describe("signature drift: old clients against new servers, every protocol", () 
       const breaking = changes.filter((c) => c.breaking).map((c) => `${c.where}: ${c.message}`);
       const results: string[] = [];
       for (const way of WAYS) {
-        const client = createClient(V1, { providers: [server.url], ...way, version: `v${i}`, retries: 0, timeout: 5000 });
+        const client = createClient(V1, { providers: [server.url], ...way, version: `v${i}`, retries: 0, timeoutMs: 5000 });
         clients.push(client);
         const r = await client.move("alice", "bob").then(
           (v) => v,

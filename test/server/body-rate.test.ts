@@ -30,7 +30,7 @@ describe("request body rules: what they leave alone", () => {
     dir = mkdtempSync(join(tmpdir(), "triple-rate-"));
     server = createServer({
       services: [new GreetServiceImpl(), new UploadService()],
-      uploadDir: dir,
+      uploads: { dir },
       minBodyBytesPerSecond: 64 * 1024,
       bodyRateWindowMs: 400,
       requestTimeoutMs: 3_000,
@@ -108,7 +108,7 @@ describe("request body rules: options", () => {
 
   it("bodyRateWindowMs is a timeout like the others: a fraction or a negative number → TypeError naming it", () => {
     assert.throws(() => createServer({ bodyRateWindowMs: 1.5 }), /createServer: bodyRateWindowMs must be a whole number of milliseconds/);
-    assert.throws(() => createServer({ bodyRateWindowMs: -1 }), /createServer: bodyRateWindowMs must be a number of milliseconds >= 0/);
+    assert.throws(() => createServer({ bodyRateWindowMs: -1 }), /createServer: bodyRateWindowMs must be a whole number of milliseconds from 0 to 2147483647 \(0 switches the rate check off\), got -1/);
   });
 
   it("a mounted handler refuses them: the port's owner times its requests", () => {
@@ -116,11 +116,11 @@ describe("request body rules: options", () => {
     assert.throws(() => createHandler({ bodyRateWindowMs: 100 } as never), /bodyRateWindowMs is a setting of the server that owns the port/);
   });
 
-  it("maxUploadDiskBytesPerPeer: a quarter of maxUploadDiskBytes unless given", () => {
-    assert.equal(checkedLimits(undefined, "t").maxUploadDiskBytesPerPeer, 2 * 1024 * MiB);
-    assert.equal(checkedLimits({ maxUploadDiskBytes: 100 * MiB }, "t").maxUploadDiskBytesPerPeer, 25 * MiB);
-    assert.equal(checkedLimits({ maxUploadDiskBytes: Number.POSITIVE_INFINITY }, "t").maxUploadDiskBytesPerPeer, Number.POSITIVE_INFINITY);
-    assert.equal(checkedLimits({ maxUploadDiskBytesPerPeer: 5 }, "t").maxUploadDiskBytesPerPeer, 5);
+  it("uploads.maxDiskBytesPerPeer: a quarter of uploads.maxDiskBytes unless given", () => {
+    assert.equal(checkedLimits(undefined, undefined, "t").maxUploadDiskBytesPerPeer, 2 * 1024 * MiB);
+    assert.equal(checkedLimits(undefined, { maxDiskBytes: 100 * MiB }, "t").maxUploadDiskBytesPerPeer, 25 * MiB);
+    assert.equal(checkedLimits(undefined, { maxDiskBytes: Number.POSITIVE_INFINITY }, "t").maxUploadDiskBytesPerPeer, Number.POSITIVE_INFINITY);
+    assert.equal(checkedLimits(undefined, { maxDiskBytesPerPeer: 5 }, "t").maxUploadDiskBytesPerPeer, 5);
   });
 
   it("the disk share is counted per IPv4 address and per IPv6 /64", () => {

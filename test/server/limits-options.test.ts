@@ -1,6 +1,6 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createServer, DEFAULT_LIMITS, type Limits } from "../../src/index.js";
+import { createServer, DEFAULT_LIMITS, type LimitOptions } from "../../src/index.js";
 import { JSON_HEADERS, post1 } from "../helpers/http.js";
 import { CalcService } from "./fixtures.js";
 
@@ -32,25 +32,29 @@ describe("createServer limits: undefined keeps the default, bad values and unkno
     ] as const) {
       assert.throws(
         () => createServer({ limits: { maxBodyBytes: v as unknown as number } }),
-        (e: unknown) => e instanceof TypeError && e.message === `createServer: limits.maxBodyBytes must be a number >= 0 (Infinity for no limit), got ${shown}`,
+        (e: unknown) => e instanceof TypeError && e.message === `createServer: limits.maxBodyBytes must be a non-negative integer number of bytes (Infinity for no limit), got ${shown}`,
         String(v),
       );
     }
   });
 
-  it("an unknown name → TypeError listing the limits", () => {
+  it("an unknown name → TypeError naming the nearest limit, or listing the limits", () => {
     assert.throws(
-      () => createServer({ limits: { maxBodySize: 10 } as unknown as Partial<Limits> }),
-      /createServer: limits\.maxBodySize is not a limit; the limits are maxBodyBytes, .*maxXmlBytes/,
+      () => createServer({ limits: { maxBodyByte: 10 } as unknown as LimitOptions }),
+      (e: unknown) => e instanceof TypeError && e.message === "createServer: limits.maxBodyByte is not an option (did you mean maxBodyBytes?)",
+    );
+    assert.throws(
+      () => createServer({ limits: { maxBodySize: 10 } as unknown as LimitOptions }),
+      /createServer: limits\.maxBodySize is not an option; the options of limits are maxBodyBytes, .*maxNumberDigits/,
     );
   });
 
   it("maxNumberDigits: below 19 (a Java long's digits) → TypeError naming it; 19 and Infinity are kept", () => {
     assert.throws(
       () => createServer({ limits: { maxNumberDigits: 18 } }),
-      (e: unknown) => e instanceof TypeError && e.message === "createServer: limits.maxNumberDigits must be at least 19 (a Java long's digits), got 18",
+      (e: unknown) => e instanceof TypeError && e.message === "createServer: limits.maxNumberDigits must be a whole number >= 19 (a Java long's digits; Infinity for no limit), got 18",
     );
-    assert.throws(() => createServer({ limits: { maxNumberDigits: Number.NaN } }), /limits\.maxNumberDigits must be a number >= 0/);
+    assert.throws(() => createServer({ limits: { maxNumberDigits: Number.NaN } }), /limits\.maxNumberDigits must be a whole number >= 19/);
     assert.doesNotThrow(() => createServer({ limits: { maxNumberDigits: 19 } }));
     assert.doesNotThrow(() => createServer({ limits: { maxNumberDigits: Number.POSITIVE_INFINITY } }));
     assert.equal(DEFAULT_LIMITS.maxNumberDigits, 4096);
@@ -70,7 +74,7 @@ describe("createServer limits: undefined keeps the default, bad values and unkno
       ] as const) {
         assert.throws(
           () => createServer({ [name]: v as unknown as number }),
-          (e: unknown) => e instanceof TypeError && e.message === `createServer: ${name} must be a number of milliseconds >= 0 (or left out for the default), got ${shown}`,
+          (e: unknown) => e instanceof TypeError && e.message === `createServer: ${name} must be a whole number of milliseconds from 0 to 2147483647 (0 switches the timeout off), got ${shown}`,
           `${name} ${String(v)}`,
         );
       }
@@ -86,13 +90,13 @@ describe("createServer limits: undefined keeps the default, bad values and unkno
           () => createServer({ [name]: v }),
           (e: unknown) =>
             e instanceof TypeError &&
-            e.message === `createServer: ${name} must be a whole number of milliseconds up to 2147483647 (${zero[name] ?? "0 switches the timeout off"}), got ${String(v)}`,
+            e.message === `createServer: ${name} must be a whole number of milliseconds from 0 to 2147483647 (${zero[name] ?? "0 switches the timeout off"}), got ${String(v)}`,
           `${name} ${String(v)}`,
         );
       }
       assert.doesNotThrow(() => createServer({ requestTimeoutMs: 0, [name]: 2_147_483_647 }));
     }
-    assert.throws(() => createServer({ shutdownTimeoutMs: -1 }), /createServer: shutdownTimeoutMs must be a number of milliseconds >= 0/);
+    assert.throws(() => createServer({ shutdownTimeoutMs: -1 }), /createServer: shutdownTimeoutMs must be a whole number of milliseconds from 0 to 2147483647 \(0 cancels in-flight calls at once\), got -1/);
     // node:http's own rule (headers within the request's time), said with our names.
     assert.throws(
       () => createServer({ headersTimeoutMs: 400_000 }),

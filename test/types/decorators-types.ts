@@ -6,7 +6,7 @@
  * hand with a context. test/compilers compiles the same rules under tsc 5 and 7 both ways.
  */
 import { Ctx, Field, Method, Param, Service, T, type ParamsCheck, type TypeOf, type ValueOf } from "../../src/index.js";
-import { Download, FileUpload, UploadedFile } from "../../src/index.js";
+import { Download, StreamedFile, InMemoryFile } from "../../src/index.js";
 
 /** True when A and B are the same type (not merely assignable). */
 type Equal<A, B> = (<X>() => X extends A ? 1 : 2) extends <X>() => X extends B ? 1 : 2 ? true : false;
@@ -26,8 +26,8 @@ expectTrue<Equal<ValueOf<MapConstructor>, Map<string, string>>>();
 expectTrue<Equal<ValueOf<ObjectConstructor>, any>>();
 expectTrue<Equal<ValueOf<typeof Pet>, Pet>>();
 expectTrue<Equal<ValueOf<readonly [typeof Pet]>, Pet[]>>();
-expectTrue<Equal<ValueOf<typeof UploadedFile>, UploadedFile>>();
-expectTrue<Equal<ValueOf<typeof FileUpload>, FileUpload>>();
+expectTrue<Equal<ValueOf<typeof InMemoryFile>, InMemoryFile>>();
+expectTrue<Equal<ValueOf<typeof StreamedFile>, StreamedFile>>();
 expectTrue<Equal<ValueOf<typeof Download>, Download>>();
 expectTrue<Equal<ValueOf<typeof T.localDate>, string>>();
 expectTrue<Equal<ValueOf<typeof T.bigDecimal>, string>>();

@@ -5,7 +5,7 @@ import { callOptions, splitArgs } from "../../src/runtime/call-options.js";
 
 describe("splitArgs", () => {
   it("marked options (callOptions()) are always taken from the end", () => {
-    const opts = callOptions({ timeout: 5 });
+    const opts = callOptions({ timeoutMs: 5 });
     assert.deepEqual(splitArgs([1, opts], 1), [[1], opts]);
     // Even where a parameter would be: a marked object is never an argument.
     const [args, o] = splitArgs([opts], 1);
@@ -15,17 +15,17 @@ describe("splitArgs", () => {
   });
 
   it("callOptions copies the options and the mark is not enumerable", () => {
-    const raw = { timeout: 7 };
+    const raw = { timeoutMs: 7 };
     const opts = callOptions(raw);
     assert.notEqual(opts, raw);
-    assert.deepEqual(Object.keys(opts), ["timeout"]);
-    assert.equal(JSON.stringify(opts), '{"timeout":7}');
+    assert.deepEqual(Object.keys(opts), ["timeoutMs"]);
+    assert.equal(JSON.stringify(opts), '{"timeoutMs":7}');
     // The original stays unmarked: as the only argument of a 1-parameter method it is an argument.
     assert.deepEqual(splitArgs([raw], 1), [[raw], undefined]);
   });
 
   it("a trailing plain object beyond the parameter count is the options", () => {
-    const o = { timeout: 100, metadata: { "x-a": "1" } };
+    const o = { timeoutMs: 100, metadata: { "x-a": "1" } };
     const [args, opts] = splitArgs(["x", o], 1);
     assert.deepEqual(args, ["x"]);
     assert.equal(opts, o);
@@ -55,7 +55,7 @@ describe("splitArgs", () => {
   });
 
   it("more than one extra argument: the trailing object is not taken unmarked", () => {
-    const o = { timeout: 1 };
+    const o = { timeoutMs: 1 };
     assert.deepEqual(splitArgs([1, 2, o], 1), [[1, 2, o], undefined]);
   });
 
@@ -74,7 +74,7 @@ describe("splitArgs", () => {
   it("property: marked options come off the end, whatever precedes them", () => {
     fc.assert(
       fc.property(fc.array(fc.anything(), { maxLength: 4 }), fc.nat(6), (head, paramCount) => {
-        const opts = callOptions({ timeout: 1 });
+        const opts = callOptions({ timeoutMs: 1 });
         const [args, got] = splitArgs([...head, opts], paramCount);
         assert.equal(got, opts);
         assert.deepEqual(args, head);

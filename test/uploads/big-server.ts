@@ -5,7 +5,7 @@
  * `CLOSED <files left>` and exits.
  */
 import { readdirSync } from "node:fs";
-import { createServer, FileUpload, Method, Param, Service } from "../../src/index.js";
+import { createServer, StreamedFile, Method, Param, Service } from "../../src/index.js";
 import { hashStream } from "./services.js";
 
 const dir = process.argv[2];
@@ -19,14 +19,14 @@ setInterval(sample, 10).unref();
 class BigService {
   /** The file is not the last parameter: it is spilled to disk, then hashed from there. */
   @Method()
-  async store(@Param("file") file: FileUpload, @Param("note") note: string): Promise<{ sha256: string; size: number; spilled: boolean; note: string }> {
+  async store(@Param("file") file: StreamedFile, @Param("note") note: string): Promise<{ sha256: string; size: number; spilled: boolean; note: string }> {
     const { sha256, size } = await hashStream(file.stream());
     return { sha256, size, spilled: file.path !== undefined, note };
   }
 
   /** The last parameter: hashed while it streams in. */
   @Method()
-  async live(@Param("file") file: FileUpload): Promise<{ sha256: string; size: number; streaming: boolean }> {
+  async live(@Param("file") file: StreamedFile): Promise<{ sha256: string; size: number; streaming: boolean }> {
     const streaming = file.streaming;
     const { sha256, size } = await hashStream(file.stream());
     return { sha256, size, streaming };
@@ -62,8 +62,7 @@ class BigService {
 const GiB = 1024 * 1024 * 1024;
 const server = createServer({
   services: [new BigService()],
-  uploadDir: dir,
+  uploads: { dir, maxFileBytes: 2 * GiB, maxBytes: 2 * GiB },
   shutdownTimeoutMs: 100,
-  limits: { maxUploadFileBytes: 2 * GiB, maxUploadBytes: 2 * GiB },
 });
 server.listen({ port: 0 }).then((a) => process.stdout.write(`LISTENING ${a.port}\n`));

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { after, before, describe, it } from "node:test";
-import { closeClient, createClient, createServer, Download, FileUpload, RpcError, type TripleServer } from "../../src/index.js";
+import { closeClient, createClient, createServer, Download, StreamedFile, RpcError, type TripleServer } from "../../src/index.js";
 import { codeName } from "../../src/protocol/code.js";
 import { selfSigned } from "../helpers/tls.js";
 import { DownloadService, hashStream, type Seen, UploadService } from "./services.js";
@@ -18,7 +18,7 @@ function servedFiles(maxUploadFileBytes: number): { readonly server: TripleServe
   const served = { server: undefined as unknown as TripleServer, clients: [] as object[], dir: "" };
   before(async () => {
     served.dir = mkdtempSync(join(tmpdir(), "triple-client-files-"));
-    served.server = createServer({ services: [new UploadService(), new DownloadService()], uploadDir: served.dir, limits: { maxUploadFileBytes } });
+    served.server = createServer({ services: [new UploadService(), new DownloadService()], uploads: { dir: served.dir, maxFileBytes: maxUploadFileBytes } });
     await served.server.listen({ port: 0 });
   });
   after(async () => {
@@ -34,20 +34,20 @@ describe("typed client: uploads (File, Blob, Readable → multipart) and downloa
   const clients = served.clients;
 
   for (const httpVersion of ["1.1", "2"] as const) {
-    it(`HTTP/${httpVersion}: File, Blob and Readable arguments arrive as FileUpload parameters`, async () => {
+    it(`HTTP/${httpVersion}: File, Blob and Readable arguments arrive as StreamedFile parameters`, async () => {
       const up = createClient(UploadService, { providers: [served.server.url], httpVersion, retries: 0 });
       clients.push(up);
       const big = Buffer.alloc(3 * MiB, 5);
       const file = new File([big], "photo.jpg", { type: "image/jpeg" });
-      const a = (await up.stored(file as unknown as FileUpload, "note")) as Seen & { note: string };
+      const a = (await up.stored(file as unknown as StreamedFile, "note")) as Seen & { note: string };
       assert.equal(a.filename, "photo.jpg");
       assert.equal(a.contentType, "image/jpeg");
       assert.equal(a.size, big.length);
       assert.equal(a.note, "note");
-      const b = (await up.live("label", new Blob(["hello"]) as unknown as FileUpload)) as Seen & { label: string };
+      const b = (await up.live("label", new Blob(["hello"]) as unknown as StreamedFile)) as Seen & { label: string };
       assert.equal(b.size, 5);
       assert.equal(b.label, "label");
-      const c = (await up.live("r", Readable.from([Buffer.from("abc"), Buffer.from("def")]) as unknown as FileUpload)) as Seen;
+      const c = (await up.live("r", Readable.from([Buffer.from("abc"), Buffer.from("def")]) as unknown as StreamedFile)) as Seen;
       assert.equal(c.size, 6);
     });
 
@@ -67,7 +67,7 @@ describe("typed client: uploads (File, Blob, Readable → multipart) and downloa
       const n = (await down.named("résumé.txt")) as unknown as Download;
       assert.equal(n.filename, "résumé.txt");
       // Round trip: upload a File, get it back as a Download.
-      const e = (await down.echo(new File(["round trip"], "rt.txt", { type: "text/plain" }) as unknown as FileUpload)) as unknown as Download;
+      const e = (await down.echo(new File(["round trip"], "rt.txt", { type: "text/plain" }) as unknown as StreamedFile)) as unknown as Download;
       assert.equal(e.filename, "rt.txt");
       assert.equal(Buffer.concat((await e.stream().toArray()) as Buffer[]).toString(), "round trip");
     });
@@ -75,11 +75,11 @@ describe("typed client: uploads (File, Blob, Readable → multipart) and downloa
     it(`HTTP/${httpVersion}: 512 MiB each way streams through the client (its RSS grows < 64 MiB)`, async () => {
       const SIZE = 512 * MiB;
       const block = Buffer.alloc(MiB, 3);
-      const up = createClient(UploadService, { providers: [served.server.url], httpVersion, retries: 0, timeout: 120_000 });
-      const down = createClient(DownloadService, { providers: [served.server.url], httpVersion, retries: 0, timeout: 120_000 });
+      const up = createClient(UploadService, { providers: [served.server.url], httpVersion, retries: 0, timeoutMs: 120_000 });
+      const down = createClient(DownloadService, { providers: [served.server.url], httpVersion, retries: 0, timeoutMs: 120_000 });
       clients.push(up, down);
       const grew = await rssGrowth(async () => {
-        const seen = (await up.live("big", blocks(SIZE, block) as unknown as FileUpload)) as Seen;
+        const seen = (await up.live("big", blocks(SIZE, block) as unknown as StreamedFile)) as Seen;
         assert.equal(seen.size, SIZE);
         const d = (await down.readable(SIZE)) as unknown as Download;
         assert.ok(d instanceof Download);
@@ -102,7 +102,7 @@ describe("typed client: uploads and downloads over HTTPS/1.1 stream too (a TLS c
     dir = mkdtempSync(join(tmpdir(), "triple-client-files-tls-"));
     const { key, cert } = selfSigned();
     ca = cert;
-    server = createServer({ services: [new UploadService(), new DownloadService()], uploadDir: dir, tls: { key, cert }, limits: { maxUploadFileBytes: 1024 * MiB } });
+    server = createServer({ services: [new UploadService(), new DownloadService()], uploads: { dir, maxFileBytes: 1024 * MiB }, tls: { key, cert } });
     const { port } = await server.listen({ port: 0, host: "127.0.0.1" });
     url = `https://127.0.0.1:${port}`;
   });
@@ -123,10 +123,10 @@ describe("typed client: uploads and downloads over HTTPS/1.1 stream too (a TLS c
   it("a 256 MiB upload streams out (the client's RSS grows < 64 MiB)", async () => {
     const SIZE = 256 * MiB;
     const block = Buffer.alloc(MiB, 7);
-    const up = createClient(UploadService, { providers: [url], httpVersion: "1.1", tls: { ca }, retries: 0, timeout: 120_000 });
+    const up = createClient(UploadService, { providers: [url], httpVersion: "1.1", tls: { ca }, retries: 0, timeoutMs: 120_000 });
     clients.push(up);
     const grew = await rssGrowth(async () => {
-      const seen = (await up.live("big", blocks(SIZE, block) as unknown as FileUpload)) as Seen;
+      const seen = (await up.live("big", blocks(SIZE, block) as unknown as StreamedFile)) as Seen;
       assert.equal(seen.size, SIZE);
     });
     assert.ok(grew < 64, `client RSS grew by ${grew.toFixed(1)} MiB`);
@@ -139,29 +139,29 @@ describe("typed client: an upload the server refuses early (past maxUploadFileBy
 
   for (const httpVersion of ["1.1", "2"] as const) {
     it(`HTTP/${httpVersion}: 413 resource_exhausted with the server's message, promptly, and the client keeps working`, async () => {
-      const up = createClient(UploadService, { providers: [served.server.url], httpVersion, retries: 0, timeout: 30_000 });
+      const up = createClient(UploadService, { providers: [served.server.url], httpVersion, retries: 0, timeoutMs: 30_000 });
       clients.push(up);
-      for (const make of [() => new File([Buffer.alloc(16 * MiB, 1)], "big.bin") as unknown as FileUpload, () => blocks(64 * MiB, Buffer.alloc(MiB, 2)) as unknown as FileUpload]) {
+      for (const make of [() => new File([Buffer.alloc(16 * MiB, 1)], "big.bin") as unknown as StreamedFile, () => blocks(64 * MiB, Buffer.alloc(MiB, 2)) as unknown as StreamedFile]) {
         const start = Date.now();
         await assert.rejects(up.live("big", make()), (e: unknown) => {
           assert.ok(e instanceof RpcError, String(e));
           assert.equal(codeName(e.code), "resource_exhausted", String(e));
-          assert.match(e.message, /is larger than 1048576 bytes \(limits\.maxUploadFileBytes\)/, e.message);
+          assert.match(e.message, /is larger than 1048576 bytes \(uploads\.maxFileBytes\)/, e.message);
           return true;
         });
         assert.ok(Date.now() - start < 5000, `took ${Date.now() - start} ms`);
-        const ok = (await up.live("small", new Blob(["hello"]) as unknown as FileUpload)) as Seen;
+        const ok = (await up.live("small", new Blob(["hello"]) as unknown as StreamedFile)) as Seen;
         assert.equal(ok.size, 5);
       }
     });
 
     it(`HTTP/${httpVersion}: a handler that never answers ends the upload at its deadline; a source that fails ends it with the source's error; the source is destroyed`, async () => {
-      const up = createClient(UploadService, { providers: [served.server.url], httpVersion, retries: 0, timeout: 1000 });
+      const up = createClient(UploadService, { providers: [served.server.url], httpVersion, retries: 0, timeoutMs: 1000 });
       clients.push(up);
       const slow = new Readable({ read() {} });
       slow.push(Buffer.alloc(1024, 1));
       const start = Date.now();
-      await assert.rejects(up.hold(slow as unknown as FileUpload, 1), (e: unknown) => e instanceof RpcError && codeName(e.code) === "deadline_exceeded");
+      await assert.rejects(up.hold(slow as unknown as StreamedFile, 1), (e: unknown) => e instanceof RpcError && codeName(e.code) === "deadline_exceeded");
       const took = Date.now() - start;
       assert.ok(took >= 900 && took < 4000, `took ${took} ms`);
       for (const until = Date.now() + 2000; !slow.destroyed && Date.now() < until; ) await new Promise((r) => setTimeout(r, 20));
@@ -173,8 +173,8 @@ describe("typed client: an upload the server refuses early (past maxUploadFileBy
           else this.push(Buffer.alloc(64 * 1024, 3));
         },
       });
-      await assert.rejects(up.live("broken", failing as unknown as FileUpload), (e: unknown) => e instanceof RpcError && /disk on fire/.test(e.message));
-      const ok = (await up.live("small", new Blob(["hello"]) as unknown as FileUpload)) as Seen;
+      await assert.rejects(up.live("broken", failing as unknown as StreamedFile), (e: unknown) => e instanceof RpcError && /disk on fire/.test(e.message));
+      const ok = (await up.live("small", new Blob(["hello"]) as unknown as StreamedFile)) as Seen;
       assert.equal(ok.size, 5);
     });
   }

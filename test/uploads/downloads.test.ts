@@ -118,7 +118,7 @@ describe("downloads: a method returns a file or a stream", () => {
     file = join(dir, "report 2024.bin");
     writeFileSync(file, content);
     RangeFileService.dir = dir;
-    server = createServer({ services: [new DownloadService(), new UploadService(), new RangeFileService()], uploadDir: dir });
+    server = createServer({ services: [new DownloadService(), new UploadService(), new RangeFileService()], uploads: { dir } });
     await server.listen({ port: 0 });
     url = server.url;
   });

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { statSync } from "node:fs";
 import { pipeline } from "node:stream/promises";
 import { Readable, Writable } from "node:stream";
-import { Body, Download, Field, FileUpload, Get, Method, Param, Path, Post, Service, UploadedFile } from "../../src/index.js";
+import { Body, Download, Field, StreamedFile, Get, Method, Param, Path, Post, Service, InMemoryFile } from "../../src/index.js";
 
 /** What a handler saw of one file. */
 export interface Seen {
@@ -33,7 +33,7 @@ export async function hashStream(s: NodeJS.ReadableStream): Promise<{ sha256: st
   return { sha256: h.digest("hex"), size };
 }
 
-async function see(f: FileUpload): Promise<Seen> {
+async function see(f: StreamedFile): Promise<Seen> {
   const path = f.path;
   const mode = path ? statSync(path).mode & 0o777 : undefined;
   const streaming = f.streaming;
@@ -44,8 +44,8 @@ async function see(f: FileUpload): Promise<Seen> {
 /** A multipart form with files as fields of a class. */
 export class Album {
   @Field(String) title!: string;
-  @Field(FileUpload) cover!: FileUpload;
-  @Field({ type: [FileUpload], optional: true }) photos!: FileUpload[];
+  @Field(StreamedFile) cover!: StreamedFile;
+  @Field({ type: [StreamedFile], optional: true }) photos!: StreamedFile[];
 }
 
 @Service("test.Uploads")
@@ -55,7 +55,7 @@ export class UploadService {
 
   /** A file that is NOT the last parameter: bound (spilled past the threshold) before the handler runs. */
   @Method()
-  async stored(@Param("file") file: FileUpload, @Param("note") note: string): Promise<Seen & { note: string }> {
+  async stored(@Param("file") file: StreamedFile, @Param("note") note: string): Promise<Seen & { note: string }> {
     const s = await see(file);
     if (s.path) UploadService.paths.push(s.path);
     return { ...s, note };
@@ -63,20 +63,20 @@ export class UploadService {
 
   /** The last parameter: the handler starts while the file streams in. */
   @Method()
-  async live(@Param("label") label: string, @Param("file") file: FileUpload): Promise<Seen & { label: string }> {
+  async live(@Param("label") label: string, @Param("file") file: StreamedFile): Promise<Seen & { label: string }> {
     return { ...(await see(file)), label };
   }
 
   /** The last parameter, read only after a second: meanwhile the body waits on the handler (backpressure), not on the client. */
   @Method()
-  async slowRead(@Param("label") label: string, @Param("file") file: FileUpload): Promise<Seen & { label: string }> {
+  async slowRead(@Param("label") label: string, @Param("file") file: StreamedFile): Promise<Seen & { label: string }> {
     await new Promise((r) => setTimeout(r, 1_000));
     return { ...(await see(file)), label };
   }
 
   /** Several files under one name. */
   @Method()
-  async many(@Param({ name: "files", type: [FileUpload] }) files: FileUpload[]): Promise<Seen[]> {
+  async many(@Param({ name: "files", type: [StreamedFile] }) files: StreamedFile[]): Promise<Seen[]> {
     const out: Seen[] = [];
     for (const f of files) {
       const s = await see(f);
@@ -96,19 +96,19 @@ export class UploadService {
 
   /** The in-memory types keep working as before. */
   @Method()
-  legacy(@Param("a") a: Uint8Array, @Param("b") b: UploadedFile): { a: number; b: number; name: string } {
+  legacy(@Param("a") a: Uint8Array, @Param("b") b: InMemoryFile): { a: number; b: number; name: string } {
     return { a: a.length, b: b.length, name: b.filename };
   }
 
   /** Reads nothing of its (live) file and answers at once. */
   @Method()
-  ignore(@Param("file") file: FileUpload): { name: string } {
+  ignore(@Param("file") file: StreamedFile): { name: string } {
     return { name: file.filename };
   }
 
   /** Waits for a cancellation while holding its spilled file. */
   @Method()
-  async hold(@Param("file") file: FileUpload, @Param("n") _n: number): Promise<string> {
+  async hold(@Param("file") file: StreamedFile, @Param("n") _n: number): Promise<string> {
     if (file.path) UploadService.paths.push(file.path);
     await new Promise((r) => setTimeout(r, 60_000).unref());
     return "late";
@@ -166,7 +166,7 @@ export class DownloadService {
 
   /** Echoes an uploaded file back as a download (the browser test). */
   @Method()
-  echo(@Param("file") file: FileUpload): Download {
+  echo(@Param("file") file: StreamedFile): Download {
     // A file still streaming in has no final size yet: no Content-Length.
     return new Download(file.stream(), { filename: file.filename, type: file.contentType, size: file.streaming ? undefined : file.size });
   }
@@ -195,7 +195,7 @@ function lazy(size: number): Readable {
 @Service("test.RestFiles")
 export class RestFileService {
   @Post("/files/{id}")
-  async put(@Path("id") id: string, @Body("file") file: FileUpload): Promise<Seen & { id: string }> {
+  async put(@Path("id") id: string, @Body("file") file: StreamedFile): Promise<Seen & { id: string }> {
     return { ...(await see(file)), id };
   }
 }

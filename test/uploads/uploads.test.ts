@@ -21,7 +21,7 @@ const sends = [
   ["HTTP/2", upload2],
 ] as const;
 
-describe("streamed uploads (FileUpload)", () => {
+describe("streamed uploads (StreamedFile)", () => {
   let server: TripleServer;
   let url: string;
   let dir: string;
@@ -31,7 +31,7 @@ describe("streamed uploads (FileUpload)", () => {
     // A leftover of a "crashed" process (a pid that cannot exist) and a stranger's file.
     writeFileSync(join(dir, "triple-upload-999999999-0123456789abcdef01234567"), "x");
     writeFileSync(join(dir, "keep.txt"), "x");
-    server = createServer({ services: [new UploadService()], uploadDir: dir, shutdownTimeoutMs: 200 });
+    server = createServer({ services: [new UploadService()], uploads: { dir }, shutdownTimeoutMs: 200 });
     await server.listen({ port: 0 });
     url = server.url;
   });
@@ -85,7 +85,7 @@ describe("streamed uploads (FileUpload)", () => {
     });
   }
 
-  it("outside multipart (Triple JSON, Connect JSON) a FileUpload binds from base64 bytes, in memory", async () => {
+  it("outside multipart (Triple JSON, Connect JSON) a StreamedFile binds from base64 bytes, in memory", async () => {
     const body = JSON.stringify({ file: Buffer.from("hello").toString("base64"), note: "x" });
     const variants: Record<string, string>[] = [{ "content-type": "application/json" }, { "content-type": "application/json", "connect-protocol-version": "1" }];
     for (const headers of variants) {
@@ -117,7 +117,7 @@ describe("streamed uploads (FileUpload)", () => {
     await emptySoon(dir);
   });
 
-  it("FileUpload fields of a class bound from multipart", async () => {
+  it("StreamedFile fields of a class bound from multipart", async () => {
     const a = await upload2(url, `${S}/album`, {
       fields: [{ name: "title", value: "Holiday" }],
       files: [
@@ -135,7 +135,7 @@ describe("streamed uploads (FileUpload)", () => {
     await emptySoon(dir);
   });
 
-  it("Uint8Array and UploadedFile parameters keep their in-memory contract and limits", async () => {
+  it("Uint8Array and InMemoryFile parameters keep their in-memory contract and limits", async () => {
     const ok = await upload1(url, `${S}/legacy`, { files: [{ name: "a", size: 5 }, { name: "b", filename: "b.txt", size: 7 }] });
     assert.equal(ok.status, 200, ok.body);
     assert.deepEqual(JSON.parse(ok.body), { a: 5, b: 7, name: "b.txt" });
@@ -179,7 +179,7 @@ describe("streamed uploads (FileUpload)", () => {
       await server.close();
       await held;
       await emptySoon(dir);
-      server = createServer({ services: [new UploadService()], uploadDir: dir, shutdownTimeoutMs: 200 });
+      server = createServer({ services: [new UploadService()], uploads: { dir }, shutdownTimeoutMs: 200 });
       await server.listen({ port: 0 });
       url = server.url;
     });
@@ -192,20 +192,22 @@ describe("upload limits and bad input", () => {
   let url: string;
   let dir: string;
   const limits = {
-    maxUploadFileBytes: 4 * MiB,
-    maxUploadBytes: 6 * MiB,
     maxFiles: 3,
     maxFields: 3,
     maxParts: 8,
     maxPartHeaderBytes: 1024,
-    maxUploadDiskBytes: 7 * MiB,
+  };
+  const uploads = {
+    maxFileBytes: 4 * MiB,
+    maxBytes: 6 * MiB,
+    maxDiskBytes: 7 * MiB,
     // Every call here comes from 127.0.0.1: its share is the whole disk (the share has tests of its own).
-    maxUploadDiskBytesPerPeer: 7 * MiB,
+    maxDiskBytesPerPeer: 7 * MiB,
   };
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), "triple-up-limits-"));
-    server = createServer({ services: [new UploadService()], uploadDir: dir, limits });
+    server = createServer({ services: [new UploadService()], uploads: { dir, ...uploads }, limits });
     await server.listen({ port: 0 });
     url = server.url;
   });
@@ -216,9 +218,9 @@ describe("upload limits and bad input", () => {
 
   /** Each case: the request, the status, and the words the error must contain. */
   const table: [string, string, UploadSpec, number, RegExp][] = [
-    ["maxUploadFileBytes", "stored", { files: [{ name: "file", size: 64 * MiB }], fields: [{ name: "note", value: "n" }] }, 413, /limits\.maxUploadFileBytes/],
-    ["maxUploadFileBytes (live)", "live", { fields: [{ name: "label", value: "l" }], files: [{ name: "file", size: 64 * MiB }] }, 413, /limits\.maxUploadFileBytes/],
-    ["maxUploadBytes", "many", { files: [{ name: "files", size: 3 * MiB }, { name: "files", size: 3 * MiB }, { name: "files", size: 3 * MiB }] }, 413, /limits\.maxUploadBytes/],
+    ["maxUploadFileBytes", "stored", { files: [{ name: "file", size: 64 * MiB }], fields: [{ name: "note", value: "n" }] }, 413, /uploads\.maxFileBytes/],
+    ["maxUploadFileBytes (live)", "live", { fields: [{ name: "label", value: "l" }], files: [{ name: "file", size: 64 * MiB }] }, 413, /uploads\.maxFileBytes/],
+    ["maxUploadBytes", "many", { files: [{ name: "files", size: 3 * MiB }, { name: "files", size: 3 * MiB }, { name: "files", size: 3 * MiB }] }, 413, /uploads\.maxBytes/],
     ["maxFiles", "many", { files: [1, 2, 3, 4].map(() => ({ name: "files", size: 10 })) }, 413, /limits\.maxFiles/],
     ["maxFields", "stored", { fields: [1, 2, 3, 4].map(() => ({ name: "note", value: "x" })), files: [{ name: "file", size: 1 }] }, 413, /limits\.maxFields/],
     ["maxParts", "stored", { fields: [1, 2].map(() => ({ name: "note", value: "x" })), files: Array.from({ length: 10 }, () => ({ name: "zz", filename: "a", size: 1 })) }, 413, /limits\.maxParts|limits\.maxFiles/],
@@ -248,7 +250,7 @@ describe("upload limits and bad input", () => {
     while (UploadService.paths.length === 0) await new Promise((r) => setTimeout(r, 10));
     const a = await upload2(url, `${S}/stored`, { files: [{ name: "file", size: 4 * MiB }], fields: [{ name: "note", value: "n" }] });
     assert.equal(a.status, 507, a.body);
-    assert.match(a.body, /limits\.maxUploadDiskBytes/);
+    assert.match(a.body, /uploads\.maxDiskBytes/);
     assert.equal((await holding).status, 408);
     await emptySoon(dir);
     const ok = await upload2(url, `${S}/stored`, { files: [{ name: "file", size: 3 * MiB }], fields: [{ name: "note", value: "n" }] });
@@ -325,10 +327,10 @@ async function upload1Raw(url: string, path: string, body: Buffer): Promise<Answ
   });
 }
 
-describe("a REST route with a FileUpload body parameter", () => {
+describe("a REST route with a StreamedFile body parameter", () => {
   it("takes a 6 MiB upload with a Content-Length past maxBodyBytes", async () => {
     const dir = mkdtempSync(join(tmpdir(), "triple-up-rest-"));
-    const server = createServer({ services: [new RestFileService()], uploadDir: dir });
+    const server = createServer({ services: [new RestFileService()], uploads: { dir } });
     await server.listen({ port: 0 });
     try {
       const data = Buffer.alloc(6 * MiB, 7);
@@ -354,7 +356,7 @@ describe("an upload directory that cannot be used", () => {
   it("a spilled upload fails with a clear 500; small files and other calls still work", async () => {
     const logged: string[] = [];
     const logger = { debug() {}, info() {}, warn: (_o: unknown, m: string) => logged.push(m), error: (_o: unknown, m: string) => logged.push(m) };
-    const server = createServer({ services: [new UploadService()], uploadDir: "/dev/null/uploads", logger });
+    const server = createServer({ services: [new UploadService()], uploads: { dir: "/dev/null/uploads" }, logger });
     await server.listen({ port: 0 });
     try {
       assert.ok(logged.some((m) => /cannot prepare the upload directory/.test(m)), logged.join("\n"));

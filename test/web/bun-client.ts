@@ -10,7 +10,7 @@ async function run(baseUrl: string): Promise<Record<string, unknown>> {
     const stream: string[] = [];
     for await (const x of c.count(2)) stream.push(`${x}n`);
     const err = await c.greet("nobody").catch((e: unknown) => e);
-    const deadline = await c.slow(5000, { timeout: 200 }).catch((e: unknown) => e);
+    const deadline = await c.slow(5000, { timeoutMs: 200 }).catch((e: unknown) => e);
     out[protocol] = {
       greet: await c.greet("bun"),
       profile: p instanceof Profile && p.born instanceof Date && p.balance === 42n && p.scores instanceof Map,

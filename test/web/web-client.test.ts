@@ -84,7 +84,7 @@ describe("web client on Node's fetch", () => {
 
       it("a deadline: deadline_exceeded well before the handler's 5 s", async () => {
         const t0 = Date.now();
-        const e = await rejects(client().slow(5000, { timeout: 200 }));
+        const e = await rejects(client().slow(5000, { timeoutMs: 200 }));
         assert.equal(e.code, Code.DeadlineExceeded);
         assert.ok(Date.now() - t0 < 3000, `took ${Date.now() - t0} ms`);
       });
@@ -99,7 +99,7 @@ describe("web client on Node's fetch", () => {
       it("metadata, token, the timeout header; response headers", async () => {
         let seen: Readonly<Record<string, string | string[]>> | undefined;
         const c = createClient(WebTestContract, { baseUrl: server.url, ...v.opts, token: () => "t0k", metadata: { "x-custom": "a" } });
-        const h = await c.headers({ timeout: 5000, onHeaders: (x) => (seen = x) });
+        const h = await c.headers({ timeoutMs: 5000, onHeaders: (x) => (seen = x) });
         assert.equal(h.authorization, "Bearer t0k");
         assert.equal(h["x-custom"], "a");
         assert.ok(h["tri-service-timeout"] ?? h["connect-timeout-ms"] ?? h["grpc-timeout"], JSON.stringify(h));
@@ -197,7 +197,7 @@ describe("web client on Node's fetch", () => {
       [{ baseUrl: "not a url" }, /options\.baseUrl must be an absolute http\(s\) URL/],
       [{ baseUrl: "http://x", protocol: "grpc" as never }, /options\.protocol must be "triple", "connect", "grpc-web"/],
       [{ baseUrl: "http://x", contentType: "xml" as never }, /options\.contentType/],
-      [{ baseUrl: "http://x", timeout: -1 }, /options\.timeout must be a positive number/],
+      [{ baseUrl: "http://x", timeoutMs: -1 }, /options\.timeoutMs must be a positive number/],
       [{ baseUrl: "http://x", retries: Number.NaN }, /options\.retries/],
       [{ baseUrl: "http://x", grpcWebFormat: "text" }, /grpcWebFormat "text" is gRPC-Web's/],
       [{ baseUrl: "http://x", token: 5 as never }, /options\.token/],

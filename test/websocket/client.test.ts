@@ -48,7 +48,7 @@ describe("our Node client over Triple over WebSocket (wss://)", () => {
 
   it("a deadline: deadline_exceeded well before the handler's delay", async () => {
     const t = performance.now();
-    const err = await failure(greet.greetSlowly({ name: "triple", delay_ms: 5_000 }, { timeout: 300 }));
+    const err = await failure(greet.greetSlowly({ name: "triple", delay_ms: 5_000 }, { timeoutMs: 300 }));
     assert.equal(err.code, Code.DeadlineExceeded);
     assert.ok(performance.now() - t < 3_000);
   });
@@ -103,7 +103,7 @@ describe("our Node client and a WebSocket server that selects no subprotocol (as
   after(() => new Promise<void>((r) => wss.close(() => r())));
 
   it("the handshake succeeds and the call runs (offers no subprotocol; the headers carry everything)", async () => {
-    const c = createClient(GreetServiceImpl, { providers: [url], protocol: "websocket", retries: 0, timeout: 5000 });
+    const c = createClient(GreetServiceImpl, { providers: [url], protocol: "websocket", retries: 0, timeoutMs: 5000 });
     try {
       const got: string[] = [];
       for await (const m of c.greetServerStream({ name: "s" })) got.push(m.greeting);

@@ -1,4 +1,5 @@
 import type { Logger } from "../../runtime/logger.js";
+import { amount, checked, checkGroup, count, MAX_TIMER_MS, type Rule } from "../../runtime/options-check.js";
 import type { Provider } from "../../transport/client/provider.js";
 
 /**
@@ -25,26 +26,31 @@ export const OUTLIER_DEFAULTS: OutlierSettings = Object.freeze({
   maxEjectionPercent: 50,
 });
 
-function setting(name: keyof OutlierSettings, v: unknown, min: number, max: number): number {
-  if (v === undefined) return OUTLIER_DEFAULTS[name];
-  if (typeof v !== "number" || !Number.isFinite(v) || v < min || v > max) {
-    throw new TypeError(`createClient: outlierDetection.${name} must be a number from ${min} to ${max}, got ${String(v)}`);
-  }
-  return v;
+/** Each setting's rule (the one option checker's), by name. */
+const RULES: Readonly<Record<keyof OutlierSettings, Rule>> = {
+  consecutiveFailures: count(1, MAX_TIMER_MS),
+  baseEjectionMs: { must: `a whole number of milliseconds from 1 to ${MAX_TIMER_MS}`, ok: (v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= MAX_TIMER_MS },
+  maxEjectionMs: { must: `a whole number of milliseconds from 1 to ${MAX_TIMER_MS}`, ok: (v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= MAX_TIMER_MS },
+  maxEjectionPercent: amount("percent", 0, 100),
+};
+
+function setting(o: Partial<OutlierSettings> | undefined, name: keyof OutlierSettings): number {
+  return checked("createClient", `outlierDetection.${name}`, o?.[name], RULES[name], OUTLIER_DEFAULTS[name]);
 }
 
 /** The checked settings, or undefined when outlier detection is off. */
 export function outlierSettings(o: OutlierDetectionOptions | undefined): OutlierSettings | undefined {
   if (o === false) return undefined;
-  if (o !== undefined && (typeof o !== "object" || o === null)) {
+  if (o !== undefined && (typeof o !== "object" || o === null || Array.isArray(o))) {
     throw new TypeError("createClient: outlierDetection must be false or { consecutiveFailures, baseEjectionMs, maxEjectionMs, maxEjectionPercent }");
   }
-  const base = setting("baseEjectionMs", o?.baseEjectionMs, 1, 2 ** 31);
+  const given = checkGroup("createClient", "outlierDetection", o, Object.keys(OUTLIER_DEFAULTS));
+  const base = setting(given, "baseEjectionMs");
   return {
-    consecutiveFailures: Math.floor(setting("consecutiveFailures", o?.consecutiveFailures, 1, 2 ** 31)),
+    consecutiveFailures: setting(given, "consecutiveFailures"),
     baseEjectionMs: base,
-    maxEjectionMs: Math.max(base, setting("maxEjectionMs", o?.maxEjectionMs, 1, 2 ** 31)),
-    maxEjectionPercent: setting("maxEjectionPercent", o?.maxEjectionPercent, 0, 100),
+    maxEjectionMs: Math.max(base, setting(given, "maxEjectionMs")),
+    maxEjectionPercent: setting(given, "maxEjectionPercent"),
   };
 }
 

@@ -5,6 +5,7 @@ import { hasInstanceDiscovery, registryLog } from "../../registry/registry.js";
 import { InstanceSubscription } from "../../registry/instance-subscription.js";
 import { consumerUrl, MAX_WEIGHT } from "../../registry/service-url.js";
 import { type DubboUrl, hostPort, type ServiceKey } from "../../registry/url.js";
+import type { RegistryLevel } from "../../registry/options.js";
 import type { MethodDescriptor } from "../../service/descriptors.js";
 import { isValidWeight, Provider, type WarmUp } from "../../transport/client/provider.js";
 import type { Logger } from "../../runtime/logger.js";
@@ -59,13 +60,19 @@ export class RoutedProvider extends Provider {
 }
 
 /**
- * Which registry layout a consumer reads: `interface` (`/dubbo/<interface>/providers`),
- * `instance` (application level: mapping, `/services/<app>`, metadata), or `auto` (both, merged:
- * one provider per address, whichever layout lists it).
+ * Which registry layout a consumer reads (`registry.level`): `interface`
+ * (`/dubbo/<interface>/providers`), `application` (mapping, `/services/<app>`, metadata), or
+ * `both` (merged: one provider per address, whichever layout lists it).
  */
-export type Discovery = "interface" | "instance" | "auto";
+export type Discovery = RegistryLevel;
 
-const DISCOVERY_MODES: readonly string[] = ["interface", "instance", "auto"];
+/** The public level words as the level choice names them (`application` is its `instance` level, `both` its `auto`). */
+const MODE_OF_LEVEL: Readonly<Record<RegistryLevel, Mode>> = { interface: "interface", application: "instance", both: "auto" };
+
+/** A mode in the public words of `registry.level` (and Dubbo's step for APPLICATION_FIRST), for log lines. */
+function levelWord(mode: Mode): string {
+  return mode === "instance" ? "application" : mode === "auto" ? "both" : mode === "application-first" ? "APPLICATION_FIRST" : mode;
+}
 /** How many uncallable providers a directory remembers having logged. */
 const MAX_LOGGED_BAD = 1000;
 
@@ -113,8 +120,8 @@ export class RegistryDirectory implements Directory {
     });
     // Not unref'd: a call waiting for the first list must keep the process alive until it comes.
     this.firstTimer = setTimeout(() => this.settleFirst(), o.firstListWaitMs);
-    const mode = o.discovery ?? "auto";
-    if (!DISCOVERY_MODES.includes(mode)) throw new TypeError(`createClient: discovery must be "interface", "instance" or "auto", got ${JSON.stringify(mode)}`);
+    // The public level words (`registry.level`) as the level choice names them.
+    const mode = MODE_OF_LEVEL[o.discovery ?? "both"];
     this.levels = new LevelChoice(mode);
     this.chain = new RouterChain({ consumer: o.routeAs, log: (level, msg) => governanceLog(o.logger, level, msg) });
     for (const level of levelsOf(mode)) this.follow(level);
@@ -208,13 +215,13 @@ export class RegistryDirectory implements Directory {
   }
 
   /**
-   * A migration rule's plan for this service (undefined: back to the `discovery` option), as
+   * A migration rule's plan for this service (undefined: back to the `registry.level` option), as
    * Java's `MigrationRuleHandler` applies it. APPLICATION_FIRST follows both levels and uses the
    * application level while it lists enough addresses (`threshold`); FORCE_* moves to one level
    * once its addresses are known (after `delay` s), only when it lists enough of them, unless
    * `force` — else the current level stays (Java does not retry until the rule changes).
    */
-  private migrate(plan: MigrationPlan | undefined, option: Discovery): void {
+  private migrate(plan: MigrationPlan | undefined, option: Mode): void {
     if (this.closed) return;
     this.cancelPending();
     this.levels.plan = plan;
@@ -247,7 +254,7 @@ export class RegistryDirectory implements Directory {
     registryLog(
       this.o.logger,
       "warn",
-      `${this.registry}: a migration rule asks ${this.o.key.interface} to move to ${p.target} discovery, but that level lists ${next} provider(s) against ${now} (threshold ${p.plan.threshold}); ${this.levels.mode} discovery stays (force: true moves anyway)`,
+      `${this.registry}: a migration rule asks ${this.o.key.interface} to move to registry.level ${levelWord(p.target)}, but that level lists ${next} provider(s) against ${now} (threshold ${p.plan.threshold}); registry.level ${levelWord(this.levels.mode)} stays (force: true moves anyway)`,
     );
   }
 
@@ -259,7 +266,7 @@ export class RegistryDirectory implements Directory {
   /** Uses `mode` from now on: follows its levels, drops the others; the list changes once the new level has listed. */
   private switchTo(mode: Mode): void {
     const from = this.levels.mode;
-    if (mode !== from) registryLog(this.o.logger, "info", `${this.registry}: a migration rule switches ${this.o.key.interface} from ${from} to ${mode} discovery`);
+    if (mode !== from) registryLog(this.o.logger, "info", `${this.registry}: a migration rule switches ${this.o.key.interface} from registry.level ${levelWord(from)} to ${levelWord(mode)}`);
     this.levels.mode = mode;
     for (const level of ["interface", "instance"] as const) if (!levelsOf(mode).includes(level)) this.unfollow(level);
     for (const level of levelsOf(mode)) this.follow(level);

@@ -20,8 +20,6 @@ const DEAD_SESSION_GRACE_MS = 1_000;
 export interface TransportOptions {
   /** TLS key/cert (and any other `tls.createServer` option): the port then speaks h2 and http/1.1 by ALPN. */
   tls?: tls.TlsOptions;
-  /** Largest total request header size, bytes (HTTP/1.1 → 431; HTTP/2 max header list size). Default 16 KiB. */
-  maxHeaderBytes?: number;
   /** HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS. Default 1000. */
   maxConcurrentStreams?: number;
   /**
@@ -69,59 +67,14 @@ export interface TransportOptions {
   http2SessionMemoryMb?: number;
 }
 
-/** A connection cap: undefined (the default) or a whole number ≥ 1. */
-function countOption(name: string, v: number | undefined): number | undefined {
-  if (v === undefined || (Number.isInteger(v) && v >= 1)) return v;
-  throw new TypeError(`createServer: ${name} must be a whole number >= 1 (or left out for the default), got ${String(v)}`);
-}
-
-/** The timeouts: each undefined (the default) or a number of ms >= 0. */
-const DURATION_OPTIONS = ["idleTimeoutMs", "headersTimeoutMs", "requestTimeoutMs", "bodyIdleTimeoutMs"] as const;
-
-/** `minBodyBytesPerSecond` and `bodyRateWindowMs`: the minimum body rate, checked and defaulted. */
+/** `minBodyBytesPerSecond` and `bodyRateWindowMs` (checked by createServer), defaulted. */
 function bodyRate(options: TransportOptions): { minRate: number; windowMs: number } {
-  const rate = options.minBodyBytesPerSecond;
-  if (rate !== undefined && !(typeof rate === "number" && Number.isFinite(rate) && rate >= 0)) {
-    const shown = typeof rate === "string" ? JSON.stringify(rate) : String(rate);
-    throw new TypeError(`createServer: minBodyBytesPerSecond must be a finite number of bytes per second >= 0 (0 switches the check off), got ${shown}`);
-  }
-  checkDuration("bodyRateWindowMs", options.bodyRateWindowMs, "0 switches the rate check off");
-  return { minRate: rate ?? DEFAULT_MIN_BODY_RATE, windowMs: options.bodyRateWindowMs ?? DEFAULT_BODY_RATE_WINDOW_MS };
+  return { minRate: options.minBodyBytesPerSecond ?? DEFAULT_MIN_BODY_RATE, windowMs: options.bodyRateWindowMs ?? DEFAULT_BODY_RATE_WINDOW_MS };
 }
 
 /** The default minimum request body rate, bytes/s, and its window, ms (Kestrel's 240 B/s with a 5 s grace). */
 const DEFAULT_MIN_BODY_RATE = 240;
 const DEFAULT_BODY_RATE_WINDOW_MS = 5_000;
-
-/** The longest timer Node keeps: a longer one fires after 1 ms (with a TimeoutOverflowWarning). */
-const MAX_TIMER_MS = 2_147_483_647;
-
-/**
- * Refuses a timeout that is not a number >= 0: NaN or a negative value would otherwise switch
- * the timeout off without a word (every comparison with NaN is false). A fraction, `Infinity` or
- * more than {@link MAX_TIMER_MS} is refused too, naming our option (node:http would name its own,
- * and a timer past the maximum fires at once).
- */
-export function checkDuration(name: string, v: unknown, zeroMeans = "0 switches the timeout off"): void {
-  if (v === undefined || (typeof v === "number" && Number.isInteger(v) && v >= 0 && v <= MAX_TIMER_MS)) return;
-  const shown = typeof v === "string" ? JSON.stringify(v) : String(v);
-  if (typeof v === "number" && v >= 0) {
-    throw new TypeError(`createServer: ${name} must be a whole number of milliseconds up to ${MAX_TIMER_MS} (${zeroMeans}), got ${shown}`);
-  }
-  throw new TypeError(`createServer: ${name} must be a number of milliseconds >= 0 (or left out for the default), got ${shown}`);
-}
-
-function checkDurations(options: TransportOptions): void {
-  for (const name of DURATION_OPTIONS) checkDuration(name, options[name]);
-  // node:http refuses a headers timeout longer than the whole request's (both on).
-  const headers = options.headersTimeoutMs ?? 10_000;
-  const request = options.requestTimeoutMs ?? 300_000;
-  if (headers > 0 && request > 0 && headers > request) {
-    throw new TypeError(
-      `createServer: headersTimeoutMs (${headers}) must not exceed requestTimeoutMs (${request}${options.requestTimeoutMs === undefined ? ", the default" : ""}): raise requestTimeoutMs too, or set it to 0`,
-    );
-  }
-}
 
 /** The HPACK size of a header list: name and value octets plus 32 per field (RFC 7541 §4.1). */
 function headerListSize(raw: readonly string[]): number {
@@ -173,13 +126,12 @@ export class OnePortListener {
 
   constructor(
     private readonly handlers: ListenerHandlers,
-    readonly options: TransportOptions = {},
+    readonly options: TransportOptions & { readonly maxHeaderBytes?: number } = {},
   ) {
-    checkDurations(options);
     this.maxHeaderBytes = options.maxHeaderBytes ?? 16 * 1024;
     this.guard = new ConnectionGuard(
-      countOption("maxConnections", options.maxConnections) ?? defaultMaxConnections(),
-      countOption("maxConnectionsPerPeer", options.maxConnectionsPerPeer) ?? DEFAULT_MAX_CONNECTIONS_PER_PEER,
+      options.maxConnections ?? defaultMaxConnections(),
+      options.maxConnectionsPerPeer ?? DEFAULT_MAX_CONNECTIONS_PER_PEER,
       handlers.onConnectionsRefused?.bind(handlers),
     );
     const { minRate, windowMs } = bodyRate(options);

@@ -38,12 +38,12 @@ async function runOne(baseUrl: string, opts: Partial<WebClientOptions>): Promise
       for await (const x of c.count(3)) out.push(`${x}n`);
       return out;
     }),
-    deadline: await outcome(() => c.slow(5000, { timeout: 300 })),
+    deadline: await outcome(() => c.slow(5000, { timeoutMs: 300 })),
     cancel: await outcome(() => {
       setTimeout(() => ac.abort(), 200);
       return c.slow(5000, { signal: ac.signal });
     }),
-    headers: await outcome(() => c.headers({ metadata: { "x-custom": "from-page" }, timeout: 10_000 })),
+    headers: await outcome(() => c.headers({ metadata: { "x-custom": "from-page" }, timeoutMs: 10_000 })),
   };
 }
 

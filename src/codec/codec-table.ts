@@ -1,3 +1,8 @@
+/**
+ * The codec table of HTTP unary bodies: which codec reads each request media type and writes
+ * each response media type (not the service registry: that is src/registry/). Adding a body
+ * type means a codec file and one line here.
+ */
 import type { RequestCodec, ResponseCodec } from "./codec.js";
 import { jsonRequestCodec, jsonResponseCodec } from "./json-codec.js";
 import { formRequestCodec } from "./form-codec.js";
