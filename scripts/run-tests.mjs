@@ -1,8 +1,10 @@
-// Runs every compiled *.test.js under dist/test with node's test runner.
+// Runs the compiled *.test.js under dist/test with node's test runner, by tier: `--fast` (no
+// package install, ZooKeeper, Java, browser or GiB body: the edit loop), `--slow` (the rest), or
+// both (the default, `npm test`). Installs the test fixtures' own packages first when missing.
 // (Node 20's `--test <dir>` would also run helper modules; globs arrived in Node 21.)
-import { spawn } from "node:child_process";
-import { readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative, sep } from "node:path";
 
 function find(dir, out = []) {
   for (const name of readdirSync(dir)) {
@@ -13,13 +15,69 @@ function find(dir, out = []) {
   return out;
 }
 
-const filter = process.argv.slice(2);
-let files = find("dist/test").sort();
+/**
+ * Why a test file is in the slow tier, or undefined when it is fast. Whole folders need what
+ * their name says; any other file says so in its first lines: `// tier: slow (why)`.
+ */
+const SLOW_FOLDERS = {
+  package: "package installs",
+  compilers: "package installs",
+  java: "Java",
+  registry: "ZooKeeper",
+  browser: "Chromium",
+  hostile: "attacks beside a bystander: seconds each, CPU-bound",
+  robustness: "GiB bodies, thousands of connections and frames",
+};
+function slowReason(file) {
+  const rel = relative(join("dist", "test"), file);
+  const folder = SLOW_FOLDERS[rel.split(sep)[0]];
+  if (folder) return folder;
+  const source = join("test", rel.replace(/\.js$/, ".ts"));
+  if (!existsSync(source)) return undefined;
+  return /^\/\/ tier: slow\b(.*)$/m.exec(readFileSync(source, "utf8").slice(0, 4000))?.[1].trim() || undefined;
+}
+
+/** True when every package of the fixture's lockfile is installed at its locked version. */
+function fixtureInstalled(dir) {
+  const lock = JSON.parse(readFileSync(join(dir, "package-lock.json"), "utf8"));
+  for (const [path, entry] of Object.entries(lock.packages ?? {})) {
+    if (path === "" || entry.optional || entry.link) continue;
+    const manifest = join(dir, path, "package.json");
+    if (!existsSync(manifest) || JSON.parse(readFileSync(manifest, "utf8")).version !== entry.version) return false;
+  }
+  return true;
+}
+
+/**
+ * The fixtures under test/fixtures with a package of their own (another TypeScript, dubbo-js's
+ * protobuf 1.x): installed with `npm ci` (offline first) when a selected test names the folder
+ * and its packages are missing or not the locked ones, so a fresh clone needs no extra step.
+ */
+function installFixtures(files) {
+  const root = join("test", "fixtures");
+  for (const name of readdirSync(root)) {
+    const dir = join(root, name);
+    if (!existsSync(join(dir, "package-lock.json"))) continue;
+    const needle = `test/fixtures/${name}`;
+    if (!files.some((f) => readFileSync(f, "utf8").includes(needle)) || fixtureInstalled(dir)) continue;
+    console.log(`# installing the packages of ${dir} (npm ci --prefer-offline --prefix ${dir}): a test uses them`);
+    const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+    const r = spawnSync(npm, ["ci", "--prefer-offline", "--no-audit", "--no-fund", "--prefix", dir], { stdio: ["ignore", "inherit", "inherit"] });
+    if (r.status !== 0) console.log(`# npm ci in ${dir} failed (status ${r.status}): the tests that use it will fail`);
+  }
+}
+
+const args = process.argv.slice(2);
+const tier = args.includes("--fast") ? "fast" : args.includes("--slow") ? "slow" : "all";
+const filter = args.filter((a) => !a.startsWith("--"));
+let files = find(join("dist", "test")).sort();
 if (filter.length) files = files.filter((f) => filter.some((x) => f.includes(x)));
+if (tier !== "all") files = files.filter((f) => (slowReason(f) === undefined) === (tier === "fast"));
 if (files.length === 0) {
-  console.error("no test files found under dist/test");
+  console.error(`no ${tier === "all" ? "" : `${tier}-tier `}test files found under dist/test`);
   process.exit(1);
 }
+installFixtures(files);
 // The package tests (npm pack, installs from a tarball, a directory and a git URL, each app
 // compiled and booted) take minutes on a loaded machine: they run after the rest, with a longer limit.
 const slow = (f) => f.includes(join("test", "package"));
@@ -29,6 +87,7 @@ const runs = [
 ].filter(([list]) => list.length > 0);
 // Each run ends with its own summary; the last line adds them up for the whole suite.
 const total = { pass: 0, fail: 0 };
+const started = Date.now();
 let status = 0;
 for (const [list, timeout] of runs) {
   // Through a pipe node picks TAP; a terminal keeps the spec reporter (in colour) it would get.
@@ -46,5 +105,7 @@ for (const [list, timeout] of runs) {
   for (const k of ["pass", "fail"]) total[k] += Number(new RegExp(`^(?:# |\u2139 )${k} (\\d+)$`, "m").exec(plain)?.[1] ?? 0);
   status ||= code ?? 1;
 }
-if (runs.length > 1) console.log(`all: ${total.pass} passed, ${total.fail} failed`);
+const seconds = ((Date.now() - started) / 1000).toFixed(1);
+const what = tier === "all" ? "all" : `${tier} tier`;
+console.log(`${what}: ${files.length} files, ${total.pass} passed, ${total.fail} failed in ${seconds} s`);
 process.exit(status);
