@@ -86,7 +86,7 @@ const runs = [
   [files.filter(slow), 600_000],
 ].filter(([list]) => list.length > 0);
 // Each run ends with its own summary; the last line adds them up for the whole suite.
-const total = { pass: 0, fail: 0 };
+const total = { pass: 0, fail: 0, cancelled: 0 };
 const started = Date.now();
 let status = 0;
 for (const [list, timeout] of runs) {
@@ -102,10 +102,11 @@ for (const [list, timeout] of runs) {
   });
   const code = await new Promise((resolve) => child.on("close", (c) => resolve(c)));
   const plain = tail.replace(/\x1b\[[0-9;]*m/g, ""); // colour codes off
-  for (const k of ["pass", "fail"]) total[k] += Number(new RegExp(`^(?:# |\u2139 )${k} (\\d+)$`, "m").exec(plain)?.[1] ?? 0);
+  for (const k of ["pass", "fail", "cancelled"]) total[k] += Number(new RegExp(`^(?:# |\u2139 )${k} (\\d+)$`, "m").exec(plain)?.[1] ?? 0);
   status ||= code ?? 1;
 }
 const seconds = ((Date.now() - started) / 1000).toFixed(1);
 const what = tier === "all" ? "all" : `${tier} tier`;
-console.log(`${what}: ${files.length} files, ${total.pass} passed, ${total.fail} failed in ${seconds} s`);
+const cancelled = total.cancelled ? `, ${total.cancelled} cancelled (timed out)` : "";
+console.log(`${what}: ${files.length} files, ${total.pass} passed, ${total.fail} failed${cancelled} in ${seconds} s`);
 process.exit(status);
