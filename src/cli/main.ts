@@ -28,7 +28,9 @@ file; --title and --api-version set info.title and info.version; --server adds a
 
 The module is imported, so its top-level code runs, with TRIPLE_RPC_CLI=1 in the environment: a
 module that starts a server can skip that when the variable is set. The command exits once the
-.proto is written, whatever the module started.
+.proto is written, whatever the module started. A module that takes longer than 15 s to load
+(a top-level await that never settles) is an error; --import-timeout-ms <ms> sets that limit
+(any command).
 
 schema prints the schema lock of the module's services (services, methods, messages, field
 numbers and types, as JSON); --write saves it (default triple-rpc.lock.json); --check compares
@@ -40,8 +42,8 @@ are listed and allowed).`;
 
 const DEFAULT_LOCK = "triple-rpc.lock.json";
 
-/** How long the module may take to load (top-level await included). */
-const IMPORT_TIMEOUT_MS = 15_000;
+/** How long the module may take to load (top-level await included): `--import-timeout-ms`, default 15 s. */
+let importTimeoutMs = 15_000;
 
 type ServiceClass = abstract new (...args: never[]) => unknown;
 
@@ -66,8 +68,8 @@ async function load(path: string): Promise<Record<string, unknown>> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new Error(`${path} did not finish loading within ${IMPORT_TIMEOUT_MS / 1000} s (a top-level await that never settles?)`)),
-      IMPORT_TIMEOUT_MS,
+      () => reject(new Error(`${path} did not finish loading within ${importTimeoutMs / 1000} s (a top-level await that never settles? --import-timeout-ms sets the limit)`)),
+      importTimeoutMs,
     );
   });
   try {
@@ -195,8 +197,18 @@ async function schema(args: string[]): Promise<number> {
   return broken ? 1 : 0;
 }
 
+/** Takes `--import-timeout-ms <ms>` out of the arguments (any command): a whole number of milliseconds above 0. */
+function importTimeout(args: string[]): void {
+  const v = option(args, "--import-timeout-ms");
+  if (v === undefined) return;
+  const ms = Number(v);
+  if (!Number.isSafeInteger(ms) || ms <= 0) throw new Error(`--import-timeout-ms takes a whole number of milliseconds above 0, got ${JSON.stringify(v)}`);
+  importTimeoutMs = ms;
+}
+
 async function main(argv: string[]): Promise<number | void> {
   const [command, ...args] = argv;
+  importTimeout(args);
   if (command === "proto") return proto(args);
   if (command === "openapi") return openapi(args);
   if (command === "schema") return schema(args);

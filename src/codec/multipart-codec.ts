@@ -8,6 +8,7 @@ import { StreamedFile } from "../service/file-upload.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import type { TypeDesc } from "../service/type-desc.js";
 import { withNumberLimits } from "./big-numbers.js";
+import { parseDisposition } from "./content-disposition.js";
 import { decodeError, overLimit } from "./bind-error.js";
 import type { BodyLimits, RequestCodec } from "./codec.js";
 import { requireIdlLess } from "./idl-guard.js";
@@ -19,12 +20,11 @@ import { H } from "../protocol/headers.js";
 import type { UploadScope } from "./upload-store.js";
 
 /**
- * busboy (~0.5 MiB of live heap) waits for the first multipart request. Its `parseParams` is the
- * RFC 2231/5987-aware header parameter parser (`filename*=UTF-8''…`), not in its typings.
+ * busboy (~0.5 MiB of live heap) waits for the first multipart request. Only its public entry:
+ * the part headers' parameters are read by our own parser (content-disposition.ts).
  */
 const loadBusboy = lazyModule(() => ({
   Dicer: (require("@fastify/busboy") as { Dicer: typeof DicerClass }).Dicer,
-  parseParams: require("@fastify/busboy/lib/utils/parseParams") as (s: string) => (string | [string, string])[],
 }));
 
 interface Plan {
@@ -102,19 +102,14 @@ interface PartHead {
 
 function parseHead(header: Record<string, string[] | undefined>, index: number): PartHead {
   const cd = header["content-disposition"]?.[0];
-  const params = cd ? loadBusboy().parseParams(cd) : [];
-  if (typeof params[0] !== "string" || params[0].toLowerCase() !== "form-data") {
+  const disposition = cd === undefined ? undefined : parseDisposition(cd);
+  if (disposition?.type !== "form-data") {
     throw decodeError(`multipart part #${index + 1} has no "Content-Disposition: form-data" header`);
   }
-  let name: string | undefined;
-  let filename: string | undefined;
-  for (const p of params.slice(1)) {
-    if (!Array.isArray(p)) continue;
-    const k = p[0].toLowerCase();
-    if (k === "name") name = p[1];
-    // Only the base name: a client's directory layout is not the server's business (nor a path to trust).
-    else if (k === "filename") filename = p[1].slice(Math.max(p[1].lastIndexOf("/"), p[1].lastIndexOf("\\")) + 1);
-  }
+  const name = disposition.params.get("name");
+  const path = disposition.params.get("filename");
+  // Only the base name: a client's directory layout is not the server's business (nor a path to trust).
+  const filename = path?.slice(Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\")) + 1);
   if (name === undefined) throw decodeError(`multipart part #${index + 1} has no name in its Content-Disposition`);
   const mt = parseMediaType(header[H.contentType]?.[0]);
   return { name, filename, contentType: mt?.type || "text/plain", charset: mt?.params.charset, typed: !!mt?.type, index };

@@ -1,3 +1,5 @@
+import { type Clock, systemClock } from "../transport/clock.js";
+
 /**
  * The logger triple-rpc writes to: pino's shape (an object of fields first, the message second),
  * which `console` also accepts. Pass `logger` to the server or client to use your own.
@@ -71,6 +73,8 @@ export class ConsoleLogger implements Logger {
   constructor(
     private readonly sink: Pick<Console, "warn" | "error"> = console,
     private readonly windowMs = REPEAT_WINDOW_MS,
+    /** What the repeat window is measured on (tests move it by hand). */
+    private readonly clock: Clock = systemClock,
   ) {}
 
   info(_obj: object, _msg: string): void {}
@@ -85,7 +89,7 @@ export class ConsoleLogger implements Logger {
 
   private write(level: "warn" | "error", obj: object, msg: string): void {
     const key = causeOf(level, obj, msg);
-    const now = Date.now();
+    const now = this.clock.now();
     const seen = this.causes.get(key);
     if (seen && now < seen.until) {
       seen.suppressed++;

@@ -15,8 +15,8 @@ export interface OpenApiServeOptions extends OpenApiOptions {
   path?: string;
   /**
    * Where the Swagger UI docs page is served (GET), built from the `swagger-ui-dist` package in
-   * `node_modules` (no CDN, no network): "Try it out" calls this server. `false` serves the
-   * document only. Default `/docs`.
+   * `node_modules` (an optional peer dependency: without it the page answers 501 naming it; no
+   * CDN, no network): "Try it out" calls this server. `false` serves the document only. Default `/docs`.
    */
   docs?: string | false;
 }
@@ -106,7 +106,8 @@ export class OpenApiEndpoint {
     if (docs === undefined || !p.startsWith(docs) || (p.length > docs.length && p[docs.length] !== "/")) return false;
     const file = p.slice(docs.length + 1);
     if (file === "" || file === "index.html") {
-      send(ex, "text/html; charset=utf-8", Buffer.from(page(this.options.title ?? "API docs", docs)), "no-cache", {
+      if (swaggerUiDir() === undefined) sendHttpError(ex, swaggerUiMissing());
+      else send(ex, "text/html; charset=utf-8", Buffer.from(page(this.options.title ?? "API docs", docs)), "no-cache", {
         "content-security-policy": DOCS_CSP,
         "x-frame-options": "DENY",
       });
@@ -125,11 +126,13 @@ export class OpenApiEndpoint {
   private sendAsset(ex: Exchange, file: string): void {
     let body = this.files.get(file);
     if (!body) {
+      const dir = swaggerUiDir();
       try {
-        body = readFileSync(path.join(swaggerUiDir(), file));
+        if (dir === undefined) throw new Error("swagger-ui-dist is not installed");
+        body = readFileSync(path.join(dir, file));
       } catch (e) {
         // Not the error's text: it names the server's directories.
-        sendHttpError(ex, new RpcError(Code.Unimplemented, "the docs page needs the swagger-ui-dist package: npm install swagger-ui-dist", { httpStatus: 501, cause: e }));
+        sendHttpError(ex, swaggerUiMissing(e));
         return;
       }
       this.files.set(file, body);
@@ -138,8 +141,20 @@ export class OpenApiEndpoint {
   }
 }
 
-function swaggerUiDir(): string {
-  return path.dirname(require.resolve("swagger-ui-dist/package.json"));
+/**
+ * Where swagger-ui-dist is installed, undefined when it is not: it is an optional peer dependency
+ * (12 MB), installed by apps that serve the docs page.
+ */
+function swaggerUiDir(): string | undefined {
+  try {
+    return path.dirname(require.resolve("swagger-ui-dist/package.json"));
+  } catch {
+    return undefined;
+  }
+}
+
+function swaggerUiMissing(cause?: unknown): RpcError {
+  return new RpcError(Code.Unimplemented, "Install swagger-ui-dist to serve the docs UI: npm i swagger-ui-dist (or turn the page off: openapi: { docs: false })", { httpStatus: 501, cause });
 }
 
 function send(ex: Exchange, contentType: string, body: Buffer, cache: string, extra?: OutHeaders): void {

@@ -1,3 +1,4 @@
+// tier: slow (the dubbo-js fixture package)
 import * as assert from "node:assert/strict";
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";

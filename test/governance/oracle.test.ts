@@ -1,3 +1,4 @@
+// tier: slow (Java (Dubbo's routers))
 import * as assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";

@@ -140,27 +140,32 @@ describe("the default console logger", () => {
   it("prints one line per cause, then how many repeats it left out once the window passed", async () => {
     const printed: unknown[][] = [];
     const sink = { warn: (...a: unknown[]) => printed.push(["warn", ...a]), error: (...a: unknown[]) => printed.push(["error", ...a]) };
-    const log = new ConsoleLogger(sink, 30);
+    const clock = { t: 0, now: () => clock.t };
+    const log = new ConsoleLogger(sink, 30, clock);
     for (let i = 0; i < 5; i++) log.error({ err: new TypeError("x") }, "svc/m failed: TypeError: x");
     log.error({ err: new TypeError("y") }, "svc/m failed: TypeError: y");
     log.warn({}, "svc/m failed: TypeError: x");
     log.info({}, "never printed");
     assert.equal(printed.length, 3);
-    await new Promise((r) => setTimeout(r, 40));
+    clock.t += 29;
+    log.error({ err: new TypeError("x") }, "svc/m failed: TypeError: x");
+    assert.equal(printed.length, 3, "still within the window");
+    clock.t += 1;
     log.error({ err: new TypeError("x") }, "svc/m failed: TypeError: x");
     assert.equal(printed.length, 4);
     assert.equal(printed[3][0], "error");
-    assert.equal(printed[3][1], "[triple-rpc] svc/m failed: TypeError: x (suppressed=4)");
+    assert.equal(printed[3][1], "[triple-rpc] svc/m failed: TypeError: x (suppressed=5)");
   });
 
   it("prints one compact line per event, with the stack only the first time a cause is printed", async () => {
     const printed: unknown[][] = [];
     const sink = { warn: (...a: unknown[]) => printed.push(a), error: (...a: unknown[]) => printed.push(a) };
-    const log = new ConsoleLogger(sink, 10);
+    const clock = { t: 0, now: () => clock.t };
+    const log = new ConsoleLogger(sink, 10, clock);
     const err = () => new TypeError("x");
     const fields = { service: "svc", method: "m", peer: "127.0.0.1:5000", note: "two words" };
     log.error({ err: err(), stack: err().stack, ...fields }, "svc/m failed: TypeError: x");
-    await new Promise((r) => setTimeout(r, 20));
+    clock.t += 10;
     log.error({ err: err(), stack: err().stack, ...fields }, "svc/m failed: TypeError: x");
     log.warn({ provider: "127.0.0.1:1", skipMs: 1000, err: new Error("connect ECONNREFUSED") }, "provider 127.0.0.1:1 is unreachable");
     assert.equal(printed.length, 3);

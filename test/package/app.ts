@@ -107,7 +107,8 @@ export function makeApp(work: string, kind: "esm" | "cjs", source: string, name:
   writeFileSync(join(dir, "src", "server.ts"), SERVER(ext || ".js"));
   writeFileSync(join(dir, "src", "client.ts"), CLIENT(ext || ".js"));
   const scripts = source.endsWith(".tgz") ? ["--ignore-scripts"] : [];
-  execFileSync("npm", ["install", ...NPM_QUIET, ...scripts, source, "reflect-metadata"], { cwd: dir, stdio: "pipe" });
+  // As the README has it: @types/node is the app's (a TypeScript app on Node has it), not the package's.
+  execFileSync("npm", ["install", ...NPM_QUIET, ...scripts, source, "reflect-metadata", "@types/node@20"], { cwd: dir, stdio: "pipe" });
   return dir;
 }
 

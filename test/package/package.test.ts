@@ -1,6 +1,6 @@
 import * as assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, posix } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -58,6 +58,33 @@ describe("the npm package from a fresh app", { timeout: 600_000 }, () => {
       await runApp(makeApp(work, kind, tarball));
     });
   }
+
+  it("the optional peers are not installed: a server and a client run; the docs page and a ZooKeeper registry name the package", () => {
+    const dir = join(work, "esm"); // installed and compiled by the esm test above
+    for (const p of ["swagger-ui-dist", "@scarf/scarf", "node-zookeeper-client", "underscore", "async"]) {
+      assert.ok(!existsSync(join(dir, "node_modules", p)), `${p} was installed with the package`);
+    }
+    writeFileSync(
+      join(dir, "optional.mjs"),
+      `import { createServer } from "triple-rpc";
+import { createClient } from "triple-rpc/client";
+import { HelloContract } from "./dist/contract.js";
+const failure = async (f) => { try { await f(); return "no error"; } catch (e) { return e.message; } };
+const server = createServer({ services: [new HelloContract()], openapi: true });
+await server.listen({ port: 0, host: "127.0.0.1" });
+const docs = await fetch(server.url + "/docs");
+const out = { docs: [docs.status, await docs.text()], document: (await fetch(server.url + "/openapi.json")).status };
+out.registry = await failure(() => createClient(HelloContract, { registry: "zookeeper://127.0.0.1:1" }));
+await server.close();
+console.log(JSON.stringify(out));
+`,
+    );
+    const out = JSON.parse(execFileSync(process.execPath, ["optional.mjs"], { cwd: dir, encoding: "utf8", timeout: 30_000 }));
+    assert.equal(out.document, 200);
+    assert.equal(out.docs[0], 501);
+    assert.match(out.docs[1], /Install swagger-ui-dist to serve the docs UI: npm i swagger-ui-dist/);
+    assert.match(out.registry, /cannot load node-zookeeper-client .*\(npm i node-zookeeper-client\)/);
+  });
 
   it('"module": "commonjs" with node10 resolution (TypeScript 5) finds the types of every entry point', () => {
     const dir = join(work, "cjs");

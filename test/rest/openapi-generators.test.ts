@@ -1,3 +1,4 @@
+// tier: slow (the compilers fixture package and OpenAPI generators)
 import * as assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync, mkdirSync } from "node:fs";

@@ -42,15 +42,18 @@ describe("triple-rpc proto on modules with side effects", () => {
     assert.match(r.stderr, /cli-empty-module\.js exports no @Service class and defines none: point the command at the compiled module that defines your service classes/);
   });
 
-  it("an ES module whose top-level await never settles: exit 1 after the import limit (15 s), naming the module", () => {
+  it("an ES module whose top-level await never settles: exit 1 after the import limit (--import-timeout-ms), naming the module", () => {
     const dir = mkdtempSync(join(tmpdir(), "triple-cli-"));
     try {
       const file = join(dir, "hangs.mjs");
       writeFileSync(file, "setInterval(() => {}, 1000);\nawait new Promise(() => {});\n");
-      const r = cli(file);
+      const r = cli(file, "--import-timeout-ms", "300");
       assert.equal(r.signal, null, "the command exits on its own");
       assert.equal(r.status, 1);
-      assert.match(r.stderr, /hangs\.mjs did not finish loading within 15 s \(a top-level await that never settles\?\)/);
+      assert.match(r.stderr, /hangs\.mjs did not finish loading within 0\.3 s \(a top-level await that never settles\? --import-timeout-ms sets the limit\)/);
+      const bad = cli(file, "--import-timeout-ms", "soon");
+      assert.equal(bad.status, 1);
+      assert.match(bad.stderr, /--import-timeout-ms takes a whole number of milliseconds above 0, got "soon"/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

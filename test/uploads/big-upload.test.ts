@@ -1,3 +1,4 @@
+// tier: slow (1 GiB uploads)
 import * as assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";

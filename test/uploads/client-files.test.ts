@@ -1,3 +1,4 @@
+// tier: slow (256 MiB transfers)
 import * as assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

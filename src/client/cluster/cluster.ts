@@ -59,7 +59,7 @@ export function providersOf(inv: Invocation, ctx: ClusterContext): readonly Prov
 export function selectProvider(inv: Invocation, ctx: ClusterContext, tried: ReadonlySet<Provider>): Provider {
   const all = providersOf(inv, ctx);
   if (all.length === 1) return all[0];
-  const now = Date.now();
+  const now = all[0].clock.now();
   // The common case, every provider available and none tried: the list as it is, no copy.
   const balancer = ctx.tuned?.pick(all, inv) ?? ctx.balancer;
   if (tried.size === 0 && allAvailable(all, now)) return balancer.select(all, inv);
@@ -129,7 +129,7 @@ function attemptFailed(provider: Provider, start: number, e: unknown, ctx: Clust
 function markDown(provider: Provider, ctx: ClusterContext, err: unknown): void {
   provider.markDown(ctx.downBackoffMs);
   if (provider.leaving) return;
-  const skipMs = provider.downUntil - Date.now();
+  const skipMs = provider.downUntil - provider.clock.now();
   ctx.logger?.warn({ provider: provider.address, skipMs, err }, `provider ${provider.address} is unreachable: ${(err as Error).message}`);
 }
 

@@ -59,7 +59,7 @@ export function outlierSettings(o: OutlierDetectionOptions | undefined): Outlier
  * `consecutiveFailures` in a row, or at once when it was on probation, within the cap.
  */
 export function countFailure(provider: Provider, all: readonly Provider[], s: OutlierSettings, logger: Logger | undefined): void {
-  const now = Date.now();
+  const now = provider.clock.now();
   const n = ++provider.consecutiveFailures;
   if (provider.ejectedUntil > now) return; // already out
   const probation = provider.ejectedUntil !== 0;

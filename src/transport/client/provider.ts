@@ -1,3 +1,5 @@
+import { type Clock, systemClock } from "../clock.js";
+
 /** A load-balancing weight: a finite number >= 0 (Dubbo's default is 100). */
 export function isValidWeight(w: unknown): w is number {
   return typeof w === "number" && Number.isFinite(w) && w >= 0;
@@ -84,7 +86,13 @@ export class Provider {
    */
   leaving = false;
 
-  constructor(url: string, weight = 100, warmUp?: WarmUp) {
+  constructor(
+    url: string,
+    weight = 100,
+    warmUp?: WarmUp,
+    /** What warm-up, back-off and ejection read as now (epoch ms): tests move it by hand. */
+    readonly clock: Clock = systemClock,
+  ) {
     if (typeof url !== "string" || url.trim() === "") throw new TypeError(`provider ${JSON.stringify(url)}: expected a URL or host:port`);
     const hasScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(url);
     let u: URL;
@@ -117,7 +125,7 @@ export class Provider {
     }
     this.fullWeight = weight;
     this.warmUp = warmUp;
-    this.warmUntil = warmUp && Date.now() < warmUp.since + warmUp.ms ? warmUp.since + warmUp.ms : 0;
+    this.warmUntil = warmUp && clock.now() < warmUp.since + warmUp.ms ? warmUp.since + warmUp.ms : 0;
   }
 
   /**
@@ -129,7 +137,7 @@ export class Provider {
   }
 
   private warmingWeight(): number {
-    const now = Date.now();
+    const now = this.clock.now();
     if (now >= this.warmUntil) {
       this.warmUntil = 0;
       return this.fullWeight;
@@ -139,12 +147,12 @@ export class Provider {
   }
 
   /** True while a connection failure's back-off lasts. */
-  isDown(now = Date.now()): boolean {
+  isDown(now = this.clock.now()): boolean {
     return this.downUntil > now;
   }
 
   /** True while outlier detection keeps the provider out. */
-  isEjected(now = Date.now()): boolean {
+  isEjected(now = this.clock.now()): boolean {
     return this.ejectedUntil > now;
   }
 
@@ -186,7 +194,7 @@ export class Provider {
     this.consecutiveFailures = 0;
     if (this.ejectedUntil !== 0) {
       this.ejectedUntil = 0;
-      this.lastReadmitted = Date.now();
+      this.lastReadmitted = this.clock.now();
     }
   }
 
@@ -194,7 +202,7 @@ export class Provider {
    * Ejects the provider for `base × ejections` (capped at `max`) from `now` (epoch ms); the count
    * starts again once the provider stayed healthy for `max` after its last readmission.
    */
-  eject(baseMs: number, maxMs: number, now = Date.now()): number {
+  eject(baseMs: number, maxMs: number, now = this.clock.now()): number {
     if (this.ejectedUntil === 0 && now - this.lastReadmitted > maxMs) this.ejections = 0;
     this.ejections++;
     const ms = Math.min(maxMs, baseMs * this.ejections);
@@ -203,7 +211,7 @@ export class Provider {
   }
 
   /** Records a refused connection: skip this provider for `base * 2^(failures-1)`, at most 30 s. */
-  markDown(baseBackoffMs: number, now = Date.now()): void {
+  markDown(baseBackoffMs: number, now = this.clock.now()): void {
     this.failures++;
     const backoff = Math.min(30_000, baseBackoffMs * 2 ** Math.min(this.failures - 1, 16));
     this.downUntil = now + backoff;
