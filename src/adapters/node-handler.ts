@@ -73,7 +73,7 @@ function bodyAlreadyRead(req: NodeRequest): boolean {
 }
 
 /** The error a request gets when its body was consumed by middleware mounted before the handler. */
-export function bodyConsumedError(): RpcError {
+function bodyConsumedError(): RpcError {
   return new RpcError(
     Code.Internal,
     "the request body was already read by middleware that runs before triple-rpc (a body parser such as express.json(), " +

@@ -26,7 +26,7 @@ export type ClientContentType = "json" | "proto" | "grpc+proto" | "grpc+json";
  * (unary over HTTP/1.1 or HTTP/2, streams over HTTP/2), `websocket` (Triple over WebSocket:
  * every call, streams included, on a WebSocket of its own over HTTP/1.1; `json` or `proto`).
  */
-export type ClientProtocol = "triple" | "grpc" | "connect" | "grpc-web" | "websocket";
+type ClientProtocol = "triple" | "grpc" | "connect" | "grpc-web" | "websocket";
 
 /** A bearer token, or a function that yields one per call (refreshing tokens). */
 export type TokenSource = string | (() => string | Promise<string>);

@@ -15,7 +15,7 @@ import { textXmlResponseCodec, xmlRequestCodec, xmlResponseCodec } from "./xml-c
  * The content-type table of HTTP unary calls: one entry per request media type, one per
  * response media type. Adding a body type means adding a codec file and one line here.
  */
-export const REQUEST_CODECS: readonly RequestCodec[] = [
+const REQUEST_CODECS: readonly RequestCodec[] = [
   jsonRequestCodec,
   protoRequestCodec,
   formRequestCodec,
@@ -23,7 +23,7 @@ export const REQUEST_CODECS: readonly RequestCodec[] = [
   textRequestCodec,
   xmlRequestCodec,
 ];
-export const RESPONSE_CODECS: readonly ResponseCodec[] = [
+const RESPONSE_CODECS: readonly ResponseCodec[] = [
   jsonResponseCodec,
   protoResponseCodec,
   xmlResponseCodec,

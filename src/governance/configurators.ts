@@ -66,7 +66,7 @@ const CONDITION_KEYS: ReadonlySet<string> = new Set([
 const MAX_ENTRIES = 1000;
 
 /** `[group/]interface[:version]`, Java's `URL.getServiceKey()`. */
-export function serviceKeyOf(iface: string, group: string | undefined, version: string | undefined): string {
+function serviceKeyOf(iface: string, group: string | undefined, version: string | undefined): string {
   return `${group ? `${group}/` : ""}${iface}${version ? `:${version}` : ""}`;
 }
 
@@ -177,7 +177,7 @@ function parseOverrideUrls(text: string): ConfiguratorEntry[] {
 }
 
 /** An `override://` URL as an entry. */
-export function overrideEntry(text: string): ConfiguratorEntry {
+function overrideEntry(text: string): ConfiguratorEntry {
   return overrideUrlEntry(parseUrl(text));
 }
 

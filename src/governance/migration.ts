@@ -9,7 +9,7 @@ import { asBool, asRecord, asText, parseRuleYaml } from "./config-yaml.js";
 export const MIGRATION_GROUP = "DUBBO_SERVICEDISCOVERY_MIGRATION";
 
 /** The `discovery` each Dubbo step switches a consumer to. */
-export type MigrationMode = "interface" | "instance" | "application-first";
+type MigrationMode = "interface" | "instance" | "application-first";
 
 const STEPS: Readonly<Record<string, MigrationMode>> = {
   FORCE_INTERFACE: "interface",

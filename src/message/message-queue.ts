@@ -10,7 +10,7 @@ export interface QueueBounds {
 }
 
 /** The server's request streams: handlers usually keep up, and HTTP/2 flow control does the rest. */
-export const SERVER_QUEUE_BOUNDS: QueueBounds = { maxMessages: 8, maxBytes: 1024 * 1024 };
+const SERVER_QUEUE_BOUNDS: QueueBounds = { maxMessages: 8, maxBytes: 1024 * 1024 };
 /** The client's response streams: callers read in bursts, so a little more slack. */
 export const CLIENT_QUEUE_BOUNDS: QueueBounds = { maxMessages: 32, maxBytes: 4 * 1024 * 1024 };
 

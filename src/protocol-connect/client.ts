@@ -11,7 +11,7 @@ import { httpCompression, WholeBodyUnary } from "../protocol-triple/client.js";
 import { CH, CONNECT_ACCEPT_ENCODING, CONNECT_FLAG_END_STREAM, parseEndStream } from "./wire.js";
 
 /** Connect's streams: enveloped messages, the outcome in an end-stream message flagged 0x02 that must come. */
-export const CONNECT_DIALECT: StreamDialect = {
+const CONNECT_DIALECT: StreamDialect = {
   name: "Connect stream",
   endFlag: CONNECT_FLAG_END_STREAM,
   acceptsContentType: (ct) => ct.startsWith("application/connect+"),

@@ -21,9 +21,7 @@ export const CH = {
 /** The encodings a Connect stream accepts, for `connect-accept-encoding`. */
 export const CONNECT_ACCEPT_ENCODING = "gzip,br,deflate";
 
-/** Envelope flag of a compressed message. */
-export const CONNECT_FLAG_COMPRESSED = 0x01;
-/** Envelope flag of the end-stream message (JSON, always the last frame of a response). */
+/** Envelope flag of the end-stream message (JSON, always the last frame of a response); 0x01, a compressed message, is read by the shared framing. */
 export const CONNECT_FLAG_END_STREAM = 0x02;
 
 function base64Bytes(s: unknown): Uint8Array | undefined {
@@ -35,7 +33,7 @@ function base64Bytes(s: unknown): Uint8Array | undefined {
  * Reads an error JSON object (a unary error body, or the `error` of an end-stream message).
  * Undefined when it is not one: no string `code` naming a known code, or malformed details.
  */
-export function errorFromConnectJson(v: unknown, metadata: Record<string, string | string[]>): RpcError | undefined {
+function errorFromConnectJson(v: unknown, metadata: Record<string, string | string[]>): RpcError | undefined {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return undefined;
   const o = v as Record<string, unknown>;
   const code = typeof o.code === "string" ? codeFromName(o.code) : undefined;

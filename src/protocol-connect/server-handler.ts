@@ -46,7 +46,7 @@ function checkVersion(h: HeaderMap): void {
  * streams (`application/connect+json|proto`); also dubbo-js's Triple variant of it (the same
  * wire, `tri-*` headers, `?triple=v1.0.0` on GET).
  */
-export class ConnectHandler implements ServerProtocolHandler {
+class ConnectHandler implements ServerProtocolHandler {
   readonly name = CONNECT;
 
   constructor(private readonly core: ServerCore) {}

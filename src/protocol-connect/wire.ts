@@ -5,7 +5,7 @@ import { type ConnectDialect, dialectErrorObject } from "../protocol/error-json.
 import { quote } from "../protocol/wire-text.js";
 import { CONNECT_FLAG_END_STREAM } from "./end-stream.js";
 
-export { CH, CONNECT_ACCEPT_ENCODING, CONNECT_FLAG_COMPRESSED, CONNECT_FLAG_END_STREAM, errorFromConnectJson, parseEndStream } from "./end-stream.js";
+export { CH, CONNECT_ACCEPT_ENCODING, CONNECT_FLAG_END_STREAM, parseEndStream } from "./end-stream.js";
 
 /**
  * The rules of the Connect protocol (connectrpc.com/docs/protocol) that both sides share:
@@ -63,7 +63,7 @@ export function connectHttpStatus(err: RpcError): number {
 
 
 /** The end-stream message: `{"error"?, "metadata"?}` (metadata: the trailers, each a list of values). */
-export function endStreamJson(err: RpcError | undefined, trailers: Record<string, unknown> | undefined, dialect: ConnectDialect = "connect"): string {
+function endStreamJson(err: RpcError | undefined, trailers: Record<string, unknown> | undefined, dialect: ConnectDialect = "connect"): string {
   const o: Record<string, unknown> = {};
   if (err) o.error = dialectErrorObject(err, dialect);
   let meta: Record<string, string[]> | undefined;

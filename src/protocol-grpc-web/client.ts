@@ -16,7 +16,7 @@ import { grpcWebReplyMessage } from "./client-reply.js";
 import { GRPC_WEB_FLAG_TRAILERS, parseTrailerBlock } from "./wire.js";
 
 /** gRPC-Web on an HTTP/2 stream: gRPC's messages, the outcome in a trailer frame flagged 0x80. */
-export const GRPC_WEB_DIALECT: StreamDialect = {
+const GRPC_WEB_DIALECT: StreamDialect = {
   name: "gRPC-Web",
   endFlag: GRPC_WEB_FLAG_TRAILERS,
   acceptsContentType: (ct) => ct.startsWith("application/grpc"),

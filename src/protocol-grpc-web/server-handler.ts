@@ -29,7 +29,7 @@ const base64Body = (reader: MessageReader): BodySink => new Base64BodySink(reade
  * `+proto`, `+json`) and base64 text (`application/grpc-web-text`). Every call kind runs; a
  * browser can only stream responses, other clients (connect-node, envoy) may stream both ways.
  */
-export class GrpcWebHandler implements ServerProtocolHandler {
+class GrpcWebHandler implements ServerProtocolHandler {
   readonly name = GRPC_WEB;
 
   constructor(private readonly core: ServerCore) {}

@@ -62,7 +62,7 @@ interface GrpcRequest {
  * gRPC over HTTP/2 (gRPC's PROTOCOL-HTTP2): checks the request headers, answers what is wrong
  * with a trailers-only response, and hands good calls to a {@link EnvelopedServerCall}.
  */
-export class GrpcHandler implements ServerProtocolHandler {
+class GrpcHandler implements ServerProtocolHandler {
   readonly name = GRPC;
 
   constructor(private readonly core: ServerCore) {}

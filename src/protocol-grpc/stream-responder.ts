@@ -40,7 +40,7 @@ export const responseCompression = createContextKey<boolean | undefined>(undefin
  * One response message as a frame: compressed with `encoding` when the handler asked for it, or
  * by default (`compressByDefault`) when it is at least 1 KiB; otherwise plain.
  */
-export function frameMessage(
+function frameMessage(
   codec: MessageCodec,
   value: unknown,
   ctx: CallContext,

@@ -39,7 +39,7 @@ function quoted(s: string): string {
  * `filename`; only its last path segment (RFC 6266 §4.3: a recipient strips path information, so
  * a server's `../../.bashrc` is `.bashrc`), without control characters; none when nothing is left.
  */
-export function dispositionFilename(cd: string): string | undefined {
+function dispositionFilename(cd: string): string | undefined {
   const star = /filename\*\s*=\s*UTF-8''([^;]+)/i.exec(cd);
   if (star) {
     try {

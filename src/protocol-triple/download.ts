@@ -5,7 +5,7 @@ import type { Download } from "../service/download.js";
 import type { AbortSink, Exchange, OutHeaders } from "../transport/server/exchange.js";
 
 /** `Content-Disposition` for a file name (RFC 6266): an ASCII `filename` fallback and a UTF-8 `filename*`. */
-export function contentDisposition(filename: string | undefined, inline: boolean): string {
+function contentDisposition(filename: string | undefined, inline: boolean): string {
   const kind = inline ? "inline" : "attachment";
   if (filename === undefined || filename === "") return kind;
   const ascii = filename.replace(/[^\x20-\x7e]|["\\%]/g, "_");
@@ -14,7 +14,7 @@ export function contentDisposition(filename: string | undefined, inline: boolean
 }
 
 /** A single `bytes=` range of a `size`-byte file, inclusive; undefined to ignore it; "unsatisfiable". */
-export function parseRange(value: string, size: number): { start: number; end: number } | "unsatisfiable" | undefined {
+function parseRange(value: string, size: number): { start: number; end: number } | "unsatisfiable" | undefined {
   const m = /^bytes=(\d*)-(\d*)$/.exec(value.trim());
   if (!m || (m[1] === "" && m[2] === "")) return undefined; // several ranges, other units: the whole file
   if (m[1] === "") {
@@ -33,7 +33,7 @@ export function parseRange(value: string, size: number): { start: number; end: n
  * exactly its `Last-Modified` date, a date that is a strong validator (the file is at least a
  * second older than the answer). Anything else means the whole file, 200.
  */
-export function ifRangeHolds(value: unknown, etag: string, lastModified: string, modifiedMs: number): boolean {
+function ifRangeHolds(value: unknown, etag: string, lastModified: string, modifiedMs: number): boolean {
   if (value === undefined) return true;
   if (typeof value !== "string") return false;
   const v = value.trim();

@@ -14,7 +14,7 @@ import type { OutHeaders, Responder } from "../transport/server/exchange.js";
  * node:http or node:http2: the signal does not tell them apart, so it is used only when the
  * server opts in (`dubboJsErrors`); by default every caller gets the protocol's body.
  */
-export function readsGrpcCodeStatus(headers: Readonly<Record<string, string | string[] | undefined>>): boolean {
+function readsGrpcCodeStatus(headers: Readonly<Record<string, string | string[] | undefined>>): boolean {
   return headers[H.triProtocolVersion] === "1.0.0" && headers[H.userAgent] === undefined;
 }
 

@@ -75,7 +75,7 @@ function compressionOf(h: HeaderMap): Compression | undefined {
  * plain body (JSON, protobuf, form, multipart, text, XML). Checks the headers, answers what is
  * wrong with a JSON error body, and hands good calls to a {@link TripleUnaryCall}.
  */
-export class TripleHttpHandler implements ServerProtocolHandler {
+class TripleHttpHandler implements ServerProtocolHandler {
   readonly name = TRIPLE;
 
   constructor(private readonly core: ServerCore) {}

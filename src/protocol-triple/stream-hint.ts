@@ -7,7 +7,7 @@ import type { StreamCall, WireMethod } from "../runtime/client-protocol.js";
  */
 const UNREADABLE = /deserializ/i;
 
-export const JSON_STREAM_HINT =
+const JSON_STREAM_HINT =
   'the provider could not read this stream\'s JSON messages (application/grpc+json, how a client whose contentType is json streams): a plain gRPC server reads protobuf only, so call it with protocol: "grpc" (or contentType: "proto")';
 
 /** The error with the hint when it is a gRPC server's refusal of a JSON message; else as it is. */

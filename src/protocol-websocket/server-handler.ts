@@ -63,7 +63,7 @@ class HandshakeResponder implements Responder {
 }
 
 /** How the server wants its WebSocket calls checked. */
-export interface WebSocketSettings {
+interface WebSocketSettings {
   /** True when a browser page of `origin` may open calls here (the server's CORS origins, or same origin). */
   originAllowed(origin: string, host: string | undefined): boolean;
   /** A request side silent this long closes the call (1008); 0: never. */
@@ -94,7 +94,7 @@ function splitUrl(url: string | undefined): { path: string; query: string | unde
  * error before the upgrade when it fails; an accepted one runs on the enveloped server call
  * gRPC streams use, through a {@link WebSocketExchange}.
  */
-export class WebSocketHandler implements ServerProtocolHandler {
+class WebSocketHandler implements ServerProtocolHandler {
   readonly name = WEBSOCKET;
   /** ws's server (no listener of its own), made on the first upgrade: `ws` loads only when used. */
   private wssMade: WebSocketServer | undefined;

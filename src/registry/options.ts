@@ -14,7 +14,7 @@ import type { RegistrySpec } from "./create.js";
  */
 export type RegistryLevel = "interface" | "application" | "both";
 
-export const REGISTRY_LEVELS: readonly RegistryLevel[] = ["interface", "application", "both"];
+const REGISTRY_LEVELS: readonly RegistryLevel[] = ["interface", "application", "both"];
 
 /** The level words of 0.1 (server `registerMode`, client `discovery`), refused with the new word. */
 const OLD_LEVELS: Readonly<Record<string, RegistryLevel>> = { instance: "application", all: "both", auto: "both" };

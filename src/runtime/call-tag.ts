@@ -13,7 +13,7 @@ export interface CallTag {
 export const TAG_KEY = "dubbo.tag";
 export const FORCE_TAG_KEY = "dubbo.force.tag";
 /** The header Dubbo's Spring Boot interceptor reads a tag from (`dubbo-tag`). */
-export const TAG_HEADER = "dubbo-tag";
+const TAG_HEADER = "dubbo-tag";
 
 const store = new AsyncLocalStorage<CallTag>();
 /** Set once a tagged call ran: until then {@link currentTag} costs one boolean test. */
@@ -29,7 +29,7 @@ export function runWithTag<R>(tag: CallTag, fn: () => R): R {
 }
 
 /** The tag of the incoming call whose handler is running, if it had one. */
-export function currentTag(): CallTag | undefined {
+function currentTag(): CallTag | undefined {
   return used ? store.getStore() : undefined;
 }
 

@@ -3,7 +3,7 @@ import type { CallContext } from "./context.js";
 import type { RegisteredMethod } from "./router.js";
 
 /** True for promises and other thenables a handler may return. */
-export function isThenable(x: unknown): x is PromiseLike<unknown> {
+function isThenable(x: unknown): x is PromiseLike<unknown> {
   return x !== null && typeof x === "object" && typeof (x as PromiseLike<unknown>).then === "function";
 }
 

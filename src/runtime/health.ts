@@ -11,6 +11,7 @@ export const HEALTH_SERVICE_NAME = "grpc.health.v1.Health";
 
 /** grpc.health.v1.HealthCheckResponse.ServingStatus. */
 export enum ServingStatus {
+  /** @public */
   UNKNOWN = 0,
   SERVING = 1,
   NOT_SERVING = 2,

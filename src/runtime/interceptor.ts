@@ -34,7 +34,7 @@ export type Interceptor = (next: Next) => Next;
 type Impl = Record<string, (...args: unknown[]) => unknown>;
 
 /** The auth requirement of a method: its own `auth` option, else the server's default. */
-export function authRequirement(method: MethodDescriptor, auth: AuthOptions | undefined) {
+function authRequirement(method: MethodDescriptor, auth: AuthOptions | undefined) {
   return method.auth === false ? undefined : (method.auth ?? (auth?.requireByDefault ? true : undefined));
 }
 

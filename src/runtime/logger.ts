@@ -13,7 +13,7 @@ export interface Logger {
 type Level = "info" | "warn" | "error";
 
 /** How long the default logger stays quiet about one cause after printing it, ms. */
-export const REPEAT_WINDOW_MS = 60_000;
+const REPEAT_WINDOW_MS = 60_000;
 /** Causes the default logger remembers; beyond that it forgets them all and starts over. */
 const MAX_CAUSES = 1000;
 

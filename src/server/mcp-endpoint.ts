@@ -45,7 +45,7 @@ export interface McpOptions {
 }
 
 /** The MCP revisions served, newest first: the streamable HTTP ones the official SDK speaks. */
-export const MCP_VERSIONS: readonly string[] = ["2025-11-25", "2025-06-18", "2025-03-26"];
+const MCP_VERSIONS: readonly string[] = ["2025-11-25", "2025-06-18", "2025-03-26"];
 /** The revision a request without `MCP-Protocol-Version` is taken to speak (the spec's rule). */
 const ASSUMED_VERSION = "2025-03-26";
 
@@ -63,7 +63,7 @@ function checkStrings(name: string, v: unknown): void {
 }
 
 /** The options checked (a TypeError naming the option), with their defaults. */
-export function checkedMcpOptions(o: unknown): Required<Omit<McpOptions, "instructions">> & { instructions: string | undefined } {
+function checkedMcpOptions(o: unknown): Required<Omit<McpOptions, "instructions">> & { instructions: string | undefined } {
   const opts = o === true ? {} : o;
   if (typeof opts !== "object" || opts === null || Array.isArray(opts)) fail(`expected true or an options object, got ${JSON.stringify(o)}`);
   const m = opts as McpOptions;
@@ -143,7 +143,7 @@ function responseText(id: unknown, a: McpAnswer): string {
  * and client responses are taken (202) and dropped. Answered in `dispatch`, after CORS and before
  * the RPC protocols.
  */
-export class McpEndpoint {
+class McpEndpoint {
   readonly options: ReturnType<typeof checkedMcpOptions>;
   private readonly origins: ReadonlySet<string>;
   private readonly hosts: ReadonlySet<string>;
@@ -239,7 +239,7 @@ export class McpEndpoint {
  * Ends an MCP request the server gives up on (shutdown cancelling the calls still running): its
  * HTTP status and a JSON-RPC error naming why; a request already answered is left alone.
  */
-export function sendMcpError(ex: Responder, err: RpcError): void {
+function sendMcpError(ex: Responder, err: RpcError): void {
   const e = ex as Partial<Exchange> & Responder;
   if (e.headersSent || e.aborted) return;
   e.discardBody?.();

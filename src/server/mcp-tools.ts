@@ -11,7 +11,7 @@ import { type JsonSchema, JsonSchemaBuilder } from "./openapi-schema.js";
  * message: a JSON object), `{ result }` around it (scalars, arrays, maps), or none (no declared
  * result type: text content only).
  */
-export type ToolOutput = "object" | "wrapped" | undefined;
+type ToolOutput = "object" | "wrapped" | undefined;
 
 /** One method offered as an MCP tool. */
 export interface McpTool {
@@ -131,7 +131,7 @@ function annotationsOf(md: MethodDescriptor, title: string | undefined): Record<
 }
 
 /** Describes one registered method as a tool; throws a TypeError naming what keeps it from being one. */
-export function describeTool(route: RegisteredMethod): McpTool {
+function describeTool(route: RegisteredMethod): McpTool {
   const md = route.descriptor;
   const where = `${md.serviceName}/${md.name} (MCP tool)`;
   const opt = md.mcp ?? {};

@@ -36,7 +36,7 @@ const ASSETS: Record<string, string> = {
  * forms or `<base>`, and no framing by any page (clickjacking), with `X-Frame-Options: DENY` for
  * browsers that predate `frame-ancestors`.
  */
-export const DOCS_CSP =
+const DOCS_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; " +
   "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 

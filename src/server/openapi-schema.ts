@@ -32,7 +32,7 @@ function valueKeywords(c: Constraints, t: TypeDesc): JsonSchema {
  * and `format` bound each element and `minLength`/`maxLength`/`minItems`/`maxItems` the count
  * (`minProperties`/`maxProperties` on a map), as the checks apply them.
  */
-export function withConstraints(schema: JsonSchema, t: TypeDesc, c: Constraints | undefined): JsonSchema {
+function withConstraints(schema: JsonSchema, t: TypeDesc, c: Constraints | undefined): JsonSchema {
   if (!c) return schema;
   const out: JsonSchema = { ...schema };
   if (c.description !== undefined) out.description = c.description;

@@ -80,7 +80,7 @@ interface ReflectionRequest {
 }
 
 /** What reflection reads from its server: the services registered now. */
-export interface ReflectionSource {
+interface ReflectionSource {
   readonly registeredServices: readonly ServiceDescriptor[];
 }
 

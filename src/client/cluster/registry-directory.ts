@@ -64,7 +64,7 @@ export class RoutedProvider extends Provider {
  * (`/dubbo/<interface>/providers`), `application` (mapping, `/services/<app>`, metadata), or
  * `both` (merged: one provider per address, whichever layout lists it).
  */
-export type Discovery = RegistryLevel;
+type Discovery = RegistryLevel;
 
 /** The public level words as the level choice names them (`application` is its `instance` level, `both` its `auto`). */
 const MODE_OF_LEVEL: Readonly<Record<RegistryLevel, Mode>> = { interface: "interface", application: "instance", both: "auto" };

@@ -84,7 +84,7 @@ export interface DirectoryTuning {
 }
 
 /** A provider's tuning (providers of a registry directory carry one when they are tuned). */
-export function tuningOf(p: Provider): ProviderTuning | undefined {
+function tuningOf(p: Provider): ProviderTuning | undefined {
   return (p as { tuning?: ProviderTuning }).tuning;
 }
 
