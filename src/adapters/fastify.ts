@@ -1,3 +1,6 @@
+// Owns `fastifyTriplePlugin`. A Fastify plugin serving triple-rpc services beside the app's own
+// routes: a catch-all route (every HTTP method) serves the RPC paths, REST routes and OpenAPI pages
+// … Must not change: the host framework's contract: a request that is not ours goes on untouched.
 import type { NodeRequest, NodeResponse } from "./node-handler.js";
 import { type HandlerOptions, mountedServer, nodeHandlerOf } from "./node-handler.js";
 

@@ -1,3 +1,6 @@
+// Owns `FetchExchange`. One fetch-API request and its response as an Exchange, HTTP/1.1-style: a
+// complete response (`respond`) or a streamed body (`start` / `write` / `end`), never trailers …
+// Must not change: the host framework's contract: a request that is not ours goes on untouched.
 import { Readable } from "node:stream";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import { type AbortSink, type BodySink, chainAbortSink, type Exchange, type OutHeaders, type Peer } from "../transport/server/exchange.js";

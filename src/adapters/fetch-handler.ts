@@ -1,3 +1,6 @@
+// Owns `createFetchHandler`. A `(request: Request) => Promise<Response>` handler for runtimes built
+// on the fetch API (Bun.serve, Deno.serve, Cloudflare-style workers, Next.js route handlers), with
+// … Must not change: the host framework's contract: a request that is not ours goes on untouched.
 import type { AddressInfo } from "node:net";
 import { clientCancelled } from "../protocol/errors.js";
 import { FetchExchange } from "./fetch-exchange.js";

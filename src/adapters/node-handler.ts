@@ -1,3 +1,6 @@
+// Owns `bodyConsumedError`, `mountedServer`, `nodeHandlerOf`, `createHandler`. The error a request
+// gets when its body was consumed by middleware mounted before the handler. Must not change: the
+// host framework's contract: a request that is not ours goes on untouched.
 import type * as http from "node:http";
 import type * as http2 from "node:http2";
 import type { AddressInfo, Socket } from "node:net";

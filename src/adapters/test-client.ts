@@ -1,3 +1,7 @@
+// Owns `createTestClient`. A client of `service` wired to an in-process server of
+// `options.services`, without a socket: the client's HTTP/2 (or HTTP/1.1) connection is a pair of
+// in-memory streams … Must not change: the host framework's contract: a request that is not ours
+// goes on untouched.
 import { type Client, createClient } from "../client/create-client.js";
 import type { ClientOptions } from "../client/options.js";
 import { type RegistryOptionKey, refuseListenerOptions, type ServerOptions, TripleServer } from "../server/server.js";

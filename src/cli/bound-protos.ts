@@ -1,3 +1,7 @@
+// Owns `boundProtoFiles`. The .proto files of the services bound to a .proto of their own
+// (`@Service(name, { proto })`): the service's file and every file it imports (protobufjs's own
+// google/protobuf files aside), as they are on disk. Must not change: the commands, their output
+// and exit codes, which scripts depend on.
 import { readFileSync } from "node:fs";
 import { basename, dirname, isAbsolute, relative } from "node:path";
 import { describeService } from "../service/describe.js";

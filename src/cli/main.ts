@@ -1,4 +1,7 @@
 #!/usr/bin/env node
+// The `triple-rpc` command line: `proto`, `openapi` and `schema` (lock, diff) over the services a
+// module defines. Must not change: the commands, their output and exit codes, which scripts depend
+// on.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";

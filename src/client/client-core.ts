@@ -1,3 +1,6 @@
+// Owns `ClientCore`. Everything behind one client proxy: the directory, the cluster policy and
+// balancer, the transports, and the four call shapes. Must not change: the client loads no server
+// code.
 import type { OutgoingHttpHeaders } from "node:http";
 import { Code } from "../protocol/code.js";
 import { HTTP_COMPRESSIONS } from "../protocol/compression.js";

@@ -1,3 +1,6 @@
+// Owns `createClient`, `createClient`, `createClient`, `closeClient`, … Creates a client of a
+// service: from the same `@Service` class the server registers (typed), or from a .proto service.
+// Unary methods return Promises. Must not change: the client loads no server code.
 import * as protobuf from "protobufjs";
 import type { CallContext } from "../runtime/context.js";
 import { describeProtoService, describeService, lowerFirst } from "../service/describe.js";

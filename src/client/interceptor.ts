@@ -1,3 +1,6 @@
+// Owns `clientCall`, `effectiveOptions`, `lazyStream`. Builds the call object an interceptor chain
+// receives, wiring response metadata back into it. Must not change: the client loads no server
+// code.
 import type { MethodDescriptor } from "../service/descriptors.js";
 import type { CallOptions } from "../runtime/call-options.js";
 

@@ -1,3 +1,7 @@
+// Owns `ClientContentType`, `ClientProtocol`, `TokenSource`, `ClientOptions`. Wire format of a
+// client's calls. With `triple`: `json`/`proto` bodies (Triple HTTP unary); `grpc+*` select gRPC.
+// With `connect` and `grpc-web`: `json` or `proto` messages. Must not change: the client loads no
+// server code.
 import type * as tls from "node:tls";
 import type { Logger } from "../runtime/logger.js";
 import type { TelemetryOptions } from "../observability/telemetry.js";

@@ -1,3 +1,5 @@
+// Owns `PROTOCOLS`. The wire protocols a client speaks, one line each; the client's `protocol`
+// option names one. Must not change: the client loads no server code.
 import type { ProtocolClient } from "../runtime/client-protocol.js";
 import { connectClient } from "../protocol-connect/client.js";
 import { grpcClient } from "../protocol-grpc/client.js";

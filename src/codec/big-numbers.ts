@@ -1,3 +1,7 @@
+// Owns `DEFAULT_MAX_NUMBER_DIGITS`, `MIN_NUMBER_DIGITS`, `withNumberLimits`, `numberDigitsLimit`, …
+// The default of `limits.maxNumberDigits`: 4096 digits (13,607 bits; an 8192-bit RSA modulus has
+// 2,467). Must not change: limits are checked before memory is spent; bad input is a 4xx naming the
+// problem.
 import { bindError } from "./bind-error.js";
 
 /**

@@ -1,3 +1,6 @@
+// Owns `bindError`, `decodeError`, `unsupportedMediaType`, `overLimit`. A request whose arguments
+// have the wrong shape or types: 400, legacy status 40. Must not change: limits are checked before
+// memory is spent; bad input is a 4xx naming the problem.
 import { Code } from "../protocol/code.js";
 import { RpcError } from "../protocol/rpc-error.js";
 

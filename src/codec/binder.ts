@@ -1,3 +1,7 @@
+// Owns `collect`, `BindFailure`, `missing`, `collecting`, … At a boundary (a field, an element, a
+// parameter): records a bad value's error and lets binding go on with the next one, when problems
+// are collected. Must not change: limits are checked before memory is spent; bad input is a 4xx
+// naming the problem.
 import { Code } from "../protocol/code.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import type { ParamDescriptor } from "../service/descriptors.js";

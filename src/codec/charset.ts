@@ -1,3 +1,7 @@
+// Owns `checkCharset`, `decodeText`, `encodeText`. Checks a `charset` parameter up front, so a
+// request naming one we cannot decode fails with 415 before its body is read. Returns the charset
+// to pass to decodeText. Must not change: limits are checked before memory is spent; bad input is a
+// 4xx naming the problem.
 import type * as Iconv from "iconv-lite";
 import { unsupportedMediaType } from "./bind-error.js";
 import { lazyModule } from "./lazy-module.js";

@@ -1,3 +1,6 @@
+// Owns `BodyLimits`, `RequestCodec`, `ResponseCodec`. Limits a streaming body decoder enforces
+// while it reads. Must not change: limits are checked before memory is spent; bad input is a 4xx
+// naming the problem.
 import type { Readable } from "node:stream";
 import type { MediaType } from "../protocol/content-type.js";
 import type { MethodDescriptor } from "../service/descriptors.js";

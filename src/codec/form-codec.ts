@@ -1,3 +1,6 @@
+// Owns `parseForm`, `formRequestCodec`. Parses a url-encoded form into name/value pairs in body
+// order. Names and values are decoded in the request's charset (UTF-8 by default). Must not change:
+// limits are checked before memory is spent; bad input is a 4xx naming the problem.
 import type { RpcError } from "../protocol/rpc-error.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import type { TypeDesc } from "../service/type-desc.js";

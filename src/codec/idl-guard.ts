@@ -1,3 +1,5 @@
+// Owns `requireIdlLess`. Form, multipart, text and XML bodies bind to decorated parameters. Must
+// not change: limits are checked before memory is spent; bad input is a 4xx naming the problem.
 import type { MethodDescriptor } from "../service/descriptors.js";
 import { unsupportedMediaType } from "./bind-error.js";
 

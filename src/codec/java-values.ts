@@ -1,3 +1,7 @@
+// Owns `JavaValueError`, `parseDecimal`, `formatDecimal`, `checkDate`, … The text forms of Java's
+// value classes that a string stands for (`T.bigDecimal`, the `java.time` helpers, `T.timestamp`,
+// `T.char`, `T.enum`): parsed into their parts … Must not change: limits are checked before memory
+// is spent; bad input is a 4xx naming the problem.
 import type { JavaText, JavaTextType } from "../service/type-desc.js";
 
 /**

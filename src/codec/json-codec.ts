@@ -1,3 +1,6 @@
+// Owns `protoFromJsonValue`, `bindJsonValue`, `encodeJsonValue`, `jsonRequestCodec`, … Decodes one
+// protobuf message from an already-parsed ProtoJSON value (original or lowerCamelCase names). Must
+// not change: limits are checked before memory is spent; bad input is a 4xx naming the problem.
 import type { MethodDescriptor } from "../service/descriptors.js";
 import { bindError, decodeError } from "./bind-error.js";
 import { withNumberLimits } from "./big-numbers.js";

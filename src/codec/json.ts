@@ -1,3 +1,6 @@
+// Owns `FORBIDDEN_KEYS`, `parseJson`, `stringifyJson`. Keys that must never reach an object's
+// prototype chain. Must not change: limits are checked before memory is spent; bad input is a 4xx
+// naming the problem.
 import { base64Encode } from "../protocol/bytes.js";
 import { decodeError } from "./bind-error.js";
 

@@ -1,3 +1,6 @@
+// Owns `multipartRequestCodec`. `multipart/form-data`, streamed: each part is decoded by its own
+// Content-Type and bound by name (named parameters) or in order (unnamed ones). Must not change:
+// limits are checked before memory is spent; bad input is a 4xx naming the problem.
 import { PassThrough, type Readable } from "node:stream";
 import type { Dicer as DicerClass } from "@fastify/busboy";
 import { parseMediaType } from "../protocol/content-type.js";

@@ -1,3 +1,6 @@
+// Owns `partConverter`. How a part becomes a value of type `t`: byte arrays get the part's bytes
+// undecoded (uploaded files), `UploadedFile` also gets the file name and Content-Type. Must not
+// change: limits are checked before memory is spent; bad input is a 4xx naming the problem.
 import { StreamedFile } from "../service/file-upload.js";
 import type { TypeDesc } from "../service/type-desc.js";
 import { InMemoryFile } from "../service/type-desc.js";

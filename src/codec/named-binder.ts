@@ -1,3 +1,7 @@
+// Owns `compileNamedBinder`. Compiles, once per method, how the named values of a form or multipart
+// body become arguments (docs/binding.md): - a single `Map` / `Record` parameter receives every
+// value, keyed by name. Must not change: limits are checked before memory is spent; bad input is a
+// 4xx naming the problem.
 import type { ParamDescriptor } from "../service/descriptors.js";
 import type { TypeDesc } from "../service/type-desc.js";
 import { bindError } from "./bind-error.js";

@@ -1,3 +1,6 @@
+// Owns `decodeProtoMessage`, `encodeProtoMessage`, `encodeProtoFrame`, `protoRequestCodec`, …
+// Decodes one binary protobuf message of the method's request type. Must not change: limits are
+// checked before memory is spent; bad input is a 4xx naming the problem.
 import * as protobuf from "protobufjs";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import { decodeError, unsupportedMediaType } from "./bind-error.js";

@@ -1,3 +1,6 @@
+// Owns `protojson`, `fastFromJson`, `fastToJson`. protobufjs's full ProtoJSON (~36 KB of source),
+// loaded for the first message the fast path hands over. Must not change: limits are checked before
+// memory is spent; bad input is a 4xx naming the problem.
 import type * as protobuf from "protobufjs";
 import type * as Protojson from "protobufjs/ext/protojson";
 import { lazyModule } from "./lazy-module.js";

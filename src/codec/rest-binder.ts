@@ -1,3 +1,5 @@
+// Owns `compileRestBinder`. Compiles the REST binder of a method with a REST mapping. Must not
+// change: limits are checked before memory is spent; bad input is a 4xx naming the problem.
 import type { HeaderMap } from "../protocol/headers.js";
 import type { MethodDescriptor, ParamDescriptor } from "../service/descriptors.js";
 import type { TypeDesc } from "../service/type-desc.js";

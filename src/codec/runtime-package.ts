@@ -1,3 +1,7 @@
+// Owns `runtimePackage`. A package loaded at run time by a name bundlers do not follow (the name is
+// a variable): kept out of bundles, where a CommonJS package inside an ESM bundle fails with
+// "Dynamic require of … is not supported". Must not change: limits are checked before memory is
+// spent; bad input is a 4xx naming the problem.
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { lazyModule } from "./lazy-module.js";

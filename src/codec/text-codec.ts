@@ -1,3 +1,6 @@
+// Owns `textRequestCodec`. `text/plain`: the body is the one (string) argument, in the request's
+// charset (UTF-8 by default). Must not change: limits are checked before memory is spent; bad input
+// is a 4xx naming the problem.
 import type { MethodDescriptor } from "../service/descriptors.js";
 import { bindError } from "./bind-error.js";
 import { withNumberLimits } from "./big-numbers.js";

@@ -1,3 +1,7 @@
+// Owns `peerKey`, `UploadStore`, `UploadScope`. The key a peer's disk share is counted under: an
+// IPv4 address as it is (also when IPv4-mapped), an IPv6 address by its /64 prefix (one host is
+// routinely given a whole /64). Must not change: limits are checked before memory is spent; bad
+// input is a 4xx naming the problem.
 import { randomBytes } from "node:crypto";
 import {
   createWriteStream,

@@ -1,3 +1,6 @@
+// Owns `MAX_VIOLATIONS`, `bindAll`, `compileValidator`, `validatedStream`. How many violations one
+// call's error lists (in its BadRequest details). Must not change: limits are checked before memory
+// is spent; bad input is a 4xx naming the problem.
 import { BindFailure, paramLabel } from "./binder.js";
 import { encodeBadRequest, type FieldViolation } from "../protocol/bad-request.js";
 import { Code } from "../protocol/code.js";

@@ -1,3 +1,6 @@
+// Owns `XML_TEXT`, `XML_ATTR`, `XML_FORBIDDEN`, `compileXmlBinder`. The parser's names for an
+// element's text, for attributes, and for forbidden element names. Must not change: limits are
+// checked before memory is spent; bad input is a 4xx naming the problem.
 import type { ParamDescriptor } from "../service/descriptors.js";
 import type { TypeDesc } from "../service/type-desc.js";
 import { bindError } from "./bind-error.js";

@@ -1,3 +1,7 @@
+// Owns `parseXml`, `xmlRequestCodec`, `xmlResponseCodec`, `textXmlResponseCodec`. Parses an XML
+// document (no DTD, no entity expansion, its shape and size within `limits`) and returns its root
+// element's content, or throws 400 (status 25) saying what is wrong, 413 for a limit. Must not
+// change: limits are checked before memory is spent; bad input is a 4xx naming the problem.
 import type * as Fxp from "fast-xml-parser";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import { withNumberLimits } from "./big-numbers.js";

@@ -1,3 +1,7 @@
+// Owns `decodeXmlEntities`, `escapeXml`. Resolves the five predefined XML entities and character
+// references. The parser runs with entity processing off (no DTD, so no declared entities and no
+// expansion attacks). Must not change: limits are checked before memory is spent; bad input is a
+// 4xx naming the problem.
 import { decodeError } from "./bind-error.js";
 
 const PREDEFINED: Readonly<Record<string, string>> = { lt: "<", gt: ">", amp: "&", quot: '"', apos: "'" };

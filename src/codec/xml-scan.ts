@@ -1,3 +1,7 @@
+// Owns `checkXmlShape`. Checks the shape of an XML document against its limits in one linear pass,
+// before the parser sees it: every character is looked at a bounded number of times (comments, …
+// Must not change: limits are checked before memory is spent; bad input is a 4xx naming the
+// problem.
 import { decodeError, overLimit } from "./bind-error.js";
 
 /** The shape limits of an XML document, checked before any parser builds objects from it. */

@@ -1,3 +1,6 @@
+// Owns `AffinityRouter`. Dubbo 3.3.6's service affinity router (`AffinityStateRouter`, rule
+// `<interface>:<version>:<group>.affinity-router`, `configVersion: v3.1`, `affinityAware: {key, …
+// Must not change: Dubbo 3.3's rule semantics (the oracle tests compare with Dubbo Java).
 import type { StepContext } from "./condition-router.js";
 import { compileMatcher, expressionMatches, matcherFor } from "./condition.js";
 import { isBlank } from "./java-text.js";

@@ -1,3 +1,6 @@
+// Owns `ConditionRouter`. What a route step gets besides the list: the call, the consumer, and
+// where to write why (explain only). Must not change: Dubbo 3.3's rule semantics (the oracle tests
+// compare with Dubbo Java).
 import type { DubboUrl } from "../registry/url.js";
 import { type ConditionLine, type Expression, expressionMatches, type MatchInput, parseConditionLine, parseExpression } from "./condition.js";
 import { compareIgnoreCase, isBlank, javaParseInt, javaString } from "./java-text.js";

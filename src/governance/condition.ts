@@ -1,3 +1,6 @@
+// Owns `compileMatcher`, `matcherFor`, `parseExpression`, `parseConditionLine`, … Prepares a
+// matcher's values for matching (after its values are all added). Must not change: Dubbo 3.3's rule
+// semantics (the oracle tests compare with Dubbo Java).
 import type { DubboUrl } from "../registry/url.js";
 import { dubboParseInteger, isBlank, javaSplit, javaString, javaTrim } from "./java-text.js";
 import { RULE_LIMITS, RuleError } from "./rule-yaml.js";

@@ -1,3 +1,6 @@
+// Owns `GOVERNANCE_GROUP`, `resolveConfigCenter`, `governanceLog`, `RuleWatches`. The config-center
+// group of governance rules (`/dubbo/config/dubbo/<key>`): Dubbo's `DEFAULT_GROUP`. Must not
+// change: Dubbo 3.3's rule semantics (the oracle tests compare with Dubbo Java).
 import type { Logger } from "../runtime/logger.js";
 import type { Registry } from "../registry/registry.js";
 import { ZookeeperRegistry } from "../registry/zookeeper.js";

@@ -1,3 +1,6 @@
+// Owns `serviceKeyOf`, `parseConfigurators`, `configureUrl`, `isDisabled`.
+// `[group/]interface[:version]`, Java's `URL.getServiceKey()`. Must not change: Dubbo 3.3's rule
+// semantics (the oracle tests compare with Dubbo Java).
 import { type DubboUrl, hostPort, parseUrl } from "../registry/url.js";
 import { asBool, asRecord, asText, asTextList, parseRuleYaml } from "./config-yaml.js";
 

@@ -1,3 +1,6 @@
+// Owns `ConsumerGovernance`. One consumer's view of the config center, as Dubbo Java's reference
+// has it: the routing rules (handed to a RouterChain), the configurators at service and application
+// … Must not change: Dubbo 3.3's rule semantics (the oracle tests compare with Dubbo Java).
 import type { Logger } from "../runtime/logger.js";
 import type { DubboUrl } from "../registry/url.js";
 import { type ConfigCenter, GOVERNANCE_GROUP, governanceLog, RuleWatches } from "./config-center.js";

@@ -1,3 +1,6 @@
+// Owns `addressInSet`. Dubbo's `checkAddressMatch`: any expression matching, or `0.0.0.0:<port>`; a
+// malformed one matches nothing. Must not change: Dubbo 3.3's rule semantics (the oracle tests
+// compare with Dubbo Java).
 import { javaSplit } from "./java-text.js";
 
 /**

@@ -1,3 +1,6 @@
+// Owns `ProviderGovernance`. The configurators a provider applies to its own URLs, as Dubbo Java's
+// `RegistryProtocol` does on export: `<interface>:<version>:<group>.configurators` of each exported
+// … Must not change: Dubbo 3.3's rule semantics (the oracle tests compare with Dubbo Java).
 import type { Logger } from "../runtime/logger.js";
 import type { DubboUrl } from "../registry/url.js";
 import { type ConfigCenter, GOVERNANCE_GROUP, governanceLog, RuleWatches } from "./config-center.js";

@@ -1,3 +1,6 @@
+// Owns `colonSeparatedKey`, `providerApplication`, `RouterChain`. `<interface>:<version>:<group>`,
+// empty parts kept, as Java's `URL.getColonSeparatedKey()`. Must not change: Dubbo 3.3's rule
+// semantics (the oracle tests compare with Dubbo Java).
 import type { DubboUrl } from "../registry/url.js";
 import { AffinityRouter } from "./affinity-router.js";
 import { ConditionRouter, type StepContext } from "./condition-router.js";

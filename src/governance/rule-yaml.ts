@@ -1,3 +1,7 @@
+// Owns `RULE_LIMITS`, `RuleError`, `loadRuleMap`, `stringField`, … Bounds on a rule read from the
+// config center, checked before and while parsing, so a rule written by mistake or by an attacker
+// costs bounded time and memory. Must not change: Dubbo 3.3's rule semantics (the oracle tests
+// compare with Dubbo Java).
 import { yamlModule } from "./yaml-module.js";
 import { javaBoolean, javaParseInt } from "./java-text.js";
 

@@ -1,3 +1,7 @@
+// Owns `TAG_KEY`, `FORCE_TAG_KEY`, `TagRouter`. Dubbo's tag router (`TagStateRouter`): static tags
+// (a provider's `dubbo.tag` parameter) and the dynamic `<providerApp>.tag-router` rule (tags by
+// addresses, or in v3.0 by … Must not change: Dubbo 3.3's rule semantics (the oracle tests compare
+// with Dubbo Java).
 import type { StepContext } from "./condition-router.js";
 import { addressInSet } from "./ip-match.js";
 import { javaString } from "./java-text.js";

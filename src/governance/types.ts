@@ -1,3 +1,5 @@
+// Owns `RouteCall`, `RouteTarget`, `RouteStep`, `RouteExplanation`. One invocation, as routers see
+// it. Must not change: Dubbo 3.3's rule semantics (the oracle tests compare with Dubbo Java).
 import type { DubboUrl } from "../registry/url.js";
 
 /** The types of the routing contract (router-chain.ts re-exports them). */

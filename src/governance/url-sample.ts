@@ -1,3 +1,6 @@
+// Owns `urlSample`, `rawParameter`, `urlAddress`. `URL.getRawParameter(key)`: the special keys
+// first (port as text, "0" when none), then the parameter. Must not change: Dubbo 3.3's rule
+// semantics (the oracle tests compare with Dubbo Java).
 import type { DubboUrl } from "../registry/url.js";
 
 /**

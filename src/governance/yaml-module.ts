@@ -1,3 +1,7 @@
+// Owns `yamlModule`. The `yaml` package (~200 KB), loaded when the first rule arrives: a client or
+// server that never reads a governance rule never loads it, and a client-only bundle stays within
+// its budget. Must not change: Dubbo 3.3's rule semantics (the oracle tests compare with Dubbo
+// Java).
 import type * as Yaml from "yaml";
 import { runtimePackage } from "../codec/runtime-package.js";
 

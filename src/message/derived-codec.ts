@@ -1,3 +1,8 @@
+// Owns `derivedCodec`, `isDubboWrapper`, `derivedProtoJsonTest`, `classStreamReply`, … Plain
+// protobuf for an IDL-less method: the messages of the schema derived from its class
+// (docs/schema.md), both ways, with `Date`, `bigint`, `Map`, bytes and untyped … Must not change:
+// gRPC's wire rules (5-byte message prefix, grpc-status in trailers) that grpc-js and other peers
+// rely on.
 import { latin1Decode, utf8Decode, utf8Encode } from "../protocol/bytes.js";
 import type * as protobuf from "protobufjs";
 import { resultMismatch } from "../protocol/errors.js";

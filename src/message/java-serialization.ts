@@ -1,3 +1,6 @@
+// Owns `SerializationError`, `JavaException`, `javaSerialization`, `javaException`, … Bytes that
+// are not a value of the serialization. Must not change: gRPC's wire rules (5-byte message prefix,
+// grpc-status in trailers) that grpc-js and other peers rely on.
 import { bigIntFromWords, bitsForDigits, countDigits, numberDigitsLimit, wordsBitLength } from "../codec/big-numbers.js";
 import { HessianError, JAVA_CLASS, readHessian } from "../serialization/hessian2/reader.js";
 import { writeHessian } from "../serialization/hessian2/writer.js";

@@ -1,3 +1,7 @@
+// Owns `javaTextOf`. A decoded Java value where a Java value class is declared (`T.bigDecimal`, the
+// `java.time` helpers, `T.timestamp`, `T.char`, `T.enum(…)`) → its text as Java's `toString()`
+// writes it. Must not change: gRPC's wire rules (5-byte message prefix, grpc-status in trailers)
+// that grpc-js and other peers rely on.
 import { countDigits, numberDigitsLimit } from "../codec/big-numbers.js";
 import {
   checkDate,

@@ -1,3 +1,7 @@
+// Owns `javaWrapperCodec`, `checkMethodJavaTypes`. The wrapper codec of one method in one Java
+// serialization. `serializeType` is what the reply carries (the request's: `hessian4` from Java,
+// `hessian2` from dubbo-go). Must not change: gRPC's wire rules (5-byte message prefix, grpc-status
+// in trailers) that grpc-js and other peers rely on.
 import { bindError } from "../codec/bind-error.js";
 import { compileConverter, type Converter, paramConverters, paramLabel } from "../codec/binder.js";
 import { Code } from "../protocol/code.js";

@@ -1,3 +1,6 @@
+// Owns `jsonPresence`, `jsonDefaults`. The presence check of a method's ProtoJSON request message
+// (`req`, the derived request type), or undefined when nothing is required. Must not change: gRPC's
+// wire rules (5-byte message prefix, grpc-status in trailers) that grpc-js and other peers rely on.
 import type * as protobuf from "protobufjs";
 import { bindError } from "../codec/bind-error.js";
 import { paramLabel } from "../codec/binder.js";

@@ -1,3 +1,5 @@
+// Owns `messageCodec`. The codec of one method in one format. Must not change: gRPC's wire rules
+// (5-byte message prefix, grpc-status in trailers) that grpc-js and other peers rely on.
 import { utf8Encode } from "../protocol/bytes.js";
 import * as protobuf from "protobufjs";
 import { bindError } from "../codec/bind-error.js";

@@ -1,3 +1,7 @@
+// Owns `MessageReader`. Reads the length-prefixed messages of a gRPC stream, request or response:
+// frames split across or packed into chunks any way, decompression per message, the receive limit
+// before and after decompression. Must not change: gRPC's wire rules (5-byte message prefix,
+// grpc-status in trailers) that grpc-js and other peers rely on.
 import { Code } from "../protocol/code.js";
 import type { Compression } from "../protocol/compression.js";
 import { RpcError } from "../protocol/rpc-error.js";

@@ -1,3 +1,6 @@
+// Owns `encodeRequestWrapper`, `decodeRequestWrapper`, `encodeResponseWrapper`,
+// `decodeResponseWrapper`, … Encodes a TripleRequestWrapper. Must not change: gRPC's wire rules
+// (5-byte message prefix, grpc-status in trailers) that grpc-js and other peers rely on.
 import * as protobuf from "protobufjs";
 import { asBuffer } from "../codec/bytes.js";
 

@@ -1,3 +1,6 @@
+// Owns `ClientTelemetry`, `ClientCallObserver`. A client's tracer and instruments; `start()` begins
+// one call's ClientCallObserver. Must not change: the OpenTelemetry names, and no cost per call
+// when telemetry is off.
 import type { OutgoingHttpHeaders } from "node:http";
 import {
   type Context,

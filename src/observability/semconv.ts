@@ -1,3 +1,6 @@
+// Owns `SCOPE_NAME`, `ATTR_RPC_SYSTEM_NAME`, `ATTR_RPC_METHOD`, `ATTR_RPC_STATUS_CODE`, …
+// Instrumentation scope name (tracer and meter). Must not change: the OpenTelemetry names, and no
+// cost per call when telemetry is off.
 import { Code, codeName } from "../protocol/code.js";
 
 /**

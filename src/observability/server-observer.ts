@@ -1,3 +1,6 @@
+// Owns `ServerTelemetry`, `ServerCallObserver`. A server's instruments and tracer; `observe()`
+// starts one call's ServerCallObserver. Must not change: the OpenTelemetry names, and no cost per
+// call when telemetry is off.
 import {
   type Context,
   context,

@@ -1,3 +1,6 @@
+// Owns `TelemetrySwitch`. Decides whether calls are observed, cheaply: `on()` is a field read once
+// tracing and metrics are both on. Must not change: the OpenTelemetry names, and no cost per call
+// when telemetry is off.
 import {
   createNoopMeter,
   type Meter,

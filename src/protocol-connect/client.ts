@@ -1,3 +1,6 @@
+// Owns `CONNECT_DIALECT`, `connectClient`. Connect's streams: enveloped messages, the outcome in an
+// end-stream message flagged 0x02 that must come. Must not change: the Connect protocol's wire
+// rules, as connect-es speaks them.
 import type { OutgoingHttpHeaders } from "node:http";
 import { type Compression, HTTP_ACCEPT_ENCODING, HTTP_COMPRESSIONS } from "../protocol/compression.js";
 import { H } from "../protocol/headers.js";

@@ -1,3 +1,6 @@
+// Owns `CH`, `CONNECT_ACCEPT_ENCODING`, `CONNECT_FLAG_COMPRESSED`, `CONNECT_FLAG_END_STREAM`, …
+// Connect's header names. Must not change: the Connect protocol's wire rules, as connect-es speaks
+// them.
 import { base64Decode, utf8Decode } from "../protocol/bytes.js";
 import { Code, codeFromName } from "../protocol/code.js";
 import type { MetadataValue } from "../protocol/headers.js";

@@ -1,3 +1,6 @@
+// Owns `sendConnectError`. The one writer of unary Connect error responses: Connect's HTTP status
+// for the code and its error JSON (`{"code", "message", "details"}`). Must not change: the Connect
+// protocol's wire rules, as connect-es speaks them.
 import { RpcError } from "../protocol/rpc-error.js";
 import { errorHeaders } from "../runtime/http-error.js";
 import { httpStatusOf } from "../protocol/status-table.js";

@@ -1,3 +1,6 @@
+// Owns `isConnectGet`, `connectGetRequest`. A GET is a Connect call when its query says so:
+// `connect=v1` (Connect) or `triple=…` (dubbo-js). Must not change: the Connect protocol's wire
+// rules, as connect-es speaks them.
 import { Code } from "../protocol/code.js";
 import type { Compression } from "../protocol/compression.js";
 import { RpcError } from "../protocol/rpc-error.js";

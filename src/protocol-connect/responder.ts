@@ -1,3 +1,6 @@
+// Owns `ConnectStreamResponder`. Writes a Connect streaming response: always HTTP 200, headers on
+// the first message (or with the end), enveloped messages, then the end-stream message (flag 0x02)
+// … Must not change: the Connect protocol's wire rules, as connect-es speaks them.
 import type { Compression } from "../protocol/compression.js";
 import { H } from "../protocol/headers.js";
 import type { RpcError } from "../protocol/rpc-error.js";

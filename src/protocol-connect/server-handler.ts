@@ -1,3 +1,6 @@
+// Owns `ConnectHandler`. The Connect protocol on the same port as everything else, HTTP/1.1 and
+// HTTP/2: unary POST (`application/json|proto` with `connect-protocol-version`), GET for idempotent
+// … Must not change: the Connect protocol's wire rules, as connect-es speaks them.
 import { Code } from "../protocol/code.js";
 import { type Compression, HTTP_COMPRESSIONS, negotiateEncoding } from "../protocol/compression.js";
 import { parseMediaType } from "../protocol/content-type.js";

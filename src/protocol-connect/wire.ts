@@ -1,3 +1,6 @@
+// Owns `unaryFormatOf`, `isConnectStreamType`, `streamFormatOf`, `connectHttpStatus`, … The format
+// of a unary Content-Type (`application/json`, `application/proto`). Must not change: the Connect
+// protocol's wire rules, as connect-es speaks them.
 import { Code } from "../protocol/code.js";
 import { type Compression, HTTP_COMPRESSIONS } from "../protocol/compression.js";
 import { RpcError } from "../protocol/rpc-error.js";

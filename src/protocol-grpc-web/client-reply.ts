@@ -1,3 +1,6 @@
+// Owns `grpcWebReplyMessage`. Reads a unary gRPC-Web response: HTTP 200, then one message and a
+// trailer frame (0x80), or a trailers-only answer with the status in the headers. Must not change:
+// gRPC-Web's wire rules (trailers as a flagged frame in the body) that grpc-web clients rely on.
 import { Code } from "../protocol/code.js";
 import { GRPC_COMPRESSIONS } from "../protocol/compression.js";
 import { firstHeader, H, type HeaderMap, metadataOf } from "../protocol/headers.js";

@@ -1,3 +1,6 @@
+// Owns `GRPC_WEB_DIALECT`, `grpcWebClient`. gRPC-Web on an HTTP/2 stream: gRPC's messages, the
+// outcome in a trailer frame flagged 0x80. Must not change: gRPC-Web's wire rules (trailers as a
+// flagged frame in the body) that grpc-web clients rely on.
 import type { OutgoingHttpHeaders } from "node:http";
 import { type Compression, GRPC_ACCEPT_ENCODING, GRPC_COMPRESSIONS } from "../protocol/compression.js";
 import { H, metadataOf, trailersOf } from "../protocol/headers.js";

@@ -1,3 +1,6 @@
+// Owns `GrpcWebResponder`. Writes a gRPC-Web response on HTTP/1.1 or HTTP/2: HTTP 200, messages
+// framed as gRPC's, then a trailer frame (0x80) with the status. Must not change: gRPC-Web's wire
+// rules (trailers as a flagged frame in the body) that grpc-web clients rely on.
 import { type Compression, GRPC_ACCEPT_ENCODING } from "../protocol/compression.js";
 import { H } from "../protocol/headers.js";
 import type { RpcError } from "../protocol/rpc-error.js";

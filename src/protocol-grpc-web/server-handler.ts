@@ -1,3 +1,7 @@
+// Owns `GrpcWebHandler`. gRPC-Web on the same port, over HTTP/1.1 and HTTP/2: binary
+// (`application/grpc-web`, `+proto`, `+json`) and base64 text (`application/grpc-web-text`). Must
+// not change: gRPC-Web's wire rules (trailers as a flagged frame in the body) that grpc-web clients
+// rely on.
 import { Code } from "../protocol/code.js";
 import type { Compression } from "../protocol/compression.js";
 import { parseMediaType } from "../protocol/content-type.js";

@@ -1,3 +1,6 @@
+// Owns `GRPC_WEB_FLAG_TRAILERS`, `GRPC_WEB_MEDIA_TYPES`, `grpcWebFormatOf`, `isGrpcWebContentType`,
+// … Flag of the trailer frame. Must not change: gRPC-Web's wire rules (trailers as a flagged frame
+// in the body) that grpc-web clients rely on.
 import { base64Decode, concatBytes, latin1Decode } from "../protocol/bytes.js";
 import { statusHeaders } from "../protocol-grpc/status.js";
 import { Code } from "../protocol/code.js";

@@ -1,3 +1,6 @@
+// Owns `GRPC_DIALECT`, `GrpcClientCall`, `grpcHeaders`. gRPC's dialect: the outcome in HTTP/2
+// trailers (`grpc-status`), messages compressed per `grpc-encoding`. Must not change: gRPC's wire
+// rules (5-byte message prefix, grpc-status in trailers) that grpc-js and other peers rely on.
 import type { OutgoingHttpHeaders } from "node:http";
 import * as http2 from "node:http2";
 import { streamClosedError, streamError } from "../transport/client/errors.js";

@@ -1,3 +1,6 @@
+// Owns `EnvelopedMethod`, `grpcClient`. A protocol whose calls are length-prefixed messages on an
+// HTTP/2 stream, as one method prepared. Must not change: gRPC's wire rules (5-byte message prefix,
+// grpc-status in trailers) that grpc-js and other peers rely on.
 import type { OutgoingHttpHeaders } from "node:http";
 import type * as http2 from "node:http2";
 import { type Compression, GRPC_ACCEPT_ENCODING, GRPC_COMPRESSIONS } from "../protocol/compression.js";

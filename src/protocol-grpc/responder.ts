@@ -1,3 +1,7 @@
+// Owns `GrpcResponder`. Writes one gRPC response: headers on the first message, length-prefixed
+// messages, then trailers with the status — or a trailers-only response when the call ends before
+// any message. Must not change: gRPC's wire rules (5-byte message prefix, grpc-status in trailers)
+// that grpc-js and other peers rely on.
 import { GRPC_ACCEPT_ENCODING } from "../protocol/compression.js";
 import { H } from "../protocol/headers.js";
 import type { RpcError } from "../protocol/rpc-error.js";

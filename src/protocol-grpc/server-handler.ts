@@ -1,3 +1,7 @@
+// Owns `responseEncoding`, `requestEncodingOf`, `GrpcHandler`. The encoding of compressed response
+// messages: the request's own, else the first of ours the client lists in `grpc-accept-encoding`
+// (cached: clients send the same few values). Must not change: gRPC's wire rules (5-byte message
+// prefix, grpc-status in trailers) that grpc-js and other peers rely on.
 import { Code } from "../protocol/code.js";
 import { type Compression, GRPC_ACCEPT_ENCODING, GRPC_COMPRESSIONS } from "../protocol/compression.js";
 import { parseMediaType } from "../protocol/content-type.js";

@@ -1,3 +1,7 @@
+// Owns `encodeGrpcMessage`, `decodeGrpcMessage`, `encodeStatusDetails`, `decodeStatusDetails`, …
+// Percent-encodes a status message as gRPC asks: every byte of the UTF-8 text outside printable
+// ASCII (0x20–0x7E), and `%` itself, becomes `%XX`. Must not change: gRPC's wire rules (5-byte
+// message prefix, grpc-status in trailers) that grpc-js and other peers rely on.
 import * as protobuf from "protobufjs";
 import { asBuffer } from "../codec/bytes.js";
 import { isBadRequestType, truncateBadRequest } from "../protocol/bad-request.js";

@@ -1,3 +1,7 @@
+// Owns `responseCompression`, `frameMessage`, `EnvelopeResponder`. Per-message response
+// compression, set by a handler on its context before returning or yielding: `true` compresses the
+// next messages with the negotiated encoding (the … Must not change: gRPC's wire rules (5-byte
+// message prefix, grpc-status in trailers) that grpc-js and other peers rely on.
 import { COMPRESS_MIN_BYTES, type Compression } from "../protocol/compression.js";
 import type { RpcError } from "../protocol/rpc-error.js";
 import type { Exchange } from "../transport/server/exchange.js";

@@ -1,3 +1,6 @@
+// gRPC's header-level wire rules on both sides: the content types and the message format each
+// carries, and `grpc-timeout` read and written. Must not change: the content-type table is what
+// grpc-js, grpcio and Dubbo Java send; a bad timeout is invalid_argument, never ignored.
 import type { GrpcMessageFormat } from "../message/codec-types.js";
 import { badTimeout } from "../protocol/errors.js";
 import { H } from "../protocol/headers.js";

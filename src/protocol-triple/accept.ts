@@ -1,3 +1,6 @@
+// Owns `negotiateResponse`. Picks the response codec from `Accept`: the request's own type
+// (`fallback`) unless another supported type is strictly preferred. Must not change: Triple's wire
+// rules as Dubbo Java speaks them (tri-* headers, the HTTP unary and stream forms).
 import type { ResponseCodec } from "../codec/codec.js";
 import { responseCodecFor } from "../codec/codec-table.js";
 

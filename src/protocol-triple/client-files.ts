@@ -1,3 +1,7 @@
+// Owns `isFileArg`, `dispositionFilename`, `downloadOfReply`, `multipartAttempt`, … An argument
+// that travels as a multipart file: a `File`/`Blob`, a Node.js `Readable`, a `FileUpload`. Must not
+// change: Triple's wire rules as Dubbo Java speaks them (tri-* headers, the HTTP unary and stream
+// forms).
 import { randomBytes } from "node:crypto";
 import type { OutgoingHttpHeaders } from "node:http";
 import * as http from "node:http";

@@ -1,3 +1,7 @@
+// Owns `tripleReplyBody`. The body of a Triple HTTP unary reply, decompressed, once it is sure to
+// be a success: a `grpc-status` header or trailer decides the outcome when present (a gRPC-only
+// server answers `200` with `grpc-status: 2`). Must not change: Triple's wire rules as Dubbo Java
+// speaks them (tri-* headers, the HTTP unary and stream forms).
 import { Code } from "../protocol/code.js";
 import { errorFromHttpResponse } from "../protocol/error-reply.js";
 import { HTTP_COMPRESSIONS } from "../protocol/compression.js";

@@ -1,3 +1,7 @@
+// Owns `WholeBodyUnary`, `httpCompression`, `tripleClient`. A unary call as one HTTP exchange with
+// a whole body each way (Triple HTTP, and Connect's unary calls, which share its error body): the
+// body compressed when the client … Must not change: Triple's wire rules as Dubbo Java speaks them
+// (tri-* headers, the HTTP unary and stream forms).
 import type { OutgoingHttpHeaders } from "node:http";
 import type { Code } from "../protocol/code.js";
 import { COMPRESS_MIN_BYTES, type Compression, GRPC_COMPRESSIONS, HTTP_ACCEPT_ENCODING, HTTP_COMPRESSIONS } from "../protocol/compression.js";

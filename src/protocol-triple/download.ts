@@ -1,3 +1,7 @@
+// Owns `contentDisposition`, `parseRange`, `ifRangeHolds`, `DownloadSender`. `Content-Disposition`
+// for a file name (RFC 6266): an ASCII `filename` fallback and a UTF-8 `filename*`. Must not
+// change: Triple's wire rules as Dubbo Java speaks them (tri-* headers, the HTTP unary and stream
+// forms).
 import { createReadStream } from "node:fs";
 import { Readable } from "node:stream";
 import { H } from "../protocol/headers.js";

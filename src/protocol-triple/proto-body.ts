@@ -1,3 +1,7 @@
+// Owns `tripleProtoRequestCodec`, `tripleProtoResponseCodec`. `application/proto` bodies for every
+// method over Triple HTTP: a `.proto` method's own messages, and for an IDL-less method the
+// messages of its derived schema (what … Must not change: Triple's wire rules as Dubbo Java speaks
+// them (tri-* headers, the HTTP unary and stream forms).
 import { decodeError } from "../codec/bind-error.js";
 import { withNumberLimits } from "../codec/big-numbers.js";
 import type { BodyLimits, RequestCodec, ResponseCodec } from "../codec/codec.js";

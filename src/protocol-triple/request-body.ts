@@ -1,3 +1,7 @@
+// Owns `BodyCollector`, `boundedBodyStream`. Reads a whole request body, at most `limit` bytes, and
+// reports once. An object pushed to by the exchange's shared listeners: no promise and no closure
+// per call. Must not change: Triple's wire rules as Dubbo Java speaks them (tri-* headers, the HTTP
+// unary and stream forms).
 import type { Readable, Writable } from "node:stream";
 import { boundedDecompressStream, ByteLimit, type Compression } from "../protocol/compression.js";
 import { bodyTooLarge, requestBodyClosed } from "../protocol/errors.js";

@@ -1,3 +1,7 @@
+// Owns `TripleHttpHandler`. The Triple HTTP unary protocol: `POST /<interface>/<method>` over
+// HTTP/1.1 or HTTP/2 with a plain body (JSON, protobuf, form, multipart, text, XML). Must not
+// change: Triple's wire rules as Dubbo Java speaks them (tri-* headers, the HTTP unary and stream
+// forms).
 import { unsupportedMediaType } from "../codec/bind-error.js";
 import { HEALTH_SERVICE_NAME } from "../runtime/health.js";
 import { tripleProtoRequestCodec } from "./proto-body.js";

@@ -1,3 +1,7 @@
+// Owns `SseServerStream`. A Triple client's server-streaming method with `httpVersion: "1.1"`: a
+// plain JSON POST answered with Server-Sent Events, as a Triple server serves a plain HTTP caller …
+// Must not change: Triple's wire rules as Dubbo Java speaks them (tri-* headers, the HTTP unary and
+// stream forms).
 import type * as http2 from "node:http2";
 import type { OutgoingHttpHeaders } from "node:http";
 import { Code } from "../protocol/code.js";

@@ -1,3 +1,6 @@
+// Owns `JSON_STREAM_HINT`, `withJsonStreamHint`. A Triple client's streams go as
+// `application/grpc+json` when its contentType is json (the default). Must not change: Triple's
+// wire rules as Dubbo Java speaks them (tri-* headers, the HTTP unary and stream forms).
 import { RpcError } from "../protocol/rpc-error.js";
 import type { StreamCall, WireMethod } from "../runtime/client-protocol.js";
 

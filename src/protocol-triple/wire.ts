@@ -1,3 +1,6 @@
+// Triple's header-level wire rules: `tri-service-timeout` / `rest-service-timeout` read as Dubbo
+// Java writes them. Must not change: whole milliseconds, at most 10 digits; anything else is a
+// 400 invalid_argument naming the header.
 import { badTimeout } from "../protocol/errors.js";
 
 /**

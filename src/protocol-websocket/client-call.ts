@@ -1,3 +1,7 @@
+// Owns `WebSocketClientCall`. One call on its own WebSocket (our Node client's `protocol:
+// "websocket"`): opened with the call's headers, messages sent as binary messages, the request side
+// ended by … Must not change: the framing the web client and the server agree on; bounds on every
+// frame.
 import type { OutgoingHttpHeaders } from "node:http";
 import type { ConnectionOptions } from "node:tls";
 import type { WebSocket } from "ws";

@@ -1,3 +1,6 @@
+// Owns `websocketClient`. Triple over WebSocket, the client half (`protocol: "websocket"`): each
+// call opens a WebSocket to the method's path (HTTP/1.1 upgrade … Must not change: the framing the
+// web client and the server agree on; bounds on every frame.
 import type { OutgoingHttpHeaders } from "node:http";
 import { H } from "../protocol/headers.js";
 import type { MessageCodec } from "../message/codec-types.js";

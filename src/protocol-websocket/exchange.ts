@@ -1,3 +1,6 @@
+// Owns `WebSocketExchange`. One WebSocket call seen as an Exchange, so the enveloped server call
+// that serves gRPC, gRPC-Web and Connect streams serves it too (limits, backpressure, deadline, …
+// Must not change: the framing the web client and the server agree on; bounds on every frame.
 import type { Socket } from "node:net";
 import type { Readable } from "node:stream";
 import type { WebSocket } from "ws";

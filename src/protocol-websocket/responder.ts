@@ -1,3 +1,6 @@
+// Owns `WebSocketResponder`. Writes the response side of a WebSocket call: each message as one
+// binary message, bare (the frame the call hands over minus its 5-byte prefix). Must not change:
+// the framing the web client and the server agree on; bounds on every frame.
 import type { RpcError } from "../protocol/rpc-error.js";
 import type { MessageCodec } from "../message/codec-types.js";
 import { encodeFrame } from "../message/framing.js";

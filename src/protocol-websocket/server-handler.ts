@@ -1,3 +1,7 @@
+// Owns `WebSocketHandler`. Triple over WebSocket on the server (Dubbo 3.3's mapping,
+// docs/protocol.md): an HTTP/1.1 `Upgrade: websocket` GET to a method's path is checked like any
+// call — route, … Must not change: the framing the web client and the server agree on; bounds on
+// every frame.
 import type { IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
 import type { WebSocketServer } from "ws";

@@ -1,3 +1,6 @@
+// Owns `WS_CLOSE`, `WS_SUBPROTOCOL`, `WS_BEARER_PREFIX`, `WS_END_OF_REQUEST`, … Close codes (RFC
+// 6455 §7.4.1). Must not change: the framing the web client and the server agree on; bounds on
+// every frame.
 import { Code, codeFromName, codeName } from "../protocol/code.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import { boundMessage } from "../protocol/wire-text.js";

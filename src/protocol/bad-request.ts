@@ -1,3 +1,6 @@
+// Owns `BAD_REQUEST_TYPE`, `encodeBadRequest`, `isBadRequestType`, `truncateBadRequest`, … The type
+// name of the `google.rpc.BadRequest` error detail. Must not change: the code and status tables and
+// error shapes every protocol shares.
 import type { ErrorDetail, RpcError } from "./rpc-error.js";
 import { utf8Decode } from "./bytes.js";
 

@@ -1,3 +1,7 @@
+// Owns `ByteLimit`, `boundedDecompressStream`, `HTTP_COMPRESSIONS`, `GRPC_COMPRESSIONS`, … Passes
+// bytes through while their running total stays within `max`; the chunk that takes it past fails
+// the stream with `tooLarge()` and nothing more goes through. Must not change: the code and status
+// tables and error shapes every protocol shares.
 import { type Readable, Transform, type TransformCallback, type Writable } from "node:stream";
 import * as zlib from "node:zlib";
 import { Code } from "./code.js";

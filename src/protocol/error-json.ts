@@ -1,3 +1,6 @@
+// Owns `connectErrorObject`, `dialectErrorObject`. The error JSON object: `{"code", "message"?,
+// "details"?: [{"type", "value", "debug"?}]}`; the message cut to 1 KiB (`boundMessage`). Must not
+// change: the code and status tables and error shapes every protocol shares.
 import { badRequestViolations, isBadRequestType } from "./bad-request.js";
 import { Code, codeName } from "./code.js";
 import type { RpcError } from "./rpc-error.js";

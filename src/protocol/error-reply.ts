@@ -1,3 +1,5 @@
+// Owns `errorFromHttpResponse`. Turns a non-200 Triple HTTP response into an RpcError. Must not
+// change: the code and status tables and error shapes every protocol shares.
 import { base64Decode, utf8Decode } from "./bytes.js";
 import { Code, codeFromName, isCode } from "./code.js";
 import { type HeaderMap, metadataOf } from "./headers.js";

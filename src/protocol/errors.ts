@@ -1,3 +1,6 @@
+// Owns `deadlineExceeded`, `clientCancelled`, `requestBodyClosed`, `serverShuttingDown`, … The call
+// ran past its timeout (server side): deadline_exceeded, HTTP 408, legacy 31. Must not change: the
+// code and status tables and error shapes every protocol shares.
 import { Code } from "./code.js";
 import { RpcError } from "./rpc-error.js";
 import { quote } from "./wire-text.js";

@@ -1,3 +1,6 @@
+// Owns `H`, `TRI_PROTOCOL_VERSION`, `RESERVED_HEADERS`, `firstHeader`, … Header names of the Triple
+// protocol and of gRPC, lower-case as they appear on HTTP/2. Must not change: the code and status
+// tables and error shapes every protocol shares.
 import { base64Decode } from "./bytes.js";
 
 /** Header names of the Triple protocol and of gRPC, lower-case as they appear on HTTP/2. */

@@ -1,3 +1,7 @@
+// Owns `retryableCode`. True when another attempt may follow an error of this code (the caller has
+// checked that no response message arrived and that the request provably did not reach a handler,
+// or that the method is idempotent). Must not change: the code and status tables and error shapes
+// every protocol shares.
 import { Code } from "./code.js";
 
 /**

@@ -1,3 +1,6 @@
+// Owns `RpcError`. The one error type of triple-rpc, on the server and on the client. `message` is
+// the raw text (a handler's error text stays exactly as it was thrown). Must not change: the code
+// and status tables and error shapes every protocol shares.
 import { Code, codeName, isCode } from "./code.js";
 
 /** Header-like metadata carried by calls and errors: lower-case names, string or string[] values. */

@@ -1,3 +1,6 @@
+// Owns `httpStatusOf`, `legacyStatusOf`, `codeFromHttpStatus`, `codeFromGrpcHttpStatus`, … HTTP
+// status of an error response for this error. Must not change: the code and status tables and error
+// shapes every protocol shares.
 import { Code } from "./code.js";
 import type { RpcError } from "./rpc-error.js";
 

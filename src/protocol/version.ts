@@ -1,3 +1,6 @@
+// Owns `VERSION`, `USER_AGENT`. The triple-rpc version (from package.json), quoted in failover
+// messages and the user agent. Must not change: the code and status tables and error shapes every
+// protocol shares.
 import * as fs from "node:fs";
 import * as path from "node:path";
 

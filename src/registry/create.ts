@@ -1,3 +1,6 @@
+// Owns `resolveRegistry`. The registry a server or client uses, and whether it owns it (one built
+// from an address is closed with its owner; an object is shared and left open). Must not change:
+// the ZooKeeper paths, URL encodings and metadata Apache Dubbo reads and writes.
 import type { Logger } from "../runtime/logger.js";
 import { isRegistry, type Registry } from "./registry.js";
 import { ZookeeperRegistry } from "./zookeeper.js";

@@ -1,3 +1,7 @@
+// Owns `InstanceSubscription`. A consumer's application-level view of one service: the applications
+// providing its interface (the mapping `/dubbo/mapping/<interface>`, or `providedBy`), their
+// instances … Must not change: the ZooKeeper paths, URL encodings and metadata Apache Dubbo reads
+// and writes.
 import type * as tls from "node:tls";
 import type { Logger } from "../runtime/logger.js";
 import {

@@ -1,3 +1,6 @@
+// Owns `METADATA_V2_VERSION`, `EMPTY_REVISION`, `META`, `calRevision`, … The version
+// MetadataServiceV2 answers to (`meta-v`), and Dubbo's protocol version. Must not change: the
+// ZooKeeper paths, URL encodings and metadata Apache Dubbo reads and writes.
 import { createHash } from "node:crypto";
 import { VERSION } from "../protocol/version.js";
 import type { DubboUrl } from "./url.js";

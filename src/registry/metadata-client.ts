@@ -1,3 +1,6 @@
+// Owns `fetchMetadataV2`. Asks an instance's MetadataServiceV2 for its metadata at `revision`: one
+// unary gRPC call (`application/grpc+proto` over HTTP/2 cleartext, which Dubbo 3.3 Triple, … Must
+// not change: the ZooKeeper paths, URL encodings and metadata Apache Dubbo reads and writes.
 import * as http2 from "node:http2";
 import type * as tls from "node:tls";
 import type * as protobuf from "protobufjs";

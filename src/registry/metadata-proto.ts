@@ -1,3 +1,6 @@
+// Owns `METADATA_SERVICE_V2`, `METADATA_SERVICE_V2_PROTO`, `metadataProtoRoot`, `toMetadataInfoV2`.
+// The service Dubbo 3.3 consumers ask an instance for its metadata. Must not change: the ZooKeeper
+// paths, URL encodings and metadata Apache Dubbo reads and writes.
 import * as protobuf from "protobufjs";
 import type { MetadataInfo } from "./instance.js";
 

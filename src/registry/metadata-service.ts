@@ -1,3 +1,6 @@
+// Owns `createMetadataService`. A MetadataServiceV2 implementation (an instance of an `@Service`
+// class bound to the .proto). Must not change: the ZooKeeper paths, URL encodings and metadata
+// Apache Dubbo reads and writes.
 import { Service } from "../service/decorators.js";
 import type { MetadataInfo } from "./instance.js";
 import { METADATA_SERVICE_V2, metadataProtoRoot, toMetadataInfoV2 } from "./metadata-proto.js";

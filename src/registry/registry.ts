@@ -1,3 +1,6 @@
+// Owns `isRegistry`, `registryLog`, `hasInstanceDiscovery`. True for an object implementing
+// Registry. Must not change: the ZooKeeper paths, URL encodings and metadata Apache Dubbo reads and
+// writes.
 import type { Logger } from "../runtime/logger.js";
 import type { DubboUrl, ServiceKey } from "./url.js";
 

@@ -1,3 +1,7 @@
+// Owns `MAX_WEIGHT`, `isAnyHost`, `announcedHost`, `providerUrl`, … The largest weight a consumer
+// gives a provider (100 times Dubbo's default of 100): a provider, or anyone who can write its node
+// or metadata, announcing more … Must not change: the ZooKeeper paths, URL encodings and metadata
+// Apache Dubbo reads and writes.
 import { VERSION } from "../protocol/version.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import type { DubboUrl, ServiceKey } from "./url.js";

@@ -1,3 +1,6 @@
+// Owns `ZK_NODE_EXISTS`, `ZK_BAD_VERSION`, `ZK_NO_AUTH`, `zkCode`, … The ZooKeeper error code of an
+// error, or undefined when it is not a ZooKeeper error. Must not change: the ZooKeeper paths, URL
+// encodings and metadata Apache Dubbo reads and writes.
 import type { EventEmitter } from "node:events";
 import type { Socket } from "node:net";
 import { runtimePackage } from "../codec/runtime-package.js";

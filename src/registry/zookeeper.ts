@@ -1,3 +1,7 @@
+// Owns `ZookeeperRegistry`. Dubbo's interface-level layout on ZooKeeper, as Dubbo 3.3 (Java and Go)
+// reads and writes it: `/<root>/<interface>/<providers|consumers>/<URL-encoded full URL>`, the leaf
+// ephemeral, every parent persistent. Must not change: the ZooKeeper paths, URL encodings and
+// metadata Apache Dubbo reads and writes.
 import type { InstanceDiscovery, ProvidersListener, Registry } from "./registry.js";
 import { localAddress } from "../transport/local-address.js";
 import { registryLog } from "./registry.js";

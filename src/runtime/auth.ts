@@ -1,3 +1,6 @@
+// Owns `authenticate`. Authenticates one call: `authorization: Bearer <token>` on HTTP/1.1 and
+// HTTP/2 alike. Missing or bad token → unauthenticated (401 / 16). Must not change: the rules every
+// protocol relies on (docs/architecture.md).
 import { Code } from "../protocol/code.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import type { AuthRequirement } from "../service/descriptors.js";

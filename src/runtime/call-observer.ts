@@ -1,3 +1,5 @@
+// Owns `CallObserver`. What watches one server call while telemetry is on (a span, metrics). Must
+// not change: the rules every protocol relies on (docs/architecture.md).
 import type { RpcError } from "../protocol/rpc-error.js";
 
 /**

@@ -1,3 +1,6 @@
+// Owns `callOptions`, `splitArgs`. Marks an object as per-call options, so it is never mistaken for
+// an argument. Without it, a trailing object beyond the method's parameter count is taken as
+// options. Must not change: the rules every protocol relies on (docs/architecture.md).
 import type { MetadataInit } from "../protocol/rpc-error.js";
 
 const CALL_OPTIONS = Symbol.for("triple-rpc:call-options");

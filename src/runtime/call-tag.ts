@@ -1,3 +1,5 @@
+// Owns `TAG_KEY`, `FORCE_TAG_KEY`, `TAG_HEADER`, `runWithTag`, … The attachment (header) names
+// Dubbo uses for them. Must not change: the rules every protocol relies on (docs/architecture.md).
 import { AsyncLocalStorage } from "node:async_hooks";
 import { Code } from "../protocol/code.js";
 import { RpcError } from "../protocol/rpc-error.js";

@@ -1,3 +1,7 @@
+// Owns `MethodHeaders`, `jsonOrProto`, `refuseSerialization`. The headers of one method's attempts:
+// the prepared ones (complete, as the transport sends them) when a call adds nothing of its own,
+// else the call's headers with the … Must not change: the rules every protocol relies on
+// (docs/architecture.md).
 import type { OutgoingHttpHeaders } from "node:http";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import type { CallScope } from "../transport/client/call-scope.js";

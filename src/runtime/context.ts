@@ -1,3 +1,5 @@
+// Owns `createContextKey`, `CallContext`. Creates a ContextKey. Must not change: the rules every
+// protocol relies on (docs/architecture.md).
 import { Code } from "../protocol/code.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import type { MethodDescriptor } from "../service/descriptors.js";

@@ -1,3 +1,6 @@
+// Owns `HandlerErrors`. Turns what a handler (or an interceptor) threw into the RpcError its caller
+// gets, for every protocol: `invokeHandler` and `ResponsePump` call it. Must not change: the rules
+// every protocol relies on (docs/architecture.md).
 import { randomBytes } from "node:crypto";
 import { Code } from "../protocol/code.js";
 import { RpcError } from "../protocol/rpc-error.js";

@@ -1,3 +1,6 @@
+// Owns `isThenable`, `iteratorOf`, `invokeHandler`, `ResponsePump`. True for promises and other
+// thenables a handler may return. Must not change: the rules every protocol relies on
+// (docs/architecture.md).
 import { runWithTag } from "./call-tag.js";
 import type { CallContext } from "./context.js";
 import type { RegisteredMethod } from "./router.js";

@@ -1,3 +1,6 @@
+// Owns `HEALTH_SERVICE_NAME`, `ServingStatus`, `HEALTH_PROTO_JSON`, `HealthService`. The
+// fully-qualified name of the gRPC health service. Must not change: the rules every protocol relies
+// on (docs/architecture.md).
 import * as protobuf from "protobufjs";
 import { Code } from "../protocol/code.js";
 import { nameFile } from "../schema/descriptor.js";

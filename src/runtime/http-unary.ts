@@ -1,3 +1,6 @@
+// Owns `HttpUnaryMethod`. A unary method whose call is one HTTP exchange with whole bodies each way
+// (Triple HTTP, Connect unary, gRPC-Web unary), over HTTP/1.1 or HTTP/2 as the client's
+// `httpVersion` says. Must not change: the rules every protocol relies on (docs/architecture.md).
 import type { OutgoingHttpHeaders } from "node:http";
 import { Code } from "../protocol/code.js";
 import { RpcError } from "../protocol/rpc-error.js";

@@ -1,3 +1,6 @@
+// Owns `InflightCalls`. The calls in progress, for graceful shutdown: an intrusive doubly linked
+// list through the contexts themselves, so adding and removing a call allocates nothing (a Map …
+// Must not change: the rules every protocol relies on (docs/architecture.md).
 import type { Exchange } from "../transport/server/exchange.js";
 import type { CallContext } from "./context.js";
 

@@ -1,3 +1,6 @@
+// Owns `authRequirement`, `invokerSeesContext`, `buildInvoker`, `buildAuthorizer`. The auth
+// requirement of a method: its own `auth` option, else the server's default. Must not change: the
+// rules every protocol relies on (docs/architecture.md).
 import { type MethodDescriptor, requestStreams } from "../service/descriptors.js";
 import { type AuthOptions, authenticate } from "./auth.js";
 import type { CallContext } from "./context.js";

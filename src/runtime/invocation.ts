@@ -1,3 +1,5 @@
+// Owns `Invocation`, `Attempt`. One call as the cluster sees it. Must not change: the rules every
+// protocol relies on (docs/architecture.md).
 import type { CallOptions } from "./call-options.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import type { Provider } from "../transport/client/provider.js";

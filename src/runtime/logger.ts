@@ -1,3 +1,6 @@
+// The logger contract (pino's shape, console accepted), the checked user logger, and the default
+// console logger that writes one line per cause per window. Must not change: a flood of one cause
+// never becomes a flood of log lines; the window's clock is injectable for tests.
 import { type Clock, systemClock } from "../transport/clock.js";
 
 /**

@@ -1,3 +1,6 @@
+// Owns `Metadata`, `OutgoingMetadata`. Request metadata: a read-only view over the request headers,
+// without copying them. Names are lower-case; `-bin` values decode from base64 (padded or not).
+// Must not change: the rules every protocol relies on (docs/architecture.md).
 import { RESERVED_HEADERS } from "../protocol/headers.js";
 
 type RawHeaders = Readonly<Record<string, string | string[] | undefined>>;

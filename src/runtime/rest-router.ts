@@ -1,3 +1,6 @@
+// Owns `RestRouter`. Routes REST requests (`@Get("/users/{id}")` …) to methods. Everything is built
+// at registration: a path without variables is one `Map.get`. Must not change: the rules every
+// protocol relies on (docs/architecture.md).
 import { compileRestBinder, type RestBinder } from "../codec/rest-binder.js";
 import { Code } from "../protocol/code.js";
 import { firstHeader, H, type HeaderMap } from "../protocol/headers.js";

@@ -1,3 +1,6 @@
+// Owns `Router`. Maps `/<interface>/<method>` plus `tri-service-version` / `tri-service-group` to
+// one registered method. Lookups are one Map get in the common case (no version or group). Must not
+// change: the rules every protocol relies on (docs/architecture.md).
 import { Code } from "../protocol/code.js";
 import { firstHeader, H } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";

@@ -1,3 +1,5 @@
+// Owns `ServerCore`. What the protocol handlers need from the server. Must not change: the rules
+// every protocol relies on (docs/architecture.md).
 import type { UploadStore } from "../codec/upload-store.js";
 import type { RpcError } from "../protocol/rpc-error.js";
 import type { Exchange } from "../transport/server/exchange.js";

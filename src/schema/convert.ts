@@ -1,3 +1,6 @@
+// Owns `hasPresence`, `toProto`, `fromProto`. True when the derived field of this type is a message
+// (Timestamp, Value, a class), so an absent value can be told from a default one. Must not change:
+// what a schema lock records (older locks must still parse and diff).
 import { base64Encode } from "../protocol/bytes.js";
 import { bindError } from "../codec/bind-error.js";
 import { missingField } from "../codec/binder.js";

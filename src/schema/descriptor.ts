@@ -1,3 +1,6 @@
+// Owns `buildDescriptorIndex`, `nameFile`. Builds the descriptor index of every top-level type and
+// service in the sources. Must not change: what a schema lock records (older locks must still parse
+// and diff).
 import { basename, dirname, relative } from "node:path";
 import * as protobuf from "protobufjs";
 import type * as Descriptor from "protobufjs/ext/descriptor";

@@ -1,3 +1,6 @@
+// Owns `schemaLock`, `parseSchemaLock`, `diffSchemaLocks`, `formatSchemaChanges`. The lock of some
+// services (their IDL-less methods), keys sorted so the file diffs well. Must not change: what a
+// schema lock records (older locks must still parse and diff).
 import type { ServiceDescriptor } from "../service/descriptors.js";
 import { deriveSchema } from "./derive.js";
 import type { FieldType, SchemaField } from "./model.js";

@@ -1,3 +1,6 @@
+// Owns `toProtoFiles`, `toProto`. The derived .proto files of some service classes, one per
+// package: `{ name, text }`. Must not change: what a schema lock records (older locks must still
+// parse and diff).
 import { describeService } from "../service/describe.js";
 import { deriveSchema } from "./derive.js";
 import { type SchemaField, type SchemaFile, type SchemaMessage, simpleName } from "./model.js";

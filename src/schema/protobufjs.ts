@@ -1,3 +1,6 @@
+// Owns `toProtobufRoot`. A protobufjs Root holding the files' messages and services (and the
+// well-known types they use), resolved. Must not change: what a schema lock records (older locks
+// must still parse and diff).
 import * as protobuf from "protobufjs";
 import type { SchemaField, SchemaFile } from "./model.js";
 import { simpleName } from "./model.js";

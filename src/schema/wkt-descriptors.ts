@@ -1,3 +1,6 @@
+// Owns `canonicalWktFiles`. File name (`google/protobuf/struct.proto`) → its canonical serialized
+// FileDescriptorProto. Must not change: what a schema lock records (older locks must still parse
+// and diff).
 import * as protobuf from "protobufjs";
 
 /**

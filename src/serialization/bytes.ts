@@ -1,3 +1,5 @@
+// Owns `ByteWriter`, `ByteCursor`. An output buffer that doubles as it fills. Must not change: the
+// Java-compatible encodings (the Java interop tests compare them byte for byte).
 import { bitsForDigits, DEFAULT_MAX_NUMBER_DIGITS } from "../codec/big-numbers.js";
 
 /**

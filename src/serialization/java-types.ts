@@ -1,3 +1,7 @@
+// Owns `javaTypeName`, `javaClassName`, `checkJavaTypes`, `checkServiceJavaNames`. TypeScript types
+// ↔ Java class names, for Dubbo's wrapper (`argTypes`, the response `type`) and for the class names
+// inside hessian2 and fastjson2 JSONB (docs/schema.md has the table). Must not change: the
+// Java-compatible encodings (the Java interop tests compare them byte for byte).
 import type { ServiceDescriptor } from "../service/descriptors.js";
 import { javaClassOf } from "../service/java-class.js";
 import type { TypeDesc } from "../service/type-desc.js";

@@ -1,3 +1,6 @@
+// Owns `CORS_ALLOWED_HEADERS`, `CORS_EXPOSED_HEADERS`, `Cors`. Request headers a browser must be
+// allowed to send to call Triple, Connect and gRPC-Web endpoints. Must not change: limits before
+// reading, authorization before decoding (docs/security.md).
 import { Code } from "../protocol/code.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import type { Exchange, OutHeaders } from "../transport/server/exchange.js";

@@ -1,3 +1,6 @@
+// Owns `INVALID_PARAMS`, `unknownTool`, `McpToolCall`, `listTools`. JSON-RPC's code for bad
+// parameters, an unknown tool among them. Must not change: limits before reading, authorization
+// before decoding (docs/security.md).
 import { withNumberLimits } from "../codec/big-numbers.js";
 import { encodeJsonValue } from "../codec/json-codec.js";
 import { badRequestViolations } from "../protocol/bad-request.js";

@@ -1,3 +1,6 @@
+// Owns `MCP_VERSIONS`, `checkedMcpOptions`, `McpEndpoint`, `sendMcpError`. The MCP revisions
+// served, newest first: the streamable HTTP ones the official SDK speaks. Must not change: limits
+// before reading, authorization before decoding (docs/security.md).
 import type { AddressInfo } from "node:net";
 import { parseJson } from "../codec/json.js";
 import { Code } from "../protocol/code.js";

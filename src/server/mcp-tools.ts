@@ -1,3 +1,6 @@
+// Owns `describeTool`, `McpTools`. Describes one registered method as a tool; throws a TypeError
+// naming what keeps it from being one. Must not change: limits before reading, authorization before
+// decoding (docs/security.md).
 import { bindError } from "../codec/bind-error.js";
 import { bindJsonValue } from "../codec/json-codec.js";
 import { quote } from "../protocol/wire-text.js";

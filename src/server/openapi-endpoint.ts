@@ -1,3 +1,6 @@
+// Owns `DOCS_CSP`, `OpenApiEndpoint`. The docs page's Content-Security-Policy: its scripts, styles
+// and images from this server only (Swagger UI's bundle, no inline script … Must not change: limits
+// before reading, authorization before decoding (docs/security.md).
 import { readFileSync } from "node:fs";
 import * as path from "node:path";
 import { Code } from "../protocol/code.js";

@@ -1,3 +1,5 @@
+// Owns `ProtoSchemas`. Builds the component schemas of the messages it is asked for, once each.
+// Must not change: limits before reading, authorization before decoding (docs/security.md).
 import type * as protobuf from "protobufjs";
 import type { JsonSchema } from "./openapi-schema.js";
 

@@ -1,3 +1,6 @@
+// Owns `withConstraints`, `SchemaBuilder`. A schema with a field's or parameter's constraints as
+// JSON Schema keywords: the one place that maps `@Field`/`@Param` constraints to the document. Must
+// not change: limits before reading, authorization before decoding (docs/security.md).
 import type { Constraints } from "../service/constraints.js";
 import type { TypeDesc } from "../service/type-desc.js";
 

@@ -1,3 +1,6 @@
+// Owns `toOpenApi`. An OpenAPI 3.1 document of services: every unary and server-streaming method at
+// its RPC path (`POST /<service>/<method>`, with every body type it accepts) and at its … Must not
+// change: limits before reading, authorization before decoding (docs/security.md).
 import { describeService } from "../service/describe.js";
 import type { MethodDescriptor, ParamDescriptor, ServiceDescriptor } from "../service/descriptors.js";
 import type { TypeDesc } from "../service/type-desc.js";

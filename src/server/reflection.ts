@@ -1,3 +1,6 @@
+// Owns `REFLECTION_V1`, `REFLECTION_V1ALPHA`, `ServerReflectionV1`, `ServerReflectionV1Alpha`. The
+// two names gRPC server reflection is served under (the schemas are identical). Must not change:
+// limits before reading, authorization before decoding (docs/security.md).
 import * as protobuf from "protobufjs";
 import { Code } from "../protocol/code.js";
 import { buildDescriptorIndex, type DescriptorIndex, type DescriptorSource, nameFile } from "../schema/descriptor.js";

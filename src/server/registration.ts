@@ -1,3 +1,6 @@
+// Owns `ProviderRegistration`. A server's provider nodes: one per exported service (interface ×
+// version × group), written once the server listens and removed first thing on close, so consumers
+// stop … Must not change: limits before reading, authorization before decoding (docs/security.md).
 import type { AddressInfo } from "node:net";
 import { resolveRegistry } from "../registry/create.js";
 import { hasInstanceDiscovery, type Registry, registryLog } from "../registry/registry.js";

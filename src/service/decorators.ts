@@ -1,3 +1,7 @@
+// Owns `SERVICE_KEY`, `PARAMS_KEY`, `Service`, `definedServices`, … Marks a class as an RPC
+// service. `name` is the interface name of the path (`/greet.GreetService/Greet`); it defaults to
+// the class name. Must not change: what a decorated class describes (paths, parameter order, tags):
+// the wire depends on it.
 import type * as protobuf from "protobufjs";
 import type { AuthRequirement, MethodKind } from "./descriptors.js";
 import { CONSTRAINT_KEYS, type Constraints, pickConstraints } from "./constraints.js";

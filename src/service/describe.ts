@@ -1,3 +1,6 @@
+// Owns `lowerFirst`, `describeService`, `pathsOf`, `describeProtoService`. `Greet` → `greet`: the
+// JavaScript-style name of a wire name. Must not change: what a decorated class describes (paths,
+// parameter order, tags): the wire depends on it.
 import type * as protobuf from "protobufjs";
 import { declaredParams, type MethodOptions, PARAMS_KEY, type RawMethod, type RawParam, type RawService, rawMethodsOf, SERVICE_KEY } from "./decorators.js";
 import type { AuthRequirement, McpToolDescriptor, MethodDescriptor, MethodKind, ParamDescriptor, ServiceDescriptor } from "./descriptors.js";

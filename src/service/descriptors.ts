@@ -1,3 +1,6 @@
+// Owns `requestStreams`, `responseStreams`. True when the method's request side is a stream. Must
+// not change: what a decorated class describes (paths, parameter order, tags): the wire depends on
+// it.
 import type * as protobuf from "protobufjs";
 import type { Constraints } from "./constraints.js";
 import type { TypeDesc } from "./type-desc.js";

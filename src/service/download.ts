@@ -1,3 +1,7 @@
+// Owns `Download`, `downloadOf`. A file or stream a method returns as its response body (Triple
+// HTTP): sent as it is read, with backpressure and without buffering, under `Content-Type`,
+// `Content-Length` … Must not change: what a decorated class describes (paths, parameter order,
+// tags): the wire depends on it.
 import type * as Fs from "node:fs";
 import type * as FsPromises from "node:fs/promises";
 import type * as Path from "node:path";

@@ -1,3 +1,6 @@
+// Owns `FileUpload`. An uploaded file that streams: declare a parameter (or a `@Field`) of this
+// type to receive a multipart file part without holding it in memory. Must not change: what a
+// decorated class describes (paths, parameter order, tags): the wire depends on it.
 import type * as Fs from "node:fs";
 import type * as FsPromises from "node:fs/promises";
 import type { Readable } from "node:stream";

@@ -1,3 +1,7 @@
+// Owns `loadProto`, `lookupService`. Loads a .proto file (and its imports) synchronously, keeping
+// field names as written so ProtoJSON accepts both the original and the lowerCamelCase names.
+// Cached by path. Must not change: what a decorated class describes (paths, parameter order, tags):
+// the wire depends on it.
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as protobuf from "protobufjs";

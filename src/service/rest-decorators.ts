@@ -1,3 +1,6 @@
+// Owns `Get`, `Post`, `Put`, `Patch`, … Exposes a method as `GET <path>` besides its RPC path (it
+// stays callable over Triple, gRPC, Connect and gRPC-Web by name). Must not change: what a
+// decorated class describes (paths, parameter order, tags): the wire depends on it.
 import { type HttpMapping, isParamOptions, methodDecorator, type ParamOptions, paramDecorator, type UniversalMethodDecorator } from "./decorators.js";
 import type { TypeSpec } from "./type-desc.js";
 

@@ -1,3 +1,6 @@
+// Owns `restMapping`, `checkNoRestSources`. Settles a REST mapping: the route (its template parsed)
+// and every parameter's source. Must not change: what a decorated class describes (paths, parameter
+// order, tags): the wire depends on it.
 import type { HttpMapping } from "./decorators.js";
 import type { HttpRoute, MethodKind, ParamDescriptor } from "./descriptors.js";
 

@@ -1,3 +1,7 @@
+// Owns `UploadedFile`, `T`, `SYMBOL_METADATA`, `FIELDS_KEY`, … An uploaded multipart file: the
+// part's bytes, with the file name and the part's Content-Type. Declare a parameter of this type to
+// receive them. Must not change: what a decorated class describes (paths, parameter order, tags):
+// the wire depends on it.
 import { Download } from "./download.js";
 import { StreamedFile } from "./file-upload.js";
 import { type Constraints, pickConstraints } from "./constraints.js";

@@ -1,3 +1,6 @@
+// Owns `localAddress`. The first non-internal IPv4 address of this host, else 127.0.0.1: what Dubbo
+// announces for a server bound to every interface, and the consumer address failover messages
+// quote. Must not change: every bound on what a peer can make us hold (docs/security.md).
 import * as os from "node:os";
 
 let local: string | undefined;

@@ -1,3 +1,6 @@
+// Owns `registerMemoryEndpoint`, `memoryConnection`. Registers an in-memory server; returns its
+// name (`memory://<name>` reaches it) and how to remove it. Must not change: every bound on what a
+// peer can make us hold (docs/security.md).
 import { Duplex } from "node:stream";
 
 /**

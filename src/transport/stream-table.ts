@@ -1,3 +1,7 @@
+// Owns `StreamTable`, `installStreamTable`, `openStreamCount`. A drop-in for the `Map<streamId,
+// Http2Stream>` that node:http2 keeps inside every session (`session[kState].streams`), without the
+// garbage-collection cost of a busy `Map`. Must not change: every bound on what a peer can make us
+// hold (docs/security.md).
 import type * as http2 from "node:http2";
 import { isMap } from "node:util/types";
 

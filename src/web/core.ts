@@ -1,3 +1,6 @@
+// Owns `WebCore`. The protocol-neutral core of the web client: options, headers and credentials,
+// the call's scope (deadline, cancellation), the safe-retry rule of unary calls. Must not change:
+// no node: import and no server code: it runs in browsers (the bundle budget test checks).
 import { Code } from "../protocol/code.js";
 import { H } from "../protocol/headers.js";
 import { retryableCode } from "../protocol/retry-rule.js";

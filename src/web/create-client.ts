@@ -1,3 +1,7 @@
+// Owns `createClient`. Creates a client of a service over `fetch`, from the same `@Service` class
+// or contract the server registers: unary methods return Promises, server-streaming methods
+// `AsyncIterable`s. Must not change: no node: import and no server code: it runs in browsers (the
+// bundle budget test checks).
 import type { Client } from "../client/create-client.js";
 import { type ClientInterceptor, type ClientNext, clientCall, effectiveOptions, lazyStream } from "../client/interceptor.js";
 import { splitArgs } from "../runtime/call-options.js";

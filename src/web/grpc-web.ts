@@ -1,3 +1,7 @@
+// Owns `GrpcWebWeb`. gRPC-Web over fetch (grpc/grpc PROTOCOL-WEB), binary or text: one enveloped
+// request message, the response's messages and its trailer frame (0x80) read as they stream in.
+// Must not change: no node: import and no server code: it runs in browsers (the bundle budget test
+// checks).
 import { Code } from "../protocol/code.js";
 import { firstHeader, H, metadataOf, trailersOf } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";

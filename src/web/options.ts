@@ -1,3 +1,7 @@
+// Owns `WebProtocol`, `WebTokenSource`, `WebClientOptions`. The protocol of the web client's unary
+// and server-streaming calls: `triple` (Triple HTTP: unary POSTs with the arguments as a JSON array
+// … Must not change: no node: import and no server code: it runs in browsers (the bundle budget
+// test checks).
 import type { MetadataInit } from "../protocol/rpc-error.js";
 import type { ClientInterceptor } from "../client/interceptor.js";
 import type { FetchFn, WebStreamTransport } from "./transport.js";

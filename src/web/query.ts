@@ -1,3 +1,6 @@
+// Owns `markMethod`, `queryKey`, `queryOptions`, `mutationOptions`. Marks a client method with its
+// descriptor (the web client's createClient does). Must not change: no node: import and no server
+// code: it runs in browsers (the bundle budget test checks).
 import { stringifyJson } from "../codec/json.js";
 import { callOptions, type CallOptions } from "../runtime/call-options.js";
 import type { MethodDescriptor } from "../service/descriptors.js";

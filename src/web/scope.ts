@@ -1,3 +1,7 @@
+// Owns `WebScope`, `isNetworkFailure`, `readBody`, `headersOf`. One web call's deadline and
+// cancellation: an AbortSignal that fires when the caller's signal does (`cancelled`) or when the
+// timeout passes (`deadline_exceeded`), and the … Must not change: no node: import and no server
+// code: it runs in browsers (the bundle budget test checks).
 import { concatBytes } from "../protocol/bytes.js";
 import { Code } from "../protocol/code.js";
 import { callerCancelled, clientSideTimeout, responseTooLarge } from "../protocol/errors.js";

@@ -1,3 +1,6 @@
+// Owns `checkedOptions`. Checks a web client's options; every mistake is a TypeError naming the
+// option and the fix. Must not change: no node: import and no server code: it runs in browsers (the
+// bundle budget test checks).
 import { H } from "../protocol/headers.js";
 import type { WebClientOptions, WebProtocol, WebTokenSource } from "./options.js";
 import type { FetchFn, WebStreamTransport } from "./transport.js";

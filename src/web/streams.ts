@@ -1,3 +1,6 @@
+// Owns `clientStream`, `bidiStream`. A client-streaming call: one response after the request stream
+// ended. Must not change: no node: import and no server code: it runs in browsers (the bundle
+// budget test checks).
 import { Code } from "../protocol/code.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import type { CallOptions } from "../runtime/call-options.js";

@@ -1,3 +1,6 @@
+// Owns `WebHeaders`, `FetchFn`, `WebCallInit`, `WebStreamCall`, … Request or response headers:
+// lower-case names, one string each (repeated values joined with ", "). Must not change: no node:
+// import and no server code: it runs in browsers (the bundle budget test checks).
 import type { MethodDescriptor } from "../service/descriptors.js";
 
 /**

@@ -1,3 +1,7 @@
+// Owns `webSocketTransport`. Client- and bidi-streaming calls of the web client over WebSocket
+// (Triple over WebSocket, the mapping of Dubbo 3.3 that our server speaks on its own port): the
+// `streams` … Must not change: no node: import and no server code: it runs in browsers (the bundle
+// budget test checks).
 import { Code } from "../protocol/code.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import { errorOfClose, WS_BEARER_PREFIX, WS_END_OF_REQUEST, WS_SUBPROTOCOL } from "../protocol-websocket/wire.js";

@@ -1,3 +1,6 @@
+// Owns `codecOf`, `send`, `envelopes`, `TripleWeb`, … A method's codec: an IDL-less method's JSON
+// without loading anything. Must not change: no node: import and no server code: it runs in
+// browsers (the bundle budget test checks).
 import { type JsonClientCodec, jsonClientCodec } from "../codec/json-message.js";
 import { base64Encode, utf8Decode } from "../protocol/bytes.js";
 import { Code } from "../protocol/code.js";

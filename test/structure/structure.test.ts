@@ -258,16 +258,13 @@ describe("source tree structure", () => {
     assert.deepEqual(offenders, [], `${offenders.length} references to files not in this repository:\n  ${offenders.join("\n  ")}`);
   });
 
-  // Enabled once the head comments of scripts/head-comments.json are applied (after issue 36's
-  // renames merge): `node scripts/apply-head-comments.mjs`, then drop the skip.
-  const headComments = process.env.HEAD_COMMENTS === "1" ? {} : { skip: "head comments not applied yet (HEAD_COMMENTS=1 runs it)" };
-  it("every src/**/*.ts opens with a comment on what the file owns", headComments, () => {
+  it("every src/**/*.ts opens with a comment on what the file owns", () => {
     const offenders = [...files.keys()].filter((f) => {
       const lines = readFileSync(f, "utf8").split("\n");
       const first = (lines[0].startsWith("#!") ? lines.slice(1) : lines).find((l) => l.trim() !== "");
       return first === undefined || !/^\s*(\/\/|\/\*)/.test(first);
     });
-    assert.deepEqual(offenders.map(rel), [], `${offenders.length} files open without a head comment (scripts/head-comments.json)`);
+    assert.deepEqual(offenders.map(rel), [], `${offenders.length} files open without a head comment: two to four lines on what the file owns and what must not change`);
   });
 
   it("dist/src/runtime/context.d.ts does not expose the @internal members inflightPrev and abort()", (t) => {

@@ -1,3 +1,6 @@
+// Owns `broadcast`. broadcast: the call goes to every provider, one after another; it fails if any
+// failed (with the last error), else returns the last provider's result. Must not change: the
+// documented retry and failure semantics of the policy.
 import { RpcError } from "../../protocol/rpc-error.js";
 import { type ClusterPolicy, providersOf, runAttempt } from "./cluster.js";
 import { failfast } from "./failfast.js";

@@ -1,3 +1,6 @@
+// Owns `providersOf`, `selectProvider`, `runAttempt`, `retryable`. The providers of the
+// invocation's service; `unavailable` when there are none. Must not change: the documented retry
+// and failure semantics of the policy.
 import { Code } from "../../protocol/code.js";
 import { retryableCode } from "../../protocol/retry-rule.js";
 import { RpcError } from "../../protocol/rpc-error.js";

@@ -1,3 +1,5 @@
+// Owns `StaticDirectory`. A fixed list of providers: the built-in directory ("registry static").
+// Must not change: the documented retry and failure semantics of the policy.
 import type { Invocation } from "../../runtime/invocation.js";
 import { Provider, type ProviderInit } from "../../transport/client/provider.js";
 import type { DirectoryTuning } from "./tuning.js";

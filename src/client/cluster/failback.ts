@@ -1,3 +1,5 @@
+// Owns `failback`. failback: one attempt. Must not change: the documented retry and failure
+// semantics of the policy.
 import { RpcError } from "../../protocol/rpc-error.js";
 import type { Provider } from "../../transport/client/provider.js";
 import { type ClusterPolicy, retryable, runAttempt, selectProvider } from "./cluster.js";

@@ -1,3 +1,5 @@
+// Owns `FailoverError`, `failoverError`. The error of a failover call whose every attempt failed.
+// Must not change: the documented retry and failure semantics of the policy.
 import { localAddress } from "../../transport/local-address.js";
 import { codeName } from "../../protocol/code.js";
 import { RpcError } from "../../protocol/rpc-error.js";

@@ -1,3 +1,6 @@
+// Owns `failover`. failover (the default): up to `retries` + 1 attempts, each on a provider not
+// tried yet where there is one, while the error is retryable (`retryable`: unavailable or … Must
+// not change: the documented retry and failure semantics of the policy.
 import { RpcError } from "../../protocol/rpc-error.js";
 import type { Provider } from "../../transport/client/provider.js";
 import { type Attempt, type ClusterContext, type ClusterPolicy, type Invocation, providersOf, retryable, runAttempt, selectProvider } from "./cluster.js";

@@ -1,3 +1,6 @@
+// Owns `failsafe`. failsafe: one attempt; a failure resolves to `undefined` instead of rejecting
+// (for calls whose failure must not disturb the caller, such as audit logging). Must not change:
+// the documented retry and failure semantics of the policy.
 import type { ClusterPolicy } from "./cluster.js";
 import { failfast } from "./failfast.js";
 

@@ -1,3 +1,6 @@
+// Owns `forking`. forking: the same call on `forks` distinct providers at once; the first success
+// wins, and the call fails only when all fail (with the last error). Must not change: the
+// documented retry and failure semantics of the policy.
 import { RpcError } from "../../protocol/rpc-error.js";
 import type { Provider } from "../../transport/client/provider.js";
 import { type ClusterPolicy, runAttempt, selectProvider } from "./cluster.js";

@@ -1,3 +1,6 @@
+// Owns `OUTLIER_DEFAULTS`, `outlierSettings`, `countFailure`. The checked settings, or undefined
+// when outlier detection is off. Must not change: the documented retry and failure semantics of the
+// policy.
 import type { Logger } from "../../runtime/logger.js";
 import { amount, checked, checkGroup, count, MAX_TIMER_MS, type Rule } from "../../runtime/options-check.js";
 import type { Provider } from "../../transport/client/provider.js";

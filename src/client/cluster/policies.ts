@@ -1,3 +1,5 @@
+// Owns `clusterPolicy`. The policy of a name (or a custom policy as it is); throws naming the valid
+// choices. Must not change: the documented retry and failure semantics of the policy.
 import { broadcast } from "./broadcast.js";
 import type { ClusterPolicy, ClusterPolicyName } from "./cluster.js";
 import { failback } from "./failback.js";

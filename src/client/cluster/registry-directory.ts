@@ -1,3 +1,6 @@
+// Owns `RoutedProvider`, `RegistryDirectory`, `warmUpOf`, `registryDirectory`. A provider of a
+// registry directory: its URL as this consumer sees it (configured), which routers read. Must not
+// change: the documented retry and failure semantics of the policy.
 import type * as tls from "node:tls";
 import { resolveRegistry } from "../../registry/create.js";
 import type { Registry } from "../../registry/registry.js";

@@ -1,3 +1,5 @@
+// Owns `loadBalancer`. A fresh balancer of a name (state is per client), or a custom one as it is.
+// Must not change: the documented selection rule; state is per client.
 import { consistentHashBalancer } from "./consistent-hash.js";
 import { leastActiveBalancer } from "./least-active.js";
 import type { LoadBalancer, LoadBalancerName } from "./load-balancer.js";

@@ -1,3 +1,6 @@
+// Owns `consistentHashBalancer`. consistenthash: calls with the same first argument go to the same
+// provider while the provider set is stable, and only about 1/n of the keys move when a provider
+// comes or goes. Must not change: the documented selection rule; state is per client.
 import { createHash } from "node:crypto";
 import { stringifyJson } from "../../codec/json.js";
 import type { Provider } from "../../transport/client/provider.js";

@@ -1,3 +1,5 @@
+// Owns `leastActiveBalancer`. leastactive: the provider with the fewest calls in flight; ties
+// broken by weighted random. Must not change: the documented selection rule; state is per client.
 import type { Provider } from "../../transport/client/provider.js";
 import { type LoadBalancer, weightedRandom } from "./load-balancer.js";
 

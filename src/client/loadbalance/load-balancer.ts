@@ -1,3 +1,5 @@
+// Owns `weightedRandom`. Weighted random pick (all balancers fall back to it to break ties). Must
+// not change: the documented selection rule; state is per client.
 import type { Invocation } from "../../runtime/invocation.js";
 import type { Provider } from "../../transport/client/provider.js";
 

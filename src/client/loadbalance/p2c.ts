@@ -1,3 +1,6 @@
+// Owns `pickTwo`, `p2cBalancer`. The power of two choices: two distinct random candidates, the one
+// of lower `cost` wins; a tie goes either way at random. Must not change: the documented selection
+// rule; state is per client.
 import type { Provider } from "../../transport/client/provider.js";
 import type { LoadBalancer } from "./load-balancer.js";
 

@@ -1,3 +1,6 @@
+// Owns `peakEwmaBalancer`. peakewma: two distinct random providers (power of two choices), the
+// cheaper wins: latency (peak EWMA, Finagle's and linkerd's … Must not change: the documented
+// selection rule; state is per client.
 import type { Provider } from "../../transport/client/provider.js";
 import type { LoadBalancer } from "./load-balancer.js";
 import { pickTwo } from "./p2c.js";

@@ -1,3 +1,6 @@
+// Owns `roundRobinBalancer`. roundrobin: smooth weighted round-robin (nginx's), per method: each
+// pick adds every weight to its provider's counter and takes the highest, which then gives back the
+// total. Must not change: the documented selection rule; state is per client.
 import type { LoadBalancer } from "./load-balancer.js";
 
 /**

@@ -1,3 +1,7 @@
+// Owns `HessianObject`, `hessianObject`. The objects hessian-lite writes for Java's value classes,
+// which its reader turns back into them: `java.math.BigDecimal` { value: its text },
+// `java.sql.Timestamp` { … Must not change: the bytes stay what Dubbo Java's hessian2
+// (hessian-lite) writes and reads; reads stay bounded.
 import {
   type DateTimeParts,
   type DecimalParts,

@@ -1,3 +1,7 @@
+// Owns `HessianError`, `JAVA_CLASS`, `readHessian`. A bounded Hessian 2.0 reader: one value from
+// bytes, as Caucho Hessian 4 and Dubbo's hessian-lite write it (compact ints, longs and doubles,
+// dates in ms and minutes, … Must not change: the bytes stay what Dubbo Java's hessian2
+// (hessian-lite) writes and reads; reads stay bounded.
 import { FORBIDDEN_KEYS } from "../../codec/json.js";
 import { ByteCursor, type ReadLimits } from "../bytes.js";
 import { quote } from "../../protocol/wire-text.js";

@@ -1,3 +1,5 @@
+// Owns `writeHessian`. One value in hessian2, as `t` declares it. Must not change: the bytes stay
+// what Dubbo Java's hessian2 (hessian-lite) writes and reads; reads stay bounded.
 import { bigIntToWords } from "../../codec/big-numbers.js";
 import { javaClassName } from "../java-types.js";
 import { javaClassOf } from "../../service/java-class.js";

@@ -1,3 +1,7 @@
+// Owns `JsonbError`, `JAVA_TIME`, `readJsonb`. A bounded reader of fastjson2's JSONB (the binary
+// JSON Dubbo's fastjson2 serialization writes, `docs/JSONB/jsonb_format_en.md` in
+// alibaba/fastjson2): one value from bytes. Must not change: the bytes stay what fastjson2's JSONB
+// writes and reads; reads stay bounded.
 import { FORBIDDEN_KEYS } from "../../codec/json.js";
 import { ByteCursor, type ReadLimits } from "../bytes.js";
 import { JAVA_CLASS } from "../hessian2/reader.js";

@@ -1,3 +1,7 @@
+// Owns `NEVER_ABORTS`, `CallScope`. The signal of calls that nothing can end early (no timeout, no
+// caller's signal): shared, never aborted, and never listened to (transports skip their abort
+// listeners for it). Must not change: every bound on what a peer can make us hold
+// (docs/security.md).
 import { callerCancelled, clientSideTimeout } from "../../protocol/errors.js";
 
 /**

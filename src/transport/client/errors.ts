@@ -1,3 +1,6 @@
+// Owns `requestMayHaveRun`, `connectFailure`, `isConnectFailure`, `isConnectErrorCode`, … True when
+// the error is a broken connection or stream whose request may have been processed. Must not
+// change: every bound on what a peer can make us hold (docs/security.md).
 import * as http2 from "node:http2";
 import { Code } from "../../protocol/code.js";
 import { RpcError } from "../../protocol/rpc-error.js";

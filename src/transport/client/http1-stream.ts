@@ -1,3 +1,7 @@
+// Owns `Http1ResponseStream`, `http1StreamOptions`. A server-streaming call's exchange over
+// HTTP/1.1, in the shape of the HTTP/2 client stream the enveloped-message call reads: 'response'
+// with the headers (`:status` added), 'data', 'end', 'error', 'close'. Must not change: every bound
+// on what a peer can make us hold (docs/security.md).
 import { EventEmitter } from "node:events";
 import * as http from "node:http";
 import * as https from "node:https";

@@ -1,3 +1,6 @@
+// Owns `Http1Transport`, `whenConnected`. Triple HTTP unary over HTTP/1.1: one keep-alive agent per
+// client, so consecutive calls to a provider reuse its sockets instead of paying a TCP (and TLS)
+// handshake each. Must not change: every bound on what a peer can make us hold (docs/security.md).
 import * as http from "node:http";
 import * as https from "node:https";
 import type { Socket } from "node:net";

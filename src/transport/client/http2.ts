@@ -1,3 +1,6 @@
+// Owns `Http2Transport`. HTTP/2 for Triple unary and gRPC: one session per provider reused by all
+// calls, replaced after GOAWAY or a dropped connection, kept honest by keepalive pings. Must not
+// change: every bound on what a peer can make us hold (docs/security.md).
 import type { OutgoingHttpHeaders } from "node:http";
 import * as http2 from "node:http2";
 import { NEVER_ABORTS } from "./call-scope.js";

@@ -1,3 +1,6 @@
+// One provider address as the client's cluster sees it: weight and Dubbo's warm-up, the peak-EWMA
+// latency, back-off and outlier ejection, on an injectable clock. Must not change: Dubbo's warm-up
+// formula (the weight ramps up over `warmup` ms counted from `timestamp`).
 import { type Clock, systemClock } from "../clock.js";
 
 /** A load-balancing weight: a finite number >= 0 (Dubbo's default is 100). */

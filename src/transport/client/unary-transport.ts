@@ -1,3 +1,5 @@
+// Owns `HttpReply`, `UnaryRequest`, `UnaryTransport`, `TransportSettings`. A complete HTTP response
+// of a unary call. Must not change: every bound on what a peer can make us hold (docs/security.md).
 import type { OutgoingHttpHeaders } from "node:http";
 import type { HeaderMap } from "../../protocol/headers.js";
 import type { Provider } from "./provider.js";

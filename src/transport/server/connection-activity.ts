@@ -1,3 +1,6 @@
+// Owns `newActivity`, `watchSession`, `countStream`, `idleSince`, … Ties a session to its
+// connection's activity, so that its streams are counted. Must not change: every per-connection and
+// per-exchange bound (docs/security.md).
 import type * as http2 from "node:http2";
 import type * as net from "node:net";
 import { openStreamCount } from "../stream-table.js";

@@ -1,3 +1,6 @@
+// Owns `DEFAULT_MAX_CONNECTIONS_PER_PEER`, `defaultMaxConnections`, `ConnectionGuard`. Default
+// `maxConnectionsPerPeer`. Must not change: every per-connection and per-exchange bound
+// (docs/security.md).
 import * as fs from "node:fs";
 import type * as net from "node:net";
 

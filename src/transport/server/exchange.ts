@@ -1,3 +1,6 @@
+// Owns `chainAbortSink`, `exchangeOfSocket`, `Http1Exchange`, `exchangeOfStream`, … The sink after
+// adding `fn` to `first`: both are told, `first` first (or `fn`'s alone). Must not change: every
+// per-connection and per-exchange bound (docs/security.md).
 import type * as http from "node:http";
 import type * as http2 from "node:http2";
 import type * as net from "node:net";

@@ -1,3 +1,6 @@
+// Owns `checkDuration`, `OnePortListener`. Refuses a timeout that is not a number >= 0: NaN or a
+// negative value would otherwise switch the timeout off without a word (every comparison with NaN
+// is false). Must not change: every per-connection and per-exchange bound (docs/security.md).
 import * as http from "node:http";
 import * as http2 from "node:http2";
 import * as net from "node:net";

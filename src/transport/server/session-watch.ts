@@ -1,3 +1,6 @@
+// Owns `isDeadSession`, `BodyWatch`. The limits on request bodies the listener's sweep enforces,
+// nothing per request: one look per open HTTP/2 stream and per busy HTTP/1.1 connection per sweep.
+// Must not change: every per-connection and per-exchange bound (docs/security.md).
 import type * as http2 from "node:http2";
 import type * as net from "node:net";
 import { exchangeOfSocket, exchangeOfStream, type Http1Exchange, type Http2Exchange } from "./exchange.js";

@@ -1,3 +1,6 @@
+// Owns `SocketResponder`. Answers on a bare HTTP/1.1 socket whose request node:http could not parse
+// (headers too large, too slow, malformed): one response with `Connection: close`, then the socket
+// ends. Must not change: every per-connection and per-exchange bound (docs/security.md).
 import * as http from "node:http";
 import type { Socket } from "node:net";
 import type { OutHeaders, Responder } from "./exchange.js";
