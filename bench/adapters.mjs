@@ -69,7 +69,20 @@ function run(cmd, args) {
 }
 
 async function h2load(port, bodyFile) {
-  const out = await run("h2load", ["-c16", "-m32", "-t1", "-D", String(DURATION), "-d", bodyFile, "-H", "content-type: application/grpc", "-H", "te: trailers", `http://127.0.0.1:${port}/greet.GreetService/Greet`]);
+  const out = await run("h2load", [
+    "-c16",
+    "-m32",
+    "-t1",
+    "-D",
+    String(DURATION),
+    "-d",
+    bodyFile,
+    "-H",
+    "content-type: application/grpc",
+    "-H",
+    "te: trailers",
+    `http://127.0.0.1:${port}/greet.GreetService/Greet`,
+  ]);
   const rps = /finished in [\d.]+\w+, ([\d.]+) req\/s/.exec(out);
   const ok = /status codes: (\d+) 2xx/.exec(out);
   if (!rps) throw new Error(`h2load said:\n${out}`);
@@ -78,7 +91,21 @@ async function h2load(port, bodyFile) {
 
 async function autocannon(port) {
   const bin = join(ROOT, "node_modules/autocannon/autocannon.js");
-  const out = await run(process.execPath, [bin, "-j", "-c", "32", "-d", String(DURATION), "-m", "POST", "-H", "content-type=application/json", "-b", '{"name":"triple"}', `http://127.0.0.1:${port}/greet.GreetService/Greet`]);
+  const out = await run(process.execPath, [
+    bin,
+    "-j",
+    "-c",
+    "32",
+    "-d",
+    String(DURATION),
+    "-m",
+    "POST",
+    "-H",
+    "content-type=application/json",
+    "-b",
+    '{"name":"triple"}',
+    `http://127.0.0.1:${port}/greet.GreetService/Greet`,
+  ]);
   const j = JSON.parse(out);
   return { rps: j.requests.average, ok: j["2xx"] };
 }
@@ -133,7 +160,9 @@ async function main() {
   const gc = median(cpu.get(table[1].name)) / median(cpu.get(table[0].name));
   const hc = median(cpu.get(table[4].name)) / median(cpu.get(table[3].name));
   const sc = median(cpu.get(table[2].name)) / median(cpu.get(table[0].name));
-  console.log(`  mounted / createServer CPU per call: gRPC ${(gc * 100).toFixed(1)} % (onStream ${(sc * 100).toFixed(1)} %), HTTP/1.1 ${(hc * 100).toFixed(1)} %`);
+  console.log(
+    `  mounted / createServer CPU per call: gRPC ${(gc * 100).toFixed(1)} % (onStream ${(sc * 100).toFixed(1)} %), HTTP/1.1 ${(hc * 100).toFixed(1)} %`,
+  );
 }
 
 if (process.argv[2] === "--serve") await serve(process.argv[3], Number(process.argv[4]));

@@ -18,7 +18,10 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { freePort, startServer, stop } from "./harness.mjs";
 
 if (!process.env.CLIENT_UPLOADS_PINNED && spawnSync("taskset", ["-V"]).status === 0) {
-  const r = spawnSync("taskset", ["-c", "1", process.execPath, ...process.argv.slice(1)], { stdio: "inherit", env: { ...process.env, CLIENT_UPLOADS_PINNED: "1" } });
+  const r = spawnSync("taskset", ["-c", "1", process.execPath, ...process.argv.slice(1)], {
+    stdio: "inherit",
+    env: { ...process.env, CLIENT_UPLOADS_PINNED: "1" },
+  });
   process.exit(r.status ?? 1);
 }
 
@@ -44,7 +47,10 @@ const blocks = () =>
       for (let left = SIZE; left > 0; left -= BLOCK.length) yield BLOCK;
     })(),
   );
-const file = new File(Array.from({ length: SIZE / BLOCK.length }, () => BLOCK), "big.bin");
+const file = new File(
+  Array.from({ length: SIZE / BLOCK.length }, () => BLOCK),
+  "big.bin",
+);
 
 const port = await freePort();
 const server = await startServer([join(here, "upload-servers.mjs"), "ours", String(port), dir], {}, "ready");

@@ -202,8 +202,6 @@ async function runClient(name, h2url, h1url) {
 // ---------------------------------------------------------------------------------------------
 // Harness.
 
-
-
 function run(cpu, args, onLine) {
   const [cmd, argv] = pinned(cpu, process.execPath, args);
   const child = spawn(cmd, argv, { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
@@ -226,7 +224,9 @@ async function main() {
   const only = process.env.ONLY?.split(",");
   const names = Object.keys(CLIENTS).filter((n) => n !== "ours" && (!only || only.some((o) => n.includes(o))));
   const rates = Object.fromEntries(names.map((n) => [n, []]));
-  console.log(`client benchmark: ${ROUNDS} rounds, ${DURATION}s each after ${WARMUP}s, ${INFLIGHT} calls in flight; server CPU ${SERVER_CPU}, client CPU ${CLIENT_CPU}`);
+  console.log(
+    `client benchmark: ${ROUNDS} rounds, ${DURATION}s each after ${WARMUP}s, ${INFLIGHT} calls in flight; server CPU ${SERVER_CPU}, client CPU ${CLIENT_CPU}`,
+  );
   for (let round = 1; round <= ROUNDS; round++) {
     for (const name of names) {
       let out = "";
@@ -234,7 +234,9 @@ async function main() {
       await new Promise((ok) => child.once("exit", ok));
       const r = JSON.parse(out.trim().split("\n").pop());
       rates[name].push(r.rate);
-      console.log(`  round ${round} ${name.padEnd(28)} ${Math.round(r.rate).toLocaleString("en-US").padStart(8)} calls/s${r.failed ? ` (${r.failed} failed)` : ""}`);
+      console.log(
+        `  round ${round} ${name.padEnd(28)} ${Math.round(r.rate).toLocaleString("en-US").padStart(8)} calls/s${r.failed ? ` (${r.failed} failed)` : ""}`,
+      );
     }
   }
   server.kill("SIGKILL");

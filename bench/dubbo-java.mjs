@@ -70,8 +70,12 @@ function loadOn1(cmd, args) {
 }
 
 const javaLoad = async (port, ser) =>
-  loadOn1("java", await peer.javaBenchArgs("org.triplerpc.interop.LoadDriver", [`tri://127.0.0.1:${port}`, ser, String(CONCURRENCY), String(DURATION), String(WARMUP)], JVM));
-const ourLoad = (port, ser) => loadOn1(process.execPath, [NODE_SIDE, "client", `http://127.0.0.1:${port}`, ser, String(CONCURRENCY), String(DURATION), String(WARMUP)]);
+  loadOn1(
+    "java",
+    await peer.javaBenchArgs("org.triplerpc.interop.LoadDriver", [`tri://127.0.0.1:${port}`, ser, String(CONCURRENCY), String(DURATION), String(WARMUP)], JVM),
+  );
+const ourLoad = (port, ser) =>
+  loadOn1(process.execPath, [NODE_SIDE, "client", `http://127.0.0.1:${port}`, ser, String(CONCURRENCY), String(DURATION), String(WARMUP)]);
 
 const PAIRS = {
   "a: Java consumer → ours": [ourProvider, javaLoad],

@@ -111,7 +111,9 @@ async function run(balancer, outlier) {
   buckets.forEach((b, i) => {
     const from = i * INTERVAL;
     const mark = from + INTERVAL > BEFORE && from < BEFORE + FREEZE ? " (frozen)" : "";
-    console.log(`  ${String(from).padStart(3)}-${String(from + INTERVAL).padEnd(3)} s  ok ${String(b.ok).padStart(7)}  failed ${String(b.failed).padStart(6)}${mark}`);
+    console.log(
+      `  ${String(from).padStart(3)}-${String(from + INTERVAL).padEnd(3)} s  ok ${String(b.ok).padStart(7)}  failed ${String(b.failed).padStart(6)}${mark}`,
+    );
   });
   const share = (x) => (x.ok + x.failed === 0 ? 0 : (100 * x.failed) / (x.ok + x.failed));
   console.log(
@@ -129,7 +131,9 @@ async function main() {
   }
   console.log("\nsummary (calls started during the freeze after its first second):");
   for (const r of results) {
-    console.log(`  ${r.label.padEnd(34)} failed ${r.late.toFixed(2).padStart(6)} %   ok per ${INTERVAL} s ${Math.round(r.okPerInterval)}   (first second: ${r.first.toFixed(1)} % failed)`);
+    console.log(
+      `  ${r.label.padEnd(34)} failed ${r.late.toFixed(2).padStart(6)} %   ok per ${INTERVAL} s ${Math.round(r.okPerInterval)}   (first second: ${r.first.toFixed(1)} % failed)`,
+    );
   }
   process.exit(0);
 }

@@ -21,7 +21,10 @@ const CALLS = Number(process.env.CALLS ?? 1_000_000);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 
 if (!process.env.GOVERNANCE_BENCH_CHILD && spawnSync("taskset", ["-V"]).status === 0) {
-  const r = spawnSync("taskset", ["-c", "0", process.execPath, fileURLToPath(import.meta.url)], { stdio: "inherit", env: { ...process.env, GOVERNANCE_BENCH_CHILD: "1" } });
+  const r = spawnSync("taskset", ["-c", "0", process.execPath, fileURLToPath(import.meta.url)], {
+    stdio: "inherit",
+    env: { ...process.env, GOVERNANCE_BENCH_CHILD: "1" },
+  });
   process.exit(r.status ?? 1);
 }
 
@@ -38,8 +41,10 @@ function providers(n) {
   }));
 }
 
-const CONDITION = "configVersion: v3.0\nscope: service\nkey: org.demo.Greeter\nconditions:\n  - method=sayHello => region=hz\n  - arguments[0]=vip* => region=hz,sh\n";
-const WEIGHTED = "configVersion: v3.1\nconditions:\n  - from: { match: method=sayHello }\n    to:\n      - { match: region=hz, weight: 80 }\n      - { match: region=sh, weight: 20 }\n";
+const CONDITION =
+  "configVersion: v3.0\nscope: service\nkey: org.demo.Greeter\nconditions:\n  - method=sayHello => region=hz\n  - arguments[0]=vip* => region=hz,sh\n";
+const WEIGHTED =
+  "configVersion: v3.1\nconditions:\n  - from: { match: method=sayHello }\n    to:\n      - { match: region=hz, weight: 80 }\n      - { match: region=sh, weight: 20 }\n";
 function tagRule(list) {
   const gray = list.filter((_, i) => i % 5 === 0).map((p) => `"${p.url.host}:${p.url.port}"`);
   return `configVersion: v3.0\nkey: prov\ntags:\n  - name: gray\n    addresses: [${gray.join(", ")}]\n`;

@@ -53,9 +53,7 @@ async function serveGrpcJs(port) {
       call.on("end", () => call.end());
     },
   });
-  await new Promise((ok, fail) =>
-    server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (e) => (e ? fail(e) : ok())),
-  );
+  await new Promise((ok, fail) => server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (e) => (e ? fail(e) : ok())));
   console.log("ready");
 }
 
@@ -77,10 +75,7 @@ function serveBare(port) {
 // Harness.
 
 async function startServer(kind, port) {
-  const args =
-    kind === "triple-rpc"
-      ? [join(DIST, "samples/greet/server.js")]
-      : [fileURLToPath(import.meta.url), "--serve", kind, String(port)];
+  const args = kind === "triple-rpc" ? [join(DIST, "samples/greet/server.js")] : [fileURLToPath(import.meta.url), "--serve", kind, String(port)];
   const [cmd, argv] = pinned(SERVER_CPU, process.execPath, [...SERVER_FLAGS, ...args]);
   const child = spawn(cmd, argv, {
     cwd: ROOT,
@@ -344,9 +339,33 @@ async function main() {
   const bare = results["bare-http2"];
   const rows = [
     ["", "triple-rpc", "grpc-js", "bare http2", "ours/grpc-js", "ours/bare", "target"],
-    ["unary req/s (h2load -c16 -m32)", fmt(ours.unary.rps), fmt(gjs.unary.rps), fmt(bare.unary.rps), ratio(ours.unary.rps, gjs.unary.rps), ratio(ours.unary.rps, bare.unary.rps), ">= 1.7x grpc-js, >= 0.85x bare"],
-    ["unary server CPU µs/req (median)", fmt(ours.unary.cpu, 1), fmt(gjs.unary.cpu, 1), fmt(bare.unary.cpu, 1), ratio(gjs.unary.cpu, ours.unary.cpu), ratio(bare.unary.cpu, ours.unary.cpu), "(lower is better)"],
-    ["unary peak RSS MiB", fmt(ours.unaryRss, 1), fmt(gjs.unaryRss, 1), fmt(bare.unaryRss, 1), ratio(ours.unaryRss, gjs.unaryRss), ratio(ours.unaryRss, bare.unaryRss), "<= grpc-js"],
+    [
+      "unary req/s (h2load -c16 -m32)",
+      fmt(ours.unary.rps),
+      fmt(gjs.unary.rps),
+      fmt(bare.unary.rps),
+      ratio(ours.unary.rps, gjs.unary.rps),
+      ratio(ours.unary.rps, bare.unary.rps),
+      ">= 1.7x grpc-js, >= 0.85x bare",
+    ],
+    [
+      "unary server CPU µs/req (median)",
+      fmt(ours.unary.cpu, 1),
+      fmt(gjs.unary.cpu, 1),
+      fmt(bare.unary.cpu, 1),
+      ratio(gjs.unary.cpu, ours.unary.cpu),
+      ratio(bare.unary.cpu, ours.unary.cpu),
+      "(lower is better)",
+    ],
+    [
+      "unary peak RSS MiB",
+      fmt(ours.unaryRss, 1),
+      fmt(gjs.unaryRss, 1),
+      fmt(bare.unaryRss, 1),
+      ratio(ours.unaryRss, gjs.unaryRss),
+      ratio(ours.unaryRss, bare.unaryRss),
+      "<= grpc-js",
+    ],
     ["  of which C heap MiB (median)", fmt(ours.unaryNative, 1), fmt(gjs.unaryNative, 1), fmt(bare.unaryNative, 1), "-", "-", "(see bench/README.md)"],
     ["bidi stream msg/s (1 stream)", fmt(ours.stream), fmt(gjs.stream), "-", ratio(ours.stream, gjs.stream), "-", ">= 2x grpc-js"],
     ["stream peak RSS MiB", fmt(ours.streamRss, 1), fmt(gjs.streamRss, 1), "-", ratio(ours.streamRss, gjs.streamRss), "-", "<= grpc-js"],

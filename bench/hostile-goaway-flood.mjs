@@ -42,7 +42,27 @@ createServer({ services: [], logger: { info() {}, warn() {}, error() {} }, ...tl
 function selfSigned() {
   const dir = fs.mkdtempSync("/tmp/flood-tls-");
   const { execFileSync } = require_("node:child_process");
-  execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", `${dir}/k.pem`, "-out", `${dir}/c.pem`, "-days", "1", "-subj", "/CN=127.0.0.1"], { stdio: "ignore" });
+  execFileSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:prime256v1",
+      "-nodes",
+      "-keyout",
+      `${dir}/k.pem`,
+      "-out",
+      `${dir}/c.pem`,
+      "-days",
+      "1",
+      "-subj",
+      "/CN=127.0.0.1",
+    ],
+    { stdio: "ignore" },
+  );
   return { TLS_KEY: `${dir}/k.pem`, TLS_CERT: `${dir}/c.pem` };
 }
 import { createRequire } from "node:module";
@@ -66,9 +86,7 @@ function sample(pid) {
 }
 
 function connect(port) {
-  return TLS
-    ? tls.connect({ port, host: "127.0.0.1", rejectUnauthorized: false, ALPNProtocols: ["h2"] })
-    : net.connect(port, "127.0.0.1");
+  return TLS ? tls.connect({ port, host: "127.0.0.1", rejectUnauthorized: false, ALPNProtocols: ["h2"] }) : net.connect(port, "127.0.0.1");
 }
 
 /** One attack connection: send, wait for the GOAWAY (or 200 ms), close our side. */
@@ -115,9 +133,19 @@ async function flood(port) {
 function goodConnect(port) {
   return new Promise((resolve) => {
     const s = connect(port);
-    const t = setTimeout(() => { s.destroy(); resolve(false); }, 2000);
-    s.once(TLS ? "secureConnect" : "connect", () => { clearTimeout(t); s.destroy(); resolve(true); });
-    s.on("error", () => { clearTimeout(t); resolve(false); });
+    const t = setTimeout(() => {
+      s.destroy();
+      resolve(false);
+    }, 2000);
+    s.once(TLS ? "secureConnect" : "connect", () => {
+      clearTimeout(t);
+      s.destroy();
+      resolve(true);
+    });
+    s.on("error", () => {
+      clearTimeout(t);
+      resolve(false);
+    });
   });
 }
 
@@ -132,4 +160,17 @@ await new Promise((r) => setTimeout(r, 3000));
 const later = sample(proc.pid);
 const good = await goodConnect(port);
 proc.kill("SIGKILL");
-console.log(JSON.stringify({ dist: DIST, tls: TLS, connections: N, concurrency: CONCURRENCY, floodMs, attackConnectionsWithoutGoaway: failed, before, rightAfter, after3s: later, goodClientConnects: good }));
+console.log(
+  JSON.stringify({
+    dist: DIST,
+    tls: TLS,
+    connections: N,
+    concurrency: CONCURRENCY,
+    floodMs,
+    attackConnectionsWithoutGoaway: failed,
+    before,
+    rightAfter,
+    after3s: later,
+    goodClientConnects: good,
+  }),
+);

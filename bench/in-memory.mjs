@@ -23,7 +23,12 @@ async function perCall(client) {
 
 const server = createServer({ services: [new GreetServiceImpl()] });
 await server.listen({ port: 0 });
-for (const combo of [{ httpVersion: "2" }, { httpVersion: "2", contentType: "grpc+proto" }, { httpVersion: "2", protocol: "connect" }, { httpVersion: "1.1" }]) {
+for (const combo of [
+  { httpVersion: "2" },
+  { httpVersion: "2", contentType: "grpc+proto" },
+  { httpVersion: "2", protocol: "connect" },
+  { httpVersion: "1.1" },
+]) {
   const mem = createTestClient(GreetServiceImpl, { services: [new GreetServiceImpl()], client: combo });
   const net = createClient(GreetServiceImpl, { providers: [server.url], retries: 0, ...combo });
   const m = await perCall(mem);

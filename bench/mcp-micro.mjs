@@ -17,24 +17,36 @@ const N = Number(process.env.N ?? 5000);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 
 class Quote {}
-for (const [name, type] of [["sku", String], ["total", Number], ["currency", String]]) Field({ type })(Quote.prototype, name);
+for (const [name, type] of [
+  ["sku", String],
+  ["total", Number],
+  ["currency", String],
+])
+  Field({ type })(Quote.prototype, name);
 class Shop {
   quote(sku, qty) {
     return { sku, total: qty * 2.5, currency: "EUR" };
   }
 }
-Method({ params: [{ name: "sku", type: String }, { name: "qty", type: Number }], returns: Quote, mcp: { name: "quote" } })(
-  Shop.prototype,
-  "quote",
-  Object.getOwnPropertyDescriptor(Shop.prototype, "quote"),
-);
+Method({
+  params: [
+    { name: "sku", type: String },
+    { name: "qty", type: Number },
+  ],
+  returns: Quote,
+  mcp: { name: "quote" },
+})(Shop.prototype, "quote", Object.getOwnPropertyDescriptor(Shop.prototype, "quote"));
 Service("bench.Shop")(Shop);
 const handler = createFetchHandler({ services: [new Shop()], mcp: true, health: false, reflection: false });
 
 const ARGS = { sku: "AB-12", qty: 4 };
 const forms = {
   connect: () =>
-    new Request("http://localhost/bench.Shop/quote", { method: "POST", headers: { "content-type": "application/json", "connect-protocol-version": "1" }, body: JSON.stringify(ARGS) }),
+    new Request("http://localhost/bench.Shop/quote", {
+      method: "POST",
+      headers: { "content-type": "application/json", "connect-protocol-version": "1" },
+      body: JSON.stringify(ARGS),
+    }),
   mcp: () =>
     new Request("http://localhost/mcp", {
       method: "POST",

@@ -18,13 +18,21 @@ function quote(sku, qty) {
 async function ours() {
   const { createServer, Field, Method, Service } = require(path.join(dist, "src", "index.js"));
   class Quote {}
-  for (const [name, type] of [["sku", String], ["total", Number], ["currency", String]]) Field({ type })(Quote.prototype, name);
+  for (const [name, type] of [
+    ["sku", String],
+    ["total", Number],
+    ["currency", String],
+  ])
+    Field({ type })(Quote.prototype, name);
   class Shop {
     quote(sku, qty) {
       return quote(sku, qty);
     }
   }
-  const params = [{ name: "sku", type: String }, { name: "qty", type: Number }];
+  const params = [
+    { name: "sku", type: String },
+    { name: "qty", type: Number },
+  ];
   Method({ params, returns: Quote, mcp: { name: "quote" } })(Shop.prototype, "quote", Object.getOwnPropertyDescriptor(Shop.prototype, "quote"));
   Service("bench.Shop")(Shop);
   const server = createServer({ services: [new Shop()], mcp: true, health: false, reflection: false });

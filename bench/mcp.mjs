@@ -24,7 +24,11 @@ const ARGS = { sku: "AB-12", qty: 4 };
 const MCP_HEADERS = ["content-type=application/json", "accept=application/json, text/event-stream", "mcp-protocol-version=2025-11-25"];
 const LOADS = {
   connect: { path: "/bench.Shop/quote", headers: ["content-type=application/json", "connect-protocol-version=1"], body: JSON.stringify(ARGS) },
-  mcp: { path: "/mcp", headers: MCP_HEADERS, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "quote", arguments: ARGS } }) },
+  mcp: {
+    path: "/mcp",
+    headers: MCP_HEADERS,
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "quote", arguments: ARGS } }),
+  },
 };
 
 /**
@@ -44,7 +48,17 @@ function cpuMs(pid) {
 function autocannon(port, load, seconds) {
   const headers = load.headers.flatMap((h) => ["-H", h]);
   const [c, a] = pinned("1", path.join(root, "node_modules", ".bin", "autocannon"), [
-    "-c", String(CONNECTIONS), "-d", String(seconds), "-m", "POST", ...headers, "-b", load.body, "--json", `http://127.0.0.1:${port}${load.path}`,
+    "-c",
+    String(CONNECTIONS),
+    "-d",
+    String(seconds),
+    "-m",
+    "POST",
+    ...headers,
+    "-b",
+    load.body,
+    "--json",
+    `http://127.0.0.1:${port}${load.path}`,
   ]);
   const r = JSON.parse(execFileSync(c, a, { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 }));
   if (r.non2xx > 0 || r.errors > 0) throw new Error(`autocannon ${load.path}: ${r.non2xx} non-2xx, ${r.errors} errors`);
@@ -89,7 +103,9 @@ async function measure(mode, kinds) {
   return { best, cpu };
 }
 
-console.log(`node ${process.version}, ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(1)}, ${DURATION} s runs, ${ROUNDS} rounds; server on CPU 0, autocannon on CPU 1`);
+console.log(
+  `node ${process.version}, ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(1)}, ${DURATION} s runs, ${ROUNDS} rounds; server on CPU 0, autocannon on CPU 1`,
+);
 const ours = await measure("ours", ["connect", "mcp"]);
 console.log(
   `triple-rpc: best Connect JSON ${ours.best.connect.toFixed(0)} req/s (${ours.cpu.connect.toFixed(0)} µs CPU per call), ` +

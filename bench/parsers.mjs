@@ -43,7 +43,9 @@ function bodies(shape, bytes) {
   const json = JSON.stringify(items);
   const xml = `<r>${items.map((o) => `<item><id>${o.id}</id><name>${o.name}</name><email>${o.email}</email><active>${o.active}</active><score>${o.score}</score></item>`).join("")}</r>`;
   // A form has no nesting: the same values as flat fields (the form-field limit lifted).
-  const form = items.map((o) => `id=${o.id}&name=${encodeURIComponent(o.name)}&email=${encodeURIComponent(o.email)}&active=${o.active}&score=${o.score}`).join("&");
+  const form = items
+    .map((o) => `id=${o.id}&name=${encodeURIComponent(o.name)}&email=${encodeURIComponent(o.email)}&active=${o.active}&score=${o.score}`)
+    .join("&");
   return { json, xml, form };
 }
 

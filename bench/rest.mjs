@@ -88,7 +88,9 @@ try {
       }
     }
     const ratio = best.get(REST) / best.get(RPC);
-    console.log(`${name} best: REST ${best.get(REST).toFixed(0)} req/s, RPC ${best.get(RPC).toFixed(0)} req/s, ratio ${ratio.toFixed(2)} (target >= 0.90) ${ratio >= 0.9 ? "ok" : "BELOW TARGET"}\n`);
+    console.log(
+      `${name} best: REST ${best.get(REST).toFixed(0)} req/s, RPC ${best.get(RPC).toFixed(0)} req/s, ratio ${ratio.toFixed(2)} (target >= 0.90) ${ratio >= 0.9 ? "ok" : "BELOW TARGET"}\n`,
+    );
   }
 } finally {
   await stop(server);

@@ -161,7 +161,9 @@ try {
   await run(WARMUP);
   const start = await report();
   if (!start.gcRan) console.warn("warning: the server was not started with --expose-gc");
-  console.log(`soak: ${CALLS} calls, concurrency ${CONCURRENCY}, protocol ${PROTO}, server ${url}${hasTaskset && cpus > 1 ? " (server on CPU 0, client on CPU 1)" : ""}`);
+  console.log(
+    `soak: ${CALLS} calls, concurrency ${CONCURRENCY}, protocol ${PROTO}, server ${url}${hasTaskset && cpus > 1 ? " (server on CPU 0, client on CPU 1)" : ""}`,
+  );
   console.log(`start (after ${WARMUP} warm-up calls, after GC): heapUsed ${mib(start.heapUsed)} MiB, rss ${mib(start.rss)} MiB`);
   const t0 = Date.now();
   const done = await run(CALLS);
@@ -169,7 +171,9 @@ try {
   const end = await report();
   const heapGrowth = pct(start.heapUsed, end.heapUsed);
   const rssGrowth = pct(start.rss, end.rss);
-  console.log(`end   (after ${done} calls in ${secs.toFixed(1)} s, ${Math.round(done / secs)} calls/s, after GC): heapUsed ${mib(end.heapUsed)} MiB, rss ${mib(end.rss)} MiB`);
+  console.log(
+    `end   (after ${done} calls in ${secs.toFixed(1)} s, ${Math.round(done / secs)} calls/s, after GC): heapUsed ${mib(end.heapUsed)} MiB, rss ${mib(end.rss)} MiB`,
+  );
   console.log(`growth: heapUsed ${heapGrowth.toFixed(1)} %, rss ${rssGrowth.toFixed(1)} % (limit ${LIMIT_PCT} %); failed calls: ${failures}`);
   if (firstFailure) console.log(`first failure: ${firstFailure}`);
   if (timedOut) {

@@ -60,8 +60,18 @@ function run(cmd, args) {
 function autocannon(port, seconds) {
   const bin = path.join(root, "node_modules", ".bin", "autocannon");
   const out = run(bin, [
-    "-c", String(CONNECTIONS), "-d", String(seconds), "-m", "POST",
-    "-H", "content-type=application/json", "-b", REQUEST, "--json", `http://127.0.0.1:${port}${PATH}`,
+    "-c",
+    String(CONNECTIONS),
+    "-d",
+    String(seconds),
+    "-m",
+    "POST",
+    "-H",
+    "content-type=application/json",
+    "-b",
+    REQUEST,
+    "--json",
+    `http://127.0.0.1:${port}${PATH}`,
   ]);
   const r = JSON.parse(out);
   if (r.non2xx > 0 || r.errors > 0) throw new Error(`autocannon: ${r.non2xx} non-2xx, ${r.errors} errors`);
@@ -74,8 +84,17 @@ function h2load(port, seconds) {
   fs.writeFileSync(data, REQUEST);
   try {
     const out = run("h2load", [
-      "-c", String(H2_CONNECTIONS), "-m", String(H2_STREAMS), "-D", String(seconds),
-      "-d", data, "-H", "content-type: application/json", `http://127.0.0.1:${port}${PATH}`,
+      "-c",
+      String(H2_CONNECTIONS),
+      "-m",
+      String(H2_STREAMS),
+      "-D",
+      String(seconds),
+      "-d",
+      data,
+      "-H",
+      "content-type: application/json",
+      `http://127.0.0.1:${port}${PATH}`,
     ]);
     const m = /finished in [\d.]+\w+, ([\d.]+) req\/s/.exec(out);
     const st = /requests: \d+ total, \d+ started, \d+ done, (\d+) succeeded, (\d+) failed, (\d+) errored/.exec(out);

@@ -40,7 +40,6 @@ const have = (cmd) => {
 };
 const pinned = (cpu, cmd, args) => (have("taskset") && os.cpus().length > 1 ? ["taskset", ["-c", String(cpu), cmd, ...args]] : [cmd, args]);
 
-
 function run(cmd, args) {
   const [c, a] = pinned(1, cmd, args);
   return execFileSync(c, a, { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
@@ -50,8 +49,17 @@ function run(cmd, args) {
 function autocannon(port, seconds) {
   const bin = path.join(root, "node_modules", ".bin", "autocannon");
   const out = run(bin, [
-    "-c", String(CONNECTIONS), "-d", String(seconds), "-m", "POST",
-    "-H", "content-type=application/json", "-b", REQUEST, "--json",
+    "-c",
+    String(CONNECTIONS),
+    "-d",
+    String(seconds),
+    "-m",
+    "POST",
+    "-H",
+    "content-type=application/json",
+    "-b",
+    REQUEST,
+    "--json",
     `http://127.0.0.1:${port}${PATH}`,
   ]);
   const r = JSON.parse(out);
@@ -67,9 +75,19 @@ function h2load(port, seconds) {
   fs.writeFileSync(data, REQUEST);
   try {
     const out = run("h2load", [
-      "-c", String(H2_CONNECTIONS), "-m", String(H2_STREAMS), "-D", String(seconds),
-      "-d", data, "-H", "content-type: application/json",
-      "--log-file", log, `http://127.0.0.1:${port}${PATH}`,
+      "-c",
+      String(H2_CONNECTIONS),
+      "-m",
+      String(H2_STREAMS),
+      "-D",
+      String(seconds),
+      "-d",
+      data,
+      "-H",
+      "content-type: application/json",
+      "--log-file",
+      log,
+      `http://127.0.0.1:${port}${PATH}`,
     ]);
     const m = /finished in [\d.]+\w+, ([\d.]+) req\/s/.exec(out);
     const st = /requests: \d+ total, \d+ started, \d+ done, (\d+) succeeded, (\d+) failed, (\d+) errored/.exec(out);
@@ -125,8 +143,7 @@ function load(kind, port, seconds) {
   return kind === "h1" ? autocannon(port, seconds) : h2load(port, seconds);
 }
 
-const sample = (port) =>
-  startServer([path.join(root, DIST, "samples", "greet", "server.js")], { PORT: String(port), HOST: "127.0.0.1" }, "listening on");
+const sample = (port) => startServer([path.join(root, DIST, "samples", "greet", "server.js")], { PORT: String(port), HOST: "127.0.0.1" }, "listening on");
 const bare = (kind) => (port) => startServer([path.join(here, "bare-server.mjs"), kind, String(port)], {}, "ready");
 
 if (!fs.existsSync(path.join(root, DIST, "samples", "greet", "server.js"))) {
@@ -148,10 +165,7 @@ const configs = [
   { label: "triple-rpc HTTP/1.1 JSON", kind: "h1", start: sample },
 ];
 if (have("h2load")) {
-  configs.push(
-    { label: "bare node:http2 (stream)", kind: "h2", start: bare("h2") },
-    { label: "triple-rpc HTTP/2 JSON", kind: "h2", start: sample },
-  );
+  configs.push({ label: "bare node:http2 (stream)", kind: "h2", start: bare("h2") }, { label: "triple-rpc HTTP/2 JSON", kind: "h2", start: sample });
 } else {
   console.log("h2load not found (apt-get install nghttp2-client): HTTP/2 skipped");
 }

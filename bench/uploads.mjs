@@ -55,11 +55,14 @@ async function writeBody(w) {
 function upload1(port, path) {
   return new Promise((resolve, reject) => {
     const t0 = process.hrtime.bigint();
-    const req = http.request({ host: "127.0.0.1", port, path, method: "POST", agent: false, headers: { "content-type": `multipart/form-data; boundary=${BOUNDARY}` } }, (res) => {
-      let body = "";
-      res.on("data", (c) => (body += c));
-      res.on("end", () => (res.statusCode === 200 ? resolve(Number(process.hrtime.bigint() - t0) / 1e9) : reject(new Error(`${res.statusCode} ${body}`))));
-    });
+    const req = http.request(
+      { host: "127.0.0.1", port, path, method: "POST", agent: false, headers: { "content-type": `multipart/form-data; boundary=${BOUNDARY}` } },
+      (res) => {
+        let body = "";
+        res.on("data", (c) => (body += c));
+        res.on("end", () => (res.statusCode === 200 ? resolve(Number(process.hrtime.bigint() - t0) / 1e9) : reject(new Error(`${res.statusCode} ${body}`))));
+      },
+    );
     req.on("error", reject);
     writeBody(req).catch(reject);
   });

@@ -21,7 +21,12 @@ function method(name, params) {
   return describeService(Orders).methods[0];
 }
 
-const plain = method("bench.Plain", [{ name: "sku", type: String }, { name: "qty", type: Number }, { name: "note", type: String, optional: true }, { name: "email", type: String }]);
+const plain = method("bench.Plain", [
+  { name: "sku", type: String },
+  { name: "qty", type: Number },
+  { name: "note", type: String, optional: true },
+  { name: "email", type: String },
+]);
 const checked = method("bench.Checked", [
   { name: "sku", type: String, pattern: "^[A-Z]{2}-\\d+$" },
   { name: "qty", type: Number, min: 1, max: 100 },

@@ -38,8 +38,18 @@ const have = (cmd) => {
 
 function autocannon(port, svc, seconds) {
   const out = run(path.join(root, "node_modules", ".bin", "autocannon"), [
-    "-c", String(CONNECTIONS), "-d", String(seconds), "-m", "POST", "-H", "content-type=application/json",
-    "-b", BODY, "--json", `http://127.0.0.1:${port}/${svc}/place`,
+    "-c",
+    String(CONNECTIONS),
+    "-d",
+    String(seconds),
+    "-m",
+    "POST",
+    "-H",
+    "content-type=application/json",
+    "-b",
+    BODY,
+    "--json",
+    `http://127.0.0.1:${port}/${svc}/place`,
   ]);
   const r = JSON.parse(out);
   if (r.non2xx > 0 || r.errors > 0) throw new Error(`autocannon: ${r.non2xx} non-2xx, ${r.errors} errors`);
@@ -52,8 +62,18 @@ function h2load(port, svc, seconds) {
   fs.writeFileSync(data, BODY);
   try {
     const out = run("h2load", [
-      "-c", "4", "-m", "16", "-D", String(seconds), "-d", data,
-      "-H", "content-type: application/json", "-H", "connect-protocol-version: 1",
+      "-c",
+      "4",
+      "-m",
+      "16",
+      "-D",
+      String(seconds),
+      "-d",
+      data,
+      "-H",
+      "content-type: application/json",
+      "-H",
+      "connect-protocol-version: 1",
       `http://127.0.0.1:${port}/${svc}/place`,
     ]);
     const m = /finished in [\d.]+\w+, ([\d.]+) req\/s/.exec(out);
@@ -74,7 +94,11 @@ async function check(port) {
     answers.push(`${r.status} ${await r.text()}`);
   }
   if (!answers[0].startsWith("200 ") || answers[0] !== answers[1]) throw new Error(`unexpected answers: ${answers.join(" | ")}`);
-  const bad = await fetch(`http://127.0.0.1:${port}/bench.Checked/place`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ sku: "x", qty: 0, email: "y" }) });
+  const bad = await fetch(`http://127.0.0.1:${port}/bench.Checked/place`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ sku: "x", qty: 0, email: "y" }),
+  });
   if (bad.status !== 400) throw new Error(`the checked method accepted invalid arguments: ${bad.status}`);
 }
 

@@ -69,11 +69,7 @@ function checkExpectCompressed(ctx: CallContext, expect: { value: boolean } | nu
 }
 
 /** One response of StreamingOutputCall / FullDuplexCall / HalfDuplexCall, after its interval. */
-async function streamedResponse(
-  ctx: CallContext,
-  type: number | undefined,
-  p: ResponseParameters,
-): Promise<StreamingOutputCallResponse> {
+async function streamedResponse(ctx: CallContext, type: number | undefined, p: ResponseParameters): Promise<StreamingOutputCallResponse> {
   const us = p.interval_us ?? 0;
   // interval_us is a sleep before each response, relative to the previous one; a cancelled
   // call stops sleeping at once.
@@ -118,20 +114,14 @@ export class TestServiceImpl {
   }
 
   /** One response per `response_parameters` entry, each after its `interval_us`. */
-  async *streamingOutputCall(
-    req: StreamingOutputCallRequest,
-    @Ctx() ctx: CallContext,
-  ): AsyncGenerator<StreamingOutputCallResponse> {
+  async *streamingOutputCall(req: StreamingOutputCallRequest, @Ctx() ctx: CallContext): AsyncGenerator<StreamingOutputCallResponse> {
     echoMetadata(ctx);
     failOnEchoStatus(req.response_status);
     for (const p of req.response_parameters ?? []) yield await streamedResponse(ctx, req.response_type, p);
   }
 
   /** Sums the payload sizes of all requests and answers once the client half-closes. */
-  async streamingInputCall(
-    requests: AsyncIterable<StreamingInputCallRequest>,
-    @Ctx() ctx: CallContext,
-  ): Promise<StreamingInputCallResponse> {
+  async streamingInputCall(requests: AsyncIterable<StreamingInputCallRequest>, @Ctx() ctx: CallContext): Promise<StreamingInputCallResponse> {
     echoMetadata(ctx);
     let total = 0;
     for await (const req of requests) {
@@ -142,10 +132,7 @@ export class TestServiceImpl {
   }
 
   /** Answers each request as it arrives: one response per `response_parameters` entry. */
-  async *fullDuplexCall(
-    requests: AsyncIterable<StreamingOutputCallRequest>,
-    @Ctx() ctx: CallContext,
-  ): AsyncGenerator<StreamingOutputCallResponse> {
+  async *fullDuplexCall(requests: AsyncIterable<StreamingOutputCallRequest>, @Ctx() ctx: CallContext): AsyncGenerator<StreamingOutputCallResponse> {
     echoMetadata(ctx);
     for await (const req of requests) {
       // Echo Status: the server stops reading the stream and closes with the asked status.
@@ -155,10 +142,7 @@ export class TestServiceImpl {
   }
 
   /** Buffers every request until the client half-closes, then answers them in order. */
-  async *halfDuplexCall(
-    requests: AsyncIterable<StreamingOutputCallRequest>,
-    @Ctx() ctx: CallContext,
-  ): AsyncGenerator<StreamingOutputCallResponse> {
+  async *halfDuplexCall(requests: AsyncIterable<StreamingOutputCallRequest>, @Ctx() ctx: CallContext): AsyncGenerator<StreamingOutputCallResponse> {
     echoMetadata(ctx);
     const all: StreamingOutputCallRequest[] = [];
     for await (const req of requests) {

@@ -18,7 +18,9 @@ export async function consume(registry: string, seconds: number, log = console.l
     } catch (e) {
       log(`call failed: ${(e as Error).message}`);
     }
-    const now = clientProviders(hello).map((p) => p.address).join(", ");
+    const now = clientProviders(hello)
+      .map((p) => p.address)
+      .join(", ");
     if (now !== last) log(`consumer: providers now [${now}]`);
     last = now;
     await new Promise((r) => setTimeout(r, 100));

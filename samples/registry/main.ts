@@ -41,11 +41,7 @@ async function main(): Promise<void> {
   const answers = await consumer;
   for (const [reply, n] of answers) console.log(`${n} × ${reply}`);
   // Stop the providers (each removes its node and drains) before ZooKeeper goes.
-  await Promise.all(
-    providers.map((p) =>
-      p.exitCode !== null || p.signalCode !== null ? undefined : new Promise((r) => p.once("exit", r).kill("SIGTERM")),
-    ),
-  );
+  await Promise.all(providers.map((p) => (p.exitCode !== null || p.signalCode !== null ? undefined : new Promise((r) => p.once("exit", r).kill("SIGTERM")))));
   await server?.destroy();
 }
 

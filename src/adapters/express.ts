@@ -2,7 +2,15 @@
 // registered method's path are served (every protocol node:http carries: Triple HTTP, Connect,
 // gRPC-Web, … Must not change: the host framework's contract: a request that is not ours goes on
 // untouched.
-import { type HandlerOptions, mountedServer, type NextFunction, type NodeRequest, type NodeResponse, nodeHandlerOf, type TripleHandler } from "./node-handler.js";
+import {
+  type HandlerOptions,
+  mountedServer,
+  type NextFunction,
+  type NodeRequest,
+  type NodeResponse,
+  nodeHandlerOf,
+  type TripleHandler,
+} from "./node-handler.js";
 
 /**
  * An Express middleware serving triple-rpc services: requests for a registered method's path

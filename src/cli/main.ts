@@ -71,7 +71,12 @@ async function load(path: string): Promise<Record<string, unknown>> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new Error(`${path} did not finish loading within ${importTimeoutMs / 1000} s (a top-level await that never settles? --import-timeout-ms sets the limit)`)),
+      () =>
+        reject(
+          new Error(
+            `${path} did not finish loading within ${importTimeoutMs / 1000} s (a top-level await that never settles? --import-timeout-ms sets the limit)`,
+          ),
+        ),
       importTimeoutMs,
     );
   });
@@ -91,9 +96,7 @@ async function classesOf(path: string): Promise<ServiceClass[]> {
   const builtIn = (c: object) => /^grpc\.(health|reflection)\./.test((getMeta<RawService>(SERVICE_KEY, c) as RawService).name ?? "");
   const defined = [...definedServices()].filter((c) => !before.has(c) && !builtIn(c)) as ServiceClass[];
   if (defined.length === 0) {
-    throw new Error(
-      `${path} exports no @Service class and defines none: point the command at the compiled module that defines your service classes`,
-    );
+    throw new Error(`${path} exports no @Service class and defines none: point the command at the compiled module that defines your service classes`);
   }
   process.stderr.write(`${path} exports no @Service class; using the ${defined.length} it defined: ${defined.map((c) => c.name).join(", ")}\n`);
   return defined;
@@ -123,7 +126,8 @@ function protoFilesOf(classes: ServiceClass[], writing: boolean): { name: string
   const names = files.map((f) => f.name);
   const clash = names.find((n, i) => names.indexOf(n) !== i);
   if (clash) throw new Error(`two files would be named ${clash} (a derived one and a service's own .proto): export the services from separate modules`);
-  if (files.length === 0) throw new Error(`${inMemory.join(", ")}: every service is bound to a protobufjs object, not a .proto file: there is no file to print`);
+  if (files.length === 0)
+    throw new Error(`${inMemory.join(", ")}: every service is bound to a protobufjs object, not a .proto file: there is no file to print`);
   return files;
 }
 

@@ -93,7 +93,13 @@ function checkedHttpVersion(o: ClientOptions): ClientOptions {
  * and the content type its calls use, as the protocol checked them.
  */
 function checkedWire(o: ClientOptions): { protocol: ProtocolClient; contentType: string } {
-  const wire: WireOptions = { protocol: o.protocol, contentType: o.contentType, httpVersion: o.httpVersion as WireOptions["httpVersion"], compression: o.compression, serialization: o.serialization };
+  const wire: WireOptions = {
+    protocol: o.protocol,
+    contentType: o.contentType,
+    httpVersion: o.httpVersion as WireOptions["httpVersion"],
+    compression: o.compression,
+    serialization: o.serialization,
+  };
   const wanted = o.protocol;
   if (wanted !== undefined) {
     const protocol = PROTOCOLS.find((p) => p.name === wanted);
@@ -166,7 +172,8 @@ export class ClientCore {
     private readonly options: ClientOptions,
     registryDirectory?: Directory,
   ) {
-    if (typeof options !== "object" || options === null) throw new TypeError('createClient: options are required: { providers: [...] } or { registry: "zookeeper://host:port" }');
+    if (typeof options !== "object" || options === null)
+      throw new TypeError('createClient: options are required: { providers: [...] } or { registry: "zookeeper://host:port" }');
     const o = checkedHttpVersion(checkedClientOptions(options));
     this.options = o;
     [this.directory, this.ownsDirectory] = registryDirectory ? [registryDirectory, true] : staticDirectory(o);
@@ -306,7 +313,8 @@ export class ClientCore {
       return Promise.reject(e);
     }
     if (this.telemetry.on()) return this.scopedUnary(pm, args, opts, scope, this.telemetry.start(pm.md, pm.wire.protocol), tuned);
-    if (tuned || scope.signal !== NEVER_ABORTS || this.tokenFn || opts?.metadata || callTag(opts) !== undefined) return this.scopedUnary(pm, args, opts, scope, undefined, tuned);
+    if (tuned || scope.signal !== NEVER_ABORTS || this.tokenFn || opts?.metadata || callTag(opts) !== undefined)
+      return this.scopedUnary(pm, args, opts, scope, undefined, tuned);
     // Nothing can end this call early and nothing needs awaiting or disposing: one promise chain.
     try {
       return this.policy.invoke(this.invocation(pm, args, scope, false, opts), pm.wire.unary(args, pm.wire.headers, scope, opts), this.ctx);
@@ -470,7 +478,8 @@ function checkedTag(o: ClientOptions): CallTag | undefined {
   if (o.tag !== undefined && (typeof o.tag !== "string" || o.tag.trim() === "" || /[\r\n]/.test(o.tag))) {
     throw new TypeError(`createClient: tag must be a non-empty string (Dubbo's dubbo.tag, e.g. "gray"), got ${JSON.stringify(o.tag)}`);
   }
-  if (o.forceTag !== undefined && typeof o.forceTag !== "boolean") throw new TypeError(`createClient: forceTag must be true or false, got ${JSON.stringify(o.forceTag)}`);
+  if (o.forceTag !== undefined && typeof o.forceTag !== "boolean")
+    throw new TypeError(`createClient: forceTag must be true or false, got ${JSON.stringify(o.forceTag)}`);
   if (o.tag === undefined) {
     if (o.forceTag !== undefined) throw new TypeError("createClient: forceTag needs a tag");
     return undefined;
@@ -488,8 +497,7 @@ function isIterable(x: unknown): x is AsyncIterable<unknown> | Iterable<unknown>
   return (
     typeof x === "object" &&
     x !== null &&
-    (typeof (x as AsyncIterable<unknown>)[Symbol.asyncIterator] === "function" ||
-      typeof (x as Iterable<unknown>)[Symbol.iterator] === "function")
+    (typeof (x as AsyncIterable<unknown>)[Symbol.asyncIterator] === "function" || typeof (x as Iterable<unknown>)[Symbol.iterator] === "function")
   );
 }
 
@@ -528,4 +536,3 @@ async function pump(call: StreamCall, input: AsyncIterable<unknown> | Iterable<u
     call.cancel(RpcError.from(e));
   }
 }
-

@@ -38,9 +38,7 @@ type ClientParams<A extends readonly unknown[]> = {
 export type ClientResult<R> = R extends AsyncIterable<infer X> ? AsyncIterable<X> : Promise<Awaited<R>>;
 
 /** One client method: the service method's arguments plus optional per-call options. */
-export type ClientMethod<F> = F extends (...args: infer A) => infer R
-  ? (...args: [...ClientParams<StripContext<A>>, CallOptions?]) => ClientResult<R>
-  : never;
+export type ClientMethod<F> = F extends (...args: infer A) => infer R ? (...args: [...ClientParams<StripContext<A>>, CallOptions?]) => ClientResult<R> : never;
 
 /** The typed proxy of a service class: every method, callable remotely. */
 export type Client<S> = {
@@ -59,7 +57,6 @@ export interface ProtoServiceRef {
 type ServiceClass = abstract new (...args: never[]) => unknown;
 
 const cores = new WeakMap<object, ClientCore>();
-
 
 function describeSource(source: ServiceClass | protobuf.Service | ProtoServiceRef): ServiceDescriptor {
   if (source instanceof protobuf.Service) return describeProtoService(source);
@@ -103,11 +100,7 @@ function bind(core: ClientCore, pm: PreparedMethod, interceptors: readonly Clien
 }
 
 /** The proxy method with an interceptor chain; built once per method, not per call. */
-function bindIntercepted(
-  core: ClientCore,
-  pm: PreparedMethod,
-  interceptors: readonly ClientInterceptor[],
-): (...args: unknown[]) => unknown {
+function bindIntercepted(core: ClientCore, pm: PreparedMethod, interceptors: readonly ClientInterceptor[]): (...args: unknown[]) => unknown {
   const kind = pm.md.kind;
   const base: ClientNext = async (call) => {
     const opts = effectiveOptions(call);
@@ -141,7 +134,8 @@ function bindIntercepted(
 export function createClient<S>(service: abstract new (...args: any[]) => S, options: ClientOptions): Client<S>;
 export function createClient<C = ProtoClient>(service: protobuf.Service | ProtoServiceRef, options: ClientOptions): C;
 export function createClient(service: ServiceClass | protobuf.Service | ProtoServiceRef, options: ClientOptions): unknown {
-  if (!options || typeof options !== "object") throw new TypeError("createClient: options are required: { providers: [...] } or { registry: \"zookeeper://host:port\" }");
+  if (!options || typeof options !== "object")
+    throw new TypeError('createClient: options are required: { providers: [...] } or { registry: "zookeeper://host:port" }');
   checkedClientOptions(options);
   checkTlsPem(options.tls, "createClient");
   const desc = describeSource(service);

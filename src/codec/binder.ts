@@ -388,7 +388,8 @@ export function compileTextConverter(t: TypeDesc): (text: string, where: string)
         const n = DECIMAL.test(s) ? Number(s) : Number.NaN;
         if (!Number.isFinite(n)) return fail(w, "a finite number", s);
         // An integer past 2^53 would be silently rounded (a database id, a Java long).
-        if (Number.isInteger(n) && !Number.isSafeInteger(n) && INTEGER.test(s)) return fail(w, "an integer within ±9007199254740991 (declare the parameter bigint or string for larger ones)", s);
+        if (Number.isInteger(n) && !Number.isSafeInteger(n) && INTEGER.test(s))
+          return fail(w, "an integer within ±9007199254740991 (declare the parameter bigint or string for larger ones)", s);
         return checkedNumber(n, t.proto, w, s);
       };
     case "boolean":
@@ -524,5 +525,3 @@ export function compileJsonBinder(params: readonly ParamDescriptor[]): (body: un
   };
   return (body) => collecting(many, body);
 }
-
-

@@ -23,12 +23,7 @@ const REQUEST_CODECS: readonly RequestCodec[] = [
   textRequestCodec,
   xmlRequestCodec,
 ];
-const RESPONSE_CODECS: readonly ResponseCodec[] = [
-  jsonResponseCodec,
-  protoResponseCodec,
-  xmlResponseCodec,
-  textXmlResponseCodec,
-];
+const RESPONSE_CODECS: readonly ResponseCodec[] = [jsonResponseCodec, protoResponseCodec, xmlResponseCodec, textXmlResponseCodec];
 
 const requestByType = new Map<string, RequestCodec>();
 for (const c of REQUEST_CODECS) for (const t of c.mediaTypes) requestByType.set(t, c);

@@ -72,13 +72,7 @@ export interface RequestCodec {
    * Reads the body stream itself. `uploads` owns the call's spilled files (the caller releases
    * it when the call ends); without it, streamed files are refused.
    */
-  decodeStream?(
-    method: MethodDescriptor,
-    body: Readable,
-    mediaType: MediaType,
-    limits: BodyLimits,
-    uploads?: UploadScope,
-  ): Promise<unknown[]>;
+  decodeStream?(method: MethodDescriptor, body: Readable, mediaType: MediaType, limits: BodyLimits, uploads?: UploadScope): Promise<unknown[]>;
   /** True when `decodeStream` streams files for `method` (it then needs an `uploads` scope). */
   streamsFiles?(method: MethodDescriptor): boolean;
   /** The most body bytes `decodeStream` may read for `method` (default `limits.maxBodyBytes`). */

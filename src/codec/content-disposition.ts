@@ -71,7 +71,10 @@ function utf8(s: string): string {
 function extendedValue(v: string): string | undefined {
   const m = /^([^']*)'[^']*'(.*)$/.exec(v);
   if (!m) return undefined;
-  const bytes = Buffer.from(m[2].replace(/%([0-9a-fA-F]{2})|[^%]/g, (c, hex: string | undefined) => (hex ? String.fromCharCode(Number.parseInt(hex, 16)) : c)), "latin1");
+  const bytes = Buffer.from(
+    m[2].replace(/%([0-9a-fA-F]{2})|[^%]/g, (c, hex: string | undefined) => (hex ? String.fromCharCode(Number.parseInt(hex, 16)) : c)),
+    "latin1",
+  );
   const charset = m[1].toLowerCase();
   if (charset === "utf-8" || charset === "utf8") return bytes.toString("utf8");
   if (charset === "iso-8859-1" || charset === "latin1" || charset === "us-ascii") return bytes.toString("latin1");

@@ -242,7 +242,15 @@ function zoneFormat(zone: string): Intl.DateTimeFormat | undefined {
   if (ZONE_FORMATS.size > 1000) ZONE_FORMATS.clear();
   try {
     f = new Intl.DateTimeFormat("en-US", {
-      timeZone: zone, hourCycle: "h23", year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric", second: "numeric", era: "short",
+      timeZone: zone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "numeric",
+      day: "numeric",
+      hour: "numeric",
+      minute: "numeric",
+      second: "numeric",
+      era: "short",
     });
   } catch {
     return undefined;
@@ -338,7 +346,9 @@ export function formatDuration({ seconds, nanos }: SecondsParts): string {
   if (secs === 0n && nanos === 0 && out.length > 2) return out;
   out += seconds < 0n && nanos > 0 && secs === 0n ? "-0" : `${secs}`;
   if (nanos > 0) {
-    const digits = String(seconds < 0n ? 2_000_000_000 - nanos : nanos + 1_000_000_000).slice(1).replace(/0+$/, "");
+    const digits = String(seconds < 0n ? 2_000_000_000 - nanos : nanos + 1_000_000_000)
+      .slice(1)
+      .replace(/0+$/, "");
     out += `.${digits}`;
   }
   return `${out}S`;
@@ -378,15 +388,15 @@ export function parseJavaValue(t: JavaText, text: string): JavaParts {
 /** What a value of the type looks like, for error messages. */
 export function javaValueExample(t: JavaText): string {
   const examples: Record<JavaTextType, string> = {
-    decimal: "a decimal number as text (java.math.BigDecimal, like \"12.50\")",
-    localDate: "a date as text (java.time.LocalDate, like \"2024-01-31\")",
-    localTime: "a time as text (java.time.LocalTime, like \"10:15:30\")",
-    localDateTime: "a date-time as text (java.time.LocalDateTime, like \"2024-01-31T10:15:30\")",
-    instant: "an instant as text (java.time.Instant, like \"2024-01-31T10:15:30Z\")",
-    offsetDateTime: "a date-time with an offset as text (java.time.OffsetDateTime, like \"2024-01-31T10:15:30+01:00\")",
-    zonedDateTime: "a zoned date-time as text (java.time.ZonedDateTime, like \"2024-03-31T03:30+02:00[Europe/Berlin]\")",
-    duration: "a duration as text (java.time.Duration, like \"PT8H6M12.345S\")",
-    timestamp: "an instant as text (java.sql.Timestamp, like \"2024-01-31T10:15:30.123Z\")",
+    decimal: 'a decimal number as text (java.math.BigDecimal, like "12.50")',
+    localDate: 'a date as text (java.time.LocalDate, like "2024-01-31")',
+    localTime: 'a time as text (java.time.LocalTime, like "10:15:30")',
+    localDateTime: 'a date-time as text (java.time.LocalDateTime, like "2024-01-31T10:15:30")',
+    instant: 'an instant as text (java.time.Instant, like "2024-01-31T10:15:30Z")',
+    offsetDateTime: 'a date-time with an offset as text (java.time.OffsetDateTime, like "2024-01-31T10:15:30+01:00")',
+    zonedDateTime: 'a zoned date-time as text (java.time.ZonedDateTime, like "2024-03-31T03:30+02:00[Europe/Berlin]")',
+    duration: 'a duration as text (java.time.Duration, like "PT8H6M12.345S")',
+    timestamp: 'an instant as text (java.sql.Timestamp, like "2024-01-31T10:15:30.123Z")',
     char: "a string of one UTF-16 unit (a Java char)",
     enum: `one of ${(t.values ?? []).join(", ")} (the Java enum ${t.name})`,
   };

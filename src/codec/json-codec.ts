@@ -14,16 +14,16 @@ const binders = new WeakMap<MethodDescriptor, (body: unknown) => unknown[]>();
 
 function utf8(body: Buffer): string {
   // A UTF-8 BOM is legal at the start of JSON text from some clients.
-  return body.length >= 3 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf
-    ? body.toString("utf8", 3)
-    : body.toString("utf8");
+  return body.length >= 3 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? body.toString("utf8", 3) : body.toString("utf8");
 }
 
 /** Decodes one protobuf message from an already-parsed ProtoJSON value (original or lowerCamelCase names). */
 export function protoFromJsonValue(method: MethodDescriptor, value: unknown): unknown {
   const type = method.requestType!;
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw bindError(`the request must be a JSON object (${type.fullName.slice(1)}), got ${value === null ? "null" : Array.isArray(value) ? "an array" : typeof value}`);
+    throw bindError(
+      `the request must be a JSON object (${type.fullName.slice(1)}), got ${value === null ? "null" : Array.isArray(value) ? "an array" : typeof value}`,
+    );
   }
   const fast = fastFromJson(type, value as Record<string, unknown>);
   if (fast !== undefined) return fast;
@@ -85,5 +85,3 @@ export const jsonResponseCodec: ResponseCodec = {
   mediaType: "application/json",
   encode: encodeJsonValue,
 };
-
-

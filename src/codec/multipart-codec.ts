@@ -79,8 +79,7 @@ function planFor(method: MethodDescriptor): Plan {
     else fileNames.add(p.name);
   }
   const last = params[params.length - 1];
-  const live =
-    last?.type.kind === "upload" && (last.name !== undefined || params.length === 1) ? { name: last.name } : undefined;
+  const live = last?.type.kind === "upload" && (last.name !== undefined || params.length === 1) ? { name: last.name } : undefined;
   plan = { bind: compileNamedBinder(params, "part", partConverter), fileNames, unnamedFile, uploadNames, unnamedUpload, live };
   plans.set(method, plan);
   return plan;

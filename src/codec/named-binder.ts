@@ -63,13 +63,7 @@ function beanBinder<V>(t: Extract<TypeDesc, { kind: "class" }>, convFor: (t: Typ
   };
 }
 
-function slotOf<V>(
-  name: string | undefined,
-  t: TypeDesc,
-  label: string,
-  convFor: (t: TypeDesc) => ValueConverter<V>,
-  optional = false,
-): Slot<V> {
+function slotOf<V>(name: string | undefined, t: TypeDesc, label: string, convFor: (t: TypeDesc) => ValueConverter<V>, optional = false): Slot<V> {
   // `string[]` collects `tag=a&tag=b`; byte arrays are one value (one part), not a list.
   const many = t.kind === "array";
   const conv = convFor(many ? (t as { element: TypeDesc }).element : t);
@@ -97,20 +91,12 @@ function take<V>(slot: Slot<V>, values: readonly NamedValue<V>[]): unknown {
  * `what` names a value in errors ("form field", "part"). Every missing parameter or field and
  * bad value is found before it fails: a `BindFailure` lists them all.
  */
-export function compileNamedBinder<V>(
-  params: readonly ParamDescriptor[],
-  what: string,
-  convFor: (t: TypeDesc) => ValueConverter<V>,
-): NamedBinder<V> {
+export function compileNamedBinder<V>(params: readonly ParamDescriptor[], what: string, convFor: (t: TypeDesc) => ValueConverter<V>): NamedBinder<V> {
   const bind = namedBinder(params, what, convFor);
   return (values) => collecting(bind, values);
 }
 
-function namedBinder<V>(
-  params: readonly ParamDescriptor[],
-  what: string,
-  convFor: (t: TypeDesc) => ValueConverter<V>,
-): NamedBinder<V> {
+function namedBinder<V>(params: readonly ParamDescriptor[], what: string, convFor: (t: TypeDesc) => ValueConverter<V>): NamedBinder<V> {
   const n = params.length;
   if (n === 0) return () => [];
   if (n === 1) {

@@ -7,9 +7,7 @@ import { decodeError, unsupportedMediaType } from "./bind-error.js";
 import type { RequestCodec, ResponseCodec } from "./codec.js";
 
 function needsIdl(method: MethodDescriptor): never {
-  throw unsupportedMediaType(
-    `${method.path} is not bound to a .proto, so application/proto cannot carry its arguments; use application/json`,
-  );
+  throw unsupportedMediaType(`${method.path} is not bound to a .proto, so application/proto cannot carry its arguments; use application/json`);
 }
 
 /** Decodes one binary protobuf message of the method's request type. */

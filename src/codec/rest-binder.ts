@@ -127,7 +127,12 @@ interface Slots {
 }
 
 /** The arguments from text (path, query, headers); body slots left empty. */
-function bindSlots({ n, pathSlots, querySlots, headerSlots, wanted }: Slots, pathValues: readonly string[], query: string | undefined, headers: HeaderMap): unknown[] {
+function bindSlots(
+  { n, pathSlots, querySlots, headerSlots, wanted }: Slots,
+  pathValues: readonly string[],
+  query: string | undefined,
+  headers: HeaderMap,
+): unknown[] {
   const args = new Array(n);
   for (let i = 0; i < pathSlots.length; i++) {
     const s = pathSlots[i];

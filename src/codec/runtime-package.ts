@@ -21,7 +21,10 @@ export function runtimePackage<T>(name: string, usedFor: string): () => T {
         return createRequire(process.argv[1] ?? join(process.cwd(), "main.js"))(name) as T;
       } catch {
         const why = (first instanceof Error ? first.message : String(first)).split("\n")[0];
-        throw new Error(`${usedFor}: cannot load ${name} (${why}). It is loaded at run time, not bundled: install it where the app (or its bundle) runs (npm i ${name})`, { cause: first });
+        throw new Error(
+          `${usedFor}: cannot load ${name} (${why}). It is loaded at run time, not bundled: install it where the app (or its bundle) runs (npm i ${name})`,
+          { cause: first },
+        );
       }
     }
   });

@@ -3,19 +3,7 @@
 // routinely given a whole /64). Must not change: limits are checked before memory is spent; bad
 // input is a 4xx naming the problem.
 import { randomBytes } from "node:crypto";
-import {
-  createWriteStream,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  rmSync,
-  type Stats,
-  statSync,
-  unlink,
-  unlinkSync,
-  type WriteStream,
-} from "node:fs";
+import { createWriteStream, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, type Stats, statSync, unlink, unlinkSync, type WriteStream } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Code } from "../protocol/code.js";

@@ -71,8 +71,7 @@ type Check = (v: unknown, out: Violations) => void;
 export type Validator = (args: readonly unknown[]) => void;
 
 /** The WHATWG HTML "valid e-mail address" rule. */
-const EMAIL =
-  /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
+const EMAIL = /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
 /** RFC 9562's text form, any version (nil and max included). */
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 /** An absolute URI (RFC 3986): a scheme, a colon, then no whitespace, control characters or `<>"{}|\^\``. */
@@ -384,7 +383,11 @@ export function bindAll(md: MethodDescriptor, bind: () => unknown[]): unknown[] 
  * of a lone binder problem is the binder's own.
  */
 function bindFailureError(md: MethodDescriptor, failure: BindFailure): RpcError {
-  const listed: Listed[] = failure.problems.map((p) => ({ field: fieldOf(p.where), line: p.where ? `${p.where} ${p.description}` : p.description, description: p.description }));
+  const listed: Listed[] = failure.problems.map((p) => ({
+    field: fieldOf(p.where),
+    line: p.where ? `${p.where} ${p.description}` : p.description,
+    description: p.description,
+  }));
   let count = listed.length;
   if (failure.partial) {
     let checks = checksOf.get(md);

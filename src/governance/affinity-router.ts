@@ -37,7 +37,8 @@ export class AffinityRouter {
     const aware = map.affinityAware;
     if (aware === null || typeof aware !== "object" || Array.isArray(aware)) throw new RuleError("affinityAware must be a map (key, ratio)");
     const a = aware as Record<string, unknown>;
-    if (a.key !== undefined && a.key !== null && typeof a.key !== "string") throw new RuleError(`affinityAware.key must be a string, got ${JSON.stringify(a.key)}`);
+    if (a.key !== undefined && a.key !== null && typeof a.key !== "string")
+      throw new RuleError(`affinityAware.key must be a string, got ${JSON.stringify(a.key)}`);
     const key = (a.key ?? undefined) as string | undefined;
     const ratio = a.ratio === undefined || a.ratio === null ? 0 : Number(String(a.ratio).trim() === "" ? Number.NaN : a.ratio);
     if (Number.isNaN(ratio)) throw new RuleError(`ratio must be a number, got ${JSON.stringify(a.ratio)}`);
@@ -66,7 +67,9 @@ export class AffinityRouter {
       kept = affinityOf(rule, list, ctx);
       this.cache.set(list, kept);
     }
-    ctx.why?.push(`affinity on ${rule.key}=${ctx.consumer.params[rule.key] ?? "(the consumer has none)"}, ratio ${rule.ratio} %: ${kept === list ? "all kept" : `${kept.length} of ${list.length} kept`}`);
+    ctx.why?.push(
+      `affinity on ${rule.key}=${ctx.consumer.params[rule.key] ?? "(the consumer has none)"}, ratio ${rule.ratio} %: ${kept === list ? "all kept" : `${kept.length} of ${list.length} kept`}`,
+    );
     return kept;
   }
 }

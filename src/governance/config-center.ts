@@ -55,7 +55,9 @@ export function resolveConfigCenter(
   if (isConfigCenter(spec)) return { center: spec, owned: false };
   if (typeof spec === "string" && /^zookeeper:\/\//i.test(spec)) return { center: new ZookeeperRegistry(spec, { logger }), owned: true };
   const shown = typeof spec === "string" ? JSON.stringify(spec) : `a ${typeof spec}`;
-  throw new TypeError(`${who}: registry.configCenter must be false, an address ("zookeeper://127.0.0.1:2181") or an object with watchConfig(group, key, listener); got ${shown}`);
+  throw new TypeError(
+    `${who}: registry.configCenter must be false, an address ("zookeeper://127.0.0.1:2181") or an object with watchConfig(group, key, listener); got ${shown}`,
+  );
 }
 
 /** The one way governance code logs: through the server's or client's `logger`, prefixed `triple-rpc governance:`. */
@@ -127,7 +129,11 @@ export class RuleWatches {
 
   private handOn(group: string, key: string, id: string, data: Buffer | undefined): void {
     if (data && data.length > MAX_RULE_BYTES) {
-      governanceLog(this.logger, "warn", `${this.center.address}: the rule ${id} is ${data.length} bytes, more than the ${MAX_RULE_BYTES} a rule may have; refused, the previous rule stays`);
+      governanceLog(
+        this.logger,
+        "warn",
+        `${this.center.address}: the rule ${id} is ${data.length} bytes, more than the ${MAX_RULE_BYTES} a rule may have; refused, the previous rule stays`,
+      );
       return;
     }
     const text = data === undefined || data.length === 0 ? null : data.toString("utf8");

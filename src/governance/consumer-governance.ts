@@ -120,9 +120,8 @@ export class ConsumerGovernance {
    */
   legacyConfigurators(urls: readonly DubboUrl[], where: string): void {
     if (this.closed) return;
-    const entries = checkedTuning(
-      urls.filter((u) => u.protocol === "override").map(overrideUrlEntry),
-      (problem) => governanceLog(this.o.logger, "warn", `the configurator node under ${where}: ${problem}; that parameter is ignored`),
+    const entries = checkedTuning(urls.filter((u) => u.protocol === "override").map(overrideUrlEntry), (problem) =>
+      governanceLog(this.o.logger, "warn", `the configurator node under ${where}: ${problem}; that parameter is ignored`),
     );
     if (entries.length === 0 && this.legacyRules.length === 0) return;
     this.legacyRules = entries;
@@ -152,7 +151,9 @@ export class ConsumerGovernance {
   private reconfigure(): void {
     const c = this.o.consumer;
     const self: DubboUrl = { ...c, params: { ...c.params, side: "consumer" } };
-    this.consumerOverrides = this.configures ? changedParams(self, configureUrl(self, [this.legacyRules, this.appRules, this.serviceRules], c.host)) : undefined;
+    this.consumerOverrides = this.configures
+      ? changedParams(self, configureUrl(self, [this.legacyRules, this.appRules, this.serviceRules], c.host))
+      : undefined;
     this.o.onConfigurators();
   }
 

@@ -131,7 +131,12 @@ export class RouterChain {
     if (text === null) this.texts.delete(key);
     else this.texts.set(key, text);
     if (kind === "script-router") {
-      if (text !== null) this.note(key, "warn", `governance rule ${key} refused: script rules run code fetched from the config center (remote code execution); triple-rpc does not run them`);
+      if (text !== null)
+        this.note(
+          key,
+          "warn",
+          `governance rule ${key} refused: script rules run code fetched from the config center (remote code execution); triple-rpc does not run them`,
+        );
       return true;
     }
     try {
@@ -257,7 +262,10 @@ export class RouterChain {
   private ruleKeyOf(i: number, app: string): string | undefined {
     const key = [`${app}.tag-router`, `${this.service}.affinity-router`, `${this.service}.condition-router`, undefined, `${this.app}.condition-router`][i];
     if (i === 3) {
-      const p = this.providerApp !== undefined && this.texts.has(`${this.providerApp}.condition-router`) ? `${this.providerApp}.condition-router` : `${this.app}.condition-router`;
+      const p =
+        this.providerApp !== undefined && this.texts.has(`${this.providerApp}.condition-router`)
+          ? `${this.providerApp}.condition-router`
+          : `${this.app}.condition-router`;
       return this.texts.has(p) ? p : undefined;
     }
     return key !== undefined && this.texts.has(key) ? key : undefined;

@@ -60,13 +60,17 @@ const NESTED_QUANTIFIER = /\([^()]*(?:[+*?|]|\{\d)[^()]*\)\s*(?:[+*]|\{\d)|\\[1-
 
 function stringMatchOf(v: unknown): StringMatch | undefined {
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== "object" || Array.isArray(v)) throw new RuleError(`a tag's match value must be a map (exact, prefix, regex, wildcard, empty, noempty), got ${JSON.stringify(v)}`);
+  if (typeof v !== "object" || Array.isArray(v))
+    throw new RuleError(`a tag's match value must be a map (exact, prefix, regex, wildcard, empty, noempty), got ${JSON.stringify(v)}`);
   const m = v as Record<string, unknown>;
   const s = (k: string) => (m[k] === undefined || m[k] === null ? undefined : javaString(m[k]));
   const regex = s("regex");
-  if (regex !== undefined && regex.length > RULE_LIMITS.maxExpressionLength) throw new RuleError(`a regex of ${regex.length} characters, over the limit of ${RULE_LIMITS.maxExpressionLength}`);
+  if (regex !== undefined && regex.length > RULE_LIMITS.maxExpressionLength)
+    throw new RuleError(`a regex of ${regex.length} characters, over the limit of ${RULE_LIMITS.maxExpressionLength}`);
   if (regex !== undefined && NESTED_QUANTIFIER.test(regex)) {
-    throw new RuleError(`the regex ${JSON.stringify(regex)} has a quantified group that holds a quantifier or an alternation (or a back-reference): it can backtrack for ever, refused`);
+    throw new RuleError(
+      `the regex ${JSON.stringify(regex)} has a quantified group that holds a quantifier or an alternation (or a back-reference): it can backtrack for ever, refused`,
+    );
   }
   let re: RegExp | undefined;
   try {
@@ -134,7 +138,8 @@ function groupsOf(rule: TagRule, providers: readonly RouteTarget[]): TagGroups {
       if (t.addresses && t.addresses.length > 0) continue;
       const found = new Set<string>();
       for (const p of providers) {
-        if ((t.match ?? []).every((m) => m.value !== undefined && stringMatches(m.value, m.key === undefined ? undefined : p.url.params[m.key]))) found.add(urlAddress(p.url));
+        if ((t.match ?? []).every((m) => m.value !== undefined && stringMatches(m.value, m.key === undefined ? undefined : p.url.params[m.key])))
+          found.add(urlAddress(p.url));
       }
       if (found.size > 0) byName.set(t.name, found);
     }
@@ -242,23 +247,36 @@ export class TagRouter {
   }
 }
 
-function dynamicTag<T extends RouteTarget>(list: readonly T[], tag: string, force: boolean, rule: TagRule, g: TagGroups, why: string[] | undefined): readonly T[] {
+function dynamicTag<T extends RouteTarget>(
+  list: readonly T[],
+  tag: string,
+  force: boolean,
+  rule: TagRule,
+  g: TagGroups,
+  why: string[] | undefined,
+): readonly T[] {
   const addresses = selectByTagLevel(g.byName, tag, force);
   let result: readonly T[];
   if (addresses !== undefined) {
     result = keep(list, (p) => inSet(addresses, p));
     if (result.length > 0 || rule.base.force) {
-      why?.push(`tag ${tag}: the rule's group for it (${[...addresses].join(", ")}): ${result.length} kept${result.length === 0 ? " (the rule has force: true)" : ""}`);
+      why?.push(
+        `tag ${tag}: the rule's group for it (${[...addresses].join(", ")}): ${result.length} kept${result.length === 0 ? " (the rule has force: true)" : ""}`,
+      );
       return result;
     }
   } else {
     result = keep(list, (p) => p.url.params[TAG_KEY] === tag);
   }
   if (result.length > 0 || force) {
-    why?.push(`tag ${tag}: ${addresses === undefined ? "not in the rule; providers with the static tag" : "its group is empty"}: ${result.length} kept${result.length === 0 ? " (dubbo.force.tag is true)" : ""}`);
+    why?.push(
+      `tag ${tag}: ${addresses === undefined ? "not in the rule; providers with the static tag" : "its group is empty"}: ${result.length} kept${result.length === 0 ? " (dubbo.force.tag is true)" : ""}`,
+    );
     return result;
   }
-  why?.push(`tag ${tag}: no provider${addresses === undefined ? " has the static tag" : " in its group"}; failover to providers in no dynamic tag group and without a static tag`);
+  why?.push(
+    `tag ${tag}: no provider${addresses === undefined ? " has the static tag" : " in its group"}; failover to providers in no dynamic tag group and without a static tag`,
+  );
   return keep(
     keep(list, (p) => !inSet(g.all, p)),
     untagged,

@@ -13,8 +13,7 @@ import { RpcError } from "../protocol/rpc-error.js";
  */
 
 /** Allocates frame bytes: a Buffer under Node.js (what its sockets take), a Uint8Array in browsers. */
-const alloc: (n: number) => Buffer =
-  typeof Buffer === "function" ? (n) => Buffer.allocUnsafe(n) : (n) => new Uint8Array(n) as Buffer;
+const alloc: (n: number) => Buffer = typeof Buffer === "function" ? (n) => Buffer.allocUnsafe(n) : (n) => new Uint8Array(n) as Buffer;
 
 /** The 4-byte big-endian length at `at`. */
 function lengthAt(b: Uint8Array, at: number): number {

@@ -110,7 +110,11 @@ export function javaException(v: unknown, flagged = false): JavaException | unde
     if (!("detailMessage" in o) && !("message" in o)) return undefined;
   }
   const msg = o.detailMessage ?? o.message;
-  return new JavaException(typeof cls === "string" ? javaLangName(cls) : "java.lang.Exception", typeof msg === "string" ? msg : "", o as Record<string, unknown>);
+  return new JavaException(
+    typeof cls === "string" ? javaLangName(cls) : "java.lang.Exception",
+    typeof msg === "string" ? msg : "",
+    o as Record<string, unknown>,
+  );
 }
 
 /**
@@ -135,7 +139,10 @@ const DEFAULTS: Partial<Record<TypeDesc["kind"], unknown>> = { number: 0, boolea
 
 /** hessian-lite's `java.sql.Timestamp`: an object holding its date in `value`. */
 const isTimestamp = (v: unknown): boolean =>
-  typeof v === "object" && v !== null && (v as Record<symbol, unknown>)[JAVA_CLASS] === "java.sql.Timestamp" && (v as { value?: unknown }).value instanceof Date;
+  typeof v === "object" &&
+  v !== null &&
+  (v as Record<symbol, unknown>)[JAVA_CLASS] === "java.sql.Timestamp" &&
+  (v as { value?: unknown }).value instanceof Date;
 
 /** Caucho Hessian writes a lone Short, Byte or Float as an object of one of these, its value in `_value`. */
 const HANDLES = new Set(["com.caucho.hessian.io.ShortHandle", "com.caucho.hessian.io.ByteHandle", "com.caucho.hessian.io.FloatHandle"]);
@@ -242,7 +249,8 @@ function localDateTime(x: unknown): string | undefined {
 function bigDecimal(text: string, t: TypeDesc): unknown {
   const max = numberDigitsLimit();
   const digits = text.length > max ? countDigits(text) : 0;
-  if (digits > max) throw new SerializationError(`a java.math.BigDecimal of ${digits} digits is larger than this server takes (limits.maxNumberDigits: ${max} digits)`);
+  if (digits > max)
+    throw new SerializationError(`a java.math.BigDecimal of ${digits} digits is larger than this server takes (limits.maxNumberDigits: ${max} digits)`);
   if (t.kind === "string") return text;
   if (t.kind === "bigint" && /^-?\d+$/.test(text)) return BigInt(text);
   const n = Number(text);

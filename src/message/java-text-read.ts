@@ -82,7 +82,9 @@ function fromDate(d: Date, java: JavaText): unknown {
   const parts = (d as unknown as Record<symbol, unknown>)[JAVA_TIME] as Partial<SecondsParts & ZonedParts> | undefined;
   const ms = BigInt(d.getTime());
   const instant: SecondsParts =
-    parts?.seconds !== undefined ? (parts as SecondsParts) : { seconds: ms >= 0n ? ms / 1000n : -((-ms + 999n) / 1000n), nanos: Number(((ms % 1000n) + 1000n) % 1000n) * 1e6 };
+    parts?.seconds !== undefined
+      ? (parts as SecondsParts)
+      : { seconds: ms >= 0n ? ms / 1000n : -((-ms + 999n) / 1000n), nanos: Number(((ms % 1000n) + 1000n) % 1000n) * 1e6 };
   switch (java.type) {
     case "instant":
     case "timestamp":

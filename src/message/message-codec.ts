@@ -23,20 +23,13 @@ import { lazyModule } from "../codec/lazy-module.js";
 import type * as JavaCodec from "./java-wrapper-codec.js";
 import type * as JavaSer from "./java-serialization.js";
 import { quote } from "../protocol/wire-text.js";
-import {
-  decodeRequestWrapper,
-  decodeResponseWrapper,
-  encodeRequestWrapper,
-  encodeResponseWrapper,
-  wrapperSerializeType,
-} from "./wrapper.js";
+import { decodeRequestWrapper, decodeResponseWrapper, encodeRequestWrapper, encodeResponseWrapper, wrapperSerializeType } from "./wrapper.js";
 
 /** Dubbo's Java serializations (hessian2, fastjson2): loaded on the first wrapper that uses one. */
 const javaCodec = lazyModule(() => ({
   ...(require("./java-wrapper-codec.js") as typeof JavaCodec),
   ...(require("./java-serialization.js") as typeof JavaSer),
 }));
-
 
 /** Bytes that are not a message at all: gRPC answers `internal`, as grpc-go and grpc-js do. */
 function undecodable(what: string, e: unknown): RpcError {

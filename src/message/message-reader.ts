@@ -118,10 +118,7 @@ export class MessageReader {
 
   private inflate(data: Buffer): Buffer {
     if (!this.compression) {
-      throw new RpcError(
-        Code.Internal,
-        "received a compressed message without a grpc-encoding (compressed flag set with identity encoding)",
-      );
+      throw new RpcError(Code.Internal, "received a compressed message without a grpc-encoding (compressed flag set with identity encoding)");
     }
     try {
       return this.compression.decompress(data, this.maxBytes);

@@ -2,17 +2,7 @@
 // one call's ClientCallObserver. Must not change: the OpenTelemetry names, and no cost per call
 // when telemetry is off.
 import type { OutgoingHttpHeaders } from "node:http";
-import {
-  type Context,
-  context,
-  defaultTextMapSetter,
-  type Histogram,
-  type Meter,
-  type Span,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-} from "@opentelemetry/api";
+import { type Context, context, defaultTextMapSetter, type Histogram, type Meter, type Span, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { Attempt } from "../runtime/invocation.js";
 import type { Provider } from "../transport/client/provider.js";
 import { Code } from "../protocol/code.js";

@@ -95,14 +95,7 @@ export function statusCodeName(system: string, code: Code): string {
 }
 
 /** The codes a server span reports as errors; every other code is the caller's problem. */
-const SERVER_ERRORS: ReadonlySet<Code> = new Set([
-  Code.Unknown,
-  Code.DeadlineExceeded,
-  Code.Unimplemented,
-  Code.Internal,
-  Code.Unavailable,
-  Code.DataLoss,
-]);
+const SERVER_ERRORS: ReadonlySet<Code> = new Set([Code.Unknown, Code.DeadlineExceeded, Code.Unimplemented, Code.Internal, Code.Unavailable, Code.DataLoss]);
 
 /** True when a server call ending with `code` is an error (span status ERROR, `error.type`). */
 export function isServerError(code: Code): boolean {

@@ -150,7 +150,6 @@ export class ServerTelemetry extends TelemetrySwitch {
     }
     span.end();
   }
-
 }
 
 /** One server call's span and metrics (see {@link CallObserver}). */

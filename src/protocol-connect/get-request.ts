@@ -33,7 +33,9 @@ export function connectGetRequest(query: string, maxBytes: number): ConnectGetRe
   if (encoding !== "json" && encoding !== "proto") {
     throw new RpcError(
       Code.Unimplemented,
-      encoding === null ? "missing encoding in the GET query: add encoding=json or encoding=proto" : `unsupported encoding=${encoding} in the GET query; use json or proto`,
+      encoding === null
+        ? "missing encoding in the GET query: add encoding=json or encoding=proto"
+        : `unsupported encoding=${encoding} in the GET query; use json or proto`,
       { httpStatus: 415 },
     );
   }

@@ -48,7 +48,6 @@ export class ConnectStreamResponder extends EnvelopeResponder {
     this.ex.end(undefined, Buffer.concat([frame, this.endFrame(undefined)]));
   }
 
-
   finish(err: RpcError | undefined): void {
     if (this.done) return;
     this.done = true;

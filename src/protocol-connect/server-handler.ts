@@ -102,7 +102,10 @@ class ConnectHandler implements ServerProtocolHandler {
       checkVersion(ex.headers);
       const mt = parseMediaType(firstHeader(ex.headers, H.contentType));
       const format = mt && unaryFormatOf(mt.type);
-      if (!format || !mt) throw unsupported(`unsupported Content-Type ${quote(firstHeader(ex.headers, H.contentType) ?? "")} for a Connect unary call; use application/json or application/proto`);
+      if (!format || !mt)
+        throw unsupported(
+          `unsupported Content-Type ${quote(firstHeader(ex.headers, H.contentType) ?? "")} for a Connect unary call; use application/json or application/proto`,
+        );
       this.checkUnaryKind(route, format);
       const compression = connectCompressionOf(firstHeader(ex.headers, H.contentEncoding), "Content-Encoding");
       const timeoutMs = timeoutOf(ex.headers, "connect");
@@ -126,10 +129,14 @@ class ConnectHandler implements ServerProtocolHandler {
     try {
       const route = this.route(ex, "GET");
       if (!route.descriptor.idempotent) {
-        throw new RpcError(Code.Unimplemented, `${route.descriptor.path} has side effects: call it with POST (mark a side-effect-free unary method @Method({ idempotent: true }) to allow GET)`, {
-          httpStatus: 405,
-          metadata: { allow: "POST" },
-        });
+        throw new RpcError(
+          Code.Unimplemented,
+          `${route.descriptor.path} has side effects: call it with POST (mark a side-effect-free unary method @Method({ idempotent: true }) to allow GET)`,
+          {
+            httpStatus: 405,
+            metadata: { allow: "POST" },
+          },
+        );
       }
       const q = connectGetRequest(ex.query ?? "", this.core.limits.maxBodyBytes);
       const codec = messageCodec(route.descriptor, q.format === "json" ? "protojson" : "proto");
@@ -159,7 +166,10 @@ class ConnectHandler implements ServerProtocolHandler {
     let route: RegisteredMethod;
     try {
       route = this.route(ex, "POST");
-      if (!format || !mt) throw unsupported(`unsupported Content-Type ${quote(String(firstHeader(h, H.contentType)))}; Connect streams use application/connect+json or application/connect+proto`);
+      if (!format || !mt)
+        throw unsupported(
+          `unsupported Content-Type ${quote(String(firstHeader(h, H.contentType)))}; Connect streams use application/connect+json or application/connect+proto`,
+        );
       this.checkStreamKind(ex, route);
     } catch (e) {
       this.core.refused(ex, CONNECT, e);

@@ -30,12 +30,7 @@ export function unaryFormatOf(mediaType: string): ConnectFormat | undefined {
 export function isConnectStreamType(contentType: unknown): boolean {
   // Runs on every request that is not gRPC: one character ("c" of "connect", any case) turns
   // away application/json and the like before the regular expression runs.
-  return (
-    typeof contentType === "string" &&
-    contentType.length > 20 &&
-    (contentType.charCodeAt(12) | 0x20) === 0x63 &&
-    CONNECT_STREAM_PREFIX.test(contentType)
-  );
+  return typeof contentType === "string" && contentType.length > 20 && (contentType.charCodeAt(12) | 0x20) === 0x63 && CONNECT_STREAM_PREFIX.test(contentType);
 }
 
 const CONNECT_STREAM_PREFIX = /^application\/connect\+/i;
@@ -48,9 +43,7 @@ export function streamFormatOf(mediaType: string): ConnectFormat | undefined {
 }
 
 /** Code → HTTP status of a unary Connect error (streams always answer 200). */
-const CODE_TO_HTTP: readonly number[] = [
-  200, 499, 500, 400, 504, 404, 409, 403, 429, 400, 409, 400, 501, 500, 503, 500, 401,
-];
+const CODE_TO_HTTP: readonly number[] = [200, 499, 500, 400, 504, 404, 409, 403, 429, 400, 409, 400, 501, 500, 503, 500, 401];
 
 /**
  * HTTP statuses that say something about the request itself and keep their meaning in Connect:
@@ -63,7 +56,6 @@ export function connectHttpStatus(err: RpcError): number {
   if (err.httpStatus !== undefined && KEPT_HTTP.has(err.httpStatus)) return err.httpStatus;
   return CODE_TO_HTTP[err.code] ?? 500;
 }
-
 
 /** The end-stream message: `{"error"?, "metadata"?}` (metadata: the trailers, each a list of values). */
 function endStreamJson(err: RpcError | undefined, trailers: Record<string, unknown> | undefined, dialect: ConnectDialect = "connect"): string {
@@ -108,4 +100,3 @@ export function connectCompressionOf(name: string | undefined, header: string): 
   if (c) return c;
   throw new RpcError(Code.Unimplemented, `unsupported ${header} ${quote(name)}; supported: gzip, br, deflate, identity`);
 }
-

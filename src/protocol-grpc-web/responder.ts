@@ -57,7 +57,6 @@ export class GrpcWebResponder extends EnvelopeResponder {
     this.ex.respond(200, this.headers(), this.out(body));
   }
 
-
   finish(err: RpcError | undefined): void {
     if (this.done) return;
     this.done = true;

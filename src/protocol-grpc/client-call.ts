@@ -20,7 +20,6 @@ import { MessageReader, type MessageSink } from "../message/message-reader.js";
 import { errorFromGrpcTrailers } from "./status.js";
 import type { ResponseMode, StreamCall } from "../runtime/client-protocol.js";
 
-
 /** One request message as a frame, compressed with `compression` when it is at least 1 KiB. */
 export function requestFrame(payload: Uint8Array, compression: Compression | undefined): Buffer {
   const compress = compression !== undefined && payload.byteLength >= COMPRESS_MIN_BYTES;
@@ -105,7 +104,6 @@ function onEnd(this: TaggedStream): void {
 function onClose(this: TaggedStream): void {
   this[kCall].onClose();
 }
-
 
 /**
  * One gRPC call on the client, on an open HTTP/2 stream: length-prefixed request messages out;
@@ -312,7 +310,9 @@ export class EnvelopedClientCall implements MessageSink, StreamCall {
     const t = this.trailers;
     if (this.settings.signal.aborted) return this.settings.signal.reason;
     if (this.dialect.endFrameRequired && !this.endSeen) {
-      return this.stream.rstCode ? streamClosedError(this.provider, this.stream) : new RpcError(Code.Internal, `protocol error: the ${this.dialect.name} ended without an end-stream message`);
+      return this.stream.rstCode
+        ? streamClosedError(this.provider, this.stream)
+        : new RpcError(Code.Internal, `protocol error: the ${this.dialect.name} ended without an end-stream message`);
     }
     if (!t) return streamClosedError(this.provider, this.stream);
     if (t !== this.headers) this.settings.options?.onTrailers?.(trailersOf(t));

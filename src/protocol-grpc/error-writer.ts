@@ -17,13 +17,7 @@ import { encodeGrpcMessage, statusHeaders } from "./status.js";
  * response headers); `trailers` are the handler's trailing metadata; `httpStatus` is 200 except
  * for the 415 gRPC gives an unsupported content type.
  */
-export function sendGrpcStatus(
-  ex: Responder,
-  err: RpcError | undefined,
-  headers: OutHeaders,
-  trailers?: OutHeaders,
-  httpStatus = 200,
-): void {
+export function sendGrpcStatus(ex: Responder, err: RpcError | undefined, headers: OutHeaders, trailers?: OutHeaders, httpStatus = 200): void {
   if (!ex.headersSent) {
     if (trailers) Object.assign(headers, trailers);
     statusHeaders(err, headers);

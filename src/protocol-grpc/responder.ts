@@ -53,7 +53,6 @@ export class GrpcResponder extends EnvelopeResponder {
     this.ex.end(t, frame);
   }
 
-
   /** Ends the call with OK (`err` undefined) or an error status. Later calls do nothing. */
   finish(err: RpcError | undefined): void {
     if (this.done) return;

@@ -44,13 +44,7 @@ export const responseCompression = createContextKey<boolean | undefined>(undefin
  * One response message as a frame: compressed with `encoding` when the handler asked for it, or
  * by default (`compressByDefault`) when it is at least 1 KiB; otherwise plain.
  */
-function frameMessage(
-  codec: MessageCodec,
-  value: unknown,
-  ctx: CallContext,
-  encoding: Compression | undefined,
-  compressByDefault: boolean,
-): Buffer {
+function frameMessage(codec: MessageCodec, value: unknown, ctx: CallContext, encoding: Compression | undefined, compressByDefault: boolean): Buffer {
   if (encoding) {
     const want = ctx.get(responseCompression);
     if (want === true || (want === undefined && compressByDefault)) {

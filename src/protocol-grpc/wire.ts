@@ -30,10 +30,7 @@ export const GRPC_MEDIA_TYPES: readonly string[] = [...FORMATS.keys()];
  * wrapper type). A prefix check: it runs on every request before anything is parsed.
  */
 export function isGrpcContentType(contentType: unknown): boolean {
-  return (
-    typeof contentType === "string" &&
-    (contentType.startsWith("application/grpc") || contentType.startsWith("application/triple+wrapper"))
-  );
+  return typeof contentType === "string" && (contentType.startsWith("application/grpc") || contentType.startsWith("application/triple+wrapper"));
 }
 
 /** Milliseconds per `grpc-timeout` unit: Hours, Minutes, Seconds, milli-, micro-, nanoseconds. */

@@ -195,7 +195,8 @@ export function multipartAttempt(
   let sent = false;
   const once = args.some(oneShot);
   return (p) => {
-    if (sent && once) return Promise.reject(new RpcError(Code.Unavailable, `${md.path}: a call with a stream argument cannot be retried (the stream was read)`));
+    if (sent && once)
+      return Promise.reject(new RpcError(Code.Unavailable, `${md.path}: a call with a stream argument cannot be retried (the stream was read)`));
     sent = true;
     const boundary = `----triple${randomBytes(12).toString("hex")}`;
     const headers: OutgoingHttpHeaders = { ...callHeaders, [H.contentType]: `multipart/form-data; boundary=${boundary}` };
@@ -235,16 +236,40 @@ export function downloadAttempt(
     delete headers[":method"];
     const ms = scope.remaining();
     if (ms !== undefined) headers[H.triServiceTimeout] = String(ms);
-    return postStreaming(settings, p, md.path, headers, Readable.from([Buffer.from(body.buffer, body.byteOffset, body.byteLength)], { objectMode: false }), scope, read);
+    return postStreaming(
+      settings,
+      p,
+      md.path,
+      headers,
+      Readable.from([Buffer.from(body.buffer, body.byteOffset, body.byteLength)], { objectMode: false }),
+      scope,
+      read,
+    );
   };
 }
 
-function postStreaming(settings: WireSettings, p: Provider, path: string, headers: OutgoingHttpHeaders, body: Readable, scope: CallScope, read: (reply: HttpReply) => unknown) {
+function postStreaming(
+  settings: WireSettings,
+  p: Provider,
+  path: string,
+  headers: OutgoingHttpHeaders,
+  body: Readable,
+  scope: CallScope,
+  read: (reply: HttpReply) => unknown,
+) {
   return settings.httpVersion === "1.1" ? post1(settings, p, path, headers, body, scope, read) : post2(settings, p, path, headers, body, scope, read);
 }
 
 /** One POST on a connection of its own (TLS with the client's options for an `https://` provider). */
-function post1(settings: WireSettings, p: Provider, path: string, headers: OutgoingHttpHeaders, body: Readable, scope: CallScope, read: (reply: HttpReply) => unknown) {
+function post1(
+  settings: WireSettings,
+  p: Provider,
+  path: string,
+  headers: OutgoingHttpHeaders,
+  body: Readable,
+  scope: CallScope,
+  read: (reply: HttpReply) => unknown,
+) {
   return new Promise<unknown>((resolve, reject) => {
     const signal = scope.signal;
     // Once connected, bytes of the request may have reached a handler: the error says so, and the
@@ -276,7 +301,15 @@ function post1(settings: WireSettings, p: Provider, path: string, headers: Outgo
   });
 }
 
-async function post2(settings: WireSettings, p: Provider, path: string, headers: OutgoingHttpHeaders, body: Readable, scope: CallScope, read: (reply: HttpReply) => unknown) {
+async function post2(
+  settings: WireSettings,
+  p: Provider,
+  path: string,
+  headers: OutgoingHttpHeaders,
+  body: Readable,
+  scope: CallScope,
+  read: (reply: HttpReply) => unknown,
+) {
   const stream = await settings.http2().open(p, { ...headers, ":method": "POST", ":path": path }, scope.signal);
   return new Promise<unknown>((resolve, reject) => {
     // A broken stream may have reached a handler unless provably unprocessed (as every other call).

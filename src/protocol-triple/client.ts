@@ -7,7 +7,14 @@ import type { Code } from "../protocol/code.js";
 import { COMPRESS_MIN_BYTES, type Compression, GRPC_COMPRESSIONS, HTTP_ACCEPT_ENCODING, HTTP_COMPRESSIONS } from "../protocol/compression.js";
 import { H, metadataOf, TRAILER_PREFIX, TRI_PROTOCOL_VERSION, trailersOf } from "../protocol/headers.js";
 import type { CallOptions } from "../runtime/call-options.js";
-import { type ProtocolClient, type ProtocolSession, refuseSerialization, type WireMethod, type WireOptions, type WireSettings } from "../runtime/client-protocol.js";
+import {
+  type ProtocolClient,
+  type ProtocolSession,
+  refuseSerialization,
+  type WireMethod,
+  type WireOptions,
+  type WireSettings,
+} from "../runtime/client-protocol.js";
 import { HttpUnaryMethod } from "../runtime/http-unary.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import type { HttpReply } from "../transport/client/unary-transport.js";

@@ -38,5 +38,5 @@ export const tripleProtoRequestCodec: RequestCodec = {
 
 export const tripleProtoResponseCodec: ResponseCodec = {
   mediaType: "application/proto",
-  encode: (md, value) => (md.responseType ? encodeProtoMessage(md, value) : messageCodec(md, "proto").encodeResponse(value) as Buffer),
+  encode: (md, value) => (md.responseType ? encodeProtoMessage(md, value) : (messageCodec(md, "proto").encodeResponse(value) as Buffer)),
 };

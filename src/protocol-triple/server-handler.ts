@@ -127,8 +127,7 @@ class TripleHttpHandler implements ServerProtocolHandler {
     checkProtocolVersion(h, this.core.requireProtocolVersion);
     const { codec, mediaType } = requestCodecOf(h);
     const timeoutMs =
-      parseTriTimeout(H.triServiceTimeout, firstHeader(h, H.triServiceTimeout)) ??
-      parseTriTimeout(H.restServiceTimeout, firstHeader(h, H.restServiceTimeout));
+      parseTriTimeout(H.triServiceTimeout, firstHeader(h, H.triServiceTimeout)) ?? parseTriTimeout(H.restServiceTimeout, firstHeader(h, H.restServiceTimeout));
     const compression = compressionOf(h);
     const kind = route.descriptor.kind;
     if (kind === "client_streaming" || kind === "bidi_streaming") {
@@ -169,8 +168,7 @@ function checkRest(core: ServerCore, ex: Exchange, match: RestMatch): TripleRequ
   const hasBody = match.binder.body !== undefined;
   const { codec, mediaType } = hasBody ? requestCodecOf(h) : { codec: jsonRequestCodec, mediaType: JSON_MEDIA_TYPE };
   const timeoutMs =
-    parseTriTimeout(H.triServiceTimeout, firstHeader(h, H.triServiceTimeout)) ??
-    parseTriTimeout(H.restServiceTimeout, firstHeader(h, H.restServiceTimeout));
+    parseTriTimeout(H.triServiceTimeout, firstHeader(h, H.triServiceTimeout)) ?? parseTriTimeout(H.restServiceTimeout, firstHeader(h, H.restServiceTimeout));
   const compression = hasBody ? compressionOf(h) : undefined;
   if (core.draining) throw serverShuttingDown();
   const declared = firstHeader(h, H.contentLength);

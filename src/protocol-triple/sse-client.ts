@@ -41,7 +41,11 @@ class SseCall implements StreamCall {
     private readonly maxBytes: number,
     signal: AbortSignal,
   ) {
-    this.responses = new MessageQueue<unknown>((pause) => (pause ? stream.pause() : stream.resume()), CLIENT_QUEUE_BOUNDS, () => this.cancel());
+    this.responses = new MessageQueue<unknown>(
+      (pause) => (pause ? stream.pause() : stream.resume()),
+      CLIENT_QUEUE_BOUNDS,
+      () => this.cancel(),
+    );
     stream.on("response", (h: http2.IncomingHttpHeaders) => {
       this.status = Number(h[":status"]);
       this.headers = h;
@@ -49,7 +53,9 @@ class SseCall implements StreamCall {
     stream.on("data", (c: Buffer) => this.onData(c));
     stream.on("end", () => this.onEnd());
     stream.on("error", (e: Error) => this.fail(signal.aborted ? signal.reason : transportError(provider.address, e)));
-    stream.on("close", () => this.fail(signal.aborted ? signal.reason : transportError(provider.address, new Error("the connection closed before the stream ended"))));
+    stream.on("close", () =>
+      this.fail(signal.aborted ? signal.reason : transportError(provider.address, new Error("the connection closed before the stream ended"))),
+    );
   }
 
   private isEvents(): boolean {
@@ -101,7 +107,11 @@ class SseCall implements StreamCall {
     if (!this.isEvents()) {
       const ct = String(this.headers[H.contentType] ?? "(none)");
       const body = Buffer.concat(this.errorBody);
-      this.fail(this.status === 200 ? new RpcError(Code.Internal, `the response has Content-Type ${ct} where text/event-stream was expected`) : errorFromHttpResponse(this.status, this.headers as never, body));
+      this.fail(
+        this.status === 200
+          ? new RpcError(Code.Internal, `the response has Content-Type ${ct} where text/event-stream was expected`)
+          : errorFromHttpResponse(this.status, this.headers as never, body),
+      );
       return;
     }
     if (this.text.trim()) this.onEvent(this.text);

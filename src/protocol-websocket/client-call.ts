@@ -60,7 +60,14 @@ export class WebSocketClientCall implements StreamCall {
     });
     // Unobserved in stream mode: the queue carries the outcome there.
     this.outcome.catch(() => {});
-    this.responses = mode === "stream" ? new MessageQueue((pause) => (pause ? ws.pause() : ws.resume()), CLIENT_QUEUE_BOUNDS, () => this.cancel()) : undefined;
+    this.responses =
+      mode === "stream"
+        ? new MessageQueue(
+            (pause) => (pause ? ws.pause() : ws.resume()),
+            CLIENT_QUEUE_BOUNDS,
+            () => this.cancel(),
+          )
+        : undefined;
     ws.on("message", (data, isBinary) => this.onMessage(data as Buffer, isBinary));
     ws.on("close", (code, reason) => this.onClose(code, reason.toString()));
     const signal = settings.signal;
@@ -72,7 +79,12 @@ export class WebSocketClientCall implements StreamCall {
     const url = `${p.secure ? "wss" : "ws"}://${p.host.includes(":") ? `[${p.host}]` : p.host}:${p.port}${path}`;
     // No subprotocol offered: ws fails a handshake whose answer selects none ("Server sent no
     // subprotocol"), and Dubbo Java's WebSocket transport selects none. Headers carry everything.
-    const ws = new (wsPackage().WebSocket)(url, [], { headers: headers as Record<string, string>, maxPayload: settings.maxBytes, perMessageDeflate: false, ...settings.tls });
+    const ws = new (wsPackage().WebSocket)(url, [], {
+      headers: headers as Record<string, string>,
+      maxPayload: settings.maxBytes,
+      perMessageDeflate: false,
+      ...settings.tls,
+    });
     return new Promise((resolve, reject) => {
       ws.once("open", () => resolve(new WebSocketClientCall(ws, settings, mode)));
       ws.once("unexpected-response", (_req, res) => {

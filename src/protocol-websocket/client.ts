@@ -78,8 +78,10 @@ export const websocketClient: ProtocolClient = {
   name: "websocket",
   claims: () => false,
   contentType(o: WireOptions): string {
-    if (o.compression !== undefined) throw new TypeError(`createClient: protocol websocket sends messages uncompressed; leave compression unset, got "${o.compression}"`);
-    if (o.serialization !== undefined) throw new TypeError(`createClient: protocol websocket speaks json or proto, not serialization "${o.serialization}"; use protocol grpc`);
+    if (o.compression !== undefined)
+      throw new TypeError(`createClient: protocol websocket sends messages uncompressed; leave compression unset, got "${o.compression}"`);
+    if (o.serialization !== undefined)
+      throw new TypeError(`createClient: protocol websocket speaks json or proto, not serialization "${o.serialization}"; use protocol grpc`);
     const ct = o.contentType ?? "json";
     if (CONTENT_TYPES[ct] === undefined) throw new TypeError(`createClient: protocol websocket needs contentType json or proto, got "${ct}"`);
     return ct;

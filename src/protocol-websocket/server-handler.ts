@@ -27,7 +27,16 @@ import type { Exchange, OutHeaders, Responder } from "../transport/server/exchan
 import { SocketResponder } from "../transport/server/socket-responder.js";
 import { WebSocketExchange } from "./exchange.js";
 import { WebSocketResponder } from "./responder.js";
-import { bearerOfProtocols, closeCodeOf, closeReasonOf, handshakeMetadata, WS_DEFAULT_CONTENT_TYPE, WS_MEDIA_TYPES, WS_SUBPROTOCOL, wsFormatOf } from "./wire.js";
+import {
+  bearerOfProtocols,
+  closeCodeOf,
+  closeReasonOf,
+  handshakeMetadata,
+  WS_DEFAULT_CONTENT_TYPE,
+  WS_MEDIA_TYPES,
+  WS_SUBPROTOCOL,
+  wsFormatOf,
+} from "./wire.js";
 
 /** The name WebSocket calls and refused handshakes carry (`CallContext.protocol`, access log, telemetry). */
 const WEBSOCKET = "triple-websocket";
@@ -167,7 +176,9 @@ class WebSocketHandler implements ServerProtocolHandler {
     }
     const origin = req.headers.origin;
     if (origin !== undefined && !this.settings.originAllowed(origin, req.headers.host)) {
-      throw new RpcError(Code.PermissionDenied, `origin ${quote(origin)} may not open WebSocket calls here: add it to the server's cors.origins`, { httpStatus: 403 });
+      throw new RpcError(Code.PermissionDenied, `origin ${quote(origin)} may not open WebSocket calls here: add it to the server's cors.origins`, {
+        httpStatus: 403,
+      });
     }
     const { path, query } = splitUrl(req.url);
     const metadata = handshakeMetadata(req.headers, query);
@@ -225,5 +236,6 @@ class WebSocketHandler implements ServerProtocolHandler {
 /** Triple over WebSocket's server half: it serves the server's HTTP/1.1 upgrades. */
 export const websocketServer: ServerProtocol = {
   name: WEBSOCKET,
-  open: (core: ServerCore, settings: ServerProtocolSettings) => new WebSocketHandler(core, { idleMs: settings.webSocketIdleMs, originAllowed: settings.originAllowed }),
+  open: (core: ServerCore, settings: ServerProtocolSettings) =>
+    new WebSocketHandler(core, { idleMs: settings.webSocketIdleMs, originAllowed: settings.originAllowed }),
 };

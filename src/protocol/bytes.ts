@@ -34,7 +34,10 @@ export function latin1Decode(b: Uint8Array): string {
  */
 export function base64Decode(s: string): Uint8Array {
   if (NodeBuffer) return NodeBuffer.from(s, "base64");
-  let t = s.replace(/[^A-Za-z0-9+/_-]/g, "").replace(/-/g, "+").replace(/_/g, "/");
+  let t = s
+    .replace(/[^A-Za-z0-9+/_-]/g, "")
+    .replace(/-/g, "+")
+    .replace(/_/g, "/");
   if (t.length % 4 === 1) t = t.slice(0, -1);
   const bin = atob(t + "===".slice((t.length + 3) % 4));
   const out = new Uint8Array(bin.length);

@@ -27,10 +27,7 @@ function corrupt(name: string, e: unknown): RpcError {
   return new RpcError(Code.InvalidArgument, `invalid ${name} data: ${(e as Error).message}`, { cause: e, legacyStatus: 25 });
 }
 
-function inflateWith(
-  fn: (d: Uint8Array, o: zlib.ZlibOptions & zlib.BrotliOptions) => Buffer,
-  name: string,
-): Compression["decompress"] {
+function inflateWith(fn: (d: Uint8Array, o: zlib.ZlibOptions & zlib.BrotliOptions) => Buffer, name: string): Compression["decompress"] {
   return (data, maxBytes) => {
     let out: Buffer;
     try {
@@ -132,10 +129,7 @@ export const COMPRESS_MIN_BYTES = 1024;
  * Picks a response compression from an Accept-Encoding header: highest q first, ties broken by
  * our preference (gzip, br, deflate). Undefined when none of ours is acceptable.
  */
-export function negotiateEncoding(
-  acceptEncoding: string | undefined,
-  supported: ReadonlyMap<string, Compression>,
-): Compression | undefined {
+export function negotiateEncoding(acceptEncoding: string | undefined, supported: ReadonlyMap<string, Compression>): Compression | undefined {
   if (!acceptEncoding) return undefined;
   let best: Compression | undefined;
   let bestQ = 0;
@@ -167,11 +161,7 @@ export function negotiateEncoding(
  * `Content-Encoding` set in `headers`; as it is otherwise. Triple HTTP and Connect unary replies
  * and the HTTP error bodies use it.
  */
-export function compressResponseBody(
-  body: Buffer | string,
-  requestHeaders: HeaderMap,
-  headers: Record<string, string | number | string[]>,
-): Buffer | string {
+export function compressResponseBody(body: Buffer | string, requestHeaders: HeaderMap, headers: Record<string, string | number | string[]>): Buffer | string {
   if (body.length < COMPRESS_MIN_BYTES) return body;
   const c = negotiateEncoding(firstHeader(requestHeaders, H.acceptEncoding), HTTP_COMPRESSIONS);
   if (!c) return body;

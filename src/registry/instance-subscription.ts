@@ -292,7 +292,10 @@ export class InstanceSubscription implements Starter {
     const info = await this.fetchUnchecked(app, inst, revision);
     if (info.app !== app || info.revision !== revision) {
       const named = `application ${JSON.stringify(clip(info.app))} revision ${JSON.stringify(clip(info.revision))}`;
-      throw new MetadataMismatch(`its metadata names ${named}, not ${app} revision ${clip(revision)} as its instance node does`, hostPort(inst.host, inst.port));
+      throw new MetadataMismatch(
+        `its metadata names ${named}, not ${app} revision ${clip(revision)} as its instance node does`,
+        hostPort(inst.host, inst.port),
+      );
     }
     return info;
   }

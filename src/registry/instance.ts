@@ -196,7 +196,11 @@ function instanceMetadata(o: InstanceInit): Record<string, string> {
     [META.version]: METADATA_V2_VERSION,
     [META.timestamp]: String(o.timestamp),
   };
-  return Object.fromEntries(Object.keys(m).sort().map((k) => [k, m[k]]));
+  return Object.fromEntries(
+    Object.keys(m)
+      .sort()
+      .map((k) => [k, m[k]]),
+  );
 }
 
 /**

@@ -113,6 +113,7 @@ export function appendApp(text: string, app: string): string {
 export function droppedApps(m: MappedApps): string {
   const parts = [`following ${m.apps.length} applications`];
   if (m.ignored > 0) parts.push(`ignoring ${m.ignored} more entries (at most ${MAX_MAPPED_APPS} applications are followed per interface)`);
-  if (m.invalid > 0) parts.push(`skipping ${m.invalid} that are no application name (".", "..", with "/" or control characters, or over ${MAX_APP_NAME} characters)`);
+  if (m.invalid > 0)
+    parts.push(`skipping ${m.invalid} that are no application name (".", "..", with "/" or control characters, or over ${MAX_APP_NAME} characters)`);
   return parts.join(", ");
 }

@@ -34,7 +34,10 @@ export function fetchMetadataV2(host: string, port: number, app: string, revisio
     session.on("error", fail);
     // A deadline for the whole call, not an idle timeout: an answer trickling in byte by byte
     // would otherwise hold every notification of the application for as long as it lasts.
-    const deadline = setTimeout(() => fail(new Error(`MetadataServiceV2 at ${hostPort(host, port)}: no answer in ${METADATA_TIMEOUT_MS} ms`)), METADATA_TIMEOUT_MS);
+    const deadline = setTimeout(
+      () => fail(new Error(`MetadataServiceV2 at ${hostPort(host, port)}: no answer in ${METADATA_TIMEOUT_MS} ms`)),
+      METADATA_TIMEOUT_MS,
+    );
     deadline.unref();
     const stream = session.request({
       ":method": "POST",

@@ -29,7 +29,14 @@ export function checkLevel(who: string, v: unknown): RegistryLevel | undefined {
 }
 
 /** The names of 0.1 someone may carry into the group. */
-const OLD_KEYS: Readonly<Record<string, string>> = { registerMode: "registry.level", discovery: "registry.level", registryHost: "registry.host", registryWeight: "registry.weight", registryTag: "registry.tag", registryWarmupMs: "registry.warmupMs" };
+const OLD_KEYS: Readonly<Record<string, string>> = {
+  registerMode: "registry.level",
+  discovery: "registry.level",
+  registryHost: "registry.host",
+  registryWeight: "registry.weight",
+  registryTag: "registry.tag",
+  registryWarmupMs: "registry.warmupMs",
+};
 
 /** A `registry` option: an address, a Registry object, or a group with `address`. */
 export type RegistryOption<G extends { address: RegistrySpec }> = string | Registry | G;

@@ -45,7 +45,6 @@ interface ZkModule {
 const ZK_PACKAGE = ["node", "zookeeper", "client"].join("-");
 const zk = runtimePackage<ZkModule>(ZK_PACKAGE, "ZooKeeper registry");
 
-
 /** ZooKeeper error codes this module reacts to. */
 const ZK_NO_NODE = -101;
 export const ZK_NODE_EXISTS = -110;
@@ -253,11 +252,7 @@ export class ZookeeperConnection {
     this.connected = false;
     if (!this.lostLogged) {
       this.lostLogged = true;
-      registryLog(
-        this.o.logger,
-        "warn",
-        `lost the connection to ${this.o.address}; keeping the registrations and the last known providers, reconnecting`,
-      );
+      registryLog(this.o.logger, "warn", `lost the connection to ${this.o.address}; keeping the registrations and the last known providers, reconnecting`);
     }
     // A session cannot outlive its timeout: past it, reconnecting to the same one is pointless.
     if (!this.watchdog) this.armWatchdog();
@@ -318,9 +313,7 @@ export class ZookeeperConnection {
 
   /** Creates an ephemeral node (its parent must exist); rejects with NODE_EXISTS if it is there. */
   createEphemeral(path: string, data: Buffer): Promise<void> {
-    return new Promise((resolve, reject) =>
-      this.current().create(path, data, zk().CreateMode.EPHEMERAL, (e) => (e ? reject(e) : resolve())),
-    );
+    return new Promise((resolve, reject) => this.current().create(path, data, zk().CreateMode.EPHEMERAL, (e) => (e ? reject(e) : resolve())));
   }
 
   /** The current session's id (hex), once connected. */
@@ -330,23 +323,17 @@ export class ZookeeperConnection {
 
   /** Deletes a node; a node already gone is fine. */
   remove(path: string): Promise<void> {
-    return new Promise((resolve, reject) =>
-      this.current().remove(path, -1, (e) => (e && zkCode(e) !== ZK_NO_NODE ? reject(e) : resolve())),
-    );
+    return new Promise((resolve, reject) => this.current().remove(path, -1, (e) => (e && zkCode(e) !== ZK_NO_NODE ? reject(e) : resolve())));
   }
 
   /** The children of `path`, arming a one-shot child watch (the same watcher function is armed once). */
   children(path: string, watcher: (event: unknown) => void): Promise<string[]> {
-    return new Promise((resolve, reject) =>
-      this.current().getChildren(path, watcher, (e, children) => (e ? reject(e) : resolve(children ?? []))),
-    );
+    return new Promise((resolve, reject) => this.current().getChildren(path, watcher, (e, children) => (e ? reject(e) : resolve(children ?? []))));
   }
 
   /** Creates a persistent node with data (its parent must exist); rejects with NODE_EXISTS if it is there. */
   createPersistent(path: string, data: Buffer): Promise<void> {
-    return new Promise((resolve, reject) =>
-      this.current().create(path, data, zk().CreateMode.PERSISTENT, (e) => (e ? reject(e) : resolve())),
-    );
+    return new Promise((resolve, reject) => this.current().create(path, data, zk().CreateMode.PERSISTENT, (e) => (e ? reject(e) : resolve())));
   }
 
   /**

@@ -94,7 +94,10 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
     if (url.protocol.toLowerCase() !== "zookeeper") throw new TypeError(`registry ${address}: expected zookeeper://host:port`);
     if (!url.host) throw new TypeError(`registry ${address}: no host`);
     const first = hostPort(url.host, url.port || 2181);
-    const backups = (url.params.backup ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+    const backups = (url.params.backup ?? "")
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
     this.address = `zookeeper://${first}`;
     this.root = `/${(options.root ?? url.params.group ?? "dubbo").replace(/^\/+|\/+$/g, "")}`;
     this.logger = options.logger ?? defaultLogger;
@@ -121,7 +124,10 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
     const path = this.nodePath(url);
     this.registered.set(path, undefined);
     // While ZooKeeper is unreachable the write waits in the client's queue: do not wait for it forever.
-    await within(this.attempt(() => this.writeNode(path)), FIRST_TRY_MS);
+    await within(
+      this.attempt(() => this.writeNode(path)),
+      FIRST_TRY_MS,
+    );
   }
 
   async unregister(url: DubboUrl): Promise<void> {
@@ -129,7 +135,11 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
     this.guards.delete(path);
     this.restores.delete(path);
     if (!this.registered.delete(path)) return;
-    if (this.conn.connected) await within(this.conn.remove(path).catch(() => {}), FIRST_TRY_MS);
+    if (this.conn.connected)
+      await within(
+        this.conn.remove(path).catch(() => {}),
+        FIRST_TRY_MS,
+      );
   }
 
   subscribe(key: ServiceKey, listener: ProvidersListener): () => void {
@@ -170,7 +180,10 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
   async registerInstance(app: string, id: string, data: string): Promise<void> {
     const path = `${SERVICES_ROOT}/${app}/${id}`;
     this.registered.set(path, Buffer.from(data));
-    await within(this.attempt(() => this.writeNode(path)), FIRST_TRY_MS);
+    await within(
+      this.attempt(() => this.writeNode(path)),
+      FIRST_TRY_MS,
+    );
   }
 
   async unregisterInstance(app: string, id: string): Promise<void> {
@@ -178,13 +191,20 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
     this.guards.delete(path);
     this.restores.delete(path);
     if (!this.registered.delete(path)) return;
-    if (this.conn.connected) await within(this.conn.remove(path).catch(() => {}), FIRST_TRY_MS);
+    if (this.conn.connected)
+      await within(
+        this.conn.remove(path).catch(() => {}),
+        FIRST_TRY_MS,
+      );
   }
 
   async addMapping(iface: string, app: string): Promise<void> {
     const path = `${this.root}/mapping/${iface}`;
     this.mappings.set(`${path}\0${app}`, path);
-    await within(this.attempt(() => this.casMapping(path, app)), FIRST_TRY_MS);
+    await within(
+      this.attempt(() => this.casMapping(path, app)),
+      FIRST_TRY_MS,
+    );
   }
 
   /**
@@ -344,7 +364,10 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
       return this.follow(dir, async (sub) => {
         const children = await this.conn.children(dir, sub.watch);
         if (!sub.active) return;
-        listener(category, children.slice(0, MAX_LEGACY_RULES).flatMap((name) => parseNodeName(name) ?? []));
+        listener(
+          category,
+          children.slice(0, MAX_LEGACY_RULES).flatMap((name) => parseNodeName(name) ?? []),
+        );
       });
     });
     return () => {
@@ -365,7 +388,10 @@ export class ZookeeperRegistry implements Registry, InstanceDiscovery {
   async putMetadata(app: string, revision: string, json: string): Promise<void> {
     const path = `${this.root}/metadata/${app}/${revision}`;
     this.reports.set(path, json);
-    await within(this.attempt(() => this.writeReport(path)), FIRST_TRY_MS);
+    await within(
+      this.attempt(() => this.writeReport(path)),
+      FIRST_TRY_MS,
+    );
   }
 
   private async writeReport(path: string): Promise<void> {

@@ -12,10 +12,7 @@ import { H } from "../protocol/headers.js";
  * (401 / unauthenticated). Throw an RpcError to answer with its own code, e.g.
  * `permission_denied` for a known caller who may not call anything.
  */
-export type TokenVerifier = (
-  token: string,
-  ctx: CallContext,
-) => Identity | null | undefined | Promise<Identity | null | undefined>;
+export type TokenVerifier = (token: string, ctx: CallContext) => Identity | null | undefined | Promise<Identity | null | undefined>;
 
 /** Bearer authentication options of the server. */
 export interface AuthOptions {

@@ -45,8 +45,7 @@ export type WireProtocol = "triple" | "grpc" | "grpc-web" | "connect" | "mcp" | 
  */
 export class CallContext {
   /** A parameter of this type is injected with `@Ctx()`, never bound from the request. */
-  static readonly [NOT_BINDABLE] =
-    "a CallContext parameter is injected, not bound from the request: decorate it with @Ctx() instead of @Param()";
+  static readonly [NOT_BINDABLE] = "a CallContext parameter is injected, not bound from the request: decorate it with @Ctx() instead of @Param()";
 
   readonly method: MethodDescriptor;
   /** The wire protocol of the call. */
@@ -78,14 +77,7 @@ export class CallContext {
   observer: CallObserver | undefined = undefined;
 
   /** @internal Built by the server for each call; `headers` are the request's, `peer` its connection's. */
-  constructor(
-    method: MethodDescriptor,
-    headers: RequestHeaders,
-    protocol: WireProtocol,
-    httpVersion: "1.1" | "2",
-    peer: Peer,
-    timeoutMs: number | undefined,
-  ) {
+  constructor(method: MethodDescriptor, headers: RequestHeaders, protocol: WireProtocol, httpVersion: "1.1" | "2", peer: Peer, timeoutMs: number | undefined) {
     this.method = method;
     this.rawHeaders = headers;
     this.protocol = protocol;

@@ -56,7 +56,11 @@ function callHandler(route: RegisteredMethod, ctx: CallContext, input: unknown[]
     to.handlerFailed(route.errors.toRpcError(e, ctx));
     return;
   }
-  if (isThenable(result)) result.then((v) => to.handlerReturned(v), (e) => to.handlerFailed(route.errors.toRpcError(e, ctx)));
+  if (isThenable(result))
+    result.then(
+      (v) => to.handlerReturned(v),
+      (e) => to.handlerFailed(route.errors.toRpcError(e, ctx)),
+    );
   else to.handlerReturned(result);
 }
 

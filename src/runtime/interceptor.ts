@@ -42,11 +42,7 @@ function authRequirement(method: MethodDescriptor, auth: AuthOptions | undefined
 }
 
 /** True when the method, an interceptor or auth can see the call's context. */
-export function invokerSeesContext(
-  method: MethodDescriptor,
-  interceptors: readonly Interceptor[],
-  auth?: AuthOptions,
-): boolean {
+export function invokerSeesContext(method: MethodDescriptor, interceptors: readonly Interceptor[], auth?: AuthOptions): boolean {
   return method.contextIndex >= 0 || interceptors.length > 0 || authRequirement(method, auth) !== undefined;
 }
 
@@ -112,10 +108,7 @@ export function buildInvoker(
  * credentials never makes the server parse a body, and learns nothing about the method's
  * arguments.
  */
-export function buildAuthorizer(
-  method: MethodDescriptor,
-  auth: AuthOptions | undefined,
-): ((ctx: CallContext) => Promise<void>) | undefined {
+export function buildAuthorizer(method: MethodDescriptor, auth: AuthOptions | undefined): ((ctx: CallContext) => Promise<void>) | undefined {
   const requirement = authRequirement(method, auth);
   if (requirement === undefined) return undefined;
   return (ctx) => authenticate(ctx, requirement, auth);

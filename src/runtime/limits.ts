@@ -94,7 +94,10 @@ const DIGITS: Rule = {
   ok: (v) => v === Infinity || (Number.isInteger(v) && (v as number) >= MIN_NUMBER_DIGITS),
 };
 /** node:http and nghttp2 take a finite header size. */
-const HEADER_BYTES: Rule = { must: "a whole number of bytes from 1 to 2147483647", ok: (v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 2 ** 31 - 1 };
+const HEADER_BYTES: Rule = {
+  must: "a whole number of bytes from 1 to 2147483647",
+  ok: (v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 2 ** 31 - 1,
+};
 
 /** The rule of a limit: a byte size, or a count (both lifted by `Infinity`). */
 function limitRule(name: string): Rule {

@@ -49,7 +49,10 @@ export function nearestNames(name: string, known: Iterable<string>): string[] {
     const d = distance(lower, k.toLowerCase(), limit);
     if (d <= limit) scored.push([d, k]);
   }
-  return scored.sort((p, q) => p[0] - q[0] || (p[1] < q[1] ? -1 : 1)).slice(0, 3).map((s) => s[1]);
+  return scored
+    .sort((p, q) => p[0] - q[0] || (p[1] < q[1] ? -1 : 1))
+    .slice(0, 3)
+    .map((s) => s[1]);
 }
 
 /** ` (did you mean A or B?)`, or "" without suggestions. */

@@ -36,7 +36,10 @@ export const bytes: Rule = { must: "a non-negative integer number of bytes (Infi
 /** A count: a whole number from `min` (to `max`), `Infinity` allowed when `unbounded`. */
 export function count(min = 0, max = Number.MAX_SAFE_INTEGER, unbounded = false): Rule {
   const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`;
-  return { must: `a whole number ${range}${unbounded ? " (Infinity for no limit)" : ""}`, ok: (v) => (unbounded && v === Infinity) || (isInt(v) && v >= min && v <= max) };
+  return {
+    must: `a whole number ${range}${unbounded ? " (Infinity for no limit)" : ""}`,
+    ok: (v) => (unbounded && v === Infinity) || (isInt(v) && v >= min && v <= max),
+  };
 }
 
 /** A finite number in a range, in a unit (`bytes per second`). */
@@ -72,7 +75,13 @@ export function checked<T>(who: string, path: string, v: T | undefined, rule: Ru
  * are all `known`. An unknown key is a TypeError naming it and the nearest valid names; a key
  * in `renamed` names its new place instead.
  */
-export function checkGroup<T extends object>(who: string, path: string, v: T | undefined, known: readonly string[], renamed: Readonly<Record<string, string>> = {}): T | undefined {
+export function checkGroup<T extends object>(
+  who: string,
+  path: string,
+  v: T | undefined,
+  known: readonly string[],
+  renamed: Readonly<Record<string, string>> = {},
+): T | undefined {
   if (v === undefined) return undefined;
   if (typeof v !== "object" || v === null || Array.isArray(v)) throw new TypeError(`${who}: ${path} must be an object of options, got ${shown(v)}`);
   for (const key of Object.keys(v)) {

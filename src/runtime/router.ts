@@ -10,7 +10,6 @@ import type { CallContext } from "./context.js";
 import { cutText, quote } from "../protocol/wire-text.js";
 import { didYouMean, nearestNames } from "./nearest.js";
 
-
 /** A method ready to call: its descriptor and the precomputed invoker (interceptors included). */
 export interface RegisteredMethod {
   readonly descriptor: MethodDescriptor;
@@ -41,7 +40,6 @@ interface Route {
 function variantKey(version: string, group: string): string {
   return `${version}\0${group}`;
 }
-
 
 /** A path nothing is registered under is HTTP 404 in every protocol that uses HTTP statuses. */
 const NO_ROUTE = { httpStatus: 404 } as const;
@@ -136,10 +134,6 @@ export class Router {
       const near = didYouMean(nearestNames(method, this.methodsOf(service)));
       throw new RpcError(Code.Unimplemented, `method not found: ${cutText(method)} in service ${service}${near}`, NO_ROUTE);
     }
-    throw new RpcError(
-      Code.Unimplemented,
-      `no implementation of service ${service} with version ${quote(version)} and group ${quote(group)}`,
-      NO_ROUTE,
-    );
+    throw new RpcError(Code.Unimplemented, `no implementation of service ${service} with version ${quote(version)} and group ${quote(group)}`, NO_ROUTE);
   }
 }

@@ -52,7 +52,11 @@ export abstract class ServerCallLifecycle implements AbortSink, HandlerOutcome {
     // Authentication reads headers only: a caller without credentials never gets its body read.
     const authorize = this.route.authorize;
     if (authorize === undefined) this.readRequest();
-    else authorize(this.ctx).then(() => this.finished || this.readRequest(), (e) => this.fail(e));
+    else
+      authorize(this.ctx).then(
+        () => this.finished || this.readRequest(),
+        (e) => this.fail(e),
+      );
   }
 
   /**

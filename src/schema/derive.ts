@@ -4,16 +4,7 @@
 import { type Constraints, constraintComment } from "../service/constraints.js";
 import type { MethodDescriptor, ServiceDescriptor } from "../service/descriptors.js";
 import type { FieldDesc, TypeDesc } from "../service/type-desc.js";
-import {
-  type FieldType,
-  packageOf,
-  type SchemaField,
-  type SchemaFile,
-  type SchemaMessage,
-  type SchemaMethod,
-  simpleName,
-  WKT_FILES,
-} from "./model.js";
+import { type FieldType, packageOf, type SchemaField, type SchemaFile, type SchemaMessage, type SchemaMethod, simpleName, WKT_FILES } from "./model.js";
 
 /**
  * How a method's messages map to its JavaScript side. `params`: the request message's fields are

@@ -88,7 +88,13 @@ export function schemaLock(services: readonly ServiceDescriptor[]): SchemaLock {
       const methods: Record<string, LockMethod> = {};
       for (const m of [...s.methods].sort((a, b) => a.name.localeCompare(b.name))) {
         const params = positions.get(`${s.fullName}/${m.name}`);
-        methods[m.name] = { input: m.input, output: m.output, clientStreaming: m.clientStreaming, serverStreaming: m.serverStreaming, ...(params ? { params: [...params] } : {}) };
+        methods[m.name] = {
+          input: m.input,
+          output: m.output,
+          clientStreaming: m.clientStreaming,
+          serverStreaming: m.serverStreaming,
+          ...(params ? { params: [...params] } : {}),
+        };
       }
       svc[s.fullName] = { methods };
     }
@@ -170,12 +176,18 @@ function diffServices(before: SchemaLock, after: SchemaLock, changes: SchemaChan
         continue;
       }
       if (n.clientStreaming !== m.clientStreaming || n.serverStreaming !== m.serverStreaming) {
-        changes.push({ breaking: true, where, message: `streaming changed from ${kind(m)} to ${kind(n)}: deployed clients call it the old way; add a new method instead` });
+        changes.push({
+          breaking: true,
+          where,
+          message: `streaming changed from ${kind(m)} to ${kind(n)}: deployed clients call it the old way; add a new method instead`,
+        });
       }
       diffPositions(where, before.messages[m.input]?.fields, m, n, changes);
       pairs.push([m.input, n.input], [m.output, n.output]);
     }
-    if (now) for (const mname of Object.keys(now.methods)) if (!s.methods[mname]) changes.push({ breaking: false, where: `${sname}/${mname}`, message: "method added" });
+    if (now)
+      for (const mname of Object.keys(now.methods))
+        if (!s.methods[mname]) changes.push({ breaking: false, where: `${sname}/${mname}`, message: "method added" });
   }
   for (const sname of Object.keys(after.services)) if (!before.services[sname]) changes.push({ breaking: false, where: sname, message: "service added" });
   return pairs;
@@ -217,13 +229,7 @@ function kind(m: LockMethod): string {
   return m.clientStreaming ? (m.serverStreaming ? "bidi streaming" : "client streaming") : m.serverStreaming ? "server streaming" : "unary";
 }
 
-function diffMessage(
-  message: string,
-  before: Record<string, LockField>,
-  after: Record<string, LockField>,
-  isInput: boolean,
-  changes: SchemaChange[],
-): void {
+function diffMessage(message: string, before: Record<string, LockField>, after: Record<string, LockField>, isInput: boolean, changes: SchemaChange[]): void {
   const byNumber = new Map(Object.entries(after).map(([n, f]) => [f.number, n]));
   for (const [name, f] of Object.entries(before)) {
     const where = `${message}.${name}`;
@@ -240,7 +246,11 @@ function diffMessage(
     } else if (!sameName && atNumber !== undefined && before[atNumber] === undefined) {
       continue; // its number went to a new field: reported below as a reuse
     } else if (!sameName) {
-      changes.push({ breaking: true, where, message: `field ${f.number} removed: deployed clients still send or expect it; keep it (optional if it is no longer needed)` });
+      changes.push({
+        breaking: true,
+        where,
+        message: `field ${f.number} removed: deployed clients still send or expect it; keep it (optional if it is no longer needed)`,
+      });
       continue;
     }
     if (sameName && atNumber === name) diffField(where, f, sameName, changes);
@@ -257,7 +267,11 @@ function diffMessage(
         message: `field number ${f.number} reused by "${name}": deployed clients send ${old} there; give ${name} a tag no field ever had (and keep ${old}, or leave ${f.number} unused)`,
       });
     } else if (f.required && isInput) {
-      changes.push({ breaking: true, where, message: `required field ${f.number} added: deployed clients do not send it and get invalid_argument; make it optional` });
+      changes.push({
+        breaking: true,
+        where,
+        message: `required field ${f.number} added: deployed clients do not send it and get invalid_argument; make it optional`,
+      });
     } else changes.push({ breaking: false, where, message: `field ${f.number} added (${describeField(f)})` });
   }
 }

@@ -10,7 +10,13 @@ function typeName(f: SchemaField): string {
 }
 
 function fieldLine(f: SchemaField): string {
-  const comment = f.comment === undefined ? "" : f.comment.split("\n").map((l) => `  // ${l}\n`).join("");
+  const comment =
+    f.comment === undefined
+      ? ""
+      : f.comment
+          .split("\n")
+          .map((l) => `  // ${l}\n`)
+          .join("");
   if (f.map) return `${comment}  map<string, ${typeName(f)}> ${f.name} = ${f.number};`;
   const label = f.repeated ? "repeated " : f.optional ? "optional " : "";
   return `${comment}  ${label}${typeName(f)} ${f.name} = ${f.number};`;
@@ -77,7 +83,9 @@ export function toProtoFiles(classes: ServiceClass | readonly ServiceClass[]): {
 export function toProto(classes: ServiceClass | readonly ServiceClass[]): string {
   const files = toProtoFiles(classes);
   if (files.length === 0) {
-    throw new TypeError("toProto: every service given is bound to a .proto of its own (@Service(name, { proto })): that file is its schema; nothing is derived");
+    throw new TypeError(
+      "toProto: every service given is bound to a .proto of its own (@Service(name, { proto })): that file is its schema; nothing is derived",
+    );
   }
   if (files.length !== 1) {
     throw new TypeError(

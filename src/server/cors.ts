@@ -208,10 +208,7 @@ export class Cors {
       return ex;
     }
     if (!this.allowed(origin)) {
-      sendHttpError(
-        ex,
-        new RpcError(Code.PermissionDenied, `origin ${origin} is not allowed`, { httpStatus: 403 }),
-      );
+      sendHttpError(ex, new RpcError(Code.PermissionDenied, `origin ${origin} is not allowed`, { httpStatus: 403 }));
       ex.discardBody();
       return undefined;
     }
@@ -227,7 +224,9 @@ export class Cors {
           ex,
           new RpcError(
             Code.PermissionDenied,
-            method !== "POST" && method !== "GET" ? `method ${method} is not allowed: use POST (or GET for idempotent methods)` : `headers not allowed: ${refused.join(", ")}`,
+            method !== "POST" && method !== "GET"
+              ? `method ${method} is not allowed: use POST (or GET for idempotent methods)`
+              : `headers not allowed: ${refused.join(", ")}`,
             { httpStatus: 403 },
           ),
         );

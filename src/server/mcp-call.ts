@@ -31,7 +31,9 @@ export const INVALID_PARAMS = -32602;
 
 /** The answer to a tool the caller may not see: the same as for a tool that does not exist. */
 export function unknownTool(name: string): McpAnswer {
-  return { error: { code: INVALID_PARAMS, message: `unknown tool ${JSON.stringify(boundMessage(name, 100))}: tools/list names the tools this caller may call` } };
+  return {
+    error: { code: INVALID_PARAMS, message: `unknown tool ${JSON.stringify(boundMessage(name, 100))}: tools/list names the tools this caller may call` },
+  };
 }
 
 /** The longest error text a tool result carries, in UTF-8 bytes (a handler's message may echo a whole request). */
@@ -91,7 +93,11 @@ export class McpToolCall implements HandlerOutcome {
     if (timeoutMs !== undefined) this.timer = setTimeout(() => this.onDeadline(timeoutMs), timeoutMs);
     const authorize = route.authorize;
     if (authorize === undefined) this.run();
-    else authorize(this.ctx).then(() => this.finished || this.run(), (e) => this.refuse(RpcError.from(e), ex));
+    else
+      authorize(this.ctx).then(
+        () => this.finished || this.run(),
+        (e) => this.refuse(RpcError.from(e), ex),
+      );
   }
 
   private run(): void {

@@ -82,7 +82,8 @@ function checkedMcpOptions(o: unknown): Required<Omit<McpOptions, "instructions"
     fail(`timeoutMs must be a whole number of milliseconds from 0 (no limit) to ${MAX_TIMER_MS}, got ${JSON.stringify(t)}`);
   }
   const b = m.maxBatchSize;
-  if (b !== undefined && !(typeof b === "number" && Number.isInteger(b) && b >= 1 && b <= 1000)) fail(`maxBatchSize must be a whole number from 1 to 1000, got ${JSON.stringify(b)}`);
+  if (b !== undefined && !(typeof b === "number" && Number.isInteger(b) && b >= 1 && b <= 1000))
+    fail(`maxBatchSize must be a whole number from 1 to 1000, got ${JSON.stringify(b)}`);
   return {
     path: m.path ?? "/mcp",
     name: m.name ?? "triple-rpc",
@@ -191,15 +192,31 @@ class McpEndpoint {
       const name = hostName(host);
       const own = bound.family === "IPv6" ? `[${bound.address}]` : bound.address;
       if (!this.hosts.has(name) && name !== own) {
-        return refusal(403, REFUSED, Code.PermissionDenied, `Host ${quote(host)} is not allowed: the server listens on loopback, which a DNS-rebinding page reaches under its own name; add the name to mcp.allowedHosts if it is yours`);
+        return refusal(
+          403,
+          REFUSED,
+          Code.PermissionDenied,
+          `Host ${quote(host)} is not allowed: the server listens on loopback, which a DNS-rebinding page reaches under its own name; add the name to mcp.allowedHosts if it is yours`,
+        );
       }
     }
     const origin = firstHeader(h, "origin");
     if (origin !== undefined && !this.corsOn && !this.origins.has(origin.toLowerCase())) {
-      return refusal(403, REFUSED, Code.PermissionDenied, `origin ${quote(origin)} is not allowed to call the MCP endpoint: list it in mcp.allowedOrigins (or configure cors)`);
+      return refusal(
+        403,
+        REFUSED,
+        Code.PermissionDenied,
+        `origin ${quote(origin)} is not allowed to call the MCP endpoint: list it in mcp.allowedOrigins (or configure cors)`,
+      );
     }
     if (ex.method !== "POST") {
-      return refusal(405, REFUSED, Code.Unimplemented, `HTTP method ${quote(ex.method)} is not supported: this MCP endpoint is stateless (no SSE stream, no session), send JSON-RPC with POST`, { allow: "POST" });
+      return refusal(
+        405,
+        REFUSED,
+        Code.Unimplemented,
+        `HTTP method ${quote(ex.method)} is not supported: this MCP endpoint is stateless (no SSE stream, no session), send JSON-RPC with POST`,
+        { allow: "POST" },
+      );
     }
     return this.checkPost(ex);
   }
@@ -208,7 +225,12 @@ class McpEndpoint {
     const h = ex.headers;
     const ct = parseMediaType(firstHeader(h, H.contentType));
     if (ct?.type !== "application/json") {
-      return refusal(415, REFUSED, Code.InvalidArgument, `unsupported Content-Type ${quote(firstHeader(h, H.contentType) ?? "")}: send JSON-RPC as application/json`);
+      return refusal(
+        415,
+        REFUSED,
+        Code.InvalidArgument,
+        `unsupported Content-Type ${quote(firstHeader(h, H.contentType) ?? "")}: send JSON-RPC as application/json`,
+      );
     }
     const accept = firstHeader(h, "accept");
     if (accept !== undefined && !/application\/json|application\/\*|\*\/\*/i.test(accept)) {
@@ -281,7 +303,10 @@ class McpRequest implements BodyTarget, AbortSink {
     try {
       parsed = parseJson(raw.toString("utf8"));
     } catch (e) {
-      this.endpoint.refuse(this.ex, new Refusal(400, PARSE_ERROR, new RpcError(Code.InvalidArgument, `parse error: ${(e as Error).message}`, { httpStatus: 400 })));
+      this.endpoint.refuse(
+        this.ex,
+        new Refusal(400, PARSE_ERROR, new RpcError(Code.InvalidArgument, `parse error: ${(e as Error).message}`, { httpStatus: 400 })),
+      );
       return;
     }
     if (!Array.isArray(parsed)) this.bodyBytes = raw.length;
@@ -320,7 +345,8 @@ class McpRequest implements BodyTarget, AbortSink {
   private async batch(list: unknown[]): Promise<void> {
     const max = this.endpoint.options.maxBatchSize;
     let problem: string | undefined;
-    if (this.version !== "2025-03-26") problem = `JSON-RPC batches are not part of MCP ${this.version} (revision 2025-06-18 removed them): send one message per request`;
+    if (this.version !== "2025-03-26")
+      problem = `JSON-RPC batches are not part of MCP ${this.version} (revision 2025-06-18 removed them): send one message per request`;
     else if (list.length === 0) problem = "an empty JSON-RPC batch";
     else if (list.length > max) problem = `a JSON-RPC batch of ${list.length} messages is over this server's limit of ${max} (mcp.maxBatchSize)`;
     else problem = list.map(invalidMessage).find((x) => x !== undefined);
@@ -355,7 +381,12 @@ class McpRequest implements BodyTarget, AbortSink {
       case "tools/call":
         return this.callTool(params);
       default:
-        return { error: { code: METHOD_NOT_FOUND, message: `method not found: ${quote(String(m.method))}; this server offers initialize, ping, tools/list and tools/call` } };
+        return {
+          error: {
+            code: METHOD_NOT_FOUND,
+            message: `method not found: ${quote(String(m.method))}; this server offers initialize, ping, tools/list and tools/call`,
+          },
+        };
     }
   }
 
@@ -408,7 +439,8 @@ function invalidMessage(m: unknown): string | undefined {
   if (msg.jsonrpc !== "2.0") return 'a JSON-RPC message needs "jsonrpc": "2.0"';
   const hasId = msg.id !== undefined;
   if (hasId && typeof msg.id !== "string" && typeof msg.id !== "number") return "a JSON-RPC id must be a string or a number";
-  if (msg.method === undefined) return hasId && ("result" in msg || "error" in msg) ? undefined : "a JSON-RPC message needs a method (or, for a response, an id and a result or error)";
+  if (msg.method === undefined)
+    return hasId && ("result" in msg || "error" in msg) ? undefined : "a JSON-RPC message needs a method (or, for a response, an id and a result or error)";
   if (typeof msg.method !== "string") return "a JSON-RPC method must be a string";
   if (msg.params !== undefined && (typeof msg.params !== "object" || msg.params === null || Array.isArray(msg.params))) return "MCP params must be an object";
   return undefined;

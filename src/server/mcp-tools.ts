@@ -102,11 +102,20 @@ function namedBinder(md: MethodDescriptor): McpTool["bind"] {
   const takes = names.length === 0 ? "the tool takes no arguments" : `the tool takes ${names.join(", ")}`;
   return (args) => {
     const unknown = Object.keys(args).filter((k) => !known.has(k));
-    if (unknown.length > 0) throw bindError(`unknown argument${unknown.length === 1 ? "" : "s"} ${unknown.slice(0, 8).map((k) => quote(k)).join(", ")}: ${takes}`);
+    if (unknown.length > 0)
+      throw bindError(
+        `unknown argument${unknown.length === 1 ? "" : "s"} ${unknown
+          .slice(0, 8)
+          .map((k) => quote(k))
+          .join(", ")}: ${takes}`,
+      );
     const missing = md.params.filter((p) => !p.optional && (args[p.name as string] === undefined || args[p.name as string] === null));
     if (missing.length > 0) throw bindError(`missing argument${missing.length === 1 ? "" : "s"} ${missing.map((p) => p.name).join(", ")}`);
     if (names.length === 0) return [];
-    return bindJsonValue(md, names.map((n) => args[n]));
+    return bindJsonValue(
+      md,
+      names.map((n) => args[n]),
+    );
   };
 }
 
@@ -167,7 +176,8 @@ export class McpTools {
     if (prev && prev.route !== route) {
       const a = prev.route.descriptor;
       const b = route.descriptor;
-      const what = (m: MethodDescriptor, s: ServiceDescriptor) => `${m.path}${s.version ? ` version "${s.version}"` : ""}${s.group ? ` group "${s.group}"` : ""}`;
+      const what = (m: MethodDescriptor, s: ServiceDescriptor) =>
+        `${m.path}${s.version ? ` version "${s.version}"` : ""}${s.group ? ` group "${s.group}"` : ""}`;
       throw new TypeError(
         `MCP tool name ${quote(tool.name)} is taken by ${what(a, prev.route.service)}; give ${what(b, route.service)} another with @Method({ mcp: { name } })`,
       );

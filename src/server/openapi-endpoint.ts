@@ -110,12 +110,12 @@ export class OpenApiEndpoint {
     const file = p.slice(docs.length + 1);
     if (file === "" || file === "index.html") {
       if (swaggerUiDir() === undefined) sendHttpError(ex, swaggerUiMissing());
-      else send(ex, "text/html; charset=utf-8", Buffer.from(page(this.options.title ?? "API docs", docs)), "no-cache", {
-        "content-security-policy": DOCS_CSP,
-        "x-frame-options": "DENY",
-      });
-    }
-    else if (file === "init.js") send(ex, "text/javascript; charset=utf-8", Buffer.from(this.initScript()), "no-cache");
+      else
+        send(ex, "text/html; charset=utf-8", Buffer.from(page(this.options.title ?? "API docs", docs)), "no-cache", {
+          "content-security-policy": DOCS_CSP,
+          "x-frame-options": "DENY",
+        });
+    } else if (file === "init.js") send(ex, "text/javascript; charset=utf-8", Buffer.from(this.initScript()), "no-cache");
     else if (ASSETS[file] !== undefined) this.sendAsset(ex, file);
     else sendHttpError(ex, new RpcError(Code.NotFound, `no such file of the docs page: ${quote(file)}`, { httpStatus: 404 }));
     return true;
@@ -157,7 +157,11 @@ function swaggerUiDir(): string | undefined {
 }
 
 function swaggerUiMissing(cause?: unknown): RpcError {
-  return new RpcError(Code.Unimplemented, "Install swagger-ui-dist to serve the docs UI: npm i swagger-ui-dist (or turn the page off: openapi: { docs: false })", { httpStatus: 501, cause });
+  return new RpcError(
+    Code.Unimplemented,
+    "Install swagger-ui-dist to serve the docs UI: npm i swagger-ui-dist (or turn the page off: openapi: { docs: false })",
+    { httpStatus: 501, cause },
+  );
 }
 
 function send(ex: Exchange, contentType: string, body: Buffer, cache: string, extra?: OutHeaders): void {

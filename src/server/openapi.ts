@@ -63,7 +63,10 @@ const ERROR_SCHEMA: JsonSchema = {
   type: "object",
   description: "The error body of every failed call (Triple HTTP and REST routes)",
   properties: {
-    status: { type: "integer", description: "Dubbo's service status: 25 undecodable, 31 timeout, 35 unavailable, 40 bad request, 60 not found, 70 service error, 80 server error" },
+    status: {
+      type: "integer",
+      description: "Dubbo's service status: 25 undecodable, 31 timeout, 35 unavailable, 40 bad request, 60 not found, 70 service error, 80 server error",
+    },
     message: { type: "string", description: "What went wrong, naming the parameter or limit" },
     code: { type: "string", description: "The RPC code: invalid_argument, not_found, unauthenticated, …" },
     details: {
@@ -163,7 +166,10 @@ class DocumentBuilder {
       item[verb] = op;
       return;
     }
-    for (const [name, value] of [["tri-service-version", svc.version], ["tri-service-group", svc.group]] as const) {
+    for (const [name, value] of [
+      ["tri-service-version", svc.version],
+      ["tri-service-group", svc.group],
+    ] as const) {
       const p = prev.parameters.find((x) => x.name === name);
       if (p?.schema.enum && !p.schema.enum.includes(value)) p.schema.enum.push(value);
     }

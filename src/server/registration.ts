@@ -51,13 +51,19 @@ export class ProviderRegistration {
     this.owned = r.owned;
     this.mode = o.level;
     if (this.mode !== "interface" && !hasInstanceDiscovery(this.registry)) {
-      if (this.mode === "application") throw new TypeError(`createServer: registry.level "application" needs a registry with application-level discovery (ZooKeeper)`);
+      if (this.mode === "application")
+        throw new TypeError(`createServer: registry.level "application" needs a registry with application-level discovery (ZooKeeper)`);
       this.mode = "interface";
     }
     this.metadataService = this.mode === "interface" ? undefined : createMetadataService();
     const center = resolveConfigCenter(o.configCenter, this.registry, "createServer", o.logger);
     if (center) {
-      this.governance = new ProviderGovernance({ ...center, application: this.application, logger: o.logger, onChange: () => void this.reExport().catch(() => {}) });
+      this.governance = new ProviderGovernance({
+        ...center,
+        application: this.application,
+        logger: o.logger,
+        onChange: () => void this.reExport().catch(() => {}),
+      });
     }
   }
 

@@ -166,8 +166,6 @@ export interface ServerOptions extends TransportOptions {
   registry?: RegistryOption<ServerRegistryOptions>;
 }
 
-
-
 /** Options of 0.1 that moved, with where they went (refused with that hint). */
 const RENAMED: Readonly<Record<string, string>> = {
   maxHeaderBytes: "limits.maxHeaderBytes",
@@ -217,7 +215,10 @@ const TRANSPORT_MS: ReadonlyArray<readonly [keyof TransportOptions, string]> = [
 const TRANSPORT_RULES: ReadonlyArray<readonly [keyof TransportOptions, Rule]> = [
   ["maxConnections", { must: "a whole number >= 1 (or left out for the default)", ok: (v) => Number.isInteger(v) && (v as number) >= 1 }],
   ["maxConnectionsPerPeer", { must: "a whole number >= 1 (or left out for the default)", ok: (v) => Number.isInteger(v) && (v as number) >= 1 }],
-  ["maxConcurrentStreams", { must: "a whole number from 0 to 4294967295", ok: (v) => Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 0xffffffff }],
+  [
+    "maxConcurrentStreams",
+    { must: "a whole number from 0 to 4294967295", ok: (v) => Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 0xffffffff },
+  ],
   ["minBodyBytesPerSecond", amount("bytes per second", 0, Number.MAX_VALUE, " (0 switches the check off)")],
   ["http2SessionMemoryMb", amount("MiB", 1)],
 ];
@@ -238,7 +239,10 @@ function checkedTransport(o: ServerOptions, limits: Limits, who: string): Listen
 }
 
 /** A registry tag: one word, no separators of Dubbo's URLs. */
-const TAG: Rule = { must: 'a non-empty word (Dubbo\'s dubbo.tag, e.g. "gray")', ok: (v) => typeof v === "string" && v.trim() !== "" && !/[\s&=]/.test(v.trim()) };
+const TAG: Rule = {
+  must: 'a non-empty word (Dubbo\'s dubbo.tag, e.g. "gray")',
+  ok: (v) => typeof v === "string" && v.trim() !== "" && !/[\s&=]/.test(v.trim()),
+};
 
 /** Dubbo's weight: consumers count a higher one as the maximum. */
 const WEIGHT: Rule = {

@@ -643,7 +643,12 @@ export class TripleServer extends TripleCore {
   protected override shutdown(): Promise<void> {
     const reg = this.registration;
     // Registry nodes go first, so consumers stop choosing this server before it refuses calls.
-    return reg ? reg.unregister().then(() => this.drain()).finally(() => reg.close()) : this.drain();
+    return reg
+      ? reg
+          .unregister()
+          .then(() => this.drain())
+          .finally(() => reg.close())
+      : this.drain();
   }
 }
 

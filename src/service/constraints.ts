@@ -98,7 +98,9 @@ function checkBound(name: string, v: unknown, t: TypeDesc, where: string): void 
   if (t.kind !== "number" && t.kind !== "bigint" && t.kind !== "date") {
     throw new TypeError(`${where}: ${name} applies to numbers, bigints and dates, not to a ${describeKind(t)}; use minLength/maxLength for lengths`);
   }
-  throw new TypeError(`${where}: ${name} of a ${t.kind} must be ${t.kind === "date" ? "a Date, ISO 8601 text or epoch milliseconds" : `a finite ${t.kind === "bigint" ? "integer" : "number"}`}, got ${String(v)}`);
+  throw new TypeError(
+    `${where}: ${name} of a ${t.kind} must be ${t.kind === "date" ? "a Date, ISO 8601 text or epoch milliseconds" : `a finite ${t.kind === "bigint" ? "integer" : "number"}`}, got ${String(v)}`,
+  );
 }
 
 function describeKind(t: TypeDesc): string {

@@ -148,7 +148,9 @@ function paramsOf(c: ClassInfo, rm: RawMethod, where: string, pm: protobuf.Metho
     const tag = d?.options.tag ?? params.length + 1;
     const picked = pickConstraints(d?.options);
     if (pm && picked) {
-      throw new TypeError(`${pwhere}: validation constraints apply to IDL-less methods; ${pm.name} takes its .proto's request message, whose rules belong in the .proto`);
+      throw new TypeError(
+        `${pwhere}: validation constraints apply to IDL-less methods; ${pm.name} takes its .proto's request message, whose rules belong in the .proto`,
+      );
     }
     const constraints = c.checks.constraints(picked, type, pwhere);
     c.checks.fields(type);
@@ -280,7 +282,8 @@ const MCP_TOOL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 const PROTO_FILES = "./proto.js";
 
 function loadProtoFile(file: string): protobuf.Root {
-  if (typeof require !== "function") throw new TypeError(`@Service({ proto: "${file}" }): loading a .proto file needs Node.js; pass a loaded protobufjs Root instead`);
+  if (typeof require !== "function")
+    throw new TypeError(`@Service({ proto: "${file}" }): loading a .proto file needs Node.js; pass a loaded protobufjs Root instead`);
   return (require(PROTO_FILES) as typeof ProtoFiles).loadProto(file);
 }
 

@@ -47,7 +47,10 @@ function sourceOf(p: DeclaredParam, vars: ReadonlySet<string>, method: string, w
     return undefined;
   }
   if (declared !== undefined) {
-    if (!p.name) throw new TypeError(`${pwhere}: @${declared[0].toUpperCase()}${declared.slice(1)} needs a name, e.g. @${declared[0].toUpperCase()}${declared.slice(1)}("id")`);
+    if (!p.name)
+      throw new TypeError(
+        `${pwhere}: @${declared[0].toUpperCase()}${declared.slice(1)} needs a name, e.g. @${declared[0].toUpperCase()}${declared.slice(1)}("id")`,
+      );
     if (declared === "path" && !vars.has(p.name)) throw new TypeError(`${pwhere} is @Path("${p.name}") but the REST path has no {${p.name}} segment`);
     return declared;
   }

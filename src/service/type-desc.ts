@@ -104,7 +104,9 @@ export type TypeSpec =
   | ObjectConstructor
   | MapConstructor
   | ArrayConstructor
-  | (abstract new (...args: never[]) => unknown)
+  | (abstract new (
+      ...args: never[]
+    ) => unknown)
   | readonly [TypeSpec];
 
 /** The phantom key of {@link TypeOf}: never present at run time. */
@@ -142,7 +144,9 @@ export type ValueOf<S> = S extends StringConstructor
                 ? any
                 : S extends readonly [infer E]
                   ? ValueOf<E>[]
-                  : S extends abstract new (...args: never[]) => infer I
+                  : S extends abstract new (
+                        ...args: never[]
+                      ) => infer I
                     ? I
                     : S extends { readonly [VALUE]?: infer V }
                       ? unknown extends V

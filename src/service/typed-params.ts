@@ -27,13 +27,7 @@ type EntryValue<E> = E extends readonly unknown[] | (abstract new (...args: neve
 type Next<I extends unknown[]> = [...I, unknown];
 
 /** ` (name)` for an options entry that names its parameter (a constructor's `name` is not one). */
-type NameOf<E> = E extends (...args: never[]) => unknown
-  ? ""
-  : E extends { readonly name: infer N extends string }
-    ? string extends N
-      ? ""
-      : ` (${N})`
-    : "";
+type NameOf<E> = E extends (...args: never[]) => unknown ? "" : E extends { readonly name: infer N extends string } ? (string extends N ? "" : ` (${N})`) : "";
 
 /** The message when `params` and the method do not have as many parameters (an object type, not an alias: compilers print it whole). */
 type CountMismatch<P extends readonly unknown[], A extends readonly unknown[]> = P extends unknown

@@ -62,11 +62,15 @@ export class StreamTable<V> {
   }
 
   keys(): IterableIterator<number> {
-    return this.snapshot().map(([id]) => id)[Symbol.iterator]();
+    return this.snapshot()
+      .map(([id]) => id)
+      [Symbol.iterator]();
   }
 
   values(): IterableIterator<V> {
-    return this.snapshot().map(([, value]) => value)[Symbol.iterator]();
+    return this.snapshot()
+      .map(([, value]) => value)
+      [Symbol.iterator]();
   }
 
   entries(): IterableIterator<[number, V]> {

@@ -50,7 +50,10 @@ export class GrpcWebWeb implements WebWireMethod {
     const h = headersOf(res);
     if (res.status !== 200) {
       void res.body?.cancel().catch(() => {});
-      throw new RpcError(codeFromGrpcHttpStatus(res.status), `HTTP status ${res.status} in a gRPC-Web response`, { metadata: metadataOf(h), httpStatus: res.status });
+      throw new RpcError(codeFromGrpcHttpStatus(res.status), `HTTP status ${res.status} in a gRPC-Web response`, {
+        metadata: metadataOf(h),
+        httpStatus: res.status,
+      });
     }
     if (firstHeader(h, H.grpcStatus) !== undefined) {
       void res.body?.cancel().catch(() => {});

@@ -57,9 +57,14 @@ export interface RpcQueryOptions<T> {
  * messages are collected into an array). TanStack's AbortSignal cancels the call; `options`
  * (timeout, metadata …) go with every call.
  */
-export function queryOptions<F extends (...args: any[]) => unknown>(method: F, args: Params<F>, options?: Omit<CallOptions, "signal">): RpcQueryOptions<Result<F>> {
+export function queryOptions<F extends (...args: any[]) => unknown>(
+  method: F,
+  args: Params<F>,
+  options?: Omit<CallOptions, "signal">,
+): RpcQueryOptions<Result<F>> {
   const md = methodOf(method);
-  if (md.kind === "client_streaming" || md.kind === "bidi_streaming") throw new TypeError(`queryOptions: ${md.path} is ${md.kind.replace("_", " ")}; a query calls a unary or server-streaming method`);
+  if (md.kind === "client_streaming" || md.kind === "bidi_streaming")
+    throw new TypeError(`queryOptions: ${md.path} is ${md.kind.replace("_", " ")}; a query calls a unary or server-streaming method`);
   return {
     queryKey: queryKey(method, args),
     queryFn: async ({ signal }) => {

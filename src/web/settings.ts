@@ -37,7 +37,8 @@ function oneOf<T extends string>(name: string, v: unknown, allowed: readonly T[]
 
 function positive(name: string, v: unknown, fallback: number | undefined, zeroOk = false): number | undefined {
   if (v === undefined) return fallback;
-  if (typeof v !== "number" || !Number.isFinite(v) || v < 0 || (!zeroOk && v === 0)) fail(`options.${name} must be a ${zeroOk ? "non-negative" : "positive"} number; got ${String(v)}`);
+  if (typeof v !== "number" || !Number.isFinite(v) || v < 0 || (!zeroOk && v === 0))
+    fail(`options.${name} must be a ${zeroOk ? "non-negative" : "positive"} number; got ${String(v)}`);
   return v;
 }
 

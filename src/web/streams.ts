@@ -46,7 +46,12 @@ async function pump(call: WebStreamCall, codec: WebCodec, input: AsyncIterable<u
 }
 
 /** A client-streaming call: one response after the request stream ended. */
-export async function clientStream(core: WebCore, pm: WebMethod, input: AsyncIterable<unknown> | Iterable<unknown>, opts: CallOptions | undefined): Promise<unknown> {
+export async function clientStream(
+  core: WebCore,
+  pm: WebMethod,
+  input: AsyncIterable<unknown> | Iterable<unknown>,
+  opts: CallOptions | undefined,
+): Promise<unknown> {
   const scope = core.scope(opts);
   let call: WebStreamCall | undefined;
   try {
@@ -69,7 +74,12 @@ export async function clientStream(core: WebCore, pm: WebMethod, input: AsyncIte
 }
 
 /** A bidi-streaming call: responses as they come while the request stream is sent; leaving the loop cancels the call. */
-export async function* bidiStream(core: WebCore, pm: WebMethod, input: AsyncIterable<unknown> | Iterable<unknown>, opts: CallOptions | undefined): AsyncGenerator<unknown> {
+export async function* bidiStream(
+  core: WebCore,
+  pm: WebMethod,
+  input: AsyncIterable<unknown> | Iterable<unknown>,
+  opts: CallOptions | undefined,
+): AsyncGenerator<unknown> {
   const scope = core.scope(opts);
   let call: WebStreamCall | undefined;
   let over = false;

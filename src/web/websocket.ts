@@ -127,7 +127,9 @@ class WebSocketCall implements WebStreamCall {
     const bytes = typeof data === "string" ? new TextEncoder().encode(data) : new Uint8Array(data as ArrayBuffer);
     if (typeof data === "string" && bytes.length === 0) return;
     if (bytes.length > this.init.maxBytes) {
-      this.fail(new RpcError(Code.ResourceExhausted, `a response message of ${bytes.length} bytes is over the limit of ${this.init.maxBytes} (maxResponseBytes)`));
+      this.fail(
+        new RpcError(Code.ResourceExhausted, `a response message of ${bytes.length} bytes is over the limit of ${this.init.maxBytes} (maxResponseBytes)`),
+      );
       return;
     }
     this.responses.push(bytes);
@@ -136,7 +138,12 @@ class WebSocketCall implements WebStreamCall {
   private onClose(code: number, reason: string): void {
     if (!this.sawOpen) {
       // A browser does not say why a handshake failed (status, body): only that it did.
-      this.responses.settle(new RpcError(Code.Unavailable, `the WebSocket to ${this.init.method.path} could not be opened (refused: unknown method, credentials, origin, or unreachable; close ${code})`));
+      this.responses.settle(
+        new RpcError(
+          Code.Unavailable,
+          `the WebSocket to ${this.init.method.path} could not be opened (refused: unknown method, credentials, origin, or unreachable; close ${code})`,
+        ),
+      );
       return;
     }
     this.responses.settle(errorOfClose(code, reason));

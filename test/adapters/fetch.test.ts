@@ -135,7 +135,9 @@ describe("createFetchHandler under Node's own Request / Response", () => {
     assert.match(await bad.text(), /name is not right: x/);
     const none = await handler(new Request(`${BASE}/nope.Nope/Nothing`, { method: "POST", headers: JSON_CT, body: "{}" }));
     assert.equal(none.status, 404);
-    const big = await handler(new Request(`${BASE}/greet.GreetService/Greet`, { method: "POST", headers: JSON_CT, body: JSON.stringify({ name: "x".repeat(4096) }) }));
+    const big = await handler(
+      new Request(`${BASE}/greet.GreetService/Greet`, { method: "POST", headers: JSON_CT, body: JSON.stringify({ name: "x".repeat(4096) }) }),
+    );
     assert.equal(big.status, 413);
     const denied = await handler(new Request(`${BASE}/adapters.Secret/whisper`, { method: "POST", headers: JSON_CT, body: '["a"]' }));
     assert.equal(denied.status, 401);
@@ -143,7 +145,9 @@ describe("createFetchHandler under Node's own Request / Response", () => {
       new Request(`${BASE}/adapters.Secret/whisper`, { method: "POST", headers: { ...JSON_CT, authorization: `Bearer ${TOKEN}` }, body: '["a"]' }),
     );
     assert.equal(await allowed.json(), "psst, a");
-    const grpc = await handler(new Request(`${BASE}/greet.GreetService/Greet`, { method: "POST", headers: { "content-type": "application/grpc" }, body: new Uint8Array(5) }));
+    const grpc = await handler(
+      new Request(`${BASE}/greet.GreetService/Greet`, { method: "POST", headers: { "content-type": "application/grpc" }, body: new Uint8Array(5) }),
+    );
     assert.equal(grpc.status, 505);
     assert.equal(grpc.headers.get("grpc-status"), "12");
     assert.match(grpc.headers.get("grpc-message") ?? "", /needs HTTP\/2/);

@@ -85,24 +85,32 @@ function contract(make: () => Make, combo: Combo): void {
     assert.ok(err instanceof RpcError);
     assert.equal(err.code, Code.PermissionDenied);
     assert.match(err.message, /no$/);
-    const bad = (await client(GreetServiceImpl).greet({ name: "x" }).catch((e) => e)) as RpcError;
+    const bad = (await client(GreetServiceImpl)
+      .greet({ name: "x" })
+      .catch((e) => e)) as RpcError;
     assert.equal(bad.code, Code.Unknown);
   });
 
   it("limits: a request over maxMessageBytes is resource_exhausted", async () => {
-    const err = (await client(EchoService).size(new Uint8Array(100 * 1024)).catch((e) => e)) as RpcError;
+    const err = (await client(EchoService)
+      .size(new Uint8Array(100 * 1024))
+      .catch((e) => e)) as RpcError;
     assert.ok(err instanceof RpcError, String(err));
     assert.equal(err.code, Code.ResourceExhausted);
   });
 
   it("interceptors run: they refuse a call in the server's terms", async () => {
-    const err = (await client(EchoService).concat(["a"], "!").catch((e) => e)) as RpcError;
+    const err = (await client(EchoService)
+      .concat(["a"], "!")
+      .catch((e) => e)) as RpcError;
     assert.equal(err.code, Code.FailedPrecondition);
     assert.match(err.message, /the interceptor refuses/);
   });
 
   it("auth: no token is unauthenticated, the token is served", async () => {
-    const err = (await client(SecretService).whisper("a").catch((e) => e)) as RpcError;
+    const err = (await client(SecretService)
+      .whisper("a")
+      .catch((e) => e)) as RpcError;
     assert.equal(err.code, Code.Unauthenticated);
     assert.equal(await client(SecretService, TOKEN).whisper("a"), "psst, a");
   });
@@ -141,7 +149,10 @@ describe("createTestClient", () => {
     const server = createServer({ services: [new GreetServiceImpl()] });
     let socketClient: Client<GreetServiceImpl> | undefined;
     try {
-      const handles = () => (process as unknown as { _getActiveHandles(): object[] })._getActiveHandles().filter((h) => h.constructor.name === "Socket" || h.constructor.name === "TCP").length;
+      const handles = () =>
+        (process as unknown as { _getActiveHandles(): object[] })
+          ._getActiveHandles()
+          .filter((h) => h.constructor.name === "Socket" || h.constructor.name === "TCP").length;
       const before = handles();
       await client.greet({ name: "triple" });
       const perCall = async (c: Client<GreetServiceImpl>) => {

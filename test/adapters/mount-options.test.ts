@@ -47,18 +47,29 @@ describe("mounted handlers refuse the options of the server that owns the port",
     it(`${who}: every listener option is a TypeError naming it`, () => {
       for (const [key, value] of Object.entries(LISTENER_VALUES)) {
         const re = new RegExp(`^${who}: ${key} (is a setting of the server that owns the port|needs a server that owns its port)`);
-        assert.throws(() => mount({ services: [new GreetServiceImpl()], [key]: value }), (e: unknown) => e instanceof TypeError && re.test(e.message), key);
+        assert.throws(
+          () => mount({ services: [new GreetServiceImpl()], [key]: value }),
+          (e: unknown) => e instanceof TypeError && re.test(e.message),
+          key,
+        );
       }
       // The header-size limit sits in `limits` but is the port's HTTP stack's.
       const re = new RegExp(`^${who}: limits.maxHeaderBytes is a setting of the server that owns the port`);
-      assert.throws(() => mount({ services: [new GreetServiceImpl()], limits: { maxHeaderBytes: 1024 } }), (e: unknown) => e instanceof TypeError && re.test(e.message));
+      assert.throws(
+        () => mount({ services: [new GreetServiceImpl()], limits: { maxHeaderBytes: 1024 } }),
+        (e: unknown) => e instanceof TypeError && re.test(e.message),
+      );
     });
   }
 
   it("fastifyTriplePlugin: every listener option is a TypeError naming it", async () => {
     for (const [key, value] of Object.entries(LISTENER_VALUES)) {
       const re = new RegExp(`^fastifyTriplePlugin: ${key} `);
-      await assert.rejects(fastifyTriplePlugin(fastifyLike, { [key]: value } as HandlerOptions), (e: unknown) => e instanceof TypeError && re.test(e.message), key);
+      await assert.rejects(
+        fastifyTriplePlugin(fastifyLike, { [key]: value } as HandlerOptions),
+        (e: unknown) => e instanceof TypeError && re.test(e.message),
+        key,
+      );
     }
   });
 
@@ -66,7 +77,11 @@ describe("mounted handlers refuse the options of the server that owns the port",
     for (const key of REGISTRY_KEYS) {
       const re = new RegExp(`^createTestClient: ${key} needs a server that owns its port`);
       const options = { services: [new GreetServiceImpl()], [key]: LISTENER_VALUES[key] } as TestClientOptions;
-      assert.throws(() => createTestClient(GreetServiceImpl, options), (e: unknown) => e instanceof TypeError && re.test(e.message), key);
+      assert.throws(
+        () => createTestClient(GreetServiceImpl, options),
+        (e: unknown) => e instanceof TypeError && re.test(e.message),
+        key,
+      );
     }
     assert.ok(createTestClient(GreetServiceImpl, { services: [new GreetServiceImpl()], limits: { maxHeaderBytes: 8192 }, idleTimeoutMs: 1000 }));
   });

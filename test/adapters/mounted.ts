@@ -177,7 +177,10 @@ export function mountedContract(url: () => string, http2: boolean): void {
   });
 
   it("SSE: a server stream called with plain JSON is text/event-stream", async () => {
-    const r = await (http2 ? post2 : post1)(url(), "/greet.GreetService/GreetServerStream", { headers: { "content-type": "application/json" }, body: '{"name":"sse"}' });
+    const r = await (http2 ? post2 : post1)(url(), "/greet.GreetService/GreetServerStream", {
+      headers: { "content-type": "application/json" },
+      body: '{"name":"sse"}',
+    });
     assert.equal(r.status, 200);
     assert.match(String(r.headers["content-type"]), /^text\/event-stream/);
     assert.equal(r.text().match(/^data: \{"greeting":"hello, sse \(\d\/3\)"\}$/gm)?.length, 3);

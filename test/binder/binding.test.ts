@@ -26,18 +26,33 @@ describe("binding rules by parameter type", () => {
   it("registration reads @Param and @Field metadata into plain descriptors", () => {
     const d = describeService(BinderServiceImpl);
     const byName = Object.fromEntries(d.methods.map((m) => [m.name, m]));
-    assert.deepEqual(byName.ordered.params.map((p) => p.type.kind), ["string", "number", "boolean", "date", "bigint"]);
-    assert.deepEqual(byName.tags.params.map((p) => [p.name, p.type]), [
-      ["tag", { kind: "array", element: { kind: "string" } }],
-      ["n", { kind: "array", element: { kind: "number" } }],
-    ]);
+    assert.deepEqual(
+      byName.ordered.params.map((p) => p.type.kind),
+      ["string", "number", "boolean", "date", "bigint"],
+    );
+    assert.deepEqual(
+      byName.tags.params.map((p) => [p.name, p.type]),
+      [
+        ["tag", { kind: "array", element: { kind: "string" } }],
+        ["n", { kind: "array", element: { kind: "number" } }],
+      ],
+    );
     assert.equal(byName.file.params[1].type.kind, "file");
     const profile = byName.profile.params[0].type;
     assert.equal(profile.kind, "class");
     if (profile.kind === "class") {
       assert.deepEqual(
         profile.fields.map((f) => [f.name, f.type.kind]),
-        [["name", "string"], ["age", "number"], ["admin", "boolean"], ["born", "date"], ["big", "bigint"], ["tags", "array"], ["address", "class"], ["scores", "map"]],
+        [
+          ["name", "string"],
+          ["age", "number"],
+          ["admin", "boolean"],
+          ["born", "date"],
+          ["big", "bigint"],
+          ["tags", "array"],
+          ["address", "class"],
+          ["scores", "map"],
+        ],
       );
     }
   });
@@ -137,10 +152,7 @@ describe("binding rules by parameter type", () => {
     });
     assert.equal(r.status, 200, r.text());
     const b = r.json();
-    assert.deepEqual(
-      [b.name, b.age, b.admin, b.big, b.tags, b.city, b.zip, b.scores],
-      ["Ann", 41, true, "7n", ["a", "b"], "Rome", 5, { math: 9, art: 7.5 }],
-    );
+    assert.deepEqual([b.name, b.age, b.admin, b.big, b.tags, b.city, b.zip, b.scores], ["Ann", 41, true, "7n", ["a", "b"], "Rome", 5, { math: 9, art: 7.5 }]);
     const bad = await post1(server.url, `${B}/profile`, { headers: XML, body: "<p><age>old</age></p>" });
     assert.equal(bad.status, 400);
     assert.match(bad.json().message, /\.age must be a finite number/);

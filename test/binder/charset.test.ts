@@ -38,8 +38,7 @@ describe("charsets round-trip non-ASCII text", () => {
   });
 
   for (const version of ["1.1", "2"] as const) {
-    const call = (path: string, init: RequestInit): Promise<Reply> =>
-      version === "1.1" ? post1(server.url, path, init) : h2.request(path, init);
+    const call = (path: string, init: RequestInit): Promise<Reply> => (version === "1.1" ? post1(server.url, path, init) : h2.request(path, init));
 
     for (const [charset, text] of CASES) {
       it(`HTTP/${version}: text/plain; charset=${charset}`, async () => {

@@ -27,7 +27,11 @@ const RUNS = Number(process.env.BINDER_RUNS ?? 40);
 const path = fc.constantFrom(...PATHS);
 const charset = fc.constantFrom(...CHARSETS);
 const names = fc.constantFrom("name", "username", "age", "title", "file", "tag", "n", "__proto__", "constructor", "a", "");
-const text = fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: "grapheme", maxLength: 20 }), fc.constantFrom("", "NaN", "1e309", "-0", "true", "2020-01-01", "[1,2]", '{"a":1}'));
+const text = fc.oneof(
+  fc.string({ maxLength: 40 }),
+  fc.string({ unit: "grapheme", maxLength: 20 }),
+  fc.constantFrom("", "NaN", "1e309", "-0", "true", "2020-01-01", "[1,2]", '{"a":1}'),
+);
 const bytes = fc.uint8Array({ maxLength: 300 }).map((a) => Buffer.from(a));
 
 const formBody = fc.oneof(
@@ -41,12 +45,10 @@ const xmlNode: fc.Arbitrary<string> = fc.letrec<{ node: string }>((tie) => ({
     { depthSize: "small", withCrossShrink: true },
     text.map((t) => t.replace(/[<&]/g, "")),
     fc.constantFrom("&amp;", "&lt;", "&#65;", "&#x1F600;", "&bogus;", "&#0;", "<![CDATA[<x>]]>", "<!-- c -->", "<!DOCTYPE a>", "<?pi x?>"),
-    fc.tuple(names, fc.array(tie("node"), { maxLength: 3 }), fc.option(text.map((t) => t.replace(/["<&]/g, "")))).map(
-      ([n, kids, attr]) => {
-        const tag = n === "" ? "x" : n;
-        return `<${tag}${attr === null ? "" : ` a="${attr}"`}>${kids.join("")}</${tag}>`;
-      },
-    ),
+    fc.tuple(names, fc.array(tie("node"), { maxLength: 3 }), fc.option(text.map((t) => t.replace(/["<&]/g, "")))).map(([n, kids, attr]) => {
+      const tag = n === "" ? "x" : n;
+      return `<${tag}${attr === null ? "" : ` a="${attr}"`}>${kids.join("")}</${tag}>`;
+    }),
   ),
 })).node;
 const xmlBody = fc.oneof(xmlNode, fc.string({ unit: fc.constantFrom("<", ">", "/", "a", " ", "&", ";", "=", '"', "!", "?"), maxLength: 40 }));
@@ -55,7 +57,10 @@ const partSpec = fc.record({
   name: names,
   data: fc.oneof(text, bytes),
   filename: fc.option(fc.constantFrom("a.txt", "../../etc/passwd", "x.bin", ""), { nil: undefined }),
-  contentType: fc.option(fc.constantFrom("text/plain", "text/plain; charset=gbk", "text/plain; charset=nope", "application/json", "image/png", "application/octet-stream"), { nil: undefined }),
+  contentType: fc.option(
+    fc.constantFrom("text/plain", "text/plain; charset=gbk", "text/plain; charset=nope", "application/json", "image/png", "application/octet-stream"),
+    { nil: undefined },
+  ),
 });
 const multipartBody = fc.oneof(
   fc.array(partSpec, { maxLength: 6 }).map((parts) => multipart(parts)),
@@ -96,8 +101,14 @@ describe("property: random bodies of every content type never crash the server o
   const ct = (type: string, cs: string) => (cs === "" ? type : `${type}; charset=${cs}`);
 
   it("application/json", async () => {
-    const body = fc.oneof(fc.json().map((j) => j), bytes.map((b) => b.toString("latin1")));
-    await fc.assert(fc.asyncProperty(path, body, async (p, b) => check(await send(p, { "content-type": "application/json" }, b))), { numRuns: RUNS });
+    const body = fc.oneof(
+      fc.json().map((j) => j),
+      bytes.map((b) => b.toString("latin1")),
+    );
+    await fc.assert(
+      fc.asyncProperty(path, body, async (p, b) => check(await send(p, { "content-type": "application/json" }, b))),
+      { numRuns: RUNS },
+    );
   });
 
   it("application/x-www-form-urlencoded", async () => {
@@ -109,7 +120,15 @@ describe("property: random bodies of every content type never crash the server o
 
   it("text/plain", async () => {
     await fc.assert(
-      fc.asyncProperty(path, fc.oneof(text.map((t) => Buffer.from(t)), bytes), charset, async (p, b, cs) => check(await send(p, { "content-type": ct("text/plain", cs) }, b))),
+      fc.asyncProperty(
+        path,
+        fc.oneof(
+          text.map((t) => Buffer.from(t)),
+          bytes,
+        ),
+        charset,
+        async (p, b, cs) => check(await send(p, { "content-type": ct("text/plain", cs) }, b)),
+      ),
       { numRuns: RUNS },
     );
   });
@@ -122,7 +141,10 @@ describe("property: random bodies of every content type never crash the server o
   });
 
   it("multipart/form-data", async () => {
-    await fc.assert(fc.asyncProperty(path, multipartBody, async (p, m) => check(await send(p, m.headers, m.body))), { numRuns: RUNS * 2 });
+    await fc.assert(
+      fc.asyncProperty(path, multipartBody, async (p, m) => check(await send(p, m.headers, m.body))),
+      { numRuns: RUNS * 2 },
+    );
   });
 
   it("the server still answers afterwards", async () => {

@@ -17,10 +17,8 @@ describe("prototype pollution: forbidden keys are dropped in every body type", (
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
   });
 
-  const record = (headers: Record<string, string>, body: string | Buffer) =>
-    post1(server.url, "/test.BinderService/record", { headers, body });
-  const profile = (headers: Record<string, string>, body: string | Buffer) =>
-    post1(server.url, "/test.BinderService/profile", { headers, body });
+  const record = (headers: Record<string, string>, body: string | Buffer) => post1(server.url, "/test.BinderService/record", { headers, body });
+  const profile = (headers: Record<string, string>, body: string | Buffer) => post1(server.url, "/test.BinderService/profile", { headers, body });
 
   const cleanRecord = (r: Awaited<ReturnType<typeof record>>, keys: string[]) => {
     assert.equal(r.status, 200, r.text());
@@ -62,10 +60,16 @@ describe("prototype pollution: forbidden keys are dropped in every body type", (
 
   it("XML", async () => {
     cleanRecord(
-      await record({ ...XML, accept: "application/json" }, '<data __proto__="1" constructor="2"><__proto__><polluted>1</polluted></__proto__><constructor>x</constructor><prototype>y</prototype><ok>1</ok></data>'),
+      await record(
+        { ...XML, accept: "application/json" },
+        '<data __proto__="1" constructor="2"><__proto__><polluted>1</polluted></__proto__><constructor>x</constructor><prototype>y</prototype><ok>1</ok></data>',
+      ),
       ["ok"],
     );
-    const r = await profile({ ...XML, accept: "application/json" }, "<p><name>a</name><__proto__><admin>true</admin></__proto__><address><__proto__><polluted>1</polluted></__proto__><city>c</city></address></p>");
+    const r = await profile(
+      { ...XML, accept: "application/json" },
+      "<p><name>a</name><__proto__><admin>true</admin></__proto__><address><__proto__><polluted>1</polluted></__proto__><city>c</city></address></p>",
+    );
     assert.equal(r.status, 200, r.text());
     assert.equal(r.json().admin, undefined);
     assert.equal(r.json().city, "c");

@@ -22,8 +22,7 @@ describe("sample.UserService: every body type over HTTP/1.1 and HTTP/2", () => {
   });
 
   for (const version of ["1.1", "2"] as const) {
-    const call = (path: string, init: RequestInit): Promise<Reply> =>
-      version === "1.1" ? post1(server.url, path, init) : h2.request(path, init);
+    const call = (path: string, init: RequestInit): Promise<Reply> => (version === "1.1" ? post1(server.url, path, init) : h2.request(path, init));
     const ok = (r: Reply, message: string, type = "application/json") => {
       assert.equal(r.status, 200, r.text());
       assert.match(String(r.headers["content-type"]), new RegExp(`^${type}`));
@@ -120,7 +119,10 @@ describe("sample.UserService: every body type over HTTP/1.1 and HTTP/2", () => {
       });
       ok(x, "", "application/xml");
       assert.match(x.text(), /<message>saved ann from Oslo<\/message>/);
-      ok(await call(`${S}/saveUser`, { headers: { ...XML, accept: "application/json" }, body: "<user><username>a</username><location>b</location></user>" }), "saved a from b");
+      ok(
+        await call(`${S}/saveUser`, { headers: { ...XML, accept: "application/json" }, body: "<user><username>a</username><location>b</location></user>" }),
+        "saved a from b",
+      );
     });
 
     it(`${v} XML: malformed, DTD, entity, several roots are 400 status 25`, async () => {

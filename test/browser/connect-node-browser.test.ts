@@ -78,7 +78,9 @@ function listen(server: http.Server | http2.Http2SecureServer): Promise<number> 
  * over TLS (HTTP/2 by ALPN). The contract is made in the page from greet.proto's JSON.
  * (connect-node has no gRPC-Web text mode.)
  */
-describe("the web client in headless Chromium against connect-node's server", { skip: !existsSync(CHROMIUM) && !process.env.CI ? `${CHROMIUM} not installed (apt-get install chromium)` : false }, () => {
+describe("the web client in headless Chromium against connect-node's server", {
+  skip: !existsSync(CHROMIUM) && !process.env.CI ? `${CHROMIUM} not installed (apt-get install chromium)` : false,
+}, () => {
   let pages: http.Server;
   let plain: http.Server;
   let secure: http2.Http2SecureServer;
@@ -89,7 +91,17 @@ describe("the web client in headless Chromium against connect-node's server", { 
 
   before(async () => {
     assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: CI must install Debian's chromium`);
-    const script = (await esbuild.build({ entryPoints: [PAGE_ENTRY], bundle: true, write: false, format: "iife", platform: "browser", target: "chrome120", logLevel: "silent" })).outputFiles[0].text;
+    const script = (
+      await esbuild.build({
+        entryPoints: [PAGE_ENTRY],
+        bundle: true,
+        write: false,
+        format: "iife",
+        platform: "browser",
+        target: "chrome120",
+        logLevel: "silent",
+      })
+    ).outputFiles[0].text;
     const html = '<!doctype html><html><head><title>connect-node</title><script src="/bundle.js"></script></head><body>connect-node</body></html>';
     pages = http.createServer((req, res) => {
       if (req.url === "/bundle.js") res.writeHead(200, { "content-type": "text/javascript; charset=utf-8" }).end(script);
@@ -104,11 +116,19 @@ describe("the web client in headless Chromium against connect-node's server", { 
     const root = new protobuf.Root();
     root.loadSync(GREET_PROTO, { keepCase: true });
     userDataDir = mkdtempSync(path.join(tmpdir(), "triple-connect-node-"));
-    context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: [...CHROMIUM_ARGS, "--ignore-certificate-errors"] });
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [...CHROMIUM_ARGS, "--ignore-certificate-errors"],
+    });
     const page = await context.newPage();
     await page.goto(`${pageOrigin}/`);
     for (const [name, url] of Object.entries(urls)) {
-      results[name] = await page.evaluate(([u, json, variants]) => (globalThis as any).runConnectNode(u, json, variants), [url, root.toJSON(), VARIANTS] as const);
+      results[name] = await page.evaluate(([u, json, variants]) => (globalThis as any).runConnectNode(u, json, variants), [
+        url,
+        root.toJSON(),
+        VARIANTS,
+      ] as const);
     }
   });
 

@@ -12,13 +12,20 @@ import { GREET_CACHE_CONTROL, GREET_ERROR_DOMAIN, GreetServiceImpl } from "../..
 import { Code, createServer, type TripleServer } from "../../src/index.js";
 import { greetDescriptors } from "../connect/greet-descriptors.js";
 
-
 /** The page's entry (plain JavaScript next to the sources; the compiled test lives under dist/). */
 const PAGE_ENTRY = path.resolve(__dirname, "../../../test/browser/page/connect-web-page.mjs");
 
 /** Bundles the page's script with esbuild: connect-web, connect and @bufbuild/protobuf in one file. */
 async function bundle(): Promise<string> {
-  const r = await esbuild.build({ entryPoints: [PAGE_ENTRY], bundle: true, write: false, format: "iife", platform: "browser", target: "chrome120", logLevel: "silent" });
+  const r = await esbuild.build({
+    entryPoints: [PAGE_ENTRY],
+    bundle: true,
+    write: false,
+    format: "iife",
+    platform: "browser",
+    target: "chrome120",
+    logLevel: "silent",
+  });
   return r.outputFiles[0].text;
 }
 
@@ -47,7 +54,9 @@ interface Outcome {
  * and exposed headers) is exercised by the browser itself: unary, server streaming, an error
  * with details, a deadline, and GET for the idempotent method.
  */
-describe("connect-web from headless Chromium", { skip: !existsSync(CHROMIUM) && !process.env.CI ? `${CHROMIUM} not installed (apt-get install chromium)` : false }, () => {
+describe("connect-web from headless Chromium", {
+  skip: !existsSync(CHROMIUM) && !process.env.CI ? `${CHROMIUM} not installed (apt-get install chromium)` : false,
+}, () => {
   let server: TripleServer;
   let pages: http.Server;
   let context: BrowserContext;

@@ -12,7 +12,6 @@ import { createServer, type TripleServer } from "../../src/index.js";
 import { post1 } from "../helpers/http.js";
 import { UserService } from "../robustness/fixture-services.js";
 
-
 /** Serves one empty HTML page, so the browser has an origin to call the RPC server from. */
 function startPageServer(): Promise<http.Server> {
   const page = "<!doctype html><html><head><title>triple-rpc CORS test</title></head><body>cors</body></html>";
@@ -40,7 +39,9 @@ interface Seen {
  * another with fetch — JSON, form and multipart bodies — reads answers, an error body and the
  * exposed protocol headers; an origin that is not allowed is refused.
  */
-describe("CORS from headless Chromium", { skip: !existsSync(CHROMIUM) && !process.env.CI ? `${CHROMIUM} not installed (apt-get install chromium)` : false }, () => {
+describe("CORS from headless Chromium", {
+  skip: !existsSync(CHROMIUM) && !process.env.CI ? `${CHROMIUM} not installed (apt-get install chromium)` : false,
+}, () => {
   let server: TripleServer;
   let pages: http.Server;
   let context: BrowserContext;
@@ -116,11 +117,16 @@ describe("CORS from headless Chromium", { skip: !existsSync(CHROMIUM) && !proces
   }
 
   it("JSON (preflighted: content-type and tri-* headers) → 200 with the greeting", async () => {
-    const r = await browserFetch(`${api}/greet.GreetService/Greet`, "json", { name: "triple" }, {
-      "tri-protocol-version": "1.0.0",
-      "tri-service-timeout": "5000",
-      authorization: "Bearer not-checked-here",
-    });
+    const r = await browserFetch(
+      `${api}/greet.GreetService/Greet`,
+      "json",
+      { name: "triple" },
+      {
+        "tri-protocol-version": "1.0.0",
+        "tri-service-timeout": "5000",
+        authorization: "Bearer not-checked-here",
+      },
+    );
     assert.equal(r.error, undefined);
     assert.equal(r.status, 200, r.body);
     assert.deepEqual(JSON.parse(r.body ?? ""), { greeting: "triple" });

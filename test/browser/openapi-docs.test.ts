@@ -16,7 +16,9 @@ const TESSERACT = "/usr/bin/tesseract";
  * UI from node_modules, no network), runs "Try it out" on `GET /users/{id}` against the server,
  * and the answer shows on the page; the screenshot of the response is read back with OCR.
  */
-describe("the /docs page in headless Chromium", { skip: !existsSync(CHROMIUM) && !process.env.CI ? `${CHROMIUM} not installed (apt-get install chromium)` : false }, () => {
+describe("the /docs page in headless Chromium", {
+  skip: !existsSync(CHROMIUM) && !process.env.CI ? `${CHROMIUM} not installed (apt-get install chromium)` : false,
+}, () => {
   let server: TripleServer;
   let context: BrowserContext;
   let page: Page;
@@ -65,10 +67,16 @@ describe("the /docs page in headless Chromium", { skip: !existsSync(CHROMIUM) &&
     assert.ok(requests.length > 3);
     for (const u of requests) assert.ok(u.startsWith(server.url), `the docs page fetched ${u}`);
     assert.ok(requests.includes(`${server.url}/users/1`), `no request to /users/1 in ${requests.join(" ")}`);
-    assert.deepEqual(console.filter((m) => /Content Security Policy|Refused to/i.test(m)), [], "the page's CSP blocked something it needs");
+    assert.deepEqual(
+      console.filter((m) => /Content Security Policy|Refused to/i.test(m)),
+      [],
+      "the page's CSP blocked something it needs",
+    );
 
     // Swagger UI shows the body light on dark, which OCR reads poorly: dark on white, larger.
-    await page.addStyleTag({ content: ".live-responses-table pre, .live-responses-table pre * { background: #fff !important; color: #000 !important; font-size: 20px !important; }" });
+    await page.addStyleTag({
+      content: ".live-responses-table pre, .live-responses-table pre * { background: #fff !important; color: #000 !important; font-size: 20px !important; }",
+    });
     const shot = path.join(dir, "response.png");
     writeFileSync(shot, await body.screenshot());
     if (process.env.KEEP_SHOT) writeFileSync(process.env.KEEP_SHOT, await body.screenshot());

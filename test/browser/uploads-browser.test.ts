@@ -31,7 +31,9 @@ function startPageServer(api: () => string): Promise<http.Server> {
  * download; `fetch(FormData)` uploads a 3 MiB Blob to a streamed `StreamedFile` parameter and
  * downloads it back.
  */
-describe("uploads and downloads from headless Chromium", { skip: !existsSync(CHROMIUM) && !process.env.CI ? `${CHROMIUM} not installed (apt-get install chromium)` : false }, () => {
+describe("uploads and downloads from headless Chromium", {
+  skip: !existsSync(CHROMIUM) && !process.env.CI ? `${CHROMIUM} not installed (apt-get install chromium)` : false,
+}, () => {
   let server: TripleServer;
   let pages: http.Server;
   let context: BrowserContext;
@@ -91,7 +93,15 @@ describe("uploads and downloads from headless Chromium", { skip: !existsSync(CHR
       back.append("file", new Blob([bytes], { type: "application/x-test" }), "data.bin");
       const down = await fetch(`${api}/test.Downloads/echo`, { method: "POST", body: back });
       const got = await down.arrayBuffer();
-      return { status: up.status, seen, sent: await hex(bytes.buffer), downStatus: down.status, type: down.headers.get("content-type"), got: await hex(got), size: got.byteLength };
+      return {
+        status: up.status,
+        seen,
+        sent: await hex(bytes.buffer),
+        downStatus: down.status,
+        type: down.headers.get("content-type"),
+        got: await hex(got),
+        size: got.byteLength,
+      };
     }, api);
     assert.equal(r.status, 200, JSON.stringify(r.seen));
     assert.equal(r.seen.sha256, r.sent);

@@ -16,7 +16,15 @@ import { WebTestService } from "../web/service.js";
 const PAGE_ENTRY = path.resolve(__dirname, "../../../test/web/page/browser-page.ts");
 
 async function bundle(): Promise<string> {
-  const r = await esbuild.build({ entryPoints: [PAGE_ENTRY], bundle: true, write: false, format: "iife", platform: "browser", target: "chrome120", logLevel: "silent" });
+  const r = await esbuild.build({
+    entryPoints: [PAGE_ENTRY],
+    bundle: true,
+    write: false,
+    format: "iife",
+    platform: "browser",
+    target: "chrome120",
+    logLevel: "silent",
+  });
   return r.outputFiles[0].text;
 }
 
@@ -49,7 +57,9 @@ type Outcome = { value?: any; error?: { code: number; message: string; violation
  * with a Date, bigint, Map and bytes, errors with validation violations, a server stream, a
  * deadline, cancellation, metadata.
  */
-describe("the web client in headless Chromium", { skip: !existsSync(CHROMIUM) && !process.env.CI ? `${CHROMIUM} not installed (apt-get install chromium)` : false }, () => {
+describe("the web client in headless Chromium", {
+  skip: !existsSync(CHROMIUM) && !process.env.CI ? `${CHROMIUM} not installed (apt-get install chromium)` : false,
+}, () => {
   let plain: TripleServer;
   let secure: TripleServer;
   let pages: http.Server;
@@ -64,14 +74,25 @@ describe("the web client in headless Chromium", { skip: !existsSync(CHROMIUM) &&
     const pageOrigin = `http://localhost:${(pages.address() as AddressInfo).port}`;
     const { key, cert } = selfSigned();
     plain = createServer({ services: [new WebTestService()], cors: { origins: [pageOrigin], allowedHeaders: ["x-custom"], exposedHeaders: ["x-answer"] } });
-    secure = createServer({ services: [new WebTestService()], cors: { origins: [pageOrigin], allowedHeaders: ["x-custom"], exposedHeaders: ["x-answer"] }, tls: { key, cert } });
+    secure = createServer({
+      services: [new WebTestService()],
+      cors: { origins: [pageOrigin], allowedHeaders: ["x-custom"], exposedHeaders: ["x-answer"] },
+      tls: { key, cert },
+    });
     await plain.listen({ port: 0, host: "127.0.0.1" });
     await secure.listen({ port: 0, host: "127.0.0.1" });
     userDataDir = mkdtempSync(path.join(tmpdir(), "triple-web-client-"));
-    context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: [...CHROMIUM_ARGS, "--ignore-certificate-errors"] });
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [...CHROMIUM_ARGS, "--ignore-certificate-errors"],
+    });
     page = await context.newPage();
     await page.goto(`${pageOrigin}/`);
-    for (const [name, server] of [["HTTP/1.1", plain], ["HTTP/2 (TLS)", secure]] as const) {
+    for (const [name, server] of [
+      ["HTTP/1.1", plain],
+      ["HTTP/2 (TLS)", secure],
+    ] as const) {
       results[name] = await page.evaluate(([url, variants]) => (globalThis as any).runWeb(url, variants), [server.url, VARIANTS] as const);
     }
   });
@@ -95,7 +116,10 @@ describe("the web client in headless Chromium", { skip: !existsSync(CHROMIUM) &&
           initials: "AL",
           born: "2000-02-29T12:00:00.000Z",
           balance: "42n",
-          scores: [["a", 1], ["b", 2]],
+          scores: [
+            ["a", 1],
+            ["b", 2],
+          ],
           avatar: [0, 1, 254, 255],
         });
         assert.deepEqual(r.error.error, { code: Code.InvalidArgument, message: "name is not right: nobody", violations: [] });

@@ -15,7 +15,15 @@ import { CHROMIUM, CHROMIUM_ARGS } from "../helpers/chromium.js";
 const PAGE_ENTRY = path.resolve(__dirname, "../../../test/browser/page/websocket-page.mjs");
 
 async function bundle(): Promise<string> {
-  const r = await esbuild.build({ entryPoints: [PAGE_ENTRY], bundle: true, write: false, format: "iife", platform: "browser", target: "chrome120", logLevel: "silent" });
+  const r = await esbuild.build({
+    entryPoints: [PAGE_ENTRY],
+    bundle: true,
+    write: false,
+    format: "iife",
+    platform: "browser",
+    target: "chrome120",
+    logLevel: "silent",
+  });
   return r.outputFiles[0].text;
 }
 
@@ -35,7 +43,9 @@ function startPageServer(script: string): Promise<http.Server> {
  * the server's cors.origins, checked at the handshake): 10,000 messages each way, a client
  * stream, a deadline from the query, a cancel, and an unknown method refused at the handshake.
  */
-describe("Triple over WebSocket from headless Chromium", { skip: !existsSync(CHROMIUM) && !process.env.CI ? `${CHROMIUM} not installed (apt-get install chromium)` : false }, () => {
+describe("Triple over WebSocket from headless Chromium", {
+  skip: !existsSync(CHROMIUM) && !process.env.CI ? `${CHROMIUM} not installed (apt-get install chromium)` : false,
+}, () => {
   let server: TripleServer;
   let pages: http.Server;
   let context: BrowserContext;

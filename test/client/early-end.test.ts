@@ -67,7 +67,10 @@ async function dubboJsServer(): Promise<{ address: string; close(): void }> {
   const fixture = path.resolve(__dirname, "../../../test/fixtures/dubbo-js");
   if (!existsSync(path.join(fixture, "node_modules/@apachedubbo/dubbo-node"))) {
     // As test/connect/dubbo-js.test.ts does when CI (.ci/run) has not installed it.
-    const r = spawnSync(process.platform === "win32" ? "npm.cmd" : "npm", ["ci", "--no-audit", "--no-fund", "--prefix", fixture], { stdio: "inherit", timeout: 180_000 });
+    const r = spawnSync(process.platform === "win32" ? "npm.cmd" : "npm", ["ci", "--no-audit", "--no-fund", "--prefix", fixture], {
+      stdio: "inherit",
+      timeout: 180_000,
+    });
     assert.equal(r.status, 0, "npm ci of test/fixtures/dubbo-js failed");
   }
   const child: ChildProcess = spawn(process.execPath, [path.join(fixture, "server.js")], { stdio: ["ignore", "pipe", "inherit"] });

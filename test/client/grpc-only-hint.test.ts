@@ -63,7 +63,9 @@ describe("a Triple call to a gRPC-only server says to use protocol grpc", () => 
     assert.match(e.message, HINT);
   });
 
-  it("grpcio (a real C-core server: trailers-only, Missing :te header), and with protocol grpc the same call works", { skip: !HAVE_GRPCIO && !process.env.CI && "python3-grpcio is not installed" }, async () => {
+  it("grpcio (a real C-core server: trailers-only, Missing :te header), and with protocol grpc the same call works", {
+    skip: !HAVE_GRPCIO && !process.env.CI && "python3-grpcio is not installed",
+  }, async () => {
     const peer = await grpcioServer();
     try {
       const e = await failure(peer.url);
@@ -95,7 +97,12 @@ describe("a Triple call to a gRPC-only server says to use protocol grpc", () => 
   });
 
   it("grpc-go's answer, simulated (415, application/grpc, grpc-status 3)", async () => {
-    const peer = await rawServer({ ":status": 415, "content-type": "application/grpc", "grpc-status": "3", "grpc-message": 'invalid gRPC request content-type "application/json"' });
+    const peer = await rawServer({
+      ":status": 415,
+      "content-type": "application/grpc",
+      "grpc-status": "3",
+      "grpc-message": 'invalid gRPC request content-type "application/json"',
+    });
     try {
       const e = await failure(peer.url);
       assert.equal(e.code, Code.InvalidArgument);
@@ -115,7 +122,8 @@ describe("a Triple call to a gRPC-only server says to use protocol grpc", () => 
   });
 });
 
-const STREAM_HINT = /could not read this stream's JSON messages \(application\/grpc\+json, how a client whose contentType is json streams\): a plain gRPC server reads protobuf only, so call it with protocol: "grpc" \(or contentType: "proto"\)/;
+const STREAM_HINT =
+  /could not read this stream's JSON messages \(application\/grpc\+json, how a client whose contentType is json streams\): a plain gRPC server reads protobuf only, so call it with protocol: "grpc" \(or contentType: "proto"\)/;
 
 async function* names(...n: string[]) {
   for (const name of n) yield { name };
@@ -160,7 +168,12 @@ describe("streams of a default client against a gRPC-only server say to use prot
   });
 
   it("grpcio's answer, simulated (grpc-status 2, 'Exception deserializing request!')", async () => {
-    const peer = await rawServer({ ":status": 200, "content-type": "application/grpc", "grpc-status": "2", "grpc-message": "Exception deserializing request!" });
+    const peer = await rawServer({
+      ":status": 200,
+      "content-type": "application/grpc",
+      "grpc-status": "2",
+      "grpc-message": "Exception deserializing request!",
+    });
     try {
       const client = createClient(GreetServiceImpl, { providers: peer.url, cluster: "failfast" });
       try {

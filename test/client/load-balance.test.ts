@@ -45,7 +45,10 @@ describe("load balancers over 1,000 calls to three real servers", () => {
   });
 
   it("random: weighted 1:1:2", async () => {
-    const counts = await distribution("random", servers.map((s, i) => ({ url: s.address, weight: i === 2 ? 200 : 100 })));
+    const counts = await distribution(
+      "random",
+      servers.map((s, i) => ({ url: s.address, weight: i === 2 ? 200 : 100 })),
+    );
     assert.equal(counts[0] + counts[1] + counts[2], CALLS);
     for (const n of counts.slice(0, 2)) assert.ok(n >= 170 && n <= 330, counts.join("/"));
     assert.ok(counts[2] >= 420 && counts[2] <= 580, counts.join("/"));
@@ -53,7 +56,10 @@ describe("load balancers over 1,000 calls to three real servers", () => {
 
   it("roundrobin: exact thirds; weighted 1:2:3 exact sixths", async () => {
     within(await distribution("roundrobin"), 333, 334);
-    const w = await distribution("roundrobin", servers.map((s, i) => ({ url: s.address, weight: 100 * (i + 1) })));
+    const w = await distribution(
+      "roundrobin",
+      servers.map((s, i) => ({ url: s.address, weight: 100 * (i + 1) })),
+    );
     assert.ok(Math.abs(w[0] - 167) <= 1 && Math.abs(w[1] - 333) <= 1 && Math.abs(w[2] - 500) <= 1, w.join("/"));
   });
 

@@ -1,15 +1,6 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import {
-  type Client,
-  closeClient,
-  Code,
-  type ClientContentType,
-  createClient,
-  createServer,
-  RpcError,
-  type TripleServer,
-} from "../../src/index.js";
+import { type Client, closeClient, Code, type ClientContentType, createClient, createServer, RpcError, type TripleServer } from "../../src/index.js";
 import { GREET_PROTO, GreetServiceImpl } from "../../samples/greet/greet-service.js";
 import { collect, EchoService, EchoV2, values } from "./services.js";
 
@@ -93,10 +84,7 @@ describe("our client against our server", () => {
           ["hello, x (1/3)", "hello, x (2/3)", "hello, x (3/3)"],
         );
         assert.deepEqual(await greet.greetClientStream(values([{ name: "a" }, { name: "b" }])), { greeting: "a, b" });
-        assert.deepEqual(await collect(greet.greetStream(values([{ name: "p" }, { name: "q" }]))), [
-          { greeting: "p" },
-          { greeting: "q" },
-        ]);
+        assert.deepEqual(await collect(greet.greetStream(values([{ name: "p" }, { name: "q" }]))), [{ greeting: "p" }, { greeting: "q" }]);
         assert.deepEqual(await collect(echo.count(3)), [1, 2, 3]);
         assert.equal(await echo.sum([1, 2, 3, 4]), 10);
         assert.deepEqual(await collect(echo.double(values([1, 5]))), [2, 10]);
@@ -156,7 +144,14 @@ describe("our client against our server", () => {
   });
 
   it("a client-side timeout is deadline_exceeded with legacy status 30, on both transports and gRPC", async () => {
-    for (const opts of [{ httpVersion: "1.1" as const }, { httpVersion: "2" as const }, { protocol: "grpc" as const }, { protocol: "connect" as const, httpVersion: "1.1" as const }, { protocol: "connect" as const }, { protocol: "grpc-web" as const, httpVersion: "1.1" as const }]) {
+    for (const opts of [
+      { httpVersion: "1.1" as const },
+      { httpVersion: "2" as const },
+      { protocol: "grpc" as const },
+      { protocol: "connect" as const, httpVersion: "1.1" as const },
+      { protocol: "connect" as const },
+      { protocol: "grpc-web" as const, httpVersion: "1.1" as const },
+    ]) {
       const echo = track(createClient(EchoService, { providers: [url], ...opts, retries: 2 }));
       const started = Date.now();
       // The server gets a longer timeout header than ours would allow it to use: we give up first.
@@ -169,7 +164,14 @@ describe("our client against our server", () => {
   });
 
   it("an AbortSignal cancels the call with cancelled", async () => {
-    for (const opts of [{ httpVersion: "1.1" as const }, { httpVersion: "2" as const }, { protocol: "grpc" as const }, { protocol: "connect" as const, httpVersion: "1.1" as const }, { protocol: "connect" as const }, { protocol: "grpc-web" as const, httpVersion: "1.1" as const }]) {
+    for (const opts of [
+      { httpVersion: "1.1" as const },
+      { httpVersion: "2" as const },
+      { protocol: "grpc" as const },
+      { protocol: "connect" as const, httpVersion: "1.1" as const },
+      { protocol: "connect" as const },
+      { protocol: "grpc-web" as const, httpVersion: "1.1" as const },
+    ]) {
       const echo = track(createClient(EchoService, { providers: [url], ...opts }));
       const ac = new AbortController();
       setTimeout(() => ac.abort(), 50);
@@ -200,12 +202,16 @@ describe("our client against our server", () => {
   });
 
   it("unknown methods are unimplemented; compression round-trips large bodies", async () => {
-    const c = track(
-      createClient({ proto: GREET_PROTO, service: "greet.GreetService" }, { providers: [url], serviceName: "greet.Nope", retries: 0 }),
-    );
+    const c = track(createClient({ proto: GREET_PROTO, service: "greet.GreetService" }, { providers: [url], serviceName: "greet.Nope", retries: 0 }));
     const err = (await c.Greet({ name: "x" }).catch((e: unknown) => e)) as RpcError;
     assert.equal(err.code, Code.Unimplemented);
-    for (const opts of [{ compression: "gzip" as const }, { compression: "br" as const, httpVersion: "1.1" as const }, { compression: "gzip" as const, protocol: "grpc" as const }, { compression: "br" as const, protocol: "connect" as const }, { compression: "gzip" as const, protocol: "grpc-web" as const, httpVersion: "1.1" as const }]) {
+    for (const opts of [
+      { compression: "gzip" as const },
+      { compression: "br" as const, httpVersion: "1.1" as const },
+      { compression: "gzip" as const, protocol: "grpc" as const },
+      { compression: "br" as const, protocol: "connect" as const },
+      { compression: "gzip" as const, protocol: "grpc-web" as const, httpVersion: "1.1" as const },
+    ]) {
       const echo = track(createClient(EchoService, { providers: [url], ...opts }));
       const big = Array.from({ length: 2000 }, (_, i) => `part${i}`);
       assert.equal((await echo.concat(big, ",")).length, big.join(",").length);

@@ -24,7 +24,9 @@ async function grpcOnlyServer(status: string, message: string): Promise<{ url: s
   const server = http2.createServer();
   server.on("stream", (stream) => {
     stream.resume();
-    stream.on("end", () => stream.respond({ ":status": 200, "content-type": "application/grpc", "grpc-status": status, "grpc-message": message }, { endStream: true }));
+    stream.on("end", () =>
+      stream.respond({ ":status": 200, "content-type": "application/grpc", "grpc-status": status, "grpc-message": message }, { endStream: true }),
+    );
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   return {
@@ -136,7 +138,10 @@ describe("client errors say what to change", () => {
   });
 
   it("a provider without a port is refused, naming the default", () => {
-    assert.throws(() => createClient(GreetServiceImpl, { providers: "localhost" }), /provider "localhost" has no port: write host:port \(e\.g\. localhost:50051/);
+    assert.throws(
+      () => createClient(GreetServiceImpl, { providers: "localhost" }),
+      /provider "localhost" has no port: write host:port \(e\.g\. localhost:50051/,
+    );
     assert.doesNotThrow(() => closeClient(createClient(GreetServiceImpl, { providers: "http://localhost" })), "a URL's default port is explicit");
   });
 

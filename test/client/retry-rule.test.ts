@@ -1,17 +1,6 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import {
-  closeClient,
-  Code,
-  createClient,
-  createServer,
-  FailoverError,
-  Method,
-  Param,
-  RpcError,
-  Service,
-  type TripleServer,
-} from "../../src/index.js";
+import { closeClient, Code, createClient, createServer, FailoverError, Method, Param, RpcError, Service, type TripleServer } from "../../src/index.js";
 
 /** Counts the calls that reached a handler, by method. */
 const reached: Record<string, number> = {};

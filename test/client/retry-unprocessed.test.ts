@@ -4,17 +4,7 @@ import * as http2 from "node:http2";
 import * as net from "node:net";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
-import {
-  type ClientOptions,
-  Code,
-  closeClient,
-  createClient,
-  createServer,
-  Method,
-  type RpcError,
-  Service,
-  type TripleServer,
-} from "../../src/index.js";
+import { type ClientOptions, Code, closeClient, createClient, createServer, Method, type RpcError, Service, type TripleServer } from "../../src/index.js";
 import { NEVER_ABORTS } from "../../src/transport/client/call-scope.js";
 import { Provider } from "../../src/transport/client/provider.js";
 import { requestMayHaveRun } from "../../src/transport/client/errors.js";

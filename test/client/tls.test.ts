@@ -5,7 +5,6 @@ import { GreetServiceImpl } from "../../samples/greet/greet-service.js";
 import { collect } from "./services.js";
 import { selfSigned } from "../helpers/tls.js";
 
-
 describe("https:// providers: TLS for HTTP/1.1, HTTP/2 and gRPC", () => {
   let server: TripleServer;
   let ca: Buffer;
@@ -44,8 +43,14 @@ describe("TLS options given a file path where PEM text is expected", () => {
   it("createServer and createClient name the option and say to pass the file's contents", async () => {
     const { key, cert } = selfSigned();
     const pem = /tls\.(key|cert|ca) is not PEM text \("[^"]+" looks like a file path\): key, cert and ca take the PEM contents .*fs\.readFileSync\(path\)/;
-    assert.throws(() => createServer({ services: [new GreetServiceImpl()], tls: { key: "./server.key", cert } }), (e: Error) => e instanceof TypeError && /^createServer: tls\.key/.test(e.message) && pem.test(e.message));
-    assert.throws(() => createServer({ services: [new GreetServiceImpl()], tls: { key, cert: Buffer.from("certs/server.crt") } }), /createServer: tls\.cert is not PEM text/);
+    assert.throws(
+      () => createServer({ services: [new GreetServiceImpl()], tls: { key: "./server.key", cert } }),
+      (e: Error) => e instanceof TypeError && /^createServer: tls\.key/.test(e.message) && pem.test(e.message),
+    );
+    assert.throws(
+      () => createServer({ services: [new GreetServiceImpl()], tls: { key, cert: Buffer.from("certs/server.crt") } }),
+      /createServer: tls\.cert is not PEM text/,
+    );
     assert.throws(
       () => createClient(GreetServiceImpl, { providers: ["https://127.0.0.1:1"], tls: { ca: ["ca.pem"] } }),
       (e: Error) => e instanceof TypeError && /^createClient: tls\.ca/.test(e.message) && pem.test(e.message),

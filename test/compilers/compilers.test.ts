@@ -73,10 +73,7 @@ describe("compilers: one service, four builds, one behaviour and one .proto", ()
     symlinkSync(ROOT, join(dir, "node_modules/triple-rpc"), "dir");
     symlinkSync(join(BIN, "@types/node"), join(dir, "node_modules/@types/node"), "dir");
     // tsx reads tsconfig.json: legacy decorators, and (like esbuild) never emits metadata.
-    writeFileSync(
-      join(dir, "tsconfig.json"),
-      JSON.stringify({ compilerOptions: { target: "es2022", module: "nodenext", experimentalDecorators: true } }),
-    );
+    writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions: { target: "es2022", module: "nodenext", experimentalDecorators: true } }));
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -121,7 +118,10 @@ describe("compilers: one service, four builds, one behaviour and one .proto", ()
     [17, /"@Method\(\{ params \}\): params\[0\] \(day\) does not fit the method's parameter #1"; declared: string; parameter: Date; \}/],
     [22, /"@Method\(\{ params \}\): params\[1\] \(b\) does not fit the method's parameter #2"; declared: number \| undefined; parameter: number; \}/],
     [27, /"@Method\(\{ params \}\): params\.length is 1 but the method takes 2 parameters: list every parameter, in order"; \}/],
-    [32, /"@Method\(\{ params \}\): params\[0\] \(xs\) does not fit the method's parameter #1"; declared: AsyncIterable<number>; parameter: AsyncIterable<string>; \}/],
+    [
+      32,
+      /"@Method\(\{ params \}\): params\[0\] \(xs\) does not fit the method's parameter #1"; declared: AsyncIterable<number>; parameter: AsyncIterable<string>; \}/,
+    ],
   ];
 
   for (const [name, { tsc, config }] of Object.entries(CHECKERS)) {

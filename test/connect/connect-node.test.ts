@@ -69,7 +69,13 @@ describe("connect-node: GET, gzip and details against the greet sample", () => {
   it("gzip both ways: unary content-encoding, stream connect-content-encoding", async () => {
     seen.length = 0;
     const client = clientOf(
-      createConnectTransport({ baseUrl: proxyUrl, httpVersion: "1.1", sendCompression: compressionGzip, acceptCompression: [compressionGzip], compressMinBytes: 0 }),
+      createConnectTransport({
+        baseUrl: proxyUrl,
+        httpVersion: "1.1",
+        sendCompression: compressionGzip,
+        acceptCompression: [compressionGzip],
+        compressMinBytes: 0,
+      }),
     );
     const name = "z".repeat(2000);
     assert.equal((await client.greetCached({ name })).greeting, `hello, ${name}`);
@@ -86,7 +92,14 @@ describe("connect-node: GET, gzip and details against the greet sample", () => {
   it("gzip on a GET (compression=gzip in the query)", async () => {
     seen.length = 0;
     const client = clientOf(
-      createConnectTransport({ baseUrl: proxyUrl, httpVersion: "1.1", useHttpGet: true, sendCompression: compressionGzip, acceptCompression: [compressionGzip], compressMinBytes: 0 }),
+      createConnectTransport({
+        baseUrl: proxyUrl,
+        httpVersion: "1.1",
+        useHttpGet: true,
+        sendCompression: compressionGzip,
+        acceptCompression: [compressionGzip],
+        compressMinBytes: 0,
+      }),
     );
     assert.equal((await client.greetCached({ name: "q" })).greeting, "hello, q");
     assert.equal(seen[0].method, "GET");
@@ -106,11 +119,14 @@ describe("connect-node: GET, gzip and details against the greet sample", () => {
       assert.equal(err.code, Code.InvalidArgument);
       assert.equal(err.rawMessage, "name is not right: nobody");
       const [info] = err.findDetails(d.errorInfo) as { reason: string; domain: string; metadata: Record<string, string> }[];
-      assert.deepEqual({ reason: info.reason, domain: info.domain, metadata: info.metadata }, {
-        reason: "NAME_NOT_RIGHT",
-        domain: GREET_ERROR_DOMAIN,
-        metadata: { name: "nobody", accepted: "triple" },
-      });
+      assert.deepEqual(
+        { reason: info.reason, domain: info.domain, metadata: info.metadata },
+        {
+          reason: "NAME_NOT_RIGHT",
+          domain: GREET_ERROR_DOMAIN,
+          metadata: { name: "nobody", accepted: "triple" },
+        },
+      );
     });
   }
 

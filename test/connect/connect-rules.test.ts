@@ -57,7 +57,10 @@ function endStream(body: Buffer): any {
   const all = envelopes(body);
   const last = all[all.length - 1];
   assert.equal(last.flags & 0x02, 0x02, "the last envelope is the end-stream message");
-  assert.ok(all.slice(0, -1).every((e) => (e.flags & 0x02) === 0), "only the last envelope ends the stream");
+  assert.ok(
+    all.slice(0, -1).every((e) => (e.flags & 0x02) === 0),
+    "only the last envelope ends the stream",
+  );
   return JSON.parse(payload(last).toString());
 }
 
@@ -85,7 +88,10 @@ describe("Connect protocol rules, raw HTTP", () => {
         assert.equal(j.status, 200);
         assert.match(String(j.headers["content-type"]), /^application\/json/);
         assert.deepEqual(j.json(), { greeting: "triple" });
-        const p = await send(url, "/greet.GreetService/Greet", { headers: { "content-type": "application/proto", "connect-protocol-version": "1" }, body: greetRequestProto("triple") });
+        const p = await send(url, "/greet.GreetService/Greet", {
+          headers: { "content-type": "application/proto", "connect-protocol-version": "1" },
+          body: greetRequestProto("triple"),
+        });
         assert.equal(p.status, 200);
         assert.equal(p.headers["content-type"], "application/proto");
         assert.equal(greetingOfProto(p.body), "triple");
@@ -95,7 +101,10 @@ describe("Connect protocol rules, raw HTTP", () => {
     it("connect-timeout-ms is enforced: deadline_exceeded, HTTP 504", async () => {
       for (const send of [request1, request2]) {
         const started = Date.now();
-        const r = await send(url, "/greet.GreetService/GreetSlowly", { headers: { ...CONNECT_JSON, "connect-timeout-ms": "150" }, body: '{"name":"s","delayMs":5000}' });
+        const r = await send(url, "/greet.GreetService/GreetSlowly", {
+          headers: { ...CONNECT_JSON, "connect-timeout-ms": "150" },
+          body: '{"name":"s","delayMs":5000}',
+        });
         assert.equal(r.status, 504);
         assert.equal(r.headers["content-type"], "application/json");
         assert.equal(r.json().code, "deadline_exceeded");
@@ -112,7 +121,10 @@ describe("Connect protocol rules, raw HTTP", () => {
     });
 
     it("the error JSON: {code, message, details: [{type, value}]}, application/json whatever the codec", async () => {
-      const r = await post1(url, "/greet.GreetService/GreetWithDetails", { headers: { "content-type": "application/proto", "connect-protocol-version": "1" }, body: greetRequestProto("nobody") });
+      const r = await post1(url, "/greet.GreetService/GreetWithDetails", {
+        headers: { "content-type": "application/proto", "connect-protocol-version": "1" },
+        body: greetRequestProto("nobody"),
+      });
       assert.equal(r.status, 400);
       assert.equal(r.headers["content-type"], "application/json");
       const body = r.json();
@@ -182,7 +194,10 @@ describe("Connect protocol rules, raw HTTP", () => {
     it("415 for a content type Connect does not know", async () => {
       const r = await post1(url, "/greet.GreetService/Greet", { headers: { "content-type": "text/plain", "connect-protocol-version": "1" }, body: "x" });
       assert.equal(r.status, 415);
-      const s = await post1(url, "/greet.GreetService/GreetServerStream", { headers: { "content-type": "application/connect+xml", "connect-protocol-version": "1" }, body: envelope(0, "x") });
+      const s = await post1(url, "/greet.GreetService/GreetServerStream", {
+        headers: { "content-type": "application/connect+xml", "connect-protocol-version": "1" },
+        body: envelope(0, "x"),
+      });
       assert.equal(s.status, 415);
     });
   });
@@ -280,7 +295,10 @@ describe("Connect protocol rules, raw HTTP", () => {
       });
       assert.equal(r.status, 200);
       assert.equal(endStream(r.body).error.code, "deadline_exceeded");
-      const bad = await request1(url, "/greet.GreetService/GreetServerStream", { headers: { ...STREAM_JSON, "connect-timeout-ms": "x" }, body: envelope(0, "{}") });
+      const bad = await request1(url, "/greet.GreetService/GreetServerStream", {
+        headers: { ...STREAM_JSON, "connect-timeout-ms": "x" },
+        body: envelope(0, "{}"),
+      });
       assert.equal(bad.status, 200);
       assert.equal(endStream(bad.body).error.code, "invalid_argument");
     });
@@ -328,14 +346,21 @@ describe("Connect protocol rules, raw HTTP", () => {
     const TRI_STREAM = { "content-type": "application/connect+json", "tri-protocol-version": "1.0.0" };
 
     it("an application/connect+json stream with tri-protocol-version and tri-service-timeout", async () => {
-      const r = await request1(url, "/greet.GreetService/GreetServerStream", { headers: { ...TRI_STREAM, "tri-service-timeout": "5000" }, body: envelope(0, '{"name":"tri"}') });
+      const r = await request1(url, "/greet.GreetService/GreetServerStream", {
+        headers: { ...TRI_STREAM, "tri-service-timeout": "5000" },
+        body: envelope(0, '{"name":"tri"}'),
+      });
       assert.equal(r.status, 200);
       assert.equal(messages(r.body).length, 3);
       assert.deepEqual(endStream(r.body), {});
     });
 
     it("tri-service-timeout is enforced; the end-stream error has dubbo-js's numeric status", async () => {
-      const r = await request2(url, "/greet.GreetService/GreetClientStream", { headers: { ...TRI_STREAM, "tri-service-timeout": "150" }, body: envelope(0, '{"name":"a"}'), open: true });
+      const r = await request2(url, "/greet.GreetService/GreetClientStream", {
+        headers: { ...TRI_STREAM, "tri-service-timeout": "150" },
+        body: envelope(0, '{"name":"a"}'),
+        open: true,
+      });
       assert.equal(r.status, 200);
       const { error } = endStream(r.body);
       assert.equal(error.status, Code.DeadlineExceeded);

@@ -33,11 +33,23 @@ function trailerBlock(b: Buffer): Record<string, string> {
  * whole 4-character groups are decoded at once (each flushed write is padded base64 of its own,
  * so a group never spans two writes), the rest waits for the next chunk.
  */
-function textResponse(url: string, path: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; bytes: Buffer; chunks: number }> {
+function textResponse(
+  url: string,
+  path: string,
+  body: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; bytes: Buffer; chunks: number }> {
   const u = new URL(path, url);
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: u.hostname, port: u.port, path: u.pathname, method: "POST", agent: false, headers: { "content-type": "application/grpc-web-text", accept: "application/grpc-web-text", "x-grpc-web": "1", ...headers } },
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname,
+        method: "POST",
+        agent: false,
+        headers: { "content-type": "application/grpc-web-text", accept: "application/grpc-web-text", "x-grpc-web": "1", ...headers },
+      },
       (res) => {
         let rest = "";
         let chunks = 0;
@@ -121,7 +133,10 @@ describe("gRPC-Web rules, raw HTTP", () => {
 
   it("an error before any message is trailers-only: grpc-status and grpc-message in the headers, no body", async () => {
     for (const send of [request1, request2]) {
-      const r = await send(url, "/greet.GreetService/Greet", { headers: { "content-type": "application/grpc-web+proto", "x-grpc-web": "1" }, body: envelope(0, greetRequestProto("nobody")) });
+      const r = await send(url, "/greet.GreetService/Greet", {
+        headers: { "content-type": "application/grpc-web+proto", "x-grpc-web": "1" },
+        body: envelope(0, greetRequestProto("nobody")),
+      });
       assert.equal(r.status, 200);
       assert.equal(r.headers["grpc-status"], String(Code.Unknown));
       assert.equal(decodeURIComponent(String(r.headers["grpc-message"])), "name is not right: nobody");
@@ -130,7 +145,10 @@ describe("gRPC-Web rules, raw HTTP", () => {
   });
 
   it("details travel in grpc-status-details-bin", async () => {
-    const r = await request1(url, "/greet.GreetService/GreetWithDetails", { headers: { "content-type": "application/grpc-web+proto" }, body: envelope(0, greetRequestProto("nobody")) });
+    const r = await request1(url, "/greet.GreetService/GreetWithDetails", {
+      headers: { "content-type": "application/grpc-web+proto" },
+      body: envelope(0, greetRequestProto("nobody")),
+    });
     assert.equal(r.headers["grpc-status"], String(Code.InvalidArgument));
     const status = decodeStatusDetails(Buffer.from(String(r.headers["grpc-status-details-bin"]), "base64"));
     assert.equal(status.code, Code.InvalidArgument);
@@ -164,17 +182,33 @@ describe("gRPC-Web rules, raw HTTP", () => {
   });
 
   it("CORS: the preflight allows what browsers send; the answer exposes the grpc-* headers", async () => {
-    const wanted = ["x-grpc-web", "x-user-agent", "grpc-timeout", "content-type", "connect-protocol-version", "connect-timeout-ms", "tri-service-timeout", "tri-protocol-version"];
+    const wanted = [
+      "x-grpc-web",
+      "x-user-agent",
+      "grpc-timeout",
+      "content-type",
+      "connect-protocol-version",
+      "connect-timeout-ms",
+      "tri-service-timeout",
+      "tri-protocol-version",
+    ];
     const pre = await request1(url, "/greet.GreetService/Greet", {
       method: "OPTIONS",
       headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": wanted.join(",") },
     });
     assert.equal(pre.status, 204);
     assert.equal(pre.headers["access-control-allow-origin"], origin);
-    const allowed = String(pre.headers["access-control-allow-headers"]).toLowerCase().split(/\s*,\s*/);
+    const allowed = String(pre.headers["access-control-allow-headers"])
+      .toLowerCase()
+      .split(/\s*,\s*/);
     for (const h of wanted) assert.ok(allowed.includes(h), `${h} allowed`);
-    const r = await request1(url, "/greet.GreetService/Greet", { headers: { origin, "content-type": "application/grpc-web+proto", "x-grpc-web": "1" }, body: envelope(0, greetRequestProto("nobody")) });
-    const exposed = String(r.headers["access-control-expose-headers"]).toLowerCase().split(/\s*,\s*/);
+    const r = await request1(url, "/greet.GreetService/Greet", {
+      headers: { origin, "content-type": "application/grpc-web+proto", "x-grpc-web": "1" },
+      body: envelope(0, greetRequestProto("nobody")),
+    });
+    const exposed = String(r.headers["access-control-expose-headers"])
+      .toLowerCase()
+      .split(/\s*,\s*/);
     for (const h of ["grpc-status", "grpc-message", "grpc-status-details-bin"]) assert.ok(exposed.includes(h), `${h} exposed`);
   });
 });

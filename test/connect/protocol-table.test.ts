@@ -42,7 +42,9 @@ function tripleWay(name: string, send: (path: string, body: string, headers?: Re
     name,
     unary: async (method, n) => tripleOutcome(await send(`/greet.GreetService/${method}`, JSON.stringify({ name: n }))),
     slow: async (delayMs, timeoutMs) =>
-      tripleOutcome(await send("/greet.GreetService/GreetSlowly", JSON.stringify({ name: "s", delay_ms: delayMs }), { "tri-service-timeout": String(timeoutMs) })),
+      tripleOutcome(
+        await send("/greet.GreetService/GreetSlowly", JSON.stringify({ name: "s", delay_ms: delayMs }), { "tri-service-timeout": String(timeoutMs) }),
+      ),
     serverStream: async (n) => {
       const r = await send("/greet.GreetService/GreetServerStream", JSON.stringify({ name: n }));
       assert.match(String(r.headers["content-type"]), /^text\/event-stream/);
@@ -126,8 +128,19 @@ describe("the greet sample answers every protocol × HTTP version alike", () => 
     connectWay("Connect JSON, HTTP/1.1", (baseUrl) => createConnectTransport({ baseUrl, httpVersion: "1.1" }), url),
     connectWay("Connect binary, HTTP/1.1", (baseUrl) => createConnectTransport({ baseUrl, httpVersion: "1.1", useBinaryFormat: true }), url),
     connectWay("Connect JSON, HTTP/2", (baseUrl) => createConnectTransport({ baseUrl, httpVersion: "2" }), url),
-    connectWay("Connect binary, HTTP/2, gzip both ways", (baseUrl) =>
-      createConnectTransport({ baseUrl, httpVersion: "2", useBinaryFormat: true, sendCompression: compressionGzip, acceptCompression: [compressionGzip], compressMinBytes: 0 }), url),
+    connectWay(
+      "Connect binary, HTTP/2, gzip both ways",
+      (baseUrl) =>
+        createConnectTransport({
+          baseUrl,
+          httpVersion: "2",
+          useBinaryFormat: true,
+          sendCompression: compressionGzip,
+          acceptCompression: [compressionGzip],
+          compressMinBytes: 0,
+        }),
+      url,
+    ),
     connectWay("gRPC-Web binary, HTTP/1.1", (baseUrl) => createGrpcWebTransport({ baseUrl, httpVersion: "1.1", useBinaryFormat: true }), url),
     connectWay("gRPC-Web binary, HTTP/2", (baseUrl) => createGrpcWebTransport({ baseUrl, httpVersion: "2", useBinaryFormat: true }), url),
   ];

@@ -58,18 +58,25 @@ function toReply(status: number, headers: Reply["headers"], body: Buffer): Reply
  * An HTTP/1.1 request whose body is written but (with `open`) never ended: the server has to
  * answer on its own (a deadline); the request is destroyed once the answer is complete.
  */
-export function request1(url: string, path: string, init: { method?: string; headers?: Record<string, string>; body?: Buffer | string; open?: boolean }): Promise<Reply> {
+export function request1(
+  url: string,
+  path: string,
+  init: { method?: string; headers?: Record<string, string>; body?: Buffer | string; open?: boolean },
+): Promise<Reply> {
   const u = new URL(path, url);
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method: init.method ?? "POST", headers: init.headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => {
-        resolve(toReply(res.statusCode ?? 0, res.headers, Buffer.concat(chunks)));
-        if (init.open) req.destroy();
-      });
-      res.on("error", reject);
-    });
+    const req = http.request(
+      { host: u.hostname, port: u.port, path: u.pathname + u.search, method: init.method ?? "POST", headers: init.headers, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          resolve(toReply(res.statusCode ?? 0, res.headers, Buffer.concat(chunks)));
+          if (init.open) req.destroy();
+        });
+        res.on("error", reject);
+      },
+    );
     req.on("error", (e) => {
       if (!init.open) reject(e);
     });
@@ -81,7 +88,11 @@ export function request1(url: string, path: string, init: { method?: string; hea
 }
 
 /** Like {@link request1} over HTTP/2 (h2c prior knowledge), on a session of its own. */
-export function request2(url: string, path: string, init: { method?: string; headers?: Record<string, string>; body?: Buffer | string | (Buffer | string)[]; open?: boolean }): Promise<Reply & { chunks: Buffer[] }> {
+export function request2(
+  url: string,
+  path: string,
+  init: { method?: string; headers?: Record<string, string>; body?: Buffer | string | (Buffer | string)[]; open?: boolean },
+): Promise<Reply & { chunks: Buffer[] }> {
   const session = http2.connect(url);
   session.on("error", () => {});
   return new Promise((resolve, reject) => {

@@ -33,7 +33,13 @@ describe("configurators: Java's matching", () => {
   it("a provider-side item matches the provider's host only (Java compares no port); providerAddresses names one", () => {
     const hostOnly = parseConfigurators(rule("service", IFACE, '  - side: provider\n    addresses: ["10.0.0.5:1"]\n    parameters: { disabled: true }\n'));
     assert.ok(isDisabled(configureUrl(own, [hostOnly], "")), "10.0.0.5:1 disables the provider on port 50051 too");
-    const named = parseConfigurators(rule("service", IFACE, '  - side: provider\n    addresses: ["10.0.0.5"]\n    providerAddresses: ["10.0.0.5:50052"]\n    parameters: { disabled: true }\n'));
+    const named = parseConfigurators(
+      rule(
+        "service",
+        IFACE,
+        '  - side: provider\n    addresses: ["10.0.0.5"]\n    providerAddresses: ["10.0.0.5:50052"]\n    parameters: { disabled: true }\n',
+      ),
+    );
     assert.ok(!isDisabled(configureUrl(own, [named], "")));
     for (const pa of ["10.0.0.5:50051", "10.0.0.5", "0.0.0.0", "0.0.0.0:*", "0.0.0.0:50051"]) {
       const r = parseConfigurators(rule("service", IFACE, `  - side: provider\n    providerAddresses: ["${pa}"]\n    parameters: { disabled: true }\n`));
@@ -56,17 +62,33 @@ describe("configurators: Java's matching", () => {
 
   it("v3.0 match: param, address cird, providerAddress, app", () => {
     const yes = parseConfigurators(
-      rule("service", IFACE, '  - side: consumer\n    match:\n      param: [{ key: region, value: { exact: hz } }]\n      address: { cird: "10.0.0.0/8" }\n      providerAddress: { prefix: "10.0.0.5:" }\n      app: { oneof: [{ exact: web }] }\n    parameters: { weight: 7 }\n'),
+      rule(
+        "service",
+        IFACE,
+        '  - side: consumer\n    match:\n      param: [{ key: region, value: { exact: hz } }]\n      address: { cird: "10.0.0.0/8" }\n      providerAddress: { prefix: "10.0.0.5:" }\n      app: { oneof: [{ exact: web }] }\n    parameters: { weight: 7 }\n',
+      ),
     );
     assert.equal(configureUrl(merged, [yes], "10.0.0.1").params.weight, "7");
     assert.equal(configureUrl(merged, [yes], "192.168.0.1").params.weight, "100", "the consumer's address is outside 10/8");
-    const no = parseConfigurators(rule("service", IFACE, "  - side: consumer\n    match:\n      param: [{ key: region, value: { exact: sh } }]\n    parameters: { weight: 7 }\n"));
+    const no = parseConfigurators(
+      rule("service", IFACE, "  - side: consumer\n    match:\n      param: [{ key: region, value: { exact: sh } }]\n    parameters: { weight: 7 }\n"),
+    );
     assert.equal(configureUrl(merged, [no], "10.0.0.1").params.weight, "100");
   });
 
   it("order: by host string then priority, application rule before service rule; steering keys never written", () => {
-    const svc = parseConfigurators(rule("service", IFACE, "  - side: consumer\n    parameters: { weight: 1, timeout: 10 }\n  - side: consumer\n    addresses: [10.0.0.1]\n    parameters: { weight: 2 }\n"));
-    const out = configureUrl(merged, [parseConfigurators(rule("application", "web", "  - side: consumer\n    parameters: { weight: 9, application: x, side: provider }\n")), svc], "10.0.0.1");
+    const svc = parseConfigurators(
+      rule(
+        "service",
+        IFACE,
+        "  - side: consumer\n    parameters: { weight: 1, timeout: 10 }\n  - side: consumer\n    addresses: [10.0.0.1]\n    parameters: { weight: 2 }\n",
+      ),
+    );
+    const out = configureUrl(
+      merged,
+      [parseConfigurators(rule("application", "web", "  - side: consumer\n    parameters: { weight: 9, application: x, side: provider }\n")), svc],
+      "10.0.0.1",
+    );
     assert.equal(out.params.weight, "2", "0.0.0.0 first, then the specific host; the service rule after the application's");
     assert.equal(out.params.timeout, "10");
     assert.equal(out.params.application, "web");
@@ -82,10 +104,17 @@ describe("configurators: Java's matching", () => {
 
   it("refused with the reason: no parameters, a bad scope, a YAML bomb, too many entries", () => {
     assert.throws(() => parseConfigurators(rule("service", IFACE, "  - side: consumer\n")), /parameters is missing or empty/);
-    assert.throws(() => parseConfigurators(rule("nowhere", IFACE, "  - side: consumer\n    parameters: { a: 1 }\n")), /scope must be "service" or "application"/);
+    assert.throws(
+      () => parseConfigurators(rule("nowhere", IFACE, "  - side: consumer\n    parameters: { a: 1 }\n")),
+      /scope must be "service" or "application"/,
+    );
     const bomb = `a: &a [x,x,x,x,x,x,x,x]\n${Array.from({ length: 60 }, (_, i) => `b${i}: *a`).join("\n")}\nscope: service\nkey: x\nconfigs: []\n`;
     assert.throws(() => parseConfigurators(bomb), /YAML aliases/);
-    const many = rule("service", IFACE, `  - side: consumer\n    addresses: [${Array.from({ length: 1001 }, (_, i) => `"10.0.${i >> 8}.${i & 255}"`).join(",")}]\n    parameters: { a: 1 }\n`);
+    const many = rule(
+      "service",
+      IFACE,
+      `  - side: consumer\n    addresses: [${Array.from({ length: 1001 }, (_, i) => `"10.0.${i >> 8}.${i & 255}"`).join(",")}]\n    parameters: { a: 1 }\n`,
+    );
     assert.throws(() => parseConfigurators(many), /more than 1000 entries/);
   });
 });
@@ -119,7 +148,13 @@ describe("migration rules", () => {
     const rule = parseMigration(text);
     assert.deepEqual(migrationPlan(rule, `${IFACE}:1.0.0`, ["prov"]), { mode: "instance", threshold: 2, proportion: 60, delay: 3, force: true });
     assert.deepEqual(migrationPlan(rule, IFACE, []), { mode: "application-first", threshold: 0.5, proportion: 60, delay: 0, force: false });
-    assert.deepEqual(migrationPlan(parseMigration("step: FORCE_INTERFACE"), IFACE, []), { mode: "interface", threshold: 0, proportion: 100, delay: 0, force: false });
+    assert.deepEqual(migrationPlan(parseMigration("step: FORCE_INTERFACE"), IFACE, []), {
+      mode: "interface",
+      threshold: 0,
+      proportion: 100,
+      delay: 0,
+      force: false,
+    });
     assert.throws(() => parseMigration("step: APPLICATION_FIRST\nproportion: 150"), /proportion must be a whole number from 0 to 100/);
     assert.throws(() => parseMigration("step: APPLICATION_FIRST\nthreshold: -1"), /threshold must be a number from 0/);
     assert.throws(() => parseMigration("step: FORCE_APPLICATION\ndelay: 100000"), /delay must be a whole number from 0 to 600/);

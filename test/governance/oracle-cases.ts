@@ -34,31 +34,116 @@ const PROVIDER_APP_KEY = "prov.condition-router";
 const TAG_KEY = "prov.tag-router";
 
 const WHEN_TERMS = [
-  "method=sayHello", "method=sayHello,sayHi", "method!=getUser", "method=say*", "method=*Hi", "method=s*o",
-  "host=10.0.0.1", "host!=10.0.0.*", "host=10.0.1.1", "region=hz", "region=sh", "region=$region", "region!=bj",
-  "arguments[0]=alice", "arguments[0]=a*", "arguments[0]!=bob", "arguments[1]=1~5", "arguments[1]=5~", "arguments[1]=~5",
-  "arguments[1]=3", "arguments[5]=x", "arguments[0]=null", "arguments[0]=true", "arguments=x", "arguments[0].name=alice",
-  "attachments[user]=vip", "attachments[user]!=vip", "attachments[dubbo.tag]=gray", "attachments[dubbo.tag]!=gray",
-  "attachments[user]=v*", "application=web", "application!=web", "consumer.region=hz", "env=prod", "env=prod,gray",
-  "methods=sayHello", "path=org.demo.*", "protocol=consumer", "port=0", "nothing=x", "nothing!=x",
+  "method=sayHello",
+  "method=sayHello,sayHi",
+  "method!=getUser",
+  "method=say*",
+  "method=*Hi",
+  "method=s*o",
+  "host=10.0.0.1",
+  "host!=10.0.0.*",
+  "host=10.0.1.1",
+  "region=hz",
+  "region=sh",
+  "region=$region",
+  "region!=bj",
+  "arguments[0]=alice",
+  "arguments[0]=a*",
+  "arguments[0]!=bob",
+  "arguments[1]=1~5",
+  "arguments[1]=5~",
+  "arguments[1]=~5",
+  "arguments[1]=3",
+  "arguments[5]=x",
+  "arguments[0]=null",
+  "arguments[0]=true",
+  "arguments=x",
+  "arguments[0].name=alice",
+  "attachments[user]=vip",
+  "attachments[user]!=vip",
+  "attachments[dubbo.tag]=gray",
+  "attachments[dubbo.tag]!=gray",
+  "attachments[user]=v*",
+  "application=web",
+  "application!=web",
+  "consumer.region=hz",
+  "env=prod",
+  "env=prod,gray",
+  "methods=sayHello",
+  "path=org.demo.*",
+  "protocol=consumer",
+  "port=0",
+  "nothing=x",
+  "nothing!=x",
   // calls that match more often, so more rules reach their then part
-  "method=sayHello,sayHi,getUser", "method=*", "region=hz", "application=web", "host=10.0.0.1", "env=prod", "method!=nothing",
-  "region=hz", "application=web", "method=*", "arguments[0]!=nobody", "host=10.0.0.*",
+  "method=sayHello,sayHi,getUser",
+  "method=*",
+  "region=hz",
+  "application=web",
+  "host=10.0.0.1",
+  "env=prod",
+  "method!=nothing",
+  "region=hz",
+  "application=web",
+  "method=*",
+  "arguments[0]!=nobody",
+  "host=10.0.0.*",
 ];
 
 const THEN_TERMS = [
-  "region=hz", "region=$region", "region!=sh", "region=h*", "region=hz,sh", "region!=hz,bj", "weight=100~200", "weight=150~",
-  "weight=~120", "weight=abc~", "weight=~", "weight=50~abc", "weight=100", "weight!=100", "host=10.0.0.2,10.0.0.3",
-  "host!=10.0.0.4", "host=10.0.0.*", "port=20880", "port=20881", "address=*:20881", "address=10.0.0.2:20880",
-  "version=2.0.0", "version!=2.0.0", "dubbo.tag=gray", "provider.env=gray", "env=$env", "env=$nothing", "region=$host",
-  "arguments[0]=alice", "arguments[0]!=x", "attachments[user]!=vip", "attachments[user]=vip", "protocol=tri", "path=org.demo.Greeter",
-  "application=prov", "env=gray & region=hz", "region=hz & weight=100~150", "env!=gray", "nothing=x", "nothing!=x",
+  "region=hz",
+  "region=$region",
+  "region!=sh",
+  "region=h*",
+  "region=hz,sh",
+  "region!=hz,bj",
+  "weight=100~200",
+  "weight=150~",
+  "weight=~120",
+  "weight=abc~",
+  "weight=~",
+  "weight=50~abc",
+  "weight=100",
+  "weight!=100",
+  "host=10.0.0.2,10.0.0.3",
+  "host!=10.0.0.4",
+  "host=10.0.0.*",
+  "port=20880",
+  "port=20881",
+  "address=*:20881",
+  "address=10.0.0.2:20880",
+  "version=2.0.0",
+  "version!=2.0.0",
+  "dubbo.tag=gray",
+  "provider.env=gray",
+  "env=$env",
+  "env=$nothing",
+  "region=$host",
+  "arguments[0]=alice",
+  "arguments[0]!=x",
+  "attachments[user]!=vip",
+  "attachments[user]=vip",
+  "protocol=tri",
+  "path=org.demo.Greeter",
+  "application=prov",
+  "env=gray & region=hz",
+  "region=hz & weight=100~150",
+  "env!=gray",
+  "nothing=x",
+  "nothing!=x",
 ];
 
 const METHODS = ["sayHello", "sayHi", "getUser"];
 const ARGS: unknown[][] = [["alice", 3], ["bob", 10], [], [null], [true, "x"], ["amy", 5], ["alice", 150], [7]];
 const ATTACHMENTS: Record<string, string>[] = [
-  {}, {}, { user: "vip" }, { user: "basic" }, { "dubbo.tag": "gray" }, { "dubbo.tag": "blue" }, { "dubbo.tag": "gray|a|b" }, { "dubbo.tag": "hz" },
+  {},
+  {},
+  { user: "vip" },
+  { user: "basic" },
+  { "dubbo.tag": "gray" },
+  { "dubbo.tag": "blue" },
+  { "dubbo.tag": "gray|a|b" },
+  { "dubbo.tag": "hz" },
 ];
 
 function pick<T>(r: () => number, xs: readonly T[]): T {
@@ -105,7 +190,8 @@ function conditionLine(r: () => number): string {
   if (x < 0.14) return expr(r, THEN_TERMS);
   if (x < 0.2) return `${expr(r, WHEN_TERMS)} => false`;
   if (x < 0.23) return `${expr(r, WHEN_TERMS)} =>`;
-  if (x < 0.25) return pick(r, ["method==sayHello => region=hz", "=region => region=hz", ", a => b", "method=sayHello => &=x", "method=sayHello => region=hz,,sh"]);
+  if (x < 0.25)
+    return pick(r, ["method==sayHello => region=hz", "=region => region=hz", ", a => b", "method=sayHello => &=x", "method=sayHello => region=hz,,sh"]);
   return `${expr(r, WHEN_TERMS)} => ${expr(r, THEN_TERMS)}`;
 }
 
@@ -159,7 +245,17 @@ function tagRule(r: () => number, providers: readonly string[]): string {
     lines.push(`  - name: ${pick(r, ["gray", "blue", "gray|a", "hz", "gray"])}`);
     if (v30 && chance(r, 0.5)) {
       const key = pick(r, ["env", "region", "weight", "nothing"]);
-      const value = pick(r, ["{ exact: gray }", "{ exact: hz }", "{ prefix: g }", "{ regex: \"h.*\" }", "{ wildcard: \"*\" }", "{ wildcard: prod }", "{ empty: x }", "{ noempty: x }", "{ exact: nobody }"]);
+      const value = pick(r, [
+        "{ exact: gray }",
+        "{ exact: hz }",
+        "{ prefix: g }",
+        '{ regex: "h.*" }',
+        '{ wildcard: "*" }',
+        "{ wildcard: prod }",
+        "{ empty: x }",
+        "{ noempty: x }",
+        "{ exact: nobody }",
+      ]);
       lines.push("    match:", `      - key: ${key}`, `        value: ${value}`);
     } else {
       const addrs = new Set<string>();
@@ -186,7 +282,7 @@ const BROKEN = [
   "configVersion: v3.0\nenabled: yes\nforce: on\nconditions:\n  - => region=bj\n",
   "configVersion: v3.1\nconditions:\n  - from: { match: method=sayHello }\n    to:\n      - { match: region=hz, weight: abc }\n",
   "configVersion: v3.1\nconditions: []\n",
-  "configVersion: v3.1\nconditions:\n  - \"method=sayHello => region=hz\"\n",
+  'configVersion: v3.1\nconditions:\n  - "method=sayHello => region=hz"\n',
   "a: &x [1, 2]\nb: *x\nconfigVersion: v3.0\nconditions:\n  - => region=hz\n",
 ];
 
@@ -264,7 +360,11 @@ export function generateCases(seed = 35): OracleCase[] {
     const addrs = ["[2001:db8::2]:20880", "[2001:db8::3]", "2001:db8:0:0:0:0:0:*", "2001:db8::/120", "*", "0.0.0.0:20881", "2001:db8::4"];
     const x = r();
     if (x < 0.5) c.rules.push({ key: TAG_KEY, rule: `tags:\n  - name: gray\n    addresses: [${[pick(r, addrs), pick(r, addrs)].map(q).join(", ")}]\n` });
-    else c.rules.push({ key: SERVICE_KEY, rule: cond6(pick(r, ["=> host=2001:db8::2,2001:db8::3", "=> address=*:20881", "=> host!=2001:db8::4", "host=10.0.0.1 => address=2001:db8::2:20880"])) });
+    else
+      c.rules.push({
+        key: SERVICE_KEY,
+        rule: cond6(pick(r, ["=> host=2001:db8::2,2001:db8::3", "=> address=*:20881", "=> host!=2001:db8::4", "host=10.0.0.1 => address=2001:db8::2:20880"])),
+      });
     c.attachments = chance(r, 0.6) ? { "dubbo.tag": "gray" } : {};
     add(c);
   }
@@ -281,13 +381,25 @@ export function generateCases(seed = 35): OracleCase[] {
 function quirks(): OracleCase[] {
   const consumer = `consumer://10.0.0.1/${IFACE}?application=web&region=hz&interface=${IFACE}`;
   const p = (host: string, params: string) => `tri://${host}:20880/${IFACE}?application=prov&remote.application=prov&${params}`;
-  const providers = [p("10.0.0.2", "weight=100&region=hz"), p("10.0.0.3", "weight=200&region=sh"), p("10.0.0.4", "region=sh"), p("10.0.0.5", "weight=abc&dubbo.tag=gray")];
+  const providers = [
+    p("10.0.0.2", "weight=100&region=hz"),
+    p("10.0.0.3", "weight=200&region=sh"),
+    p("10.0.0.4", "region=sh"),
+    p("10.0.0.5", "weight=abc&dubbo.tag=gray"),
+  ];
   const call = { method: "sayHello", arguments: ["alice"], attachments: {} };
   const cond = (line: string, force = false) => `configVersion: v3.0\nforce: ${force}\nconditions:\n  - ${JSON.stringify(line)}\n`;
   return [
     { name: "quirk weight=150~ keeps every provider with a weight", consumer, providers, rules: [{ key: SERVICE_KEY, rule: cond("=> weight=150~") }], ...call },
     { name: "quirk weight=~150 is an open start", consumer, providers, rules: [{ key: SERVICE_KEY, rule: cond("=> weight=~150") }], ...call },
-    { name: "quirk attachments[x.y]!=v always matches", consumer, providers, rules: [{ key: SERVICE_KEY, rule: cond("attachments[x.y]!=gray => region=sh") }], ...call, attachments: { "x.y": "gray" } },
+    {
+      name: "quirk attachments[x.y]!=v always matches",
+      consumer,
+      providers,
+      rules: [{ key: SERVICE_KEY, rule: cond("attachments[x.y]!=gray => region=sh") }],
+      ...call,
+      attachments: { "x.y": "gray" },
+    },
     {
       name: "quirk empty dynamic tag group, force false: failover to untagged without the static tag",
       consumer,
@@ -308,7 +420,12 @@ function quirks(): OracleCase[] {
       name: "quirk consumer app rule applied at 145 and 150",
       consumer,
       providers,
-      rules: [{ key: CONSUMER_APP_KEY, rule: "configVersion: v3.1\nconditions:\n  - from: { match: method=sayHello }\n    to:\n      - { match: weight=100~250, weight: 50 }\n      - { match: region=sh, weight: 50 }\n" }],
+      rules: [
+        {
+          key: CONSUMER_APP_KEY,
+          rule: "configVersion: v3.1\nconditions:\n  - from: { match: method=sayHello }\n    to:\n      - { match: weight=100~250, weight: 50 }\n      - { match: region=sh, weight: 50 }\n",
+        },
+      ],
       ...call,
       repeat: 600,
     },

@@ -31,10 +31,15 @@ interface Verdict {
 function runOracle(file: string, cp: string): Promise<Verdict[]> {
   const flags = ["-Ddubbo.application.logger=jdk", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xmx256m"];
   return new Promise((resolve, reject) =>
-    execFile("java", [...flags, "-cp", cp, "org.triplerpc.router.RouterOracle", file], { maxBuffer: 256 * 1024 * 1024, timeout: 120_000 }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`the router oracle failed: ${err.message}\n${stderr.slice(-2000)}`));
-      else resolve(JSON.parse(stdout) as Verdict[]);
-    }),
+    execFile(
+      "java",
+      [...flags, "-cp", cp, "org.triplerpc.router.RouterOracle", file],
+      { maxBuffer: 256 * 1024 * 1024, timeout: 120_000 },
+      (err, stdout, stderr) => {
+        if (err) reject(new Error(`the router oracle failed: ${err.message}\n${stderr.slice(-2000)}`));
+        else resolve(JSON.parse(stdout) as Verdict[]);
+      },
+    ),
   );
 }
 
@@ -95,8 +100,23 @@ describe("routing rules case by case against Dubbo 3.3.1's own routers", { skip:
 
   it(`the corpus has at least 300 cases of every kind (${cases.length})`, () => {
     assert.ok(cases.length >= 300);
-    for (const kind of ["v3.0 service", "v3.0 consumer app", "v3.1", "static tags", "dynamic tags", "chain", "update sequence", "loopback tags", "ipv6", "quirk", "broken rule"]) {
-      assert.ok(cases.some((c) => c.name.startsWith(kind)), kind);
+    for (const kind of [
+      "v3.0 service",
+      "v3.0 consumer app",
+      "v3.1",
+      "static tags",
+      "dynamic tags",
+      "chain",
+      "update sequence",
+      "loopback tags",
+      "ipv6",
+      "quirk",
+      "broken rule",
+    ]) {
+      assert.ok(
+        cases.some((c) => c.name.startsWith(kind)),
+        kind,
+      );
     }
     assert.equal(verdicts.length, cases.length);
   });

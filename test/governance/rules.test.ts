@@ -49,7 +49,12 @@ describe("governance rules: bounds, and the previous rule kept", () => {
     const ps = providers();
     chain.setRule(SERVICE, SH_ONLY);
     const levels = ["a: &a [x, x, x, x, x, x, x, x, x]"];
-    for (let i = 1; i < 12; i++) levels.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9).fill(`*${String.fromCharCode(96 + i)}`).join(", ")}]`);
+    for (let i = 1; i < 12; i++)
+      levels.push(
+        `${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9)
+          .fill(`*${String.fromCharCode(96 + i)}`)
+          .join(", ")}]`,
+      );
     const bomb = `${levels.join("\n")}\nconfigVersion: v3.0\nconditions:\n  - => region=hz\n`;
     const m = measure(() => chain.setRule(SERVICE, bomb));
     assert.ok(m.ms < 2000, `refused in ${m.ms} ms`);
@@ -144,7 +149,8 @@ describe("governance rules: bounds, and the previous rule kept", () => {
 
   it("script rules are refused with one log line per key, however often they are written", () => {
     const { chain, lines } = chainWithLog();
-    for (let i = 0; i < 5; i++) assert.equal(chain.setRule("prov.script-router", `type: javascript\nscript: "function route(a) { return a; } // ${i}"\n`), true);
+    for (let i = 0; i < 5; i++)
+      assert.equal(chain.setRule("prov.script-router", `type: javascript\nscript: "function route(a) { return a; } // ${i}"\n`), true);
     chain.setRule("other.script-router", "script: x\n");
     const scriptLines = lines.filter((l) => l.includes("script"));
     assert.equal(scriptLines.length, 2, scriptLines.join("\n"));
@@ -191,7 +197,7 @@ describe("governance routing: affinity, explain, cache", () => {
   it("explain names each router in Dubbo's order, the rule it applied, what it kept and why; fail-fast stops the chain", () => {
     const chain = new RouterChain({ consumer: consumerUrl });
     const ps = providers();
-    chain.setRule("prov.tag-router", "configVersion: v3.0\nforce: true\ntags:\n  - name: gray\n    addresses: [\"10.0.0.4:20881\"]\n");
+    chain.setRule("prov.tag-router", 'configVersion: v3.0\nforce: true\ntags:\n  - name: gray\n    addresses: ["10.0.0.4:20881"]\n');
     chain.setRule(SERVICE, "configVersion: v3.0\nforce: true\nconditions:\n  - method=sayHello => region=hz\n");
     const e = chain.explain(ps, { ...call, attachments: { "dubbo.tag": "gray" } });
     assert.deepEqual(

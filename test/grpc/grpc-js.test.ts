@@ -109,7 +109,10 @@ describe("gRPC with @grpc/grpc-js as the client", () => {
       call.write({ text: "denied", code: 7 });
       call.end();
       const r = await done;
-      assert.deepEqual(r.messages.map((m) => m.text), ["one"]);
+      assert.deepEqual(
+        r.messages.map((m) => m.text),
+        ["one"],
+      );
       assert.equal(r.status.code, grpc.status.PERMISSION_DENIED);
       assert.equal(r.status.details, "denied");
     });
@@ -118,7 +121,13 @@ describe("gRPC with @grpc/grpc-js as the client", () => {
       const c = new grpc.Client(target, grpc.credentials.createInsecure());
       const call = (path: string) =>
         new Promise<grpc.ServiceError>((resolve) =>
-          c.makeUnaryRequest(path, (x: Buffer) => x, (x: Buffer) => x, Buffer.alloc(0), (e) => resolve(e!)),
+          c.makeUnaryRequest(
+            path,
+            (x: Buffer) => x,
+            (x: Buffer) => x,
+            Buffer.alloc(0),
+            (e) => resolve(e!),
+          ),
         );
       const m = await call("/greet.GreetService/Nope");
       const s = await call("/nope.Nope/Greet");
@@ -214,12 +223,8 @@ describe("gRPC with @grpc/grpc-js as the client", () => {
     it("200 concurrent calls of all kinds on one channel all succeed", async () => {
       const jobs: Promise<void>[] = [];
       for (let i = 0; i < 50; i++) {
-        jobs.push(
-          unary(greet, "Greet", { name: "triple" }).then((r) => assert.deepEqual(r.response, { greeting: "triple" })),
-        );
-        jobs.push(
-          collect(greet.GreetServerStream({ name: `n${i}` })).then((r) => assert.equal(r.messages.length, 3)),
-        );
+        jobs.push(unary(greet, "Greet", { name: "triple" }).then((r) => assert.deepEqual(r.response, { greeting: "triple" })));
+        jobs.push(collect(greet.GreetServerStream({ name: `n${i}` })).then((r) => assert.equal(r.messages.length, 3)));
         jobs.push(
           new Promise<void>((resolve, reject) => {
             const call = greet.GreetClientStream((e: Error | null, res: any) => {
@@ -236,7 +241,10 @@ describe("gRPC with @grpc/grpc-js as the client", () => {
           new Promise<void>((resolve) => {
             const call = greet.GreetStream();
             collect(call).then((r) => {
-              assert.deepEqual(r.messages.map((m) => m.greeting), [`p${i}`, `q${i}`]);
+              assert.deepEqual(
+                r.messages.map((m) => m.greeting),
+                [`p${i}`, `q${i}`],
+              );
               resolve();
             });
             call.write({ name: `p${i}` });

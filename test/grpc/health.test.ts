@@ -18,7 +18,7 @@ describe("built-in grpc.health.v1.Health", () => {
     await server.close();
   });
 
-  it("Check of the server (\"\") and of a registered service is SERVING", async () => {
+  it('Check of the server ("") and of a registered service is SERVING', async () => {
     assert.equal((await unary(health, "Check", { service: "" })).response?.status, "SERVING");
     assert.equal((await unary(health, "Check", { service: "greet.GreetService" })).response?.status, "SERVING");
   });

@@ -7,16 +7,7 @@ import { encodeProtoFrame, encodeProtoMessage } from "../../src/codec/proto-code
 import { encodeFrame } from "../../src/message/framing.js";
 import { CallContext } from "../../src/runtime/context.js";
 import { InflightCalls } from "../../src/runtime/inflight.js";
-import {
-  type CallContext as Ctx,
-  createServer,
-  Ctx as CtxParam,
-  type Interceptor,
-  Method,
-  Param,
-  Service,
-  type TripleServer,
-} from "../../src/index.js";
+import { type CallContext as Ctx, createServer, Ctx as CtxParam, type Interceptor, Method, Param, Service, type TripleServer } from "../../src/index.js";
 import type { MethodDescriptor } from "../../src/service/descriptors.js";
 import type { Exchange } from "../../src/transport/server/exchange.js";
 import { frame, rawCall } from "./raw.js";

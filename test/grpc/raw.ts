@@ -39,12 +39,7 @@ function parseMessages(data: Buffer): RawReply["messages"] {
  * Sends `chunks` as separate DATA writes (so frames split across chunk boundaries exactly as
  * given), then END_STREAM unless `end` is false, and collects the reply.
  */
-export function rawCall(
-  session: http2.ClientHttp2Session,
-  path: string,
-  chunks: Buffer[],
-  headers: Record<string, string> = {},
-): Promise<RawReply> {
+export function rawCall(session: http2.ClientHttp2Session, path: string, chunks: Buffer[], headers: Record<string, string> = {}): Promise<RawReply> {
   return new Promise((resolve, reject) => {
     const stream = session.request({
       ":method": "POST",

@@ -55,7 +55,11 @@ describe("gRPC on the wire (raw node:http2 client)", () => {
   describe("framing", () => {
     it("a message split one byte per DATA frame is reassembled", async () => {
       const bytes = frame(greetReq("triple"));
-      const r = await rawCall(session, "/greet.GreetService/Greet", [...bytes].map((b) => Buffer.from([b])));
+      const r = await rawCall(
+        session,
+        "/greet.GreetService/Greet",
+        [...bytes].map((b) => Buffer.from([b])),
+      );
       assert.equal(r.status, 200);
       assert.equal(r.headers["content-type"], "application/grpc");
       assert.equal(r.grpcStatus, 0);
@@ -240,9 +244,7 @@ describe("gRPC on the wire (raw node:http2 client)", () => {
     }
 
     it("a client stream of wrapped JSON values", async () => {
-      const msgs = [1, 2, 3].map((n) =>
-        frame(encodeRequestWrapper({ serializeType: "json", args: [Buffer.from(String(n))], argTypes: [] })),
-      );
+      const msgs = [1, 2, 3].map((n) => frame(encodeRequestWrapper({ serializeType: "json", args: [Buffer.from(String(n))], argTypes: [] })));
       const r = await rawCall(session, "/calc.Calculator/total", msgs, { "content-type": "application/triple+wrapper" });
       assert.equal(r.grpcStatus, 0);
       assert.equal(Buffer.from(decodeResponseWrapper(r.messages[0].payload).data).toString(), "6");

@@ -99,26 +99,23 @@ export function timedPost(url: string, path: string, init: RequestInit, timeoutM
   const u = new URL(path, url);
   const t = performance.now();
   return new Promise((resolve, reject) => {
-    const req = http.request(
-      { host: u.hostname, port: u.port, path: u.pathname + u.search, method: "POST", headers: init.headers, agent: false },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => {
-          clearTimeout(timer);
-          const body = Buffer.concat(chunks);
-          const reply: Reply = {
-            status: res.statusCode ?? 0,
-            headers: res.headers,
-            body,
-            json: () => JSON.parse(body.toString("utf8")),
-            text: () => body.toString("utf8"),
-          };
-          resolve({ reply, ms: Math.round(performance.now() - t) });
-        });
-        res.on("error", reject);
-      },
-    );
+    const req = http.request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method: "POST", headers: init.headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => {
+        clearTimeout(timer);
+        const body = Buffer.concat(chunks);
+        const reply: Reply = {
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          body,
+          json: () => JSON.parse(body.toString("utf8")),
+          text: () => body.toString("utf8"),
+        };
+        resolve({ reply, ms: Math.round(performance.now() - t) });
+      });
+      res.on("error", reject);
+    });
     const timer = setTimeout(() => {
       req.destroy();
       reject(new Error(`${path}: no answer within ${timeoutMs} ms`));

@@ -53,7 +53,12 @@ interface Case {
 const CASES: readonly Case[] = [
   { name: "gRPC-Web binary", path: "/greet.GreetService/Greet", contentType: "application/grpc-web+proto", answer: /200[\s\S]*grpc-status:? ?8/ },
   { name: "gRPC-Web text", path: "/greet.GreetService/Greet", contentType: "application/grpc-web-text", text: true, answer: /200[\s\S]*grpc-status:? ?8/ },
-  { name: "Connect server stream", path: "/greet.GreetService/GreetServerStream", contentType: "application/connect+proto", answer: /200[\s\S]*resource_exhausted/ },
+  {
+    name: "Connect server stream",
+    path: "/greet.GreetService/GreetServerStream",
+    contentType: "application/connect+proto",
+    answer: /200[\s\S]*resource_exhausted/,
+  },
 ];
 
 function firstBytes(c: Case): Buffer {
@@ -95,7 +100,11 @@ function floodH1(port: number, c: Case): Promise<Flood> {
     const done = (ended: boolean) => {
       clearTimeout(timer);
       socket.destroy();
-      resolve({ answer, afterAnswer: answeredAt ? written - writtenAtAnswer : written, endedAfterMs: ended && answeredAt ? Date.now() - answeredAt : undefined });
+      resolve({
+        answer,
+        afterAnswer: answeredAt ? written - writtenAtAnswer : written,
+        endedAfterMs: ended && answeredAt ? Date.now() - answeredAt : undefined,
+      });
     };
     const timer = setTimeout(() => done(false), ATTACK_MS);
     socket.on("close", () => done(true));
@@ -145,7 +154,11 @@ function floodH2(url: string, c: Case, first?: Buffer): Promise<Flood> {
     const done = (ended: boolean) => {
       clearTimeout(timer);
       session.destroy();
-      resolve({ answer, afterAnswer: answeredAt ? written - writtenAtAnswer : written, endedAfterMs: ended && answeredAt ? Date.now() - answeredAt : undefined });
+      resolve({
+        answer,
+        afterAnswer: answeredAt ? written - writtenAtAnswer : written,
+        endedAfterMs: ended && answeredAt ? Date.now() - answeredAt : undefined,
+      });
     };
     const timer = setTimeout(() => done(false), ATTACK_H2_MS);
     req.on("close", () => done(true));
@@ -158,7 +171,6 @@ function assertStopped(f: Flood, c: Case, bound: number, what: string): void {
   assert.ok(f.endedAfterMs !== undefined, `${what}: the server still read after its answer (${mib} MiB before the test gave up)`);
   assert.ok(f.afterAnswer < bound, `${what}: ${mib} MiB taken after the answer`);
 }
-
 
 describe("hostile: request bodies are not read after the answer (issue 33, break 8)", () => {
   let server: ServerChild;

@@ -10,9 +10,9 @@ import { CalcService } from "../server/fixtures.js";
 // cap is closed at accept, counted, and logged at most once per interval, when every connection
 // carries a call (since issue 33 an idle one is closed to make room instead: idle-connections.test.ts).
 
-const REQUEST = 'POST /test.Calc/add HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5\r\n\r\n[1,2]';
+const REQUEST = "POST /test.Calc/add HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5\r\n\r\n[1,2]";
 /** A call that takes 1.5 s: the connection carries a request meanwhile. */
-const SLOW = 'POST /test.Calc/slow HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 6\r\n\r\n[1500]';
+const SLOW = "POST /test.Calc/slow HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 6\r\n\r\n[1500]";
 
 /** A keep-alive HTTP/1.1 connection from `localAddress`. */
 class Conn {

@@ -47,7 +47,10 @@ function grpcWebTrailers(body: Buffer): Record<string, string> {
     const len = body.readUInt32BE(off + 1);
     if (body[off] & 0x80) {
       const out: Record<string, string> = {};
-      for (const line of body.subarray(off + 5, off + 5 + len).toString("latin1").split("\r\n")) {
+      for (const line of body
+        .subarray(off + 5, off + 5 + len)
+        .toString("latin1")
+        .split("\r\n")) {
         const i = line.indexOf(":");
         if (i > 0) out[line.slice(0, i).trim()] = line.slice(i + 1).trim();
       }
@@ -67,7 +70,9 @@ function zonedWrapper(zone: string): Buffer {
   len.writeInt32BE(zone.length);
   const y = 2024;
   // year int16, month … second bytes, nanos as an int32 (0x48), the zone id as a long ASCII string (0x79, its int32 length).
-  return fastjson2Wrapper(Buffer.concat([Buffer.from([0xaa, y >> 8, y & 0xff, 2, 29, 12, 0, 0, 0x48, 0, 0, 0, 0, 0x79, 0x48]), len, Buffer.from(zone, "latin1")]));
+  return fastjson2Wrapper(
+    Buffer.concat([Buffer.from([0xaa, y >> 8, y & 0xff, 2, 29, 12, 0, 0, 0x48, 0, 0, 0, 0, 0x79, 0x48]), len, Buffer.from(zone, "latin1")]),
+  );
 }
 
 /** A TripleRequestWrapper (fastjson2) of one JSONB value, framed as Dubbo frames it (a 4-byte length first). */
@@ -122,30 +127,45 @@ describe("hostile: error text echoing a 200 KB request value (issue 33, degraded
     assert.ok(line && line.length < 4200, `log line of ${line?.length} characters`);
   });
 
-  it("gRPC (grpc-js) with Dubbo's fastjson2 wrapper: a 200 KB zone id is quoted to 100 characters in invalid_argument; the next call works", BOUNDED, async () => {
-    const raw = new grpc.Client(`127.0.0.1:${new URL(server.url).port}`, grpc.credentials.createInsecure());
-    try {
-      const send = (payload: Buffer) =>
-        new Promise<grpc.ServiceError | null>((resolve) => {
-          raw.makeUnaryRequest("/org.example.UserService/echo", (b: Buffer) => b, (b: Buffer) => b, payload, (err) => resolve(err));
-        });
-      const err = await send(zonedWrapper("x".repeat(200_000)));
-      assert.equal(err?.code, grpc.status.INVALID_ARGUMENT, `${err?.code} ${err?.details}`);
-      assert.match(err.details, /unknown time zone "x{99}…"$/);
-      assert.ok(Buffer.byteLength(err.details) < 300, err.details);
-      // A short ASCII string (0x49 + its length): "ok".
-      assert.equal(await send(fastjson2Wrapper(Buffer.from([0x49 + 2, 0x6f, 0x6b]))), null);
-    } finally {
-      raw.close();
-    }
-  });
+  it(
+    "gRPC (grpc-js) with Dubbo's fastjson2 wrapper: a 200 KB zone id is quoted to 100 characters in invalid_argument; the next call works",
+    BOUNDED,
+    async () => {
+      const raw = new grpc.Client(`127.0.0.1:${new URL(server.url).port}`, grpc.credentials.createInsecure());
+      try {
+        const send = (payload: Buffer) =>
+          new Promise<grpc.ServiceError | null>((resolve) => {
+            raw.makeUnaryRequest(
+              "/org.example.UserService/echo",
+              (b: Buffer) => b,
+              (b: Buffer) => b,
+              payload,
+              (err) => resolve(err),
+            );
+          });
+        const err = await send(zonedWrapper("x".repeat(200_000)));
+        assert.equal(err?.code, grpc.status.INVALID_ARGUMENT, `${err?.code} ${err?.details}`);
+        assert.match(err.details, /unknown time zone "x{99}…"$/);
+        assert.ok(Buffer.byteLength(err.details) < 300, err.details);
+        // A short ASCII string (0x49 + its length): "ok".
+        assert.equal(await send(fastjson2Wrapper(Buffer.from([0x49 + 2, 0x6f, 0x6b]))), null);
+      } finally {
+        raw.close();
+      }
+    },
+  );
 
   it("Triple HTTP, Connect and gRPC-Web: the JSON message and the trailer frame's grpc-message are cut to 1 KiB", BOUNDED, async () => {
     const triple = await timedPost(server.url, "/greet.GreetService/Greet", { headers: JSON_CT, body: JSON.stringify({ name: NAME }) }, 5_000);
     assert.equal(triple.reply.status, 500);
     assertBounded(triple.reply.json().message, /^name is not right: xxxx/);
     assert.ok(triple.reply.body.length < 2048, `${triple.reply.body.length} bytes`);
-    const connect = await timedPost(server.url, "/greet.GreetService/Greet", { headers: { ...JSON_CT, "connect-protocol-version": "1" }, body: JSON.stringify({ name: NAME }) }, 5_000);
+    const connect = await timedPost(
+      server.url,
+      "/greet.GreetService/Greet",
+      { headers: { ...JSON_CT, "connect-protocol-version": "1" }, body: JSON.stringify({ name: NAME }) },
+      5_000,
+    );
     assert.equal(connect.reply.json().code, "unknown");
     assertBounded(connect.reply.json().message, /^name is not right: xxxx/);
     const web = await post1(server.url, "/greet.GreetService/Greet", { headers: { "content-type": "application/grpc-web+proto" }, body: grpcWebGreet(NAME) });
@@ -160,7 +180,10 @@ describe("hostile: error text echoing a 200 KB request value (issue 33, degraded
     const r = await post1(server.url, "/greet.GreetService/Greet", { headers: { "content-type": ct }, body: "{}" });
     assert.equal(r.status, 415);
     assert.match(r.json().message, /^unsupported Content-Type "application\/x-a{85}…"; supported: /);
-    const t = await post1(server.url, "/greet.GreetService/Greet", { headers: { ...JSON_CT, "connect-protocol-version": "1", "connect-timeout-ms": "9".repeat(8_000) }, body: '{"name":"triple"}' });
+    const t = await post1(server.url, "/greet.GreetService/Greet", {
+      headers: { ...JSON_CT, "connect-protocol-version": "1", "connect-timeout-ms": "9".repeat(8_000) },
+      body: '{"name":"triple"}',
+    });
     assert.equal(t.status, 400);
     assert.match(t.json().message, /^protocol error: invalid connect-timeout-ms "9{99}…": expected 1 to 10 digits/);
   });

@@ -26,7 +26,13 @@ interface Run {
 }
 
 async function killUnderLoad(victim: ProviderChild, survivor: ProviderChild, tag: string, options: Partial<ClientOptions>): Promise<Run> {
-  const client = createClient(JournalService, { providers: [survivor.address, victim.address], timeoutMs: 10_000, retries: 2, loadBalance: "roundrobin", ...options });
+  const client = createClient(JournalService, {
+    providers: [survivor.address, victim.address],
+    timeoutMs: 10_000,
+    retries: 2,
+    loadBalance: "roundrobin",
+    ...options,
+  });
   try {
     // Connections up first; round-robin puts half the calls (60) on the victim.
     await Promise.all(Array.from({ length: 8 }, () => client.lookup(`warm-${tag}`, 0)));

@@ -23,7 +23,10 @@ function bystander(handler: FetchHandler): { stop(): Promise<{ calls: number; fa
   const loop = (async () => {
     while (!stopped && performance.now() < end) {
       const t = performance.now();
-      const r = await within(handler(new Request("http://fetch.test/greet.GreetService/Greet", { method: "POST", headers: { "content-type": "application/json" }, body: GREET })), 2_000);
+      const r = await within(
+        handler(new Request("http://fetch.test/greet.GreetService/Greet", { method: "POST", headers: { "content-type": "application/json" }, body: GREET })),
+        2_000,
+      );
       const text = typeof r === "string" ? r : await r.text();
       if (typeof r === "string" || r.status !== 200 || text !== '{"greeting":"triple"}') failures.push(text.slice(0, 200));
       calls++;
@@ -81,7 +84,9 @@ describe("hostile: createFetchHandler, aborted and endless request bodies (issue
       const ac = new AbortController();
       const headers: Record<string, string> = { "content-type": contentType };
       if (name === "Connect unary") headers["connect-protocol-version"] = "1";
-      const pending = handler(new Request("http://fetch.test/greet.GreetService/Greet", { method: "POST", headers, body, signal: ac.signal, duplex: "half" } as RequestInit));
+      const pending = handler(
+        new Request("http://fetch.test/greet.GreetService/Greet", { method: "POST", headers, body, signal: ac.signal, duplex: "half" } as RequestInit),
+      );
       await new Promise((r) => setTimeout(r, 100));
       ac.abort();
       // Before: never answered.
@@ -154,7 +159,10 @@ describe("hostile: createFetchHandler, aborted and endless request bodies (issue
         },
         { highWaterMark: 0 },
       );
-      const r = await within(handler(new Request(`http://fetch.test${path}`, { method: "POST", headers: { "content-type": contentType }, body, duplex: "half" } as RequestInit)), 2_000);
+      const r = await within(
+        handler(new Request(`http://fetch.test${path}`, { method: "POST", headers: { "content-type": contentType }, body, duplex: "half" } as RequestInit)),
+        2_000,
+      );
       assert.notEqual(typeof r, "string", String(r));
       const res = r as Response;
       const text = Buffer.from(await res.arrayBuffer()).toString("latin1");

@@ -1,6 +1,16 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { type Client, clientProviders, closeClient, type ConfigCenter, createClient, createServer, explainRoute, type TripleServer, ZookeeperRegistry } from "../../src/index.js";
+import {
+  type Client,
+  clientProviders,
+  closeClient,
+  type ConfigCenter,
+  createClient,
+  createServer,
+  explainRoute,
+  type TripleServer,
+  ZookeeperRegistry,
+} from "../../src/index.js";
 import { ZooKeeperServer, zookeeperMissing } from "../helpers/zookeeper.js";
 import { RuleWriter } from "../registry/rule-writer.js";
 import { ECHO_SERVICE, EchoService, loadLoop, recordingLogger, stopAllLoads, waitFor } from "../registry/services.js";
@@ -51,7 +61,10 @@ describe("hostile: bad governance rules through the config center", { skip }, ()
           listener(d);
         }),
     };
-    client = createClient(EchoService, { logger: log.logger, registry: { address: registry, configCenter: center, application: "hostile-consumer", level: "interface" } });
+    client = createClient(EchoService, {
+      logger: log.logger,
+      registry: { address: registry, configCenter: center, application: "hostile-consumer", level: "interface" },
+    });
     await waitFor(() => clientProviders(client).length === 1, 15_000, "the provider");
   });
   after(async () => {
@@ -93,7 +106,9 @@ describe("hostile: bad governance rules through the config center", { skip }, ()
     await waitFor(() => log.lines.length - before >= 5, 15_000, "the refusals logged");
     const cpuMs = (process.cpuUsage(cpu).user + process.cpuUsage(cpu).system) / 1000;
     await bystander.stop();
-    console.log(`bad rules: cpu ${cpuMs.toFixed(0)} ms, ${bystander.counts.get("ok") ?? 0} calls beside, ${bystander.counts.get("slow") ?? 0} of them over 2 s`);
+    console.log(
+      `bad rules: cpu ${cpuMs.toFixed(0)} ms, ${bystander.counts.get("ok") ?? 0} calls beside, ${bystander.counts.get("slow") ?? 0} of them over 2 s`,
+    );
     assert.equal(clientProviders(client)[0]?.weight, 700, "the last good configurator stays");
     assert.equal(explainRoute(client, "whoami", []).kept.length, 1, "no bad condition rule took effect");
     assert.deepEqual(bystander.failures, []);
@@ -103,10 +118,16 @@ describe("hostile: bad governance rules through the config center", { skip }, ()
     assert.ok(grew < 200, `RSS grew ${grew.toFixed(0)} MiB`);
     const refusals = log.lines.slice(before).filter((l) => /refused/.test(l));
     assert.ok(refusals.length >= 5 && refusals.length <= 12, refusals.join("\n"));
-    assert.ok(refusals.some((l) => l.includes(CONFIGURATORS) && /bytes, more than/.test(l)), refusals.join("\n"));
+    assert.ok(
+      refusals.some((l) => l.includes(CONFIGURATORS) && /bytes, more than/.test(l)),
+      refusals.join("\n"),
+    );
     // A key's texts are paced (the last text wins): a bomb followed 250 ms later by another text for
     // the same key may be skipped unread, so the alias refusal is asked of either key.
-    assert.ok(refusals.some((l) => /alias/i.test(l)), refusals.join("\n"));
+    assert.ok(
+      refusals.some((l) => /alias/i.test(l)),
+      refusals.join("\n"),
+    );
     console.log(`bad rules: rss +${grew.toFixed(1)} MiB, ${refusals.length} log lines`);
     await rules.delete(CONDITIONS);
   });
@@ -133,7 +154,9 @@ describe("hostile: bad governance rules through the config center", { skip }, ()
     const cpuMs = (process.cpuUsage(cpu).user + process.cpuUsage(cpu).system) / 1000;
     await bystander.stop();
     const flapReads = reads - readsBefore;
-    console.log(`flapping: ${writes} writes in ${elapsed.toFixed(0)} ms, ${flapReads} reads, cpu ${cpuMs.toFixed(0)} ms, ${bystander.counts.get("victim")} calls beside`);
+    console.log(
+      `flapping: ${writes} writes in ${elapsed.toFixed(0)} ms, ${flapReads} reads, cpu ${cpuMs.toFixed(0)} ms, ${bystander.counts.get("victim")} calls beside`,
+    );
     // Counts, not times: however loaded the machine, reads stay at one per 100 ms, far below the writes.
     assert.ok(writes >= 40, `only ${writes} writes`);
     assert.ok(flapReads <= Math.ceil(elapsed / 100) + 5 && flapReads * 2 < writes, `${flapReads} reads for ${writes} writes in ${elapsed.toFixed(0)} ms`);
@@ -141,7 +164,8 @@ describe("hostile: bad governance rules through the config center", { skip }, ()
   });
 
   it("a configurator with absurd timeout, retries and loadbalance values: each refused with one log line naming the key, the rest applies; calls unaffected", async () => {
-    const absurd = (params: string) => `configVersion: v3.0\nscope: service\nkey: ${ECHO_SERVICE}\nconfigs:\n  - side: consumer\n    addresses: [0.0.0.0]\n    parameters: { ${params} }\n`;
+    const absurd = (params: string) =>
+      `configVersion: v3.0\nscope: service\nkey: ${ECHO_SERVICE}\nconfigs:\n  - side: consumer\n    addresses: [0.0.0.0]\n    parameters: { ${params} }\n`;
     const bystander = loadLoop(() => client.whoami(), 2);
     const before = log.lines.length;
     await rules.write(CONFIGURATORS, absurd("timeout: 1000000000000, retries: 1000000000, loadbalance: evil, weight: 444"));
@@ -156,7 +180,7 @@ describe("hostile: bad governance rules through the config center", { skip }, ()
     await bystander.stop();
     const lines = log.lines.slice(before).filter((l) => l.includes(CONFIGURATORS) && l.includes("is ignored"));
     console.log(`absurd tuning: ${lines.length} log lines, a failing call in ${failMs.toFixed(0)} ms, ${bystander.counts.get("victim")} calls beside`);
-    for (const param of ["timeout: \"1000000000000\"", "retries: \"1000000000\"", "loadbalance: \"evil\"", "timeout: \"-1\"", "whoami.timeout: \"0\""]) {
+    for (const param of ['timeout: "1000000000000"', 'retries: "1000000000"', 'loadbalance: "evil"', 'timeout: "-1"', 'whoami.timeout: "0"']) {
       assert.equal(lines.filter((l) => l.includes(param)).length, 1, `one line for ${param}:\n${lines.join("\n")}`);
     }
     assert.equal(lines.length, 5, lines.join("\n"));

@@ -13,12 +13,7 @@ import { FLAG_ACK, FrameType, frame, PREFACE } from "../robustness/raw-h2.js";
 // such connection kept its fd until the idle timeout. The server must close it itself.
 
 /** Preface, SETTINGS, SETTINGS ack, then a 4-byte PING: a connection error (RFC 9113 §6.7). */
-const ATTACK = Buffer.concat([
-  PREFACE,
-  frame(FrameType.SETTINGS, 0, 0),
-  frame(FrameType.SETTINGS, FLAG_ACK, 0),
-  frame(FrameType.PING, 0, 0, Buffer.alloc(4)),
-]);
+const ATTACK = Buffer.concat([PREFACE, frame(FrameType.SETTINGS, 0, 0), frame(FrameType.SETTINGS, FLAG_ACK, 0), frame(FrameType.PING, 0, 0, Buffer.alloc(4))]);
 
 const N = 100;
 /** How long the server has to close each connection (sweep ≤ 0.5 s + grace ≤ 1 s, with margin). */

@@ -124,10 +124,16 @@ describe("hostile: PING-kept HTTP/2 connections are idle (issue 33, break 6)", (
       const allClosed = await waitFor(() => keepers.every((k) => k.closed), IDLE_MS + 4_000);
       const ms = Date.now() - t;
       const open = keepers.filter((k) => !k.closed).length;
-      assert.ok(keepers.every((k) => k.pongs > 0), "the keepers' PINGs were not answered");
+      assert.ok(
+        keepers.every((k) => k.pongs > 0),
+        "the keepers' PINGs were not answered",
+      );
       assert.equal(allClosed, true, `${open} of 20 PING-only connections still open after ${ms} ms`);
       assert.ok(ms >= IDLE_MS - 300, `closed after ${ms} ms, before the idle time`);
-      assert.ok(keepers.every((k) => k.goAway), "a connection was closed without GOAWAY");
+      assert.ok(
+        keepers.every((k) => k.goAway),
+        "a connection was closed without GOAWAY",
+      );
       assert.equal(await slow, '{"greeting":"slow"}', "the slow call on a pinged connection was cut");
       await bystander.assertResponsive(2_000);
     } finally {
@@ -144,7 +150,13 @@ describe("hostile: idle connections make room at the connection caps (issue 33, 
   before(async () => {
     // Long idle time: room must come from the caps, not from the idle sweep. The bystander uses
     // at most 2 connections at a time from 127.0.0.1.
-    server = createServer({ services: [new GreetServiceImpl()], idleTimeoutMs: 60_000, maxConnections: 9, maxConnectionsPerPeer: 3, logger: { info() {}, warn() {}, error() {} } });
+    server = createServer({
+      services: [new GreetServiceImpl()],
+      idleTimeoutMs: 60_000,
+      maxConnections: 9,
+      maxConnectionsPerPeer: 3,
+      logger: { info() {}, warn() {}, error() {} },
+    });
     await server.listen({ port: 0, host: "127.0.0.1" });
   });
   after(() => server.close());
@@ -186,8 +198,14 @@ describe("hostile: idle connections make room at the connection caps (issue 33, 
     try {
       assert.equal(await greetFrom(server.url, "127.0.0.5"), '200 {"greeting":"triple"}');
       assert.ok(await waitFor(() => mine[0].closed, 2_000), "the address's longest idle connection stayed");
-      assert.ok(others.every((k) => !k.closed), "another address's connection was closed");
-      assert.ok(mine.slice(1).every((k) => !k.closed), "a newer connection went before the longest idle");
+      assert.ok(
+        others.every((k) => !k.closed),
+        "another address's connection was closed",
+      );
+      assert.ok(
+        mine.slice(1).every((k) => !k.closed),
+        "a newer connection went before the longest idle",
+      );
       await bystander.assertResponsive(2_000);
     } finally {
       for (const k of [...others, ...mine]) k.close();
@@ -263,7 +281,13 @@ describe("hostile: idle TLS connections make room too, and the count stays true 
   before(async () => {
     const { key, cert } = selfSigned();
     ca = cert;
-    server = createServer({ services: [new GreetServiceImpl()], tls: { key, cert }, idleTimeoutMs: 60_000, maxConnections: 3, logger: { info() {}, warn() {}, error() {} } });
+    server = createServer({
+      services: [new GreetServiceImpl()],
+      tls: { key, cert },
+      idleTimeoutMs: 60_000,
+      maxConnections: 3,
+      logger: { info() {}, warn() {}, error() {} },
+    });
     await server.listen({ port: 0, host: "127.0.0.1" });
   });
   after(() => server.close());
@@ -272,7 +296,12 @@ describe("hostile: idle TLS connections make room too, and the count stays true 
   const tlsFrom = (localAddress: string) =>
     http2.connect(server.url, {
       createConnection: () =>
-        tls.connect({ socket: net.connect({ host: "127.0.0.1", port: server.address.port, localAddress }), ca, ALPNProtocols: ["h2"], servername: "127.0.0.1" }),
+        tls.connect({
+          socket: net.connect({ host: "127.0.0.1", port: server.address.port, localAddress }),
+          ca,
+          ALPNProtocols: ["h2"],
+          servername: "127.0.0.1",
+        }),
     });
 
   it("three idle h2 sessions over TLS hold maxConnections 3: a new peer is served, the longest idle closed; open counts the sockets", async () => {

@@ -88,7 +88,12 @@ describe("hostile: JSON-RPC attacks on the MCP endpoint (issue 39)", () => {
     assert.match(bad.reply.json().error.message, /needs "jsonrpc": "2.0"/);
     assert.equal(runs.greet ?? 0, before, "a refused batch ran a handler");
     // Within the limit, a 2025-03-26 batch is answered in order.
-    const ok = await timedPost(url, "/mcp", { headers: OLD, body: JSON.stringify([call(1), { jsonrpc: "2.0", method: "notifications/initialized" }, call(2, "nope")]) }, 5_000);
+    const ok = await timedPost(
+      url,
+      "/mcp",
+      { headers: OLD, body: JSON.stringify([call(1), { jsonrpc: "2.0", method: "notifications/initialized" }, call(2, "nope")]) },
+      5_000,
+    );
     const answers = ok.reply.json();
     assert.equal(answers.length, 2);
     assert.equal(answers[0].result.structuredContent.result, "hello ann");
@@ -100,7 +105,11 @@ describe("hostile: JSON-RPC attacks on the MCP endpoint (issue 39)", () => {
     const bystander = new Bystander(url);
     const { statuses, bodies } = await flood(url, 1_000, 8, (i) => JSON.stringify({ jsonrpc: "2.0", id: i, method: `resources/${"x".repeat(i % 50)}` }));
     assert.deepEqual([...statuses], [[200, 1_000]]);
-    for (const b of bodies) assert.match(b, /"error":\{"code":-32601,"message":"method not found: \\"resources\/x*\\"; this server offers initialize, ping, tools\/list and tools\/call"\}/);
+    for (const b of bodies)
+      assert.match(
+        b,
+        /"error":\{"code":-32601,"message":"method not found: \\"resources\/x*\\"; this server offers initialize, ping, tools\/list and tools\/call"\}/,
+      );
     await bystander.assertResponsive(2_000);
   });
 
@@ -110,7 +119,9 @@ describe("hostile: JSON-RPC attacks on the MCP endpoint (issue 39)", () => {
     const one = await flood(url, 1_000, 8, () => JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } }));
     assert.deepEqual([...one.statuses], [[202, 1_000]]);
     assert.deepEqual([...one.bodies], [""]);
-    const batch = JSON.stringify(Array.from({ length: 16 }, () => ({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: 1, progress: 1 } })));
+    const batch = JSON.stringify(
+      Array.from({ length: 16 }, () => ({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: 1, progress: 1 } })),
+    );
     const many = await flood(url, 300, 8, () => batch, OLD);
     assert.deepEqual([...many.statuses], [[202, 300]]);
     assert.ok(process.memoryUsage().rss - rss < 100 * 1024 * 1024, "the flood grew the RSS by over 100 MiB");

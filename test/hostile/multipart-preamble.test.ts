@@ -114,7 +114,12 @@ describe("hostile: multipart preamble without a boundary (issue 22, break 6)", (
       const t = performance.now();
       const up = await stream(server.url, PREAMBLE_BYTES);
       const ms = Math.round(performance.now() - t);
-      assertRefused({ status: up.status, headers: {}, body: Buffer.from(up.body), json: () => JSON.parse(up.body), text: () => up.body }, 413, "resource_exhausted", /larger than 4194304 bytes/);
+      assertRefused(
+        { status: up.status, headers: {}, body: Buffer.from(up.body), json: () => JSON.parse(up.body), text: () => up.body },
+        413,
+        "resource_exhausted",
+        /larger than 4194304 bytes/,
+      );
       assert.ok(up.sentWhenAnswered < 16 * MiB, `the answer came after ${Math.round(up.sentWhenAnswered / MiB)} MiB were sent`);
       assert.ok(ms < 5_000, `took ${ms} ms`);
       await bystander.assertResponsive(2_000);

@@ -55,7 +55,8 @@ function hessianBigDecimal(text: string): Buffer {
 }
 
 /** One argument in Dubbo's TripleRequestWrapper, as one gRPC message. */
-const wrapped = (serializeType: string, arg: Buffer, argType: string): Buffer => frame(encodeRequestWrapper({ serializeType, args: [arg], argTypes: [argType] }));
+const wrapped = (serializeType: string, arg: Buffer, argType: string): Buffer =>
+  frame(encodeRequestWrapper({ serializeType, args: [arg], argTypes: [argType] }));
 
 /** A gRPC call of NumberService that must be answered within `timeoutMs` (its session is destroyed otherwise). */
 async function grpcCall(url: string, method: string, message: Buffer, timeoutMs = 5_000): Promise<RawReply & { ms: number }> {
@@ -110,7 +111,11 @@ describe("hostile: number conversion bombs (issue 33, breaks 1 and 3)", () => {
     assert.ok(arg.length < 100 * 1024);
     const bystander = new Bystander(server.url);
     const r = await grpcCall(server.url, "long", wrapped("hessian4", arg, "long"));
-    assertInvalid(r, /parameter #1 \(b\): a java\.math\.BigInteger of 100000 words \(3199969 bits\) is larger than this server takes \(limits\.maxNumberDigits: 4096 digits, 13607 bits\)/, 1_500);
+    assertInvalid(
+      r,
+      /parameter #1 \(b\): a java\.math\.BigInteger of 100000 words \(3199969 bits\) is larger than this server takes \(limits\.maxNumberDigits: 4096 digits, 13607 bits\)/,
+      1_500,
+    );
     await bystander.assertResponsive(1_500);
     server.assertAlive();
   });
@@ -119,13 +124,21 @@ describe("hostile: number conversion bombs (issue 33, breaks 1 and 3)", () => {
     const arg = framed(b(0xb9, 0x00, 0xbb, ji(3_900_000), Buffer.alloc(3_900_000, 0x5a)));
     const bystander = new Bystander(server.url);
     const r = await grpcCall(server.url, "ratio", wrapped("fastjson2", arg, "double"));
-    assertInvalid(r, /parameter #1 \(x\): .*a BigDecimal of 3900000 bytes is larger than this server takes \(limits\.maxNumberDigits: 4096 digits, 13607 bits\)/, 1_500);
+    assertInvalid(
+      r,
+      /parameter #1 \(x\): .*a BigDecimal of 3900000 bytes is larger than this server takes \(limits\.maxNumberDigits: 4096 digits, 13607 bits\)/,
+      1_500,
+    );
     await bystander.assertResponsive(1_500);
   });
 
   it("a hessian2 BigDecimal of 3.9 M digits into a long parameter → invalid_argument naming its size", async () => {
     const r = await grpcCall(server.url, "long", wrapped("hessian4", hessianBigDecimal(DIGITS), "long"));
-    assertInvalid(r, /parameter #1 \(b\): a java\.math\.BigDecimal of 3900000 digits is larger than this server takes \(limits\.maxNumberDigits: 4096 digits\)/, 2_000);
+    assertInvalid(
+      r,
+      /parameter #1 \(b\): a java\.math\.BigDecimal of 3900000 digits is larger than this server takes \(limits\.maxNumberDigits: 4096 digits\)/,
+      2_000,
+    );
   });
 
   it("4 senders of 3.9 M decimal digits into a bigint parameter (JSON string, text/plain) → 400 naming the limit, each within 3 s; greets beside answer", async () => {
@@ -141,7 +154,12 @@ describe("hostile: number conversion bombs (issue 33, breaks 1 and 3)", () => {
       timedPost(server.url, "/org.example.NumberService/long", { headers: { "content-type": "text/plain" }, body: text }, 10_000),
     ]);
     for (const { reply, ms } of all) {
-      assertRefused(reply, 400, "invalid_argument", /^parameter #1 \(b\) is a number of 3900000 digits, more than this server takes \(limits\.maxNumberDigits: 4096 digits\)/);
+      assertRefused(
+        reply,
+        400,
+        "invalid_argument",
+        /^parameter #1 \(b\) is a number of 3900000 digits, more than this server takes \(limits\.maxNumberDigits: 4096 digits\)/,
+      );
       assert.ok(reply.text().length < 400, "the answer does not echo the number");
       assert.ok(ms < 3_000, `took ${ms} ms`);
     }
@@ -152,14 +170,32 @@ describe("hostile: number conversion bombs (issue 33, breaks 1 and 3)", () => {
     const over = "9".repeat(4097);
     const atLimit = "9".repeat(4096);
     const FORM = { "content-type": "application/x-www-form-urlencoded" };
-    const part = (v: string) => ({ headers: { "content-type": "multipart/form-data; boundary=xx" }, body: `--xx\r\nContent-Disposition: form-data; name="b"\r\n\r\n${v}\r\n--xx--\r\n` });
+    const part = (v: string) => ({
+      headers: { "content-type": "multipart/form-data; boundary=xx" },
+      body: `--xx\r\nContent-Disposition: form-data; name="b"\r\n\r\n${v}\r\n--xx--\r\n`,
+    });
     const limit = /is a number of 4097 digits, more than this server takes \(limits\.maxNumberDigits: 4096 digits\)/;
     assertRefused((await timedPost(server.url, `/numbers/big?b=${over}`, {}, 5_000)).reply, 400, "invalid_argument", limit);
-    assertRefused((await timedPost(server.url, "/org.example.NumberService/long", { headers: FORM, body: `b=${over}` }, 5_000)).reply, 400, "invalid_argument", limit);
+    assertRefused(
+      (await timedPost(server.url, "/org.example.NumberService/long", { headers: FORM, body: `b=${over}` }, 5_000)).reply,
+      400,
+      "invalid_argument",
+      limit,
+    );
     assertRefused((await timedPost(server.url, "/org.example.NumberService/long", part(over), 5_000)).reply, 400, "invalid_argument", limit);
-    assertRefused((await timedPost(server.url, "/org.example.NumberService/ratio", { headers: FORM, body: `x=${over}` }, 5_000)).reply, 400, "invalid_argument", limit);
+    assertRefused(
+      (await timedPost(server.url, "/org.example.NumberService/ratio", { headers: FORM, body: `x=${over}` }, 5_000)).reply,
+      400,
+      "invalid_argument",
+      limit,
+    );
     const xml = (v: string) => ({ headers: { "content-type": "application/xml", accept: "application/json" }, body: `<entry><id>${v}</id></entry>` });
-    assertRefused((await timedPost(server.url, "/org.example.NumberService/entry", xml(over), 5_000)).reply, 400, "invalid_argument", /parameter #1\.id is a number of 4097 digits/);
+    assertRefused(
+      (await timedPost(server.url, "/org.example.NumberService/entry", xml(over), 5_000)).reply,
+      400,
+      "invalid_argument",
+      /parameter #1\.id is a number of 4097 digits/,
+    );
     assert.equal((await timedPost(server.url, "/org.example.NumberService/entry", xml(atLimit), 5_000)).reply.status, 200);
     const { reply: ok } = await timedPost(server.url, `/numbers/big?b=${atLimit}`, {}, 5_000);
     assert.equal(ok.status, 200, ok.text());
@@ -179,7 +215,11 @@ describe("hostile: number conversion bombs (issue 33, breaks 1 and 3)", () => {
     const jsonb = (n: number) => framed(b(0xbb, ji(n), 0x7f, Buffer.alloc(n - 1, 0xff)));
     const inJsonb = await grpcCall(server.url, "huge", wrapped("fastjson2", jsonb(1701), "java.math.BigInteger"));
     assert.equal(inJsonb.grpcStatus, 0, decodeURIComponent(inJsonb.grpcMessage ?? ""));
-    assertInvalid(await grpcCall(server.url, "huge", wrapped("fastjson2", jsonb(1702), "java.math.BigInteger")), /a BigInteger of 1702 bytes is larger than this server takes/, 2_000);
+    assertInvalid(
+      await grpcCall(server.url, "huge", wrapped("fastjson2", jsonb(1702), "java.math.BigInteger")),
+      /a BigInteger of 1702 bytes is larger than this server takes/,
+      2_000,
+    );
   });
 
   describe("limits.maxNumberDigits: 100000", () => {
@@ -234,7 +274,10 @@ describe("hostile: Java numbers into other declared types (issue 33, break 7)", 
 
   it("a hessian2 long past 2^53 into a string field of a @JavaClass class → its text; into its int field → invalid_argument naming the field", async () => {
     const amount = (label: Buffer | number, count: Buffer | number) => b(0x43, hs("org.example.Amount"), 0x92, hs("label"), hs("count"), 0x60, label, count);
-    assert.match(answer(await grpcCall(server.url, "amount", wrapped("hessian4", amount(hessianLong, 0x97), "org.example.Amount"))), /label string:9007199254740993, count number:7/);
+    assert.match(
+      answer(await grpcCall(server.url, "amount", wrapped("hessian4", amount(hessianLong, 0x97), "org.example.Amount"))),
+      /label string:9007199254740993, count number:7/,
+    );
     const r = await grpcCall(server.url, "amount", wrapped("hessian4", amount(hs("x"), hessianLong), "org.example.Amount"));
     assertInvalid(r, /^parameter #1 \(a\)\.count must be an int32 \(an integer from -2147483648 to 2147483647\), got integer 9007199254740993$/, 2_000);
   });

@@ -113,7 +113,16 @@ describe("hostile: a multipart part's header block over limits.maxPartHeaderByte
     for (const size of [LIMIT, LIMIT + 1]) {
       const body = bodyWithHeader(size);
       const blank = body.indexOf("\r\n\r\n");
-      const cutsList = [[], [100], [blank], [blank + 1], [blank + 2], [blank + 3], [blank - 1, blank + 2], Array.from({ length: 17 }, (_, i) => (i + 1) * 1000)];
+      const cutsList = [
+        [],
+        [100],
+        [blank],
+        [blank + 1],
+        [blank + 2],
+        [blank + 3],
+        [blank - 1, blank + 2],
+        Array.from({ length: 17 }, (_, i) => (i + 1) * 1000),
+      ];
       for (const cuts of cutsList) {
         const r = await post1(server.url, body, cuts);
         if (size === LIMIT) assert.equal(r.status, 200, `${size} bytes cut at ${cuts}: ${r.text}`);

@@ -95,7 +95,7 @@ describe("hostile: silent TLS connections are closed at headersTimeoutMs", () =>
     s.on("data", (c: Buffer) => {
       data += c.toString();
     });
-    s.write('POST /test.Calc/add HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5\r\n\r\n[1,2]');
+    s.write("POST /test.Calc/add HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5\r\n\r\n[1,2]");
     await new Promise((r) => setTimeout(r, LIMIT_MS * 2));
     assert.match(data, /^HTTP\/1\.1 200/);
     assert.equal(s.destroyed, false, "a connection that spoke was closed by the silence timer");
@@ -122,7 +122,7 @@ describe("headersTimeoutMs: 0 switches the silence timer off on TLS as on cleart
       });
       s.on("error", () => {});
       await new Promise((r) => setTimeout(r, 100));
-      s.write('POST /test.Calc/add HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5\r\n\r\n[1,2]');
+      s.write("POST /test.Calc/add HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5\r\n\r\n[1,2]");
       for (let i = 0; i < 50 && !/\r\n\r\n3$/.test(data); i++) await new Promise((r) => setTimeout(r, 20));
       assert.match(data, /^HTTP\/1\.1 200/);
       s.destroy();

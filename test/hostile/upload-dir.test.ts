@@ -48,11 +48,16 @@ describe("hostile: the upload directory (uploads.dir)", { skip: uid === -1 ? "no
     assert.doesNotThrow(() => createServer({ services: [new UploadService()], uploads: { dir } }));
   });
 
-  it("an uploads.dir owned by another user is refused, also when it appears between createServer and listen", { skip: uid !== 0 ? "needs root to give a directory away" : false }, async () => {
+  it("an uploads.dir owned by another user is refused, also when it appears between createServer and listen", {
+    skip: uid !== 0 ? "needs root to give a directory away" : false,
+  }, async () => {
     const theirs = join(base, "theirs");
     mkdirSync(theirs, { mode: 0o700 });
     chownSync(theirs, OTHER_UID, OTHER_UID);
-    assert.throws(() => createServer({ services: [new UploadService()], uploads: { dir: theirs } }), new RegExp(`uploads\\.dir ${theirs} is owned by uid ${OTHER_UID}, not by this process`));
+    assert.throws(
+      () => createServer({ services: [new UploadService()], uploads: { dir: theirs } }),
+      new RegExp(`uploads\\.dir ${theirs} is owned by uid ${OTHER_UID}, not by this process`),
+    );
     // A symbolic link another user owns is not followed either (even to a directory of ours).
     const target = join(base, "mine");
     mkdirSync(target, { mode: 0o700 });
@@ -87,7 +92,11 @@ describe("hostile: the upload directory (uploads.dir)", { skip: uid === -1 ? "no
       const server = createServer({ services: [new GreetServiceImpl(), new UploadService()] });
       await server.listen({ port: 0 });
       const bystander = new Bystander(server.url, 3_000);
-      const a = await upload1(server.url, "/test.Uploads/stored", { files: [{ name: "file", size: 2 * MiB }], fields: [{ name: "note", value: "n" }], filesFirst: true });
+      const a = await upload1(server.url, "/test.Uploads/stored", {
+        files: [{ name: "file", size: 2 * MiB }],
+        fields: [{ name: "note", value: "n" }],
+        filesFirst: true,
+      });
       assert.equal(a.status, 200, a.body);
       const seen = JSON.parse(a.body) as Seen;
       assert.ok(seen.path, "the file was not spilled");
@@ -101,7 +110,11 @@ describe("hostile: the upload directory (uploads.dir)", { skip: uid === -1 ? "no
       // A second server in the same process gets a directory of its own.
       const other = createServer({ services: [new UploadService()] });
       await other.listen({ port: 0 });
-      const b = await upload1(other.url, "/test.Uploads/stored", { files: [{ name: "file", size: 2 * MiB }], fields: [{ name: "note", value: "n" }], filesFirst: true });
+      const b = await upload1(other.url, "/test.Uploads/stored", {
+        files: [{ name: "file", size: 2 * MiB }],
+        fields: [{ name: "note", value: "n" }],
+        filesFirst: true,
+      });
       assert.notEqual(dirname((JSON.parse(b.body) as Seen).path as string), dir);
       await other.close();
       await bystander.assertResponsive(2_000);

@@ -30,7 +30,9 @@ const DRIP_MS = 100;
 /** How long the attack tests wait for their outcome: far past each limit, far below the 120 s file timeout. */
 const WITHIN_MS = 5_000;
 
-const FILE_HEAD = Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="slow.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+const FILE_HEAD = Buffer.from(
+  `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="slow.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+);
 /** A whole well-behaved upload: a 300 KiB file (spilled), then the note. */
 const WHOLE_UPLOAD = Buffer.concat([
   FILE_HEAD,
@@ -100,7 +102,15 @@ class SlowUpload {
   static h1(url: string, localAddress = "127.0.0.1"): SlowUpload {
     const up = new SlowUpload();
     const u = new URL(url);
-    const req = http.request({ host: u.hostname, port: u.port, path: STORED, method: "POST", agent: false, localAddress, headers: { "content-type": contentType() } });
+    const req = http.request({
+      host: u.hostname,
+      port: u.port,
+      path: STORED,
+      method: "POST",
+      agent: false,
+      localAddress,
+      headers: { "content-type": contentType() },
+    });
     req.on("response", (res) => {
       up.out.status = res.statusCode ?? 0;
       res.on("data", (c: Buffer) => {
@@ -140,7 +150,15 @@ function sessionFrom(url: string, localAddress: string): http2.ClientHttp2Sessio
 function uploadFrom1(url: string, localAddress: string): Promise<Answer> {
   const u = new URL(url);
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: u.hostname, port: u.port, path: STORED, method: "POST", agent: false, localAddress, headers: { "content-type": contentType() } });
+    const req = http.request({
+      host: u.hostname,
+      port: u.port,
+      path: STORED,
+      method: "POST",
+      agent: false,
+      localAddress,
+      headers: { "content-type": contentType() },
+    });
     req.on("response", (res) => {
       let body = "";
       res.on("data", (c: Buffer) => {
@@ -227,7 +245,10 @@ describe("hostile: slow uploads holding the upload disk (break 5)", () => {
       const attacks = Array.from({ length: 5 }, () => SlowUpload.h2(session));
       await holding(server, 5 * FAST);
       // The disk is full: a 300 KiB spilled upload does not fit until the drips are cut.
-      const ok = await uploadWithin(() => upload2(server.url, STORED, { files: [{ name: "file", size: 300 * KiB }], fields: [{ name: "note", value: "n" }], filesFirst: true }), 3_000);
+      const ok = await uploadWithin(
+        () => upload2(server.url, STORED, { files: [{ name: "file", size: 300 * KiB }], fields: [{ name: "note", value: "n" }], filesFirst: true }),
+        3_000,
+      );
       const outcomes = await Promise.all(attacks.map((a) => a.closed));
       session.close();
       assert.equal(ok.answer.status, 200, `a well-behaved upload after ${ok.tries} tries in ${ok.ms} ms: ${ok.answer.status} ${ok.answer.body}`);

@@ -72,7 +72,12 @@ describe("hostile: a body of many invalid elements (issue 33, break 4)", () => {
     const bystander = new Bystander(server.url);
     const [triple, connect] = await Promise.all([
       timedPost(server.url, "/hostile.Labels/tag", { headers: JSON_CT, body: BAD }, 8_000),
-      timedPost(server.url, "/hostile.Labels/tag", { headers: { ...JSON_CT, "connect-protocol-version": "1" }, body: JSON.stringify({ tags: Array(ELEMENTS).fill("") }) }, 8_000),
+      timedPost(
+        server.url,
+        "/hostile.Labels/tag",
+        { headers: { ...JSON_CT, "connect-protocol-version": "1" }, body: JSON.stringify({ tags: Array(ELEMENTS).fill("") }) },
+        8_000,
+      ),
     ]);
     for (const { reply, ms } of [triple, connect]) {
       assert.equal(reply.status, 400, reply.text().slice(0, 300));
@@ -101,21 +106,25 @@ describe("hostile: a body of many invalid elements (issue 33, break 4)", () => {
     assert.equal(ok.reply.json().message, "parameter #1 (few)[1] must match ^[a-z]+$; parameter #1 (few)[2] must match ^[a-z]+$");
   });
 
-  it("gRPC (grpc-js): 20k bad elements → invalid_argument with a short grpc-message and bounded details; the next call on the channel works", BOUNDED, async () => {
-    const call = (m: "tag" | "few", req: object) =>
-      new Promise<{ err: grpc.ServiceError | null; res?: unknown }>((resolve) => {
-        client[m](req, (err, res) => resolve({ err, res }));
-      });
-    const { err } = await call("tag", { tags: Array(20_000).fill("") });
-    assert.ok(err, "the call failed");
-    assert.equal(err.code, grpc.status.INVALID_ARGUMENT, `${err.code} ${err.details}`);
-    assertCounted(err.details, 20_000);
-    const bin = err.metadata.get("grpc-status-details-bin")[0] as Buffer;
-    assert.ok(bin && bin.length <= 4096, `details of ${bin?.length} bytes`);
-    const { violations } = fromStatusBin(bin.toString("base64"));
-    assert.ok(violations.length >= 20 && violations.length <= 100, `${violations.length} violations in the details`);
-    assert.deepEqual(violations[0], ["tags[0]", "must match ^[a-z]+$"]);
-    const next = await call("few", { few: ["a", "b"] });
-    assert.equal(next.err, null, String(next.err));
-  });
+  it(
+    "gRPC (grpc-js): 20k bad elements → invalid_argument with a short grpc-message and bounded details; the next call on the channel works",
+    BOUNDED,
+    async () => {
+      const call = (m: "tag" | "few", req: object) =>
+        new Promise<{ err: grpc.ServiceError | null; res?: unknown }>((resolve) => {
+          client[m](req, (err, res) => resolve({ err, res }));
+        });
+      const { err } = await call("tag", { tags: Array(20_000).fill("") });
+      assert.ok(err, "the call failed");
+      assert.equal(err.code, grpc.status.INVALID_ARGUMENT, `${err.code} ${err.details}`);
+      assertCounted(err.details, 20_000);
+      const bin = err.metadata.get("grpc-status-details-bin")[0] as Buffer;
+      assert.ok(bin && bin.length <= 4096, `details of ${bin?.length} bytes`);
+      const { violations } = fromStatusBin(bin.toString("base64"));
+      assert.ok(violations.length >= 20 && violations.length <= 100, `${violations.length} violations in the details`);
+      assert.deepEqual(violations[0], ["tags[0]", "must match ^[a-z]+$"]);
+      const next = await call("few", { few: ["a", "b"] });
+      assert.equal(next.err, null, String(next.err));
+    },
+  );
 });

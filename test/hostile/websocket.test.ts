@@ -129,7 +129,10 @@ describe("hostile: Triple over WebSocket", () => {
   it("an Origin the CORS configuration does not allow is refused 403 at the handshake; an allowed one passes", BOUNDED, async () => {
     const bad = await wsCall(url("/greet.GreetService/Greet"), [], { end: "none", headers: { origin: "https://evil.example.net" } });
     assert.equal(bad.status, 403);
-    assert.match(JSON.parse(bad.body ?? "").message, /origin "https:\/\/evil.example.net" may not open WebSocket calls here: add it to the server's cors.origins/);
+    assert.match(
+      JSON.parse(bad.body ?? "").message,
+      /origin "https:\/\/evil.example.net" may not open WebSocket calls here: add it to the server's cors.origins/,
+    );
     const good = await wsCall(url("/greet.GreetService/Greet"), ['{"name":"triple"}'], { end: "none", headers: { origin: "https://app.example.com" } });
     assert.equal(good.code, 1000);
   });

@@ -74,7 +74,15 @@ describe("hostile: wide XML (issue 22, break 7)", () => {
     const deep = `<user>${"<a>".repeat(64)}${"</a>".repeat(64)}</user>`;
     const { reply } = await timedPost(server.url, "/robust.User/Register", { headers: XML, body: deep }, 10_000);
     assertRefused(reply, 400, "invalid_argument", /deeper than 64 elements \(limits\.maxXmlDepth\)/);
-    const ok = await timedPost(server.url, "/robust.User/Register", { headers: { ...XML, accept: "application/json" }, body: '<user id="1"><!-- <a b="c"> --><username>ann</username><location><![CDATA[Oslo]]></location></user>' }, 10_000);
+    const ok = await timedPost(
+      server.url,
+      "/robust.User/Register",
+      {
+        headers: { ...XML, accept: "application/json" },
+        body: '<user id="1"><!-- <a b="c"> --><username>ann</username><location><![CDATA[Oslo]]></location></user>',
+      },
+      10_000,
+    );
     assert.equal(ok.reply.status, 200, ok.reply.text());
     assert.equal(ok.reply.json().message, "ann@Oslo");
   });

@@ -89,10 +89,7 @@ export function interopCases(target: Target): void {
 
     tcase("client_compressed_unary", async () => {
       // The feature probe: an uncompressed request that expects compression is refused.
-      await rejectsWith(
-        unary(test, "unaryCall", largeRequest({ expect_compressed: { value: true } })),
-        grpc.status.INVALID_ARGUMENT,
-      );
+      await rejectsWith(unary(test, "unaryCall", largeRequest({ expect_compressed: { value: true } })), grpc.status.INVALID_ARGUMENT);
       const compressed = await unary(gzipClients.test, "unaryCall", largeRequest({ expect_compressed: { value: true } }));
       assertZeros(compressed.responses[0].payload.body, 314159);
       const plain = await unary(test, "unaryCall", largeRequest({ expect_compressed: { value: false } }));
@@ -131,9 +128,7 @@ export function interopCases(target: Target): void {
 
     tcase("client_compressed_streaming", async () => {
       await rejectsWith(
-        clientStream(test, "streamingInputCall", [
-          { expect_compressed: { value: true }, payload: { body: zeros(27182) } },
-        ]),
+        clientStream(test, "streamingInputCall", [{ expect_compressed: { value: true }, payload: { body: zeros(27182) } }]),
         grpc.status.INVALID_ARGUMENT,
       );
       const { responses } = await clientStream(gzipClients.test, "streamingInputCall", [
@@ -348,10 +343,7 @@ export function interopCases(target: Target): void {
 
     tcase("4 MiB messages: a request over the limit is resource_exhausted", async () => {
       const n = 4 * 1024 * 1024 + 1;
-      await rejectsWith(
-        unary(test, "unaryCall", { response_size: 1, payload: { body: zeros(n) } }),
-        grpc.status.RESOURCE_EXHAUSTED,
-      );
+      await rejectsWith(unary(test, "unaryCall", { response_size: 1, payload: { body: zeros(n) } }), grpc.status.RESOURCE_EXHAUSTED);
       await unary(test, "emptyCall", {});
     });
   });

@@ -46,7 +46,7 @@ const WAYS: Way[] = [
 for (const way of WAYS) {
   // Bidi streams need HTTP/2 in every protocol; over HTTP/1.1 the bidi cases do not apply.
   const bidi = way.http === "2" ? it : it.skip;
-describe(`gRPC interop cases with @connectrpc/connect-node (${way.name}) against samples/interop`, () => {
+  describe(`gRPC interop cases with @connectrpc/connect-node (${way.name}) against samples/interop`, () => {
     const services = interopServices();
     let server: TripleServer;
     let client: any;
@@ -181,5 +181,5 @@ describe(`gRPC interop cases with @connectrpc/connect-node (${way.name}) against
       await expectCode(run(), Code.DeadlineExceeded);
       released();
     });
-});
+  });
 }

@@ -24,10 +24,7 @@ export const testing = (() => {
 export type Client = grpc.Client & Record<string, any>;
 
 /** Creates TestService and UnimplementedService clients on one plaintext channel each. */
-export function connectClients(
-  address: string,
-  options: grpc.ChannelOptions = {},
-): { test: Client; unimplemented: Client; close(): void } {
+export function connectClients(address: string, options: grpc.ChannelOptions = {}): { test: Client; unimplemented: Client; close(): void } {
   const creds = grpc.credentials.createInsecure();
   const test = new testing.TestService(address, creds, options) as Client;
   const unimplemented = new testing.UnimplementedService(address, creds, options) as Client;

@@ -77,12 +77,7 @@ export interface RawReply {
  * One gRPC call on a raw node:http2 session: sends `body` exactly as given (so it may be
  * malformed) and collects headers, frames and trailers.
  */
-export function rawCall(
-  session: http2.ClientHttp2Session,
-  path_: string,
-  body: Buffer | Buffer[],
-  headers: Record<string, string> = {},
-): Promise<RawReply> {
+export function rawCall(session: http2.ClientHttp2Session, path_: string, body: Buffer | Buffer[], headers: Record<string, string> = {}): Promise<RawReply> {
   return new Promise((resolve, reject) => {
     const stream = session.request({
       ":method": "POST",

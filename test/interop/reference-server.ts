@@ -4,11 +4,7 @@ import { testing } from "./grpc-js-clients.js";
 const ECHO_INITIAL = "x-grpc-test-echo-initial";
 const ECHO_TRAILING = "x-grpc-test-echo-trailing-bin";
 
-type AnyCall =
-  | grpc.ServerUnaryCall<any, any>
-  | grpc.ServerReadableStream<any, any>
-  | grpc.ServerWritableStream<any, any>
-  | grpc.ServerDuplexStream<any, any>;
+type AnyCall = grpc.ServerUnaryCall<any, any> | grpc.ServerReadableStream<any, any> | grpc.ServerWritableStream<any, any> | grpc.ServerDuplexStream<any, any>;
 
 interface Status {
   code: number;
@@ -135,9 +131,7 @@ export async function startReferenceServer(port = 0): Promise<{ address: string;
   const server = new grpc.Server();
   server.addService(testing.TestService.service, implementation);
   const bound = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (e, p) =>
-      e ? reject(e) : resolve(p),
-    ),
+    server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
   );
   return {
     address: `127.0.0.1:${bound}`,

@@ -33,7 +33,16 @@ describe("our clients on ZooKeeper follow Dubbo Java providers added and stopped
     await startJava("j1");
     for (const discovery of DISCOVERIES) {
       // Round robin: each provider listed gets its share, so a tally shows every one.
-      clients.set(discovery, createClient(WhoAmI, { serialization: "hessian2", loadBalance: "roundrobin", logger: QUIET, timeoutMs: 10_000, registry: { address: registry, level: discovery } }));
+      clients.set(
+        discovery,
+        createClient(WhoAmI, {
+          serialization: "hessian2",
+          loadBalance: "roundrobin",
+          logger: QUIET,
+          timeoutMs: 10_000,
+          registry: { address: registry, level: discovery },
+        }),
+      );
     }
   });
   after(async () => {

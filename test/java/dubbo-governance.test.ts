@@ -38,7 +38,12 @@ describe("governance: a Dubbo Java consumer and ours, moved the same way by the 
   const port: Record<string, number> = {};
 
   async function ourProvider(id: string, group: string, extra: ProviderExtra = {}): Promise<TripleServer> {
-    const s = createServer({ logger: QUIET, services: [{ implementation: new InteropProvider(id), group }], ...extra, registry: { address: registry, application: "ts-gov", ...extra.registry } });
+    const s = createServer({
+      logger: QUIET,
+      services: [{ implementation: new InteropProvider(id), group }],
+      ...extra,
+      registry: { address: registry, application: "ts-gov", ...extra.registry },
+    });
     await s.listen({ port: 0, host: group === "tagged" ? LAN : "127.0.0.1" });
     servers.push(s);
     port[id] = s.address.port;
@@ -50,17 +55,34 @@ describe("governance: a Dubbo Java consumer and ours, moved the same way by the 
     zk = await ZooKeeperServer.start();
     registry = zk.address();
     rules = await RuleWriter.connect(zk.hostPort);
-    await Promise.all([ourProvider("ts-a", "blue"), ourProvider("ts-b", "blue"), ourProvider("tag-a", "tagged", { registry: { tag: "gray" } }), ourProvider("tag-b", "tagged")]);
+    await Promise.all([
+      ourProvider("ts-a", "blue"),
+      ourProvider("ts-b", "blue"),
+      ourProvider("tag-a", "tagged", { registry: { tag: "gray" } }),
+      ourProvider("tag-b", "tagged"),
+    ]);
     [java, javaProvider] = await Promise.all([
       JavaConsumer.start("java-gov-consumer", registry),
       freePort().then((p) => JavaProvider.start(p, { registry, app: "java-provider" })),
     ]);
     port.blue = javaProvider.port;
-    const base = { serialization: "hessian2" as const, logger: QUIET, timeoutMs: 15_000, loadBalance: "roundrobin" as const, registry: { address: registry, level: "interface" as const } };
+    const base = {
+      serialization: "hessian2" as const,
+      logger: QUIET,
+      timeoutMs: 15_000,
+      loadBalance: "roundrobin" as const,
+      registry: { address: registry, level: "interface" as const },
+    };
     ours = createClient(Interop, { ...base, group: "blue", registry: { ...base.registry, application: "ts-gov-consumer" } });
     oursTagged = createClient(Interop, { ...base, group: "tagged", registry: { ...base.registry, application: "ts-gov-consumer" } });
-    await waitUntil(async () => sameSet(await tallyJava({ group: "blue" }), ["blue", "ts-a", "ts-b"]) && clientProviders(ours).length === 3, "both consumers see the three providers");
-    await waitUntil(async () => sameSet(await tallyJava({ group: "tagged", tag: "gray" }), ["tag-a"]) && clientProviders(oursTagged).length === 2, "the tagged group");
+    await waitUntil(
+      async () => sameSet(await tallyJava({ group: "blue" }), ["blue", "ts-a", "ts-b"]) && clientProviders(ours).length === 3,
+      "both consumers see the three providers",
+    );
+    await waitUntil(
+      async () => sameSet(await tallyJava({ group: "tagged", tag: "gray" }), ["tag-a"]) && clientProviders(oursTagged).length === 2,
+      "the tagged group",
+    );
   });
   after(async () => {
     rules?.close();
@@ -73,7 +95,14 @@ describe("governance: a Dubbo Java consumer and ours, moved the same way by the 
 
   /** Which providers 30 whoami calls of the Java consumer reached (FORCE_INTERFACE unless said). */
   async function tallyJava(o: { group: string; tag?: string; migration?: string }): Promise<string[]> {
-    const cmd = { registry, serialization: "hessian2", op: "whoami", migration: o.migration ?? "FORCE_INTERFACE", group: o.group, ...(o.tag ? { tag: o.tag } : {}) };
+    const cmd = {
+      registry,
+      serialization: "hessian2",
+      op: "whoami",
+      migration: o.migration ?? "FORCE_INTERFACE",
+      group: o.group,
+      ...(o.tag ? { tag: o.tag } : {}),
+    };
     const answers = await Promise.all(Array.from({ length: 30 }, () => java.call(cmd)));
     return [...new Set(answers.map((a) => String(a.ok ?? `error: ${a.error?.message?.split("\n")[0]}`)))].sort();
   }
@@ -94,7 +123,10 @@ describe("governance: a Dubbo Java consumer and ours, moved the same way by the 
   // key watch), so each side is waited for; what is asserted is where the calls end up.
   it("a condition rule sends whoami to one provider for both consumers (ours, then the Java one); deleting it restores all three", async () => {
     for (const target of ["ts-a", "blue"]) {
-      await rules.write(CONDITION_KEY, `configVersion: v3.0\nscope: service\nforce: true\nenabled: true\nkey: ${IFACE}::blue\nconditions:\n  - method=whoami => port=${port[target]}\n`);
+      await rules.write(
+        CONDITION_KEY,
+        `configVersion: v3.0\nscope: service\nforce: true\nenabled: true\nkey: ${IFACE}::blue\nconditions:\n  - method=whoami => port=${port[target]}\n`,
+      );
       await waitUntil(async () => sameSet(await tallyJava({ group: "blue" }), [target]), `the Java consumer follows the rule to ${target}`);
       await waitUntil(async () => sameSet(await tallyOurs(ours), [target]), `ours follows the rule to ${target}`);
     }
@@ -112,7 +144,10 @@ describe("governance: a Dubbo Java consumer and ours, moved the same way by the 
     // Dynamic: tag blue = tag-a's address (Dubbo Admin's form). These providers listen on the LAN
     // address: Java never matches a tag address against a loopback provider (its
     // NetUtils.isValidV4Address refuses 127.*; the address is logged as invalid and ignored).
-    await rules.write("ts-gov.tag-router", `configVersion: v3.0\nforce: false\nenabled: true\nkey: ts-gov\ntags:\n  - name: blue\n    addresses: ["${LAN}:${port["tag-a"]}"]\n`);
+    await rules.write(
+      "ts-gov.tag-router",
+      `configVersion: v3.0\nforce: false\nenabled: true\nkey: ts-gov\ntags:\n  - name: blue\n    addresses: ["${LAN}:${port["tag-a"]}"]\n`,
+    );
     await waitUntil(async () => sameSet(await tallyJava({ group: "tagged", tag: "blue" }), ["tag-a"]), "the Java consumer's blue calls");
     await waitUntil(async () => sameSet(await tallyOurs(oursTagged, "blue"), ["tag-a"]), "ours: blue calls");
     for (const tag of [undefined, "gray", "red"]) {
@@ -136,7 +171,13 @@ describe("governance: a Dubbo Java consumer and ours, moved the same way by the 
   });
 
   it("a consumer-side configurator raising, then lowering timeout changes the outcome of slow(600) for the Java consumer and ours alike; deleting it restores both", async () => {
-    const base = { registry: { address: registry, level: "interface" as const, application: "ts-gov-consumer" }, serialization: "hessian2" as const, logger: QUIET, group: "blue", retries: 0 };
+    const base = {
+      registry: { address: registry, level: "interface" as const, application: "ts-gov-consumer" },
+      serialization: "hessian2" as const,
+      logger: QUIET,
+      group: "blue",
+      retries: 0,
+    };
     const short = createClient(Interop, { ...base, timeoutMs: 300 });
     const long = createClient(Interop, { ...base, timeoutMs: 3000 });
     /** ok or error for three slow(600) calls of each consumer (consumer timeout `timeout`). */
@@ -144,14 +185,22 @@ describe("governance: a Dubbo Java consumer and ours, moved the same way by the 
       const cmd = { registry, serialization: "hessian2", op: "slow", ms: 600, timeout, retries: 0, migration: "FORCE_INTERFACE", group: "blue" };
       const javaAnswers = await Promise.all([1, 2, 3].map(() => java.call(cmd)));
       const c = timeout === 300 ? short : long;
-      const ourAnswers = await Promise.all([1, 2, 3].map(() => c.slow(600).then(() => "ok", () => "error")));
+      const ourAnswers = await Promise.all(
+        [1, 2, 3].map(() =>
+          c.slow(600).then(
+            () => "ok",
+            () => "error",
+          ),
+        ),
+      );
       return [...new Set([...javaAnswers.map((a) => `java ${a.ok === undefined ? "error" : "ok"}`), ...ourAnswers.map((a) => `ours ${a}`)])].sort();
     };
     try {
       await waitUntil(async () => clientProviders(short).length === 3 && clientProviders(long).length === 3, "our consumers see the three providers");
       assert.deepEqual(await outcomes(300), ["java error", "ours error"], "the consumers' own 300 ms");
       assert.deepEqual(await outcomes(3000), ["java ok", "ours ok"], "the consumers' own 3 s");
-      const rule = (timeout: number) => `configVersion: v3.0\nscope: service\nkey: blue/${IFACE}\nenabled: true\nconfigs:\n  - side: consumer\n    addresses: [0.0.0.0]\n    parameters: { timeout: ${timeout} }\n`;
+      const rule = (timeout: number) =>
+        `configVersion: v3.0\nscope: service\nkey: blue/${IFACE}\nenabled: true\nconfigs:\n  - side: consumer\n    addresses: [0.0.0.0]\n    parameters: { timeout: ${timeout} }\n`;
       await rules.write(CONFIGURATOR_KEY, rule(3000));
       await waitUntil(async () => sameSet(await outcomes(300), ["java ok", "ours ok"]), "both raised to 3 s by the configurator");
       await rules.write(CONFIGURATOR_KEY, rule(100));
@@ -166,11 +215,17 @@ describe("governance: a Dubbo Java consumer and ours, moved the same way by the 
   });
 
   it("a provider-side disabled rule for our ts-a: Java consumers at interface and application level stop calling it; at interface level it comes back when the rule goes", async () => {
-    await waitUntil(async () => sameSet(await tallyJava({ group: "blue", migration: "FORCE_APPLICATION" }), ["blue", "ts-a", "ts-b"]), "the application-level Java consumer sees all three");
+    await waitUntil(
+      async () => sameSet(await tallyJava({ group: "blue", migration: "FORCE_APPLICATION" }), ["blue", "ts-a", "ts-b"]),
+      "the application-level Java consumer sees all three",
+    );
     const rule = `configVersion: v3.0\nscope: application\nkey: ts-gov\nenabled: true\nconfigs:\n  - side: provider\n    addresses: ["127.0.0.1"]\n    providerAddresses: ["127.0.0.1:${port["ts-a"]}"]\n    parameters: { disabled: true }\n`;
     await rules.write("ts-gov.configurators", rule);
     await waitUntil(async () => sameSet(await tallyJava({ group: "blue" }), ["blue", "ts-b"]), "Java, interface level: ts-a gone");
-    await waitUntil(async () => sameSet(await tallyJava({ group: "blue", migration: "FORCE_APPLICATION" }), ["blue", "ts-b"]), "Java, application level: ts-a gone");
+    await waitUntil(
+      async () => sameSet(await tallyJava({ group: "blue", migration: "FORCE_APPLICATION" }), ["blue", "ts-b"]),
+      "Java, application level: ts-a gone",
+    );
     await waitUntil(async () => clientProviders(ours).length === 2, "ours: ts-a gone");
     await rules.delete("ts-gov.configurators");
     await waitUntil(async () => sameSet(await tallyJava({ group: "blue" }), ["blue", "ts-a", "ts-b"]), "Java, interface level: ts-a back");

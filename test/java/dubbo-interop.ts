@@ -74,7 +74,10 @@ export function sampleTypes(): JavaTypes {
   return Object.assign(new JavaTypes(), {
     dec: "-12345678901234567890.12345678901234567890",
     decs: ["1.10", "0", "1E+3", "-0.000001", "1E-7"],
-    decMap: new Map([["a", "3.14159"], ["zero", "0.00"]]),
+    decMap: new Map([
+      ["a", "3.14159"],
+      ["zero", "0.00"],
+    ]),
     date: "1969-12-31",
     time: "10:15:30.123456789",
     dateTime: "2101-01-02T03:04:05.000000006",
@@ -85,10 +88,21 @@ export function sampleTypes(): JavaTypes {
     timestamp: "1900-01-01T00:00:00.123Z",
     color: "GREEN",
     colors: ["RED", "BLUE"],
-    s: -32768, b: -128, bBox: 127, fBox: -0.25, c: "é", cBox: "x",
+    s: -32768,
+    b: -128,
+    bBox: 127,
+    fBox: -0.25,
+    c: "é",
+    cBox: "x",
     set: ["b", "a"],
-    tree: new Map([["b", 2], ["a", 1]]),
-    linked: new Map([["z", -(2n ** 63n)], ["a", 2n]]),
+    tree: new Map([
+      ["b", 2],
+      ["a", 1],
+    ]),
+    linked: new Map([
+      ["z", -(2n ** 63n)],
+      ["a", 2n],
+    ]),
     ints: [-(2 ** 31), 0, 2 ** 31 - 1],
     longs: [-(2n ** 63n), 2n ** 63n - 1n],
     doubles: [0.5, -1],
@@ -106,18 +120,46 @@ export function typesView(t: JavaTypes): string {
   const list = (cls: string, xs: unknown[] | undefined) => (xs ? `[${xs.map((x) => v(cls, x)).join(",")}]` : "null");
   const arr = (xs: unknown[] | undefined, f: (x: never) => string = String) => (xs ? `[${xs.map((x) => f(x as never)).join(", ")}]` : "null");
   const entries = (m: Map<string, unknown> | undefined, f: (x: never) => string, sort: boolean) =>
-    m ? `{${[...m].sort(([a], [b]) => (sort ? (a < b ? -1 : 1) : 0)).map(([k, x]) => `${k}=${f(x as never)}`).join(", ")}}` : "null";
+    m
+      ? `{${[...m]
+          .sort(([a], [b]) => (sort ? (a < b ? -1 : 1) : 0))
+          .map(([k, x]) => `${k}=${f(x as never)}`)
+          .join(", ")}}`
+      : "null";
   const set = (xs: string[] | undefined) => (xs ? `HashSet:[${[...xs].sort().join(", ")}]` : "null");
   return [
-    `dec=${v("BigDecimal", t.dec)}`, `decs=${list("BigDecimal", t.decs)}`, `decMap=${entries(t.decMap, (x) => v("BigDecimal", x), true)}`,
-    `date=${v("LocalDate", t.date)}`, `time=${v("LocalTime", t.time)}`, `dateTime=${v("LocalDateTime", t.dateTime)}`,
-    `instant=${v("Instant", t.instant)}`, `offsetDateTime=${v("OffsetDateTime", t.offsetDateTime)}`, `zoned=${v("ZonedDateTime", t.zoned)}`,
-    `duration=${v("Duration", t.duration)}`, `timestamp=${v("Timestamp", t.timestamp)}`, `color=${v("Color", t.color)}`, `colors=${list("Color", t.colors)}`,
-    `s=${t.s}`, `sBox=${v("Short", t.sBox)}`, `b=${t.b}`, `bBox=${v("Byte", t.bBox)}`, `fBox=${t.fBox === undefined ? "null" : `Float:${javaDouble(t.fBox)}`}`,
-    `c=${t.c}`, `cBox=${v("Character", t.cBox)}`, `set=${set(t.set)}`, `tree=${t.tree ? `TreeMap:${entries(t.tree, String, true)}` : "null"}`,
-    `linked=${t.linked ? `LinkedHashMap:${entries(t.linked, String, false)}` : "null"}`, `ints=${arr(t.ints)}`, `longs=${arr(t.longs)}`,
-    `doubles=${arr(t.doubles, javaDouble)}`, `floats=${arr(t.floats, javaDouble)}`, `shorts=${arr(t.shorts)}`, `bools=${arr(t.bools)}`,
-    `addrs=${t.addrs ? `{${[...t.addrs].map(([k, a]) => `String:${k}=${javaView(a)}`).join(", ")}}` : "null"}`, `dates=${list("LocalDate", t.dates)}`, `noSet=${set(t.noSet)}`,
+    `dec=${v("BigDecimal", t.dec)}`,
+    `decs=${list("BigDecimal", t.decs)}`,
+    `decMap=${entries(t.decMap, (x) => v("BigDecimal", x), true)}`,
+    `date=${v("LocalDate", t.date)}`,
+    `time=${v("LocalTime", t.time)}`,
+    `dateTime=${v("LocalDateTime", t.dateTime)}`,
+    `instant=${v("Instant", t.instant)}`,
+    `offsetDateTime=${v("OffsetDateTime", t.offsetDateTime)}`,
+    `zoned=${v("ZonedDateTime", t.zoned)}`,
+    `duration=${v("Duration", t.duration)}`,
+    `timestamp=${v("Timestamp", t.timestamp)}`,
+    `color=${v("Color", t.color)}`,
+    `colors=${list("Color", t.colors)}`,
+    `s=${t.s}`,
+    `sBox=${v("Short", t.sBox)}`,
+    `b=${t.b}`,
+    `bBox=${v("Byte", t.bBox)}`,
+    `fBox=${t.fBox === undefined ? "null" : `Float:${javaDouble(t.fBox)}`}`,
+    `c=${t.c}`,
+    `cBox=${v("Character", t.cBox)}`,
+    `set=${set(t.set)}`,
+    `tree=${t.tree ? `TreeMap:${entries(t.tree, String, true)}` : "null"}`,
+    `linked=${t.linked ? `LinkedHashMap:${entries(t.linked, String, false)}` : "null"}`,
+    `ints=${arr(t.ints)}`,
+    `longs=${arr(t.longs)}`,
+    `doubles=${arr(t.doubles, javaDouble)}`,
+    `floats=${arr(t.floats, javaDouble)}`,
+    `shorts=${arr(t.shorts)}`,
+    `bools=${arr(t.bools)}`,
+    `addrs=${t.addrs ? `{${[...t.addrs].map(([k, a]) => `String:${k}=${javaView(a)}`).join(", ")}}` : "null"}`,
+    `dates=${list("LocalDate", t.dates)}`,
+    `noSet=${set(t.noSet)}`,
   ].join(";");
 }
 
@@ -134,13 +176,31 @@ const address = (city: string, zip: number): Address => Object.assign(new Addres
 /** The same person as Samples.person() in Java. */
 export function samplePerson(): Person {
   const friend = Object.assign(new Person(), {
-    name: "Bob", age: -(2 ** 31), id: -(2n ** 63n), score: -0.5, active: false, rank: 7,
-    born: new Date(-86400000 * 365 * 30), attrs: new Map(), places: [],
+    name: "Bob",
+    age: -(2 ** 31),
+    id: -(2n ** 63n),
+    score: -0.5,
+    active: false,
+    rank: 7,
+    born: new Date(-86400000 * 365 * 30),
+    attrs: new Map(),
+    places: [],
   });
   return Object.assign(new Person(), {
-    name: "Ann", age: 33, id: 9007199254740993n, score: 9.75, active: true,
-    born: new Date(1700000000123), tags: ["a", "é", "😀"], attrs: new Map([["x", 1], ["y", -2000000000]]),
-    address: address("Zürich", 8001), places: [address("Lyon", 69001), address("", 0)], friend,
+    name: "Ann",
+    age: 33,
+    id: 9007199254740993n,
+    score: 9.75,
+    active: true,
+    born: new Date(1700000000123),
+    tags: ["a", "é", "😀"],
+    attrs: new Map([
+      ["x", 1],
+      ["y", -2000000000],
+    ]),
+    address: address("Zürich", 8001),
+    places: [address("Lyon", 69001), address("", 0)],
+    friend,
   });
 }
 
@@ -370,7 +430,9 @@ export class InteropProvider extends Interop {
     return typesView(t);
   }
 
-  override async params(...args: [string, string, string, string, string, string, string, string, string, string, number, number, string, number]): Promise<string> {
+  override async params(
+    ...args: [string, string, string, string, string, string, string, string, string, string, number, number, string, number]
+  ): Promise<string> {
     return args.map((x, i) => (i === 13 ? javaDouble(x as number) : String(x))).join("|");
   }
 
@@ -384,7 +446,9 @@ export class InteropProvider extends Interop {
     const h = /^PT(\d+)H$/.exec(d);
     if (!m || !h) throw new RpcError(Code.Unimplemented, "later: only the test's values");
     const hour = Number(m[2]) + Number(h[1]);
-    return hour >= 2 ? `${m[1]}T${String(hour + 1).padStart(2, "0")}:${m[3]}+02:00[Europe/Berlin]` : `${m[1]}T${String(hour).padStart(2, "0")}:${m[3]}+01:00[Europe/Berlin]`;
+    return hour >= 2
+      ? `${m[1]}T${String(hour + 1).padStart(2, "0")}:${m[3]}+02:00[Europe/Berlin]`
+      : `${m[1]}T${String(hour).padStart(2, "0")}:${m[3]}+01:00[Europe/Berlin]`;
   }
 
   override async *count(n: number): AsyncIterable<string> {
@@ -411,7 +475,11 @@ export function javaView(p: Person | Address | undefined | null): string {
   if (p instanceof Address) return `Address{city=${str(p.city)},zip=${p.zip}}`;
   const list = <T>(xs: T[] | undefined, f: (x: T) => string) => (xs ? `[${xs.map(f).join(",")}]` : "null");
   const attrs = p.attrs
-    ? `{${[...p.attrs].map(([k, v]) => [str(k), `Integer:${v}`]).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${k}=${v}`).join(", ")}}`
+    ? `{${[...p.attrs]
+        .map(([k, v]) => [str(k), `Integer:${v}`])
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([k, v]) => `${k}=${v}`)
+        .join(", ")}}`
     : "null";
   return (
     `Person{name=${str(p.name)},age=${p.age},id=${p.id},score=${javaDouble(p.score)},active=${p.active},` +

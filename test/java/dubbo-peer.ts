@@ -29,12 +29,40 @@ const FIXTURE_JARS = [
 
 /** Debian's jars (/usr/share/java/NAME.jar) Dubbo runs on; the packages are in the fixture's README. */
 const DEBIAN_JARS = [
-  "netty-buffer", "netty-codec", "netty-codec-http", "netty-codec-http2", "netty-common", "netty-handler",
-  "netty-handler-proxy", "netty-resolver", "netty-transport", "netty-transport-native-epoll",
-  "netty-transport-native-unix-common", "netty-codec-socks", "protobuf", "protobuf-util", "javassist", "slf4j-api",
-  "log4j-api", "log4j-core", "commons-logging", "commons-lang3", "commons-io", "gson", "snakeyaml", "commons-compress",
-  "snappy-java", "jaxb-api", "guava", "geronimo-annotation-1.3-spec", "hdrhistogram", "zookeeper", "zookeeper-jute",
-  "jackson-databind", "jackson-core", "jackson-annotations",
+  "netty-buffer",
+  "netty-codec",
+  "netty-codec-http",
+  "netty-codec-http2",
+  "netty-common",
+  "netty-handler",
+  "netty-handler-proxy",
+  "netty-resolver",
+  "netty-transport",
+  "netty-transport-native-epoll",
+  "netty-transport-native-unix-common",
+  "netty-codec-socks",
+  "protobuf",
+  "protobuf-util",
+  "javassist",
+  "slf4j-api",
+  "log4j-api",
+  "log4j-core",
+  "commons-logging",
+  "commons-lang3",
+  "commons-io",
+  "gson",
+  "snakeyaml",
+  "commons-compress",
+  "snappy-java",
+  "jaxb-api",
+  "guava",
+  "geronimo-annotation-1.3-spec",
+  "hdrhistogram",
+  "zookeeper",
+  "zookeeper-jute",
+  "jackson-databind",
+  "jackson-core",
+  "jackson-annotations",
 ].map((n) => `/usr/share/java/${n}.jar`);
 
 /**
@@ -114,7 +142,11 @@ async function compile(): Promise<string> {
     }
   }
   try {
-    if (!ready()) await javac(files.filter((f) => f.endsWith(".java")), dir);
+    if (!ready())
+      await javac(
+        files.filter((f) => f.endsWith(".java")),
+        dir,
+      );
   } finally {
     rmSync(lock, { recursive: true, force: true });
   }
@@ -231,7 +263,8 @@ export class JavaConsumer {
       this.stderr = (this.stderr + c.toString("utf8")).slice(-20_000);
     });
     proc.once("exit", (code) => {
-      for (const [id, done] of this.pending) done({ id, ms: 0, error: { class: "exit", message: `the Java consumer exited (${code}): ${this.stderr}`, causes: [] } });
+      for (const [id, done] of this.pending)
+        done({ id, ms: 0, error: { class: "exit", message: `the Java consumer exited (${code}): ${this.stderr}`, causes: [] } });
       this.pending.clear();
     });
   }

@@ -57,7 +57,11 @@ class OurPbGreeter extends PbGreeter {
   }
 }
 
-const reply = (req: HelloRequest, suffix: string): HelloReply => ({ message: `hello ${req.name} from ts${suffix}`, id: BigInt(req.id) + 1n, tags: req.tags.length });
+const reply = (req: HelloRequest, suffix: string): HelloReply => ({
+  message: `hello ${req.name} from ts${suffix}`,
+  id: BigInt(req.id) + 1n,
+  tags: req.tags.length,
+});
 
 /** Why protoc cannot run (the protobuf-compiler package), or the peer's reason. */
 function missing(): string | undefined {
@@ -71,7 +75,9 @@ function run(cmd: string, args: readonly string[]): Promise<void> {
 
 /** protoc --java_out, then javac of the generated classes and the programs (once per content of test/java/dubbo-proto); the classes' directory. */
 async function compiled(): Promise<string> {
-  const files = readdirSync(SRC, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".java") || f.endsWith(".proto")).sort();
+  const files = readdirSync(SRC, { recursive: true, encoding: "utf8" })
+    .filter((f) => f.endsWith(".java") || f.endsWith(".proto"))
+    .sort();
   const h = createHash("sha256");
   for (const f of files) h.update(f).update(readFileSync(path.join(SRC, f)));
   const dir = path.join(tmpdir(), `triple-rpc-dubbo-pb-${h.digest("hex").slice(0, 16)}`);
@@ -146,7 +152,10 @@ describe("a .proto service between Dubbo Java (protobuf serialization, no stub g
         if (protocol === "triple") return;
         const got: string[] = [];
         for await (const m of c.helloStream(req)) got.push(`${m.message}|${m.id}|${m.tags}`);
-        assert.deepEqual(got, [1, 2, 3].map((i) => `hello ann from java #${i}|-9007199254740990|2`));
+        assert.deepEqual(
+          got,
+          [1, 2, 3].map((i) => `hello ann from java #${i}|-9007199254740990|2`),
+        );
       } finally {
         await closeClient(c);
       }
@@ -155,10 +164,6 @@ describe("a .proto service between Dubbo Java (protobuf serialization, no stub g
 
   it("the Dubbo Java consumer calls our .proto provider: unary and server stream, int64 at its edge (Long.MIN_VALUE + 1)", async () => {
     const lines = await javaConsumer(classes, `tri://127.0.0.1:${new URL(server.url).port}`, "bob");
-    assert.deepEqual(lines, [
-      "hello bob from ts|-9223372036854775806|2",
-      ...[1, 2, 3].map((i) => `hello bob from ts #${i}|-9223372036854775806|2`),
-      "DONE",
-    ]);
+    assert.deepEqual(lines, ["hello bob from ts|-9223372036854775806|2", ...[1, 2, 3].map((i) => `hello bob from ts #${i}|-9223372036854775806|2`), "DONE"]);
   });
 });

@@ -64,7 +64,13 @@ describe("our client calls a Dubbo Java provider over tri://", { skip: dubboJava
         assert.equal(await c.mix(2147483647, 9007199254740993n, 1.5, true, "abc"), 9007201402224645n);
         assert.equal(await c.mix(-1, -9007199254740993n, -2.5, false, undefined), -9007199254740997n);
         const s = samplePerson();
-        assert.deepEqual(await c.index([s, s.friend!]), new Map([["Ann", 9007199254740993n], ["Bob", -(2n ** 63n)]]));
+        assert.deepEqual(
+          await c.index([s, s.friend!]),
+          new Map([
+            ["Ann", 9007199254740993n],
+            ["Bob", -(2n ** 63n)],
+          ]),
+        );
       });
 
       it("server stream, client stream and bidi (StreamObserver methods)", async () => {
@@ -81,17 +87,19 @@ describe("our client calls a Dubbo Java provider over tri://", { skip: dubboJava
       });
 
       it("a Java exception reaches us as an RpcError with its class, message and fields", async () => {
-        const javaError = (cls: string, msg: string, fields: Record<string, unknown> = {}) => (e: unknown) => {
-          isRpc(Code.Unknown)(e);
-          const err = e as RpcError;
-          assert.equal(err.message, `${cls}: ${msg}`);
-          assert.equal(err.rawMessage, msg);
-          const cause = err.cause as JavaException;
-          assert.equal(cause.javaClass, cls);
-          for (const [k, v] of Object.entries(fields)) assert.equal(cause.fields[k], v, k);
-          assert.ok(Array.isArray(cause.fields.stackTrace), "the stack trace travels too");
-          return true;
-        };
+        const javaError =
+          (cls: string, msg: string, fields: Record<string, unknown> = {}) =>
+          (e: unknown) => {
+            isRpc(Code.Unknown)(e);
+            const err = e as RpcError;
+            assert.equal(err.message, `${cls}: ${msg}`);
+            assert.equal(err.rawMessage, msg);
+            const cause = err.cause as JavaException;
+            assert.equal(cause.javaClass, cls);
+            for (const [k, v] of Object.entries(fields)) assert.equal(cause.fields[k], v, k);
+            assert.ok(Array.isArray(cause.fields.stackTrace), "the stack trace travels too");
+            return true;
+          };
         await assert.rejects(c.fail("illegal"), javaError("java.lang.IllegalArgumentException", "bad kind: illegal"));
         await assert.rejects(c.fail("npe"), javaError("java.lang.NullPointerException", "nothing here"));
         await assert.rejects(c.fail("custom"), javaError("org.triplerpc.interop.InteropException", "custom failure", { reason: 42 }));

@@ -106,7 +106,13 @@ describe("Dubbo Java and ours on ZooKeeper: every migration step and discovery m
 
   for (const discovery of ["both", "application", "interface"] as const) {
     it(`our client with discovery "${discovery}" finds the Java provider (its version 2.0.0 registration)`, async () => {
-      const c = createClient(Interop, { version: "2.0.0", serialization: "hessian2", logger: QUIET, timeoutMs: 10_000, registry: { address: registry, level: discovery } });
+      const c = createClient(Interop, {
+        version: "2.0.0",
+        serialization: "hessian2",
+        logger: QUIET,
+        timeoutMs: 10_000,
+        registry: { address: registry, level: discovery },
+      });
       try {
         assert.equal(await c.whoami(), "v2");
         assert.equal(await c.hello("zk"), "hello zk from v2");

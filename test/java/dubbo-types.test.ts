@@ -89,7 +89,22 @@ describe("Java value classes both ways with a real Dubbo Java", { skip: dubboJav
         assert.equal(back.noSet, undefined);
         const s = sampleTypes();
         assert.equal(
-          await c.params(s.dec!, s.date!, s.time!, s.dateTime!, s.instant!, s.offsetDateTime!, s.zoned!, s.duration!, s.timestamp!, s.color!, s.s, s.b, s.c, 1.5),
+          await c.params(
+            s.dec!,
+            s.date!,
+            s.time!,
+            s.dateTime!,
+            s.instant!,
+            s.offsetDateTime!,
+            s.zoned!,
+            s.duration!,
+            s.timestamp!,
+            s.color!,
+            s.s,
+            s.b,
+            s.c,
+            1.5,
+          ),
           paramsView(s),
         );
         assert.equal(await c.addDecimal("0.1", "0.2"), "0.3");
@@ -109,11 +124,28 @@ describe("Java value classes both ways with a real Dubbo Java", { skip: dubboJav
         await bad(() => c.addDecimal("1.2.3", "1"), /parameter #1 \(a\).*decimal/);
         await bad(() => c.addDecimal("1", "1E+99999999999"), /parameter #2 \(b\)/);
         await bad(
-          () => c.params(s.dec!, "2024-13-01", s.time!, s.dateTime!, s.instant!, s.offsetDateTime!, s.zoned!, s.duration!, s.timestamp!, s.color!, s.s, s.b, s.c, 1.5),
+          () =>
+            c.params(
+              s.dec!,
+              "2024-13-01",
+              s.time!,
+              s.dateTime!,
+              s.instant!,
+              s.offsetDateTime!,
+              s.zoned!,
+              s.duration!,
+              s.timestamp!,
+              s.color!,
+              s.s,
+              s.b,
+              s.c,
+              1.5,
+            ),
           /parameter #2 \(ld\).*month 13/,
         );
         await bad(
-          () => c.params(s.dec!, s.date!, s.time!, s.dateTime!, s.instant!, s.offsetDateTime!, s.zoned!, s.duration!, s.timestamp!, "PURPLE", s.s, s.b, s.c, 1.5),
+          () =>
+            c.params(s.dec!, s.date!, s.time!, s.dateTime!, s.instant!, s.offsetDateTime!, s.zoned!, s.duration!, s.timestamp!, "PURPLE", s.s, s.b, s.c, 1.5),
           /parameter #10 \(c\)/,
         );
       });

@@ -16,8 +16,7 @@ import { UserService } from "./user-service.js";
  * (`ExceptionCustomizerWrapper`, `AbstractTripleClientStream`, `UnaryClientCallListener`).
  * The provider here is a raw node:http2 server sending exactly that.
  */
-const b = (...xs: (number | string)[]): Buffer =>
-  Buffer.concat(xs.map((x) => (typeof x === "string" ? Buffer.from(x, "latin1") : Buffer.from([x]))));
+const b = (...xs: (number | string)[]): Buffer => Buffer.concat(xs.map((x) => (typeof x === "string" ? Buffer.from(x, "latin1") : Buffer.from([x]))));
 /** A JSONB latin1 string: 0x49 + length up to 47, else 0x79 and the length as an int32. */
 const str = (s: string): Buffer => (s.length <= 47 ? b(0x49 + s.length, s) : b(0x79, 0x38 + (s.length >> 8), s.length & 0xff, s));
 const framed = (body: Buffer): Buffer => {
@@ -33,14 +32,33 @@ const framed = (body: Buffer): Buffer => {
  * StackTraceElement array; `suppressedExceptions` is Throwable's unmodifiable empty list, typed.
  */
 const FASTJSON2_EXCEPTION = Buffer.concat([
-  b(0x92), str("java.lang.IllegalStateException"), b(0x00, 0xa6),
-  b(0x7f), str("detailMessage"), b(0x01), str("no such user: 7"),
-  b(0x7f), str("stackTrace"), b(0x02, 0x95, 0xa6),
-  b(0x7f), str("declaringClass"), b(0x03), str("org.example.UserServiceImpl"),
-  b(0x7f), str("lineNumber"), b(0x04, 0x2a),
-  b(0x7f), str("methodName"), b(0x05), str("echo"),
+  b(0x92),
+  str("java.lang.IllegalStateException"),
+  b(0x00, 0xa6),
+  b(0x7f),
+  str("detailMessage"),
+  b(0x01),
+  str("no such user: 7"),
+  b(0x7f),
+  str("stackTrace"),
+  b(0x02, 0x95, 0xa6),
+  b(0x7f),
+  str("declaringClass"),
+  b(0x03),
+  str("org.example.UserServiceImpl"),
+  b(0x7f),
+  str("lineNumber"),
+  b(0x04, 0x2a),
+  b(0x7f),
+  str("methodName"),
+  b(0x05),
+  str("echo"),
   b(0xa5),
-  b(0x7f), str("suppressedExceptions"), b(0x06, 0x92), str("java.util.Collections$UnmodifiableRandomAccessList"), b(0x07, 0x94),
+  b(0x7f),
+  str("suppressedExceptions"),
+  b(0x06, 0x92),
+  str("java.util.Collections$UnmodifiableRandomAccessList"),
+  b(0x07, 0x94),
   b(0xa5),
 ]);
 
@@ -132,6 +150,9 @@ describe("a Java provider's wrapped exceptions (grpc-status 0, tri-exception-cod
     assert.equal(await call("hessian2", { data: mislabelled }), "fine");
     // Neither: the first error is the answer's.
     const garbage = encodeResponseWrapper({ serializeType: "hessian4", data: Buffer.from([0x43]), type: "java.lang.String" });
-    await assert.rejects(call("hessian2", { data: garbage }), (e: RpcError) => e.code === Code.Internal && /invalid TripleResponseWrapper \(hessian2\) response: .*hessian2/.test(e.message));
+    await assert.rejects(
+      call("hessian2", { data: garbage }),
+      (e: RpcError) => e.code === Code.Internal && /invalid TripleResponseWrapper \(hessian2\) response: .*hessian2/.test(e.message),
+    );
   });
 });

@@ -15,7 +15,13 @@ const value = fc.letrec((tie) => ({
     fc.double({ noNaN: true, noDefaultInfinity: true }).filter((d) => !Object.is(d, -0)),
     fc.string({ unit: "grapheme" }),
     fc.array(tie("v"), { maxLength: 5 }),
-    fc.dictionary(fc.string({ unit: "grapheme-ascii" }).filter((k) => !["__proto__", "constructor", "prototype"].includes(k)), tie("v"), { maxKeys: 5 }).map((d) => ({ ...d })),
+    fc
+      .dictionary(
+        fc.string({ unit: "grapheme-ascii" }).filter((k) => !["__proto__", "constructor", "prototype"].includes(k)),
+        tie("v"),
+        { maxKeys: 5 },
+      )
+      .map((d) => ({ ...d })),
   ),
 })).v;
 

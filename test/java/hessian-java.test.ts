@@ -1,7 +1,21 @@
 import * as assert from "node:assert/strict";
 import * as http2 from "node:http2";
 import { after, before, describe, it } from "node:test";
-import { Code, closeClient, createClient, createServer, describeService, Field, JavaClass, Method, Param, type RpcError, Service, T, type TripleServer } from "../../src/index.js";
+import {
+  Code,
+  closeClient,
+  createClient,
+  createServer,
+  describeService,
+  Field,
+  JavaClass,
+  Method,
+  Param,
+  type RpcError,
+  Service,
+  T,
+  type TripleServer,
+} from "../../src/index.js";
 import { fillDefaults } from "../../src/message/java-serialization.js";
 import { messageCodec } from "../../src/message/message-codec.js";
 import { decodeRequestWrapper, decodeResponseWrapper, encodeRequestWrapper } from "../../src/message/wrapper.js";
@@ -26,10 +40,27 @@ describe("hessian2 against Caucho Hessian (Java)", { skip }, () => {
     const got = new Map(line.split(";").map((kv) => kv.split(" ") as [string, string]));
     const read = (k: string) => readHessian(unhex(got.get(k)!));
     const expect: Record<string, unknown> = {
-      int0: 0, int47: 47, intm16: -16, int2047: 2047, intm262144: -262144, intmax: 2147483647,
-      long15: 15, longm2048: -2048, long262143: 262143, long2p31: 2147483648, longmin: -(2n ** 63n),
-      d0: 0, d1: 1, d127: 127, dm32768: -32768, d1p5: 1.5, dpi: Math.PI, "d12.25": 12.25,
-      str: "héllo 😀", t: true, n: null,
+      int0: 0,
+      int47: 47,
+      intm16: -16,
+      int2047: 2047,
+      intm262144: -262144,
+      intmax: 2147483647,
+      long15: 15,
+      longm2048: -2048,
+      long262143: 262143,
+      long2p31: 2147483648,
+      longmin: -(2n ** 63n),
+      d0: 0,
+      d1: 1,
+      d127: 127,
+      dm32768: -32768,
+      d1p5: 1.5,
+      dpi: Math.PI,
+      "d12.25": 12.25,
+      str: "héllo 😀",
+      t: true,
+      n: null,
     };
     for (const [k, v] of Object.entries(expect)) assert.deepEqual(read(k), v, k);
     assert.equal(read("strlong"), "x".repeat(70000));
@@ -72,8 +103,15 @@ describe("hessian2 against Caucho Hessian (Java)", { skip }, () => {
 
   it("Java reads what we write: values, and a typed object with class definition and references", () => {
     const user = Object.assign(new User(), {
-      name: "Zoë", age: 41, id: 5n, score: 2.5, active: true, born: new Date(86400000),
-      avatar: new Uint8Array([9]), tags: ["x"], attrs: new Map([["k", 70000]]),
+      name: "Zoë",
+      age: 41,
+      id: 5n,
+      score: 2.5,
+      active: true,
+      born: new Date(86400000),
+      avatar: new Uint8Array([9]),
+      tags: ["x"],
+      attrs: new Map([["k", 70000]]),
     });
     user.friend = Object.assign(new User(), { name: "F", age: 1, id: -(2n ** 40n), score: -0.1, active: false, tags: user.tags });
     // java.math.BigInteger fields (T.bigInteger): written before the shared list, so its reference number depends on them.
@@ -240,25 +278,37 @@ describe("our client with serialization hessian2 against our server", () => {
     const argTypes = (name: string, encode: (c: ReturnType<typeof messageCodec>) => Uint8Array) =>
       decodeRequestWrapper(encode(messageCodec(md(name), "hessian2"))).argTypes;
     // Unary: each declared parameter's Class.getName().
-    assert.deepEqual(argTypes("greet", (c) => c.encodeArgs([new User(), 1])), ["org.example.User", "int"]);
-    assert.deepEqual(argTypes("sum", (c) => c.encodeArgs([[1], new Date(0), new Uint8Array(0)])), ["java.util.List", "java.util.Date", "[B"]);
+    assert.deepEqual(
+      argTypes("greet", (c) => c.encodeArgs([new User(), 1])),
+      ["org.example.User", "int"],
+    );
+    assert.deepEqual(
+      argTypes("sum", (c) => c.encodeArgs([[1], new Date(0), new Uint8Array(0)])),
+      ["java.util.List", "java.util.Date", "[B"],
+    );
     assert.equal(javaTypeName(T.bigInteger), "java.math.BigInteger");
     assert.equal(javaTypeName(T.bigint), "long");
     assert.equal(javaTypeName(T.bigint, true), "java.lang.Long");
     // Server stream `void count(int n, StreamObserver<String> out)`: the observer is a parameter too.
-    assert.deepEqual(argTypes("count", (c) => c.encodeArgs([1])), ["int", "org.apache.dubbo.common.stream.StreamObserver"]);
+    assert.deepEqual(
+      argTypes("count", (c) => c.encodeArgs([1])),
+      ["int", "org.apache.dubbo.common.stream.StreamObserver"],
+    );
     // Client and bidi streams `StreamObserver<Integer> total(StreamObserver<Integer> out)`: the type argument, boxed.
-    assert.deepEqual(argTypes("total", (c) => c.encodeRequest(1)), ["java.lang.Integer"]);
-    assert.deepEqual(argTypes("rename", (c) => c.encodeRequest(new User())), ["org.example.User"]);
+    assert.deepEqual(
+      argTypes("total", (c) => c.encodeRequest(1)),
+      ["java.lang.Integer"],
+    );
+    assert.deepEqual(
+      argTypes("rename", (c) => c.encodeRequest(new User())),
+      ["org.example.User"],
+    );
     // Response types: a unary method's return type; a stream's element type, boxed.
     const session = http2.connect(server.url);
     const call = (name: string, arg: Buffer, argType: string) =>
-      rawCall(
-        session,
-        `/org.example.UserService/${name}`,
-        [frame(encodeRequestWrapper({ serializeType: "hessian4", args: [arg], argTypes: [argType] }))],
-        { "content-type": "application/grpc+proto" },
-      );
+      rawCall(session, `/org.example.UserService/${name}`, [frame(encodeRequestWrapper({ serializeType: "hessian4", args: [arg], argTypes: [argType] }))], {
+        "content-type": "application/grpc+proto",
+      });
     const total = await call("total", writeHessian(5, T.int32), "java.lang.Integer");
     const echo = await call("echo", writeHessian("x", T.string), "java.lang.String");
     session.close();
@@ -344,7 +394,11 @@ describe("hessian-lite's java.time handles", () => {
     assert.equal(read(ldt(), T.string), "2024-02-29T23:05:07.123");
     assert.equal(read(ldt().date, T.string), "2024-02-29");
     assert.equal(read(ldt().time, T.string), "23:05:07.123");
-    const zoned = Object.assign(new ZonedDateTimeHandle(), { dateTime: ldt(), offset: Object.assign(new ZoneOffsetHandle(), { seconds: 8 * 3600 }), zoneId: "Asia/Shanghai" });
+    const zoned = Object.assign(new ZonedDateTimeHandle(), {
+      dateTime: ldt(),
+      offset: Object.assign(new ZoneOffsetHandle(), { seconds: 8 * 3600 }),
+      zoneId: "Asia/Shanghai",
+    });
     assert.equal((read(zoned, T.date) as Date).toISOString(), "2024-02-29T15:05:07.123Z");
     const instant = Object.assign(new InstantHandle(), { seconds: 1700000000, nanos: 5000000 });
     assert.equal((read(instant, T.date) as Date).getTime(), 1700000000005);
@@ -354,9 +408,17 @@ describe("hessian-lite's java.time handles", () => {
   });
 
   it("through the wrapper: a ZonedDateTime for a Date parameter, a LocalDateTime for a string", async () => {
-    const zoned = Object.assign(new ZonedDateTimeHandle(), { dateTime: ldt(), offset: Object.assign(new ZoneOffsetHandle(), { seconds: -5 * 3600 }), zoneId: "America/New_York" });
+    const zoned = Object.assign(new ZonedDateTimeHandle(), {
+      dateTime: ldt(),
+      offset: Object.assign(new ZoneOffsetHandle(), { seconds: -5 * 3600 }),
+      zoneId: "America/New_York",
+    });
     seen.length = 0;
-    const r = await call("sum", [writeHessian([1], T.array(T.int64)), writeHessian(zoned), writeHessian(new Uint8Array(0), T.bytes)], ["java.util.List", "java.time.ZonedDateTime", "[B"]);
+    const r = await call(
+      "sum",
+      [writeHessian([1], T.array(T.int64)), writeHessian(zoned), writeHessian(new Uint8Array(0), T.bytes)],
+      ["java.util.List", "java.time.ZonedDateTime", "[B"],
+    );
     assert.equal(r.grpcStatus, 0, r.grpcMessage);
     assert.equal(((seen[0] as unknown[])[1] as Date).toISOString(), "2024-03-01T04:05:07.123Z");
     const e = await call("echo", [writeHessian(ldt())], ["java.time.LocalDateTime"]);
@@ -369,9 +431,14 @@ describe("bad hessian2 input", () => {
   const served = servedSession(() => [new UserService()]);
 
   const call = (arg: Buffer) =>
-    rawCall(served.session, "/org.example.UserService/echo", [frame(encodeRequestWrapper({ serializeType: "hessian4", args: [arg], argTypes: ["java.lang.String"] }))], {
-      "content-type": "application/grpc+proto",
-    });
+    rawCall(
+      served.session,
+      "/org.example.UserService/echo",
+      [frame(encodeRequestWrapper({ serializeType: "hessian4", args: [arg], argTypes: ["java.lang.String"] }))],
+      {
+        "content-type": "application/grpc+proto",
+      },
+    );
 
   const bomb = (): Buffer => {
     // 20,000 class definitions of 200 fields each, then one object
@@ -422,10 +489,13 @@ describe("bad hessian2 input", () => {
     const r = await rawCall(served.session, "/org.example.UserService/count", [frame(req)], { "content-type": "application/grpc+proto" });
     assert.equal(r.grpcStatus, 0, r.grpcMessage);
     const got = r.messages.map((m) => decodeResponseWrapper(m.payload));
-    assert.deepEqual(got.map((w) => [w.serializeType, w.type, readHessian(w.data)]), [
-      ["hessian4", "java.lang.String", "#0"],
-      ["hessian4", "java.lang.String", "#1"],
-    ]);
+    assert.deepEqual(
+      got.map((w) => [w.serializeType, w.type, readHessian(w.data)]),
+      [
+        ["hessian4", "java.lang.String", "#0"],
+        ["hessian4", "java.lang.String", "#1"],
+      ],
+    );
   });
 
   it("unknown class names bind like any object: a wrong type is invalid_argument, the server keeps serving", async () => {

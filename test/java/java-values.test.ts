@@ -61,7 +61,9 @@ describe("Java value classes (no JVM)", () => {
         assert.equal(fillDefaults(read, t), v, `${(t as { java: { name: string } }).java.name} ${v}`);
       }
       const sets = T.set(String);
-      assert.deepEqual(fillDefaults(ser === "hessian2" ? readHessian(writeHessian(new Set(["a"]), sets)) : readJsonb(writeJsonb(new Set(["a"]), sets)), sets), ["a"]);
+      assert.deepEqual(fillDefaults(ser === "hessian2" ? readHessian(writeHessian(new Set(["a"]), sets)) : readJsonb(writeJsonb(new Set(["a"]), sets)), sets), [
+        "a",
+      ]);
     });
   }
 

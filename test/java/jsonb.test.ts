@@ -14,8 +14,7 @@ import { User, UserService } from "./user-service.js";
  * in alibaba/fastjson2) and its own tests (core/src/test/.../jsonb/basic/*Test.java) fix. No
  * fastjson2 jar is packaged for Debian, so there is no live Java peer here.
  */
-const b = (...xs: (number | string)[]): Buffer =>
-  Buffer.concat(xs.map((x) => (typeof x === "string" ? Buffer.from(x, "latin1") : Buffer.from([x]))));
+const b = (...xs: (number | string)[]): Buffer => Buffer.concat(xs.map((x) => (typeof x === "string" ? Buffer.from(x, "latin1") : Buffer.from([x]))));
 /** A JSONB ASCII string of up to 47 characters: 0x49 + length, then the bytes. */
 const str = (s: string): Buffer => b(0x49 + s.length, s);
 /** Dubbo's framing of one fastjson2 value: a 4-byte big-endian length, then the JSONB. */
@@ -32,9 +31,13 @@ describe("JSONB vectors (fastjson2's format description and tests)", () => {
       assert.equal(readJsonb(b(i & 0xff)), i);
     }
     const cases: [number, Buffer][] = [
-      [2047, b(0x3f, 0xff)], [-2048, b(0x30, 0x00)], [48, b(0x38, 0x30)],
-      [262143, b(0x47, 0xff, 0xff)], [-262144, b(0x40, 0x00, 0x00)],
-      [2147483647, b(0x48, 0x7f, 0xff, 0xff, 0xff)], [-262145, b(0x48, 0xff, 0xfb, 0xff, 0xff)],
+      [2047, b(0x3f, 0xff)],
+      [-2048, b(0x30, 0x00)],
+      [48, b(0x38, 0x30)],
+      [262143, b(0x47, 0xff, 0xff)],
+      [-262144, b(0x40, 0x00, 0x00)],
+      [2147483647, b(0x48, 0x7f, 0xff, 0xff, 0xff)],
+      [-262145, b(0x48, 0xff, 0xfb, 0xff, 0xff)],
     ];
     for (const [v, bytes] of cases) {
       assert.deepEqual(writeJsonb(v, T.int32), bytes, String(v));
@@ -45,9 +48,13 @@ describe("JSONB vectors (fastjson2's format description and tests)", () => {
   it("int64: 0xd8–0xef one byte -8…15, 0xc8–0xd7 two, 0xc0–0xc7 three, 0xbf int32, 0xbe eight (LongTest)", () => {
     for (let i = -8; i <= 15; i++) assert.deepEqual(writeJsonb(BigInt(i), T.bigint), b(0xe0 + i));
     const cases: [bigint, Buffer][] = [
-      [2047n, b(0xd7, 0xff)], [-2048n, b(0xc8, 0x00)], [16n, b(0xd0, 0x10)],
-      [262143n, b(0xc7, 0xff, 0xff)], [-262144n, b(0xc0, 0x00, 0x00)],
-      [-2147483648n, b(0xbf, 0x80, 0, 0, 0)], [2n ** 63n - 1n, b(0xbe, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)],
+      [2047n, b(0xd7, 0xff)],
+      [-2048n, b(0xc8, 0x00)],
+      [16n, b(0xd0, 0x10)],
+      [262143n, b(0xc7, 0xff, 0xff)],
+      [-262144n, b(0xc0, 0x00, 0x00)],
+      [-2147483648n, b(0xbf, 0x80, 0, 0, 0)],
+      [2n ** 63n - 1n, b(0xbe, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)],
     ];
     for (const [v, bytes] of cases) {
       assert.deepEqual(writeJsonb(v, T.bigint), bytes, String(v));
@@ -123,7 +130,11 @@ describe("JSONB vectors (fastjson2's format description and tests)", () => {
   it("zoned and offset date-times: 0xaa, read as the instant (TimestampTest.testTimestampWithTZ, 15 bytes)", () => {
     // ZonedDateTime.of(2023-01-07T15:22:53.089, ZoneOffset.UTC): year int16, month…second bytes, nanos as an int32, the zone id "Z".
     const zoned = (zone: string, y = 2023, mo = 1, d = 7, h = 15, mi = 22, s = 53, nanos = 89000000) =>
-      Buffer.concat([b(0xaa, y >> 8, y & 0xff, mo, d, h, mi, s, 0x48), Buffer.from([nanos >>> 24, (nanos >> 16) & 0xff, (nanos >> 8) & 0xff, nanos & 0xff]), str(zone)]);
+      Buffer.concat([
+        b(0xaa, y >> 8, y & 0xff, mo, d, h, mi, s, 0x48),
+        Buffer.from([nanos >>> 24, (nanos >> 16) & 0xff, (nanos >> 8) & 0xff, nanos & 0xff]),
+        str(zone),
+      ]);
     const utc = zoned("Z");
     assert.equal(utc.length, 15);
     const at = (bytes: Buffer) => (readJsonb(bytes) as Date).toISOString();
@@ -165,7 +176,10 @@ describe("JSONB vectors (fastjson2's format description and tests)", () => {
     assert.equal(v.r, v["x-y"]["a.b"]);
     assert.deepEqual(writeJsonb(v), bytes);
     // Unescaped, the path names nothing (`$.a` then `.b`).
-    assert.throws(() => readJsonb(Buffer.concat([b(0xa6), str("a.b"), b(0xa6, 0xa5), str("r"), b(0x93), str("$.a.b"), b(0xa5)])), /reference to \$\.a\.b, which holds nothing/);
+    assert.throws(
+      () => readJsonb(Buffer.concat([b(0xa6), str("a.b"), b(0xa6, 0xa5), str("r"), b(0x93), str("$.a.b"), b(0xa5)])),
+      /reference to \$\.a\.b, which holds nothing/,
+    );
   });
 
   it("a million empty containers under long keys read in linear time (references resolve by walking, no full paths kept)", () => {
@@ -201,7 +215,17 @@ describe("JSONB vectors (fastjson2's format description and tests)", () => {
   it("Dubbo's shape: a typed object (class name as symbol 0), field names as symbols, a second object by symbol number", () => {
     // [User{name:"Ann", age:3}, User{name:"Bob"}] as FastJson2ObjectOutput writes a List<User>
     // (WriteClassName, WriteNameAsSymbol, NotWriteDefaultValue: Bob's age 0 is left out).
-    const first = Buffer.concat([b(0x92), str("org.example.User"), b(0x00, 0xa6, 0x7f), str("name"), b(0x01), str("Ann"), b(0x7f), str("age"), b(0x02, 0x03, 0xa5)]);
+    const first = Buffer.concat([
+      b(0x92),
+      str("org.example.User"),
+      b(0x00, 0xa6, 0x7f),
+      str("name"),
+      b(0x01),
+      str("Ann"),
+      b(0x7f),
+      str("age"),
+      b(0x02, 0x03, 0xa5),
+    ]);
     const bytes = Buffer.concat([b(0x96), first, b(0x92, 0x00, 0xa6, 0x7f, 0x01), str("Bob"), b(0xa5)]);
     const v = readJsonb(bytes) as Record<string | symbol, unknown>[];
     assert.equal(v[0][JAVA_CLASS], "org.example.User");
@@ -246,7 +270,17 @@ describe("fastjson2 wrappers on our server and client", () => {
   });
 
   it("a Java-shaped fastjson2 request (length-prefixed JSONB per argument) is answered in fastjson2", async () => {
-    const user = Buffer.concat([b(0x92), str("org.example.User"), b(0x00, 0xa6, 0x7f), str("name"), b(0x01), str("Ann"), b(0x7f), str("id"), b(0x02, 0xe7, 0xa5)]);
+    const user = Buffer.concat([
+      b(0x92),
+      str("org.example.User"),
+      b(0x00, 0xa6, 0x7f),
+      str("name"),
+      b(0x01),
+      str("Ann"),
+      b(0x7f),
+      str("id"),
+      b(0x02, 0xe7, 0xa5),
+    ]);
     const wrapper = encodeRequestWrapper({ serializeType: "fastjson2", args: [framed(user), framed(b(0x03))], argTypes: ["org.example.User", "int"] });
     const r = await rawCall(session, "/org.example.UserService/greet", [frame(wrapper)], { "content-type": "application/grpc+proto" });
     assert.equal(r.grpcStatus, 0, r.grpcMessage);
@@ -263,9 +297,14 @@ describe("fastjson2 wrappers on our server and client", () => {
 
   it("bad JSONB: a wrong length prefix, truncation, a loop, deep nesting, a huge length: invalid_argument", async () => {
     const call = (arg: Buffer) =>
-      rawCall(session, "/org.example.UserService/echo", [frame(encodeRequestWrapper({ serializeType: "fastjson2", args: [arg], argTypes: ["java.lang.String"] }))], {
-        "content-type": "application/grpc+proto",
-      });
+      rawCall(
+        session,
+        "/org.example.UserService/echo",
+        [frame(encodeRequestWrapper({ serializeType: "fastjson2", args: [arg], argTypes: ["java.lang.String"] }))],
+        {
+          "content-type": "application/grpc+proto",
+        },
+      );
     const cases: [Buffer, RegExp][] = [
       [b(0, 0, 0, 9, 0x4a, "a"), /length prefix 9, 2 bytes follow/],
       [framed(b(0x4d, "ab")), /4 bytes announced/],
@@ -274,7 +313,15 @@ describe("fastjson2 wrappers on our server and client", () => {
       [framed(b(0xa4, 0x48, 0x7f, 0xff, 0xff, 0xff)), /2147483647 bytes announced/],
       [framed(b(0x7f, 0x05)), /symbol 5 undefined/],
       // Billion laughs by reference: 31 arrays, each holding the previous one twice by its path.
-      [framed(Buffer.concat([b(0xa4, 0x1f, 0x96, 0xaf, 0xaf), ...Array.from({ length: 30 }, (_, i) => Buffer.concat([b(0x96, 0x93), str(`$[${i}]`), b(0x93), str(`$[${i}]`)]))])), /more than 1000000 values/],
+      [
+        framed(
+          Buffer.concat([
+            b(0xa4, 0x1f, 0x96, 0xaf, 0xaf),
+            ...Array.from({ length: 30 }, (_, i) => Buffer.concat([b(0x96, 0x93), str(`$[${i}]`), b(0x93), str(`$[${i}]`)])),
+          ]),
+        ),
+        /more than 1000000 values/,
+      ],
     ];
     for (const [arg, msg] of cases) {
       const r = await call(arg);
@@ -295,9 +342,14 @@ describe("fastjson2 wrappers on our server and client", () => {
     const levels = 40;
     const body = Buffer.concat([...Array.from({ length: levels }, () => Buffer.concat([b(0xa6), key])), arrays, Buffer.alloc(levels, 0xa5)]);
     const t0 = performance.now();
-    const r = await rawCall(session, "/org.example.UserService/echo", [frame(encodeRequestWrapper({ serializeType: "fastjson2", args: [framed(body)], argTypes: ["java.lang.String"] }))], {
-      "content-type": "application/grpc+proto",
-    });
+    const r = await rawCall(
+      session,
+      "/org.example.UserService/echo",
+      [frame(encodeRequestWrapper({ serializeType: "fastjson2", args: [framed(body)], argTypes: ["java.lang.String"] }))],
+      {
+        "content-type": "application/grpc+proto",
+      },
+    );
     const ms = performance.now() - t0;
     // The value reaches binding, which refuses an object for the String parameter.
     assert.equal(r.grpcStatus, Code.InvalidArgument, r.grpcMessage);
@@ -307,9 +359,14 @@ describe("fastjson2 wrappers on our server and client", () => {
 
   it("a value typed 20,000 times over reads (a loop, not a stack frame per type)", async () => {
     const types = Buffer.concat([b(0x92), str("java.lang.String"), b(0x00), Buffer.alloc(2 * 20000).map((_, i) => (i % 2 === 0 ? 0x92 : 0x00))]);
-    const r = await rawCall(session, "/org.example.UserService/echo", [frame(encodeRequestWrapper({ serializeType: "fastjson2", args: [framed(Buffer.concat([types, str("fine")]))], argTypes: ["java.lang.String"] }))], {
-      "content-type": "application/grpc+proto",
-    });
+    const r = await rawCall(
+      session,
+      "/org.example.UserService/echo",
+      [frame(encodeRequestWrapper({ serializeType: "fastjson2", args: [framed(Buffer.concat([types, str("fine")]))], argTypes: ["java.lang.String"] }))],
+      {
+        "content-type": "application/grpc+proto",
+      },
+    );
     assert.equal(r.grpcStatus, 0, r.grpcMessage);
   });
 

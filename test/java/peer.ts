@@ -38,10 +38,14 @@ function compiled(): string {
 /** Runs the peer on `commands` (one a line); its answer lines. */
 export function javaPeer(commands: readonly string[]): string[] {
   const cp = [compiled(), ...JARS].join(":");
-  const out = execFileSync("java", ["--add-opens", "java.base/java.lang=ALL-UNNAMED", "--add-opens", "java.base/java.math=ALL-UNNAMED", "-cp", cp, "HessianPeer"], {
-    input: `${commands.join("\n")}\n`,
-    maxBuffer: 64 * 1024 * 1024,
-  });
+  const out = execFileSync(
+    "java",
+    ["--add-opens", "java.base/java.lang=ALL-UNNAMED", "--add-opens", "java.base/java.math=ALL-UNNAMED", "-cp", cp, "HessianPeer"],
+    {
+      input: `${commands.join("\n")}\n`,
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
   const lines = out.toString("utf8").split("\n");
   lines.pop();
   return lines;

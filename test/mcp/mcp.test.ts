@@ -90,7 +90,10 @@ describe("MCP tools with the official SDK client over streamable HTTP", () => {
       assert.equal(r.isError, undefined);
       // After initialize every request carries the revision the server answered with.
       assert.equal(seen.versions[0], null);
-      assert.ok(seen.versions.slice(1).every((v) => v === revision), JSON.stringify(seen.versions));
+      assert.ok(
+        seen.versions.slice(1).every((v) => v === revision),
+        JSON.stringify(seen.versions),
+      );
     });
   }
 
@@ -233,7 +236,10 @@ describe("MCP registration and options", () => {
         yield n;
       }
     }
-    assert.throws(() => createServer({ services: [new Streams()], mcp: true, logger: QUIET }), /ticks is server-streaming: only unary methods can be MCP tools/);
+    assert.throws(
+      () => createServer({ services: [new Streams()], mcp: true, logger: QUIET }),
+      /ticks is server-streaming: only unary methods can be MCP tools/,
+    );
   });
 
   it("unnamed parameters, a taken tool name and a bad tool name are TypeErrors naming the fix", () => {
@@ -244,7 +250,10 @@ describe("MCP registration and options", () => {
         return a + b;
       }
     }
-    assert.throws(() => createServer({ services: [new Unnamed()], mcp: true, logger: QUIET }), (e: Error) => e instanceof TypeError && /name every parameter/.test(e.message));
+    assert.throws(
+      () => createServer({ services: [new Unnamed()], mcp: true, logger: QUIET }),
+      (e: Error) => e instanceof TypeError && /name every parameter/.test(e.message),
+    );
     // Without mcp on the server, nothing is a tool and nothing is checked.
     assert.doesNotThrow(() => createServer({ services: [new Unnamed()], logger: QUIET }));
     @Service("mcp.One")
@@ -257,7 +266,10 @@ describe("MCP registration and options", () => {
       @Method({ mcp: { name: "same" } })
       b(): void {}
     }
-    assert.throws(() => createServer({ services: [new One(), new Two()], mcp: true, logger: QUIET }), /MCP tool name "same" is taken by \/mcp.One\/a; give \/mcp.Two\/b another/);
+    assert.throws(
+      () => createServer({ services: [new One(), new Two()], mcp: true, logger: QUIET }),
+      /MCP tool name "same" is taken by \/mcp.One\/a; give \/mcp.Two\/b another/,
+    );
     @Service("mcp.BadName")
     class BadName {
       @Method({ mcp: { name: "has space" } })
@@ -286,7 +298,12 @@ describe("MCP registration and options", () => {
       const client = await connect(server.url);
       const list = await tools(client);
       // Streaming rpcs of the .proto are skipped by the service-level opt-in.
-      assert.deepEqual([...list.keys()].filter((n) => n.startsWith("GreetService_")).sort(), ["GreetService_Greet", "GreetService_GreetCached", "GreetService_GreetSlowly", "GreetService_GreetWithDetails"]);
+      assert.deepEqual([...list.keys()].filter((n) => n.startsWith("GreetService_")).sort(), [
+        "GreetService_Greet",
+        "GreetService_GreetCached",
+        "GreetService_GreetSlowly",
+        "GreetService_GreetWithDetails",
+      ]);
       assert.deepEqual(list.get("GreetService_Greet")!.inputSchema, { type: "object", description: "ProtoJSON of greet.GreetRequest" });
       const r = await client.callTool({ name: "GreetService_Greet", arguments: { name: "triple" } });
       assert.deepEqual(r.structuredContent, { greeting: "triple" });
@@ -314,7 +331,12 @@ describe("MCP registration and options", () => {
       [{ pth: "/x" }, /unknown option "pth"/],
       ["yes", /expected true or an options object/],
     ];
-    for (const [mcp, re] of cases) assert.throws(() => createServer({ mcp: mcp as never, logger: QUIET }), (e: Error) => e instanceof TypeError && re.test(e.message), String(re));
+    for (const [mcp, re] of cases)
+      assert.throws(
+        () => createServer({ mcp: mcp as never, logger: QUIET }),
+        (e: Error) => e instanceof TypeError && re.test(e.message),
+        String(re),
+      );
   });
 
   it("shutdown: a tool call still running when shutdownTimeoutMs passes gets 503 and a JSON-RPC error; its signal fires", async () => {
@@ -357,12 +379,18 @@ describe("MCP registration and options", () => {
     await server.listen({ port: 0 });
     try {
       const list = (token: string) =>
-        post1(server.url, "/mcp", { headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) });
+        post1(server.url, "/mcp", {
+          headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+        });
       assert.equal((await list("forged")).status, 401);
       assert.equal(verified, 1);
       verified = 0;
       const ok = await list("user");
-      assert.deepEqual(ok.json().result.tools.map((t: { name: string }) => t.name), ["Vault_a", "Vault_b", "Vault_c", "Vault_open"]);
+      assert.deepEqual(
+        ok.json().result.tools.map((t: { name: string }) => t.name),
+        ["Vault_a", "Vault_b", "Vault_c", "Vault_open"],
+      );
       assert.equal(verified, 3);
     } finally {
       await server.close();
@@ -410,7 +438,10 @@ describe("the MCP endpoint's HTTP rules", () => {
     // HTTP/2 names the host in :authority.
     const session = http2.connect(url);
     try {
-      for (const [authority, status] of [["rebind.attacker.example", 403], [`localhost:${port}`, 200]] as const) {
+      for (const [authority, status] of [
+        ["rebind.attacker.example", 403],
+        [`localhost:${port}`, 200],
+      ] as const) {
         const got = await new Promise<number>((resolve, reject) => {
           const req = session.request({ ":method": "POST", ":path": "/mcp", ":authority": authority, "content-type": "application/json" });
           req.on("response", (h) => resolve(Number(h[":status"])));
@@ -438,7 +469,11 @@ describe("the MCP endpoint's HTTP rules", () => {
     try {
       const pre = await fetch(`${withCors.url}/mcp`, {
         method: "OPTIONS",
-        headers: { origin: "https://agent.example", "access-control-request-method": "POST", "access-control-request-headers": "content-type, mcp-protocol-version, authorization" },
+        headers: {
+          origin: "https://agent.example",
+          "access-control-request-method": "POST",
+          "access-control-request-headers": "content-type, mcp-protocol-version, authorization",
+        },
       });
       assert.equal(pre.status, 204);
       const r = await post1(withCors.url, "/mcp", { headers: { "content-type": "application/json", origin: "https://agent.example" }, body: INIT });
@@ -469,7 +504,11 @@ describe("the MCP endpoint's HTTP rules", () => {
     const body = JSON.stringify({ jsonrpc: "2.0", id: "a", method: "tools/call", params: { name: "greet", arguments: { name: "ann" } } });
     const r = await post2(url, "/mcp", { headers: { "content-type": "application/json" }, body });
     assert.equal(r.status, 200);
-    assert.deepEqual(r.json(), { jsonrpc: "2.0", id: "a", result: { content: [{ type: "text", text: '"hello ann"' }], structuredContent: { result: "hello ann" } } });
+    assert.deepEqual(r.json(), {
+      jsonrpc: "2.0",
+      id: "a",
+      result: { content: [{ type: "text", text: '"hello ann"' }], structuredContent: { result: "hello ann" } },
+    });
   });
 
   it("a notification is taken with 202 and no body; a session id is ignored (there are no sessions)", async () => {
@@ -517,7 +556,13 @@ describe("MCP through the adapters", () => {
   it("fetch handler: tools/call as a Request", async () => {
     const handler = createFetchHandler({ services: [new ShopService()], mcp: true, logger: QUIET });
     const body = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "greet", arguments: { name: "ann", times: 2 } } });
-    const r = await handler(new Request("http://localhost/mcp", { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body }));
+    const r = await handler(
+      new Request("http://localhost/mcp", {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body,
+      }),
+    );
     assert.equal(r.status, 200);
     const json = (await r.json()) as { result: { structuredContent: unknown } };
     assert.deepEqual(json.result.structuredContent, { result: "hello annhello ann" });

@@ -33,7 +33,10 @@ export class ShopService {
   }
 
   @Method({ mcp: { name: "greet", title: "Greeting" }, idempotent: true, returns: String })
-  greet(@Param({ name: "name", minLength: 3, pattern: "^[a-z]+$" }) name: string, @Param({ name: "times", optional: true, min: 1, max: 3 }) times?: number): string {
+  greet(
+    @Param({ name: "name", minLength: 3, pattern: "^[a-z]+$" }) name: string,
+    @Param({ name: "times", optional: true, min: 1, max: 3 }) times?: number,
+  ): string {
     ran("greet");
     return `hello ${name}`.repeat(times ?? 1);
   }

@@ -37,6 +37,9 @@ describe("MCP tool calls in OpenTelemetry", () => {
       assert.equal(s.attributes["rpc.method"], "shop.ShopService/greet");
       assert.equal(s.spanContext().traceId, TRACE);
     }
-    assert.deepEqual(spans.map((s) => s.attributes["rpc.status_code"]), ["OK", "INVALID_ARGUMENT"]);
+    assert.deepEqual(
+      spans.map((s) => s.attributes["rpc.status_code"]),
+      ["OK", "INVALID_ARGUMENT"],
+    );
   });
 });

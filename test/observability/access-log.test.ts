@@ -90,7 +90,12 @@ describe("the access log", () => {
     ["an unknown method", 404, "unimplemented", () => post("/otel.Probe/nope", "[]")],
     ["an unsupported content type", 415, "internal", () => post("/otel.Probe/hello", "[]", { "content-type": "application/x-nope" })],
     ["a body over the limit", 413, "resource_exhausted", () => post("/otel.Probe/hello", JSON.stringify(["x".repeat(200)]))],
-    ["too many headers", 431, "resource_exhausted", () => post("/otel.Probe/hello", "[]", Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`x-h${i}`, "v"])))],
+    [
+      "too many headers",
+      431,
+      "resource_exhausted",
+      () => post("/otel.Probe/hello", "[]", Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`x-h${i}`, "v"]))),
+    ],
   ];
   for (const [what, status, code, send] of refusals) {
     it(`a call refused before its handler: ${what} (${status})`, async () => {

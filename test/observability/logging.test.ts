@@ -93,9 +93,11 @@ describe("handler errors in the log", () => {
     const c = createClient(ProbeService, { providers: [server.url], protocol: "grpc", retries: 0 });
     const got: number[] = [];
     try {
-      const err = await failure((async () => {
-        for await (const i of c.breaks()) got.push(i);
-      })());
+      const err = await failure(
+        (async () => {
+          for await (const i of c.breaks()) got.push(i);
+        })(),
+      );
       assert.equal(err.rawMessage, "the stream broke");
     } finally {
       closeClient(c);
@@ -194,7 +196,10 @@ describe("the default console logger", () => {
     assert.equal(printed.length, 1);
     assert.equal(printed[0].length, 1, "one string, no object dump");
     const [line, ...stack] = String(printed[0][0]).split("\n");
-    assert.match(line!, /^\[triple-rpc\] otel\.Probe\/boom failed: TypeError: kaboom: loop \(service=otel\.Probe method=boom peer=\S+ protocol=triple errorId=[0-9a-f]{8}\)$/);
+    assert.match(
+      line!,
+      /^\[triple-rpc\] otel\.Probe\/boom failed: TypeError: kaboom: loop \(service=otel\.Probe method=boom peer=\S+ protocol=triple errorId=[0-9a-f]{8}\)$/,
+    );
     assert.match(stack.join("\n"), /^\s+at ProbeService\.boom/);
   });
 

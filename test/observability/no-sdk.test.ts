@@ -1,17 +1,7 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { context, trace } from "@opentelemetry/api";
-import {
-  CallContext,
-  closeClient,
-  createClient,
-  createServer,
-  Ctx,
-  Method,
-  Param,
-  Service,
-  type TripleServer,
-} from "../../src/index.js";
+import { CallContext, closeClient, createClient, createServer, Ctx, Method, Param, Service, type TripleServer } from "../../src/index.js";
 
 /** What a handler sees of telemetry when no SDK is registered. */
 @Service("otel.Bare")

@@ -35,19 +35,13 @@ export function createSdk(): TestSdk {
 /** Registers the SDK globally: providers, W3C trace context + baggage, AsyncLocalStorage context. */
 export function registerGlobally(sdk: TestSdk): void {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  propagation.setGlobalPropagator(
-    new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }),
-  );
+  propagation.setGlobalPropagator(new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }));
   trace.setGlobalTracerProvider(sdk.tracerProvider);
   metrics.setGlobalMeterProvider(sdk.meterProvider);
 }
 
 /** Waits until `n` spans (matching `filter`) have ended, then returns them. */
-export async function waitForSpans(
-  sdk: TestSdk,
-  n: number,
-  filter: (s: ReadableSpan) => boolean = () => true,
-): Promise<ReadableSpan[]> {
+export async function waitForSpans(sdk: TestSdk, n: number, filter: (s: ReadableSpan) => boolean = () => true): Promise<ReadableSpan[]> {
   for (let i = 0; i < 200; i++) {
     const found = sdk.spans.getFinishedSpans().filter(filter);
     if (found.length >= n) return found;

@@ -151,4 +151,3 @@ function boot(dir: string): Promise<{ port: number; stop(): void }> {
     child.stdout.once("data", (d: Buffer) => resolvePort({ port: Number(d.toString().trim()), stop: () => child.kill("SIGTERM") }));
   });
 }
-

@@ -18,7 +18,8 @@ describe("the package installed from a git URL", { timeout: 600_000 }, () => {
   it("installs from a git URL (npm clones, installs its devDependencies and runs prepare) and a CommonJS app runs against it", async () => {
     const repo = join(work, "repo.git");
     copyCheckout(repo, false);
-    const git = (...args: string[]) => execFileSync("git", ["-c", "user.name=test", "-c", "user.email=test@example.invalid", ...args], { cwd: repo, stdio: "pipe" });
+    const git = (...args: string[]) =>
+      execFileSync("git", ["-c", "user.name=test", "-c", "user.email=test@example.invalid", ...args], { cwd: repo, stdio: "pipe" });
     git("init", "-q");
     git("add", "-A");
     git("commit", "-q", "-m", "snapshot");

@@ -107,5 +107,4 @@ export type C = Client<object>;
     const r7 = spawnSync(TSC, ["-p", "tsconfig.commonjs.json"], { cwd: dir, encoding: "utf8" });
     assert.equal(r7.status, 0, r7.stdout + r7.stderr);
   });
-
 });

@@ -37,7 +37,8 @@ describe("the README", () => {
     for (const need of ["Java", "ZooKeeper", "kazoo", "grpcio", "Chromium", "h2load", "protoc"]) assert.ok(text.includes(need), `mentions ${need}`);
     assert.ok(text.includes("scripts/install-test-deps.sh"));
     const script = readFileSync(join(ROOT, "scripts", "install-test-deps.sh"), "utf8");
-    for (const pkg of ["zookeeper", "python3-kazoo", "python3-grpcio", "chromium", "nghttp2-client", "protobuf-compiler"]) assert.ok(script.includes(pkg), `installs ${pkg}`);
+    for (const pkg of ["zookeeper", "python3-kazoo", "python3-grpcio", "chromium", "nghttp2-client", "protobuf-compiler"])
+      assert.ok(script.includes(pkg), `installs ${pkg}`);
     assert.match(readFileSync(join(ROOT, ".ci", "run"), "utf8"), /^bash scripts\/install-test-deps\.sh$/m);
     assert.ok(existsSync(join(ROOT, "scripts", "install-test-deps.sh")));
   });
@@ -74,7 +75,14 @@ describe("the README", () => {
     const registry = readFileSync(join(ROOT, "docs", "registry.md"), "utf8");
     const start = registry.indexOf("\n## What Java and Go consumers see\n");
     const seen = registry.slice(start, registry.indexOf("\n## ", start + 1));
-    for (const says of ["127.0.0.1", "NetUtils.filterLocalHost", "AbstractClient.getConnectAddress", "-Ddubbo.network.interface.ignored=.*", 'host: "0.0.0.0"', "registry.host"]) {
+    for (const says of [
+      "127.0.0.1",
+      "NetUtils.filterLocalHost",
+      "AbstractClient.getConnectAddress",
+      "-Ddubbo.network.interface.ignored=.*",
+      'host: "0.0.0.0"',
+      "registry.host",
+    ]) {
       assert.ok(seen.includes(says), `"What Java and Go consumers see" says ${says}`);
     }
   });

@@ -8,7 +8,6 @@ import { ECHO_SERVICE, EchoService, loadLoop, recordingLogger, stopAllLoads, wai
 const skip = zookeeperMissing() ?? kazooMissing();
 const PROVIDERS_DIR = `/dubbo/${ECHO_SERVICE}/providers`;
 
-
 describe("registry: providers and ZooKeeper failing under load", { skip }, () => {
   let zk: ZooKeeperServer;
   const children: ProviderProcess[] = [];

@@ -21,7 +21,10 @@ describe("governance: migration rules' threshold, proportion and force", { skip 
   const clients: object[] = [];
 
   async function provider(id: string, registerMode: "all" | "interface"): Promise<TripleServer> {
-    const s = createServer({ services: [new EchoService(id)], registry: { address: zk.address(4000), application: "mig-x", level: registerMode === "all" ? "both" : "interface" } });
+    const s = createServer({
+      services: [new EchoService(id)],
+      registry: { address: zk.address(4000), application: "mig-x", level: registerMode === "all" ? "both" : "interface" },
+    });
     servers.push(s);
     await s.listen({ port: 0, host: "127.0.0.1" });
     return s;
@@ -50,7 +53,11 @@ describe("governance: migration rules' threshold, proportion and force", { skip 
     await provider("a", "all");
     await provider("b", "all");
     await provider("c", "interface");
-    const c = createClient(EchoService, { registry: { address: zk.address(4000), application: "mig-af", providedBy: "mig-x" }, loadBalance: "roundrobin", logger: recordingLogger().logger });
+    const c = createClient(EchoService, {
+      registry: { address: zk.address(4000), application: "mig-af", providedBy: "mig-x" },
+      loadBalance: "roundrobin",
+      logger: recordingLogger().logger,
+    });
     clients.push(c);
     await waitFor(() => clientProviders(c).length === 3, 15_000, "both layouts merged (auto): a, b, c");
     const rule = (extra: string) => `key: mig-af\nstep: APPLICATION_FIRST\n${extra}`;
@@ -71,7 +78,10 @@ describe("governance: migration rules' threshold, proportion and force", { skip 
   it("FORCE_APPLICATION with no address at application level: refused with one log line, the interface level stays; force: true moves anyway", async () => {
     await provider("c", "interface");
     const log = recordingLogger();
-    const c = createClient(EchoService, { registry: { address: zk.address(4000), application: "mig-force", providedBy: "mig-x", level: "interface" }, logger: log.logger });
+    const c = createClient(EchoService, {
+      registry: { address: zk.address(4000), application: "mig-force", providedBy: "mig-x", level: "interface" },
+      logger: log.logger,
+    });
     clients.push(c);
     await waitFor(() => clientProviders(c).length === 1, 15_000, "the interface level: c");
     await rules.write("mig-force.migration", "key: mig-force\nstep: FORCE_APPLICATION\n", GROUP);

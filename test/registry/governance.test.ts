@@ -42,7 +42,12 @@ class Relay {
 }
 
 /** A configurator rule as Dubbo Admin writes it (service scope). */
-function serviceConfigurator(side: "consumer" | "provider", addresses: readonly string[], parameters: Record<string, unknown>, providerAddresses?: readonly string[]): string {
+function serviceConfigurator(
+  side: "consumer" | "provider",
+  addresses: readonly string[],
+  parameters: Record<string, unknown>,
+  providerAddresses?: readonly string[],
+): string {
   return [
     "configVersion: v3.0",
     "scope: service",
@@ -64,7 +69,11 @@ describe("governance: rules from the config center (ZooKeeper /dubbo/config)", {
   const SERVICE_RULE = `${ECHO_SERVICE}::.configurators`;
 
   async function provider(id: string, extra: ProviderExtra = {}, at = { host: "127.0.0.1" }): Promise<TripleServer> {
-    const s = createServer({ services: [new EchoService(id)], ...extra, registry: { address: zk.address(4000), application: "gov-provider", ...extra.registry } });
+    const s = createServer({
+      services: [new EchoService(id)],
+      ...extra,
+      registry: { address: zk.address(4000), application: "gov-provider", ...extra.registry },
+    });
     servers.push(s);
     await s.listen({ port: 0, host: at.host });
     return s;
@@ -201,14 +210,20 @@ describe("governance: rules from the config center (ZooKeeper /dubbo/config)", {
     assert.deepEqual(await who(30), ["r-2", "r-3"], "untagged calls avoid tagged providers");
     assert.deepEqual(await who(10, { tag: "gray" }), ["r-gray"]);
     assert.deepEqual(await who(30, { tag: "blue" }), ["r-2", "r-3"], "an unknown tag falls back to untagged providers");
-    await assert.rejects(c.whoami({ tag: "blue", forceTag: true }), (e: Error) => /unavailable|no provider available/i.test(e.message) && /routing rules kept none/.test(e.message));
+    await assert.rejects(
+      c.whoami({ tag: "blue", forceTag: true }),
+      (e: Error) => /unavailable|no provider available/i.test(e.message) && /routing rules kept none/.test(e.message),
+    );
     const tagged = consumer({ tag: "gray", registry: { level: "interface", application: "route-consumer", registerConsumer: false } });
     await waitFor(() => clientProviders(tagged).length === 3, 15_000, "three providers");
     assert.equal(await tagged.whoami(), "r-gray", "the client's tag");
 
     const p3Addr = `${lan.host}:${p3.address.port}`;
     let t0 = Date.now();
-    await rules.write("route-app.tag-router", `configVersion: v3.0\nforce: false\nenabled: true\nkey: route-app\ntags:\n  - name: blue\n    addresses: ["${p3Addr}"]\n`);
+    await rules.write(
+      "route-app.tag-router",
+      `configVersion: v3.0\nforce: false\nenabled: true\nkey: route-app\ntags:\n  - name: blue\n    addresses: ["${p3Addr}"]\n`,
+    );
     await waitFor(() => explainRoute(c, "whoami", [], { tag: "blue" }).kept.length === 1, 15_000, "the tag rule");
     const tagMs = Date.now() - t0;
     assert.deepEqual(await who(10, { tag: "blue" }), ["r-3"]);
@@ -218,7 +233,10 @@ describe("governance: rules from the config center (ZooKeeper /dubbo/config)", {
 
     t0 = Date.now();
     const condKey = `${ECHO_SERVICE}::.condition-router`;
-    await rules.write(condKey, `configVersion: v3.0\nscope: service\nforce: true\nkey: ${ECHO_SERVICE}\nconditions:\n  - method=whoami => port=${p2.address.port}\n`);
+    await rules.write(
+      condKey,
+      `configVersion: v3.0\nscope: service\nforce: true\nkey: ${ECHO_SERVICE}\nconditions:\n  - method=whoami => port=${p2.address.port}\n`,
+    );
     await waitFor(() => explainRoute(c, "whoami", []).kept.length === 1, 15_000, "the condition rule");
     const condMs = Date.now() - t0;
     assert.deepEqual(await who(20), ["r-2"]);
@@ -311,12 +329,21 @@ describe("governance: rules from the config center (ZooKeeper /dubbo/config)", {
     const c = consumer({ registry: { level: "interface" } });
     await waitFor(() => clientProviders(c).length === 1, 15_000, "the provider");
     const nodes = (await kazoo(zk.hostPort, [{ op: "children", path: `/dubbo/${ECHO_SERVICE}/providers` }]))[0] as string[];
-    assert.ok(nodes.map(decodeURIComponent).some((n) => n.includes(`:${a.address.port}/`) && n.includes("dubbo.tag=gray")), nodes.join("\n"));
+    assert.ok(
+      nodes.map(decodeURIComponent).some((n) => n.includes(`:${a.address.port}/`) && n.includes("dubbo.tag=gray")),
+      nodes.join("\n"),
+    );
     const ex = explainRoute(c, "whoami", [], { tag: "gray" });
     assert.equal(typeof ex.text, "string");
     assert.ok(Array.isArray(ex.steps));
-    assert.throws(() => createClient(EchoService, { registry: { address: zk.address(), configCenter: "http://x" as string } }), /createClient: registry\.configCenter must be false, an address/);
-    assert.throws(() => createServer({ services: [new EchoService()], registry: { address: zk.address(), tag: "a b" } }), /createServer: registry\.tag must be a non-empty word/);
+    assert.throws(
+      () => createClient(EchoService, { registry: { address: zk.address(), configCenter: "http://x" as string } }),
+      /createClient: registry\.configCenter must be false, an address/,
+    );
+    assert.throws(
+      () => createServer({ services: [new EchoService()], registry: { address: zk.address(), tag: "a b" } }),
+      /createServer: registry\.tag must be a non-empty word/,
+    );
     await a.close();
   });
 });

@@ -83,7 +83,11 @@ describe("registry: a provider whose nodes another writer deletes or rewrites", 
       assert.ok(Date.now() < until, `not restored within 3 s: ${JSON.stringify([i, p])}`);
       await new Promise((r) => setTimeout(r, 100));
     }
-    await waitFor(() => clientProviders(c).length === 1 && clientProviders(c)[0].address.includes("127.0.0.1:"), 3000, "the consumer to see the restored instance");
+    await waitFor(
+      () => clientProviders(c).length === 1 && clientProviders(c)[0].address.includes("127.0.0.1:"),
+      3000,
+      "the consumer to see the restored instance",
+    );
     assert.equal(await c.whoami(), "guarded");
   });
 

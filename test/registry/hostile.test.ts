@@ -10,7 +10,6 @@ import { echoServiceInfo, javaInstanceJson, StubProvider } from "./stub-provider
 const skip = zookeeperMissing() ?? kazooMissing();
 const PROVIDERS_DIR = `/dubbo/${ECHO_SERVICE}/providers`;
 
-
 /** A hostile MetadataServiceV2: answers every call with `answer`. */
 async function hostileMetadata(answer: (stream: http2.ServerHttp2Stream) => void): Promise<{ port: number; close: () => Promise<void> }> {
   const server = http2.createServer();
@@ -125,7 +124,10 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
       encodeComponent(`tri://a b c:50051/${ECHO_SERVICE}${q}`),
       encodeComponent(`tri://127.0.0.1:1/${ECHO_SERVICE}${q}&weight=NaN&warmup=-1&x=${"y".repeat(100_000)}`),
     ];
-    await kazoo(zk.hostPort, bad.map((n) => ({ op: "create" as const, path: `${PROVIDERS_DIR}/${n}`, data: "z".repeat(1000) })));
+    await kazoo(
+      zk.hostPort,
+      bad.map((n) => ({ op: "create" as const, path: `${PROVIDERS_DIR}/${n}`, data: "z".repeat(1000) })),
+    );
     await new Promise((r) => setTimeout(r, 1500));
     // A provider arriving after the garbage is still found.
     await provider("good2", "iface-app");
@@ -135,7 +137,10 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
     assert.deepEqual(load.failures.map(String), []);
     assert.deepEqual(rejections, []);
     assert.ok(lines.length <= bad.length, `log flood: ${lines.length} lines\n${lines.join("\n").slice(0, 3000)}`);
-    await kazoo(zk.hostPort, bad.map((n) => ({ op: "delete" as const, path: `${PROVIDERS_DIR}/${n}` })));
+    await kazoo(
+      zk.hostPort,
+      bad.map((n) => ({ op: "delete" as const, path: `${PROVIDERS_DIR}/${n}` })),
+    );
     await closeClient(c);
     assert.ok(clientProviders(c).length >= 0);
   });
@@ -163,9 +168,19 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
         ["num", "42"],
         ["payloadnull", JSON.stringify({ address: "127.0.0.1", port: 1, payload: null })],
         ["metastring", JSON.stringify({ address: "127.0.0.1", port: 2, payload: { metadata: "abc" } })],
-        ["endpoints", JSON.stringify({ address: "127.0.0.1", port: 3, payload: { metadata: { "dubbo.metadata.revision": "r3", "dubbo.endpoints": "{}", "meta-v": "2.0.0" } } })],
+        [
+          "endpoints",
+          JSON.stringify({
+            address: "127.0.0.1",
+            port: 3,
+            payload: { metadata: { "dubbo.metadata.revision": "r3", "dubbo.endpoints": "{}", "meta-v": "2.0.0" } },
+          }),
+        ],
         ["portstring", instanceNode({ address: "127.0.0.1", port: "abc", revision })],
-        ["proto", `{"__proto__":{"polluted":1},"address":"127.0.0.1","port":4,"payload":{"metadata":{"__proto__":{"x":1},"dubbo.metadata.revision":"r4","meta-v":"2.0.0"}}}`],
+        [
+          "proto",
+          `{"__proto__":{"polluted":1},"address":"127.0.0.1","port":4,"payload":{"metadata":{"__proto__":{"x":1},"dubbo.metadata.revision":"r4","meta-v":"2.0.0"}}}`,
+        ],
         ["hostv6", instanceNode({ address: "zz::zz", port, revision })],
         ["hostspace", instanceNode({ address: "a b", port, revision })],
         ["port70000", instanceNode({ address: "127.0.0.1", port: 70000, revision, metaPort: port })],
@@ -175,7 +190,7 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
         ["remote", instanceNode({ address: "127.0.0.1", port: 6, revision: "remote-rev", storage: "remote" })],
       ];
       await kazoo(zk.hostPort, [
-        { op: "create", path: "/dubbo/metadata/hostile-app/remote-rev", data: "{\"services\": {\"__proto__\": 1, \"x\": {\"name\": " },
+        { op: "create", path: "/dubbo/metadata/hostile-app/remote-rev", data: '{"services": {"__proto__": 1, "x": {"name": ' },
         ...bad.map(([id, data]) => ({ op: "create" as const, path: `/services/hostile-app/${id}`, data })),
       ]);
       await new Promise((r) => setTimeout(r, 4000));
@@ -189,7 +204,10 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
         lines.some((l) => /instance 127\.0\.0\.1:5 of hostile-app skipped: .*MetadataService port NaN is not a port/.test(l)),
         lines.join("\n").slice(0, 3000),
       );
-      await kazoo(zk.hostPort, bad.map(([id]) => ({ op: "delete" as const, path: `/services/hostile-app/${id}` })));
+      await kazoo(
+        zk.hostPort,
+        bad.map(([id]) => ({ op: "delete" as const, path: `/services/hostile-app/${id}` })),
+      );
     } finally {
       await Promise.all([badMessage.close(), garbage.close()]);
     }
@@ -274,7 +292,10 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
       { path: `/services/hostile-app/127.0.0.1:${heavy.port}`, data: javaInstanceJson("hostile-app", heavy.port, "rev-heavy") },
     ];
     try {
-      await kazoo(zk.hostPort, nodes.map((n) => ({ op: "create" as const, ...n })));
+      await kazoo(
+        zk.hostPort,
+        nodes.map((n) => ({ op: "create" as const, ...n })),
+      );
       await waitFor(() => (load.counts.get("heavy") ?? 0) > 10, 10_000, "calls on the heavy instance");
       await new Promise((r) => setTimeout(r, 1000));
       await load.stop();
@@ -284,9 +305,20 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
       assert.equal(clientProviders(c).find((p) => p.port === heavy.port)?.fullWeight, 10_000);
       const rejected = lines.filter((l) => / rejected: /.test(l));
       assert.equal(rejected.length, 3, lines.join("\n"));
-      assert.ok(rejected.some((l) => l.includes(`127.0.0.1:${liarApp.port} of hostile-app rejected: its metadata names application "victim-app"`)), rejected.join("\n"));
-      assert.ok(rejected.some((l) => l.includes(`127.0.0.1:${liarRev.port} of hostile-app rejected: its metadata names application "hostile-app" revision "rev-other"`)), rejected.join("\n"));
-      assert.ok(rejected.some((l) => l.includes(`127.0.0.1:${liarName.port} under hostile-app rejected: its node names application "other-app"`)), rejected.join("\n"));
+      assert.ok(
+        rejected.some((l) => l.includes(`127.0.0.1:${liarApp.port} of hostile-app rejected: its metadata names application "victim-app"`)),
+        rejected.join("\n"),
+      );
+      assert.ok(
+        rejected.some((l) =>
+          l.includes(`127.0.0.1:${liarRev.port} of hostile-app rejected: its metadata names application "hostile-app" revision "rev-other"`),
+        ),
+        rejected.join("\n"),
+      );
+      assert.ok(
+        rejected.some((l) => l.includes(`127.0.0.1:${liarName.port} under hostile-app rejected: its node names application "other-app"`)),
+        rejected.join("\n"),
+      );
       assert.equal(lines.filter((l) => l.includes("announces weight 100000; counted as 10000")).length, 1, lines.join("\n"));
       // Our own servers announce no more than that.
       const registry = { address: "none", register: async () => {}, unregister: async () => {}, subscribe: () => () => {}, close: async () => {} };
@@ -295,7 +327,10 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
         /createServer: registry\.weight must be a number from 0 to 10000 \(consumers count a higher weight as 10000\), got 10001/,
       );
     } finally {
-      await kazoo(zk.hostPort, nodes.map((n) => ({ op: "delete" as const, path: n.path })));
+      await kazoo(
+        zk.hostPort,
+        nodes.map((n) => ({ op: "delete" as const, path: n.path })),
+      );
       await Promise.all(stubs.map((s) => s.close()));
       await closeClient(c);
     }
@@ -320,7 +355,9 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
       write();
     });
     try {
-      await kazoo(zk.hostPort, [{ op: "create", path: "/services/hostile-app/huge", data: instanceNode({ address: "127.0.0.1", port: huge.port, revision: "huge-rev" }) }]);
+      await kazoo(zk.hostPort, [
+        { op: "create", path: "/services/hostile-app/huge", data: instanceNode({ address: "127.0.0.1", port: huge.port, revision: "huge-rev" }) },
+      ]);
       await waitFor(() => lines.some((l) => l.includes("huge-rev")), 10_000, "the huge answer to be given up");
       const rss = process.memoryUsage().rss;
       await load.stop();
@@ -342,7 +379,9 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
       timers.push(setInterval(() => !stream.destroyed && stream.write(Buffer.from([0])), 1000));
     });
     try {
-      await kazoo(zk.hostPort, [{ op: "create", path: "/services/hostile-app/drip", data: instanceNode({ address: "127.0.0.1", port: drip.port, revision: "drip-rev" }) }]);
+      await kazoo(zk.hostPort, [
+        { op: "create", path: "/services/hostile-app/drip", data: instanceNode({ address: "127.0.0.1", port: drip.port, revision: "drip-rev" }) },
+      ]);
       await new Promise((r) => setTimeout(r, 500));
       // A new instance of the same application: found once the trickling fetch gives up.
       await provider("inst2", "hostile-app");

@@ -59,7 +59,10 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
   }
 
   function consumer(extra: ConsumerExtra = {}) {
-    const c = createClient(EchoService, { ...extra, registry: { address: zk.address(4000), application: "demo-consumer", registerConsumer: false, ...extra.registry } });
+    const c = createClient(EchoService, {
+      ...extra,
+      registry: { address: zk.address(4000), application: "demo-consumer", registerConsumer: false, ...extra.registry },
+    });
     clients.push(c);
     return c;
   }
@@ -77,7 +80,15 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
   });
 
   it("the revision is MetadataInfo.calAndGetRevision's: MD5 of the app and each service's matchKey, port, path and sorted params", () => {
-    const svc = (name: string, group: string, version: string, params: Record<string, string>) => ({ name, group, version, protocol: "tri", port: 50051, path: name, params });
+    const svc = (name: string, group: string, version: string, params: Record<string, string>) => ({
+      name,
+      group,
+      version,
+      protocol: "tri",
+      port: 50051,
+      path: name,
+      params,
+    });
     const text = "demo" + "blue/org.example.A:1.0.0:tri50051org.example.A{a=1, b=2}" + "org.example.B:tri50051org.example.B{}";
     const expected = createHash("md5").update(text).digest("hex");
     assert.equal(calRevision("demo", [svc("org.example.B", "", "", {}), svc("org.example.A", "blue", "1.0.0", { b: "2", a: "1" })]), expected);
@@ -198,7 +209,8 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
   it("a service withdrawn at run time (server.unregister): its interface-level node goes, a new revision is published (the one before it was added), MetadataServiceV2 serves it; the mapping stays, as in Dubbo", async () => {
     const s = await provider("w1", { registry: { application: "withdraw-app" } });
     const port = s.address.port;
-    const revisionNow = async () => JSON.parse((await get(zk, `/services/withdraw-app/127.0.0.1:${port}`))!.data).payload.metadata["dubbo.metadata.revision"] as string;
+    const revisionNow = async () =>
+      JSON.parse((await get(zk, `/services/withdraw-app/127.0.0.1:${port}`))!.data).payload.metadata["dubbo.metadata.revision"] as string;
     const waitRevision = async (not: string) => {
       let r = not;
       for (const deadline = Date.now() + 5000; r === not && Date.now() < deadline; ) {
@@ -218,7 +230,11 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
     const after = await waitRevision(withLate);
     assert.equal(after, first, "the same services as before: the same revision");
     assert.deepEqual(await children(zk, lateProviders), [], "its interface-level node is removed");
-    assert.equal((await get(zk, "/dubbo/mapping/org.example.registry.LateService"))?.data.split(",").includes("withdraw-app"), true, "mappings are never removed");
+    assert.equal(
+      (await get(zk, "/dubbo/mapping/org.example.registry.LateService"))?.data.split(",").includes("withdraw-app"),
+      true,
+      "mappings are never removed",
+    );
     const mc = metadataClient(port);
     try {
       const answer = await mc.get(after, { "tri-service-version": "2.0.0", "tri-service-group": "withdraw-app" });
@@ -250,7 +266,10 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
     assert.equal(await children(zk, "/services/mode-iface"), null);
     assert.deepEqual(await children(zk, "/services/mode-inst"), [`127.0.0.1:${b.address.port}`]);
     const urls = ((await children(zk, `/dubbo/${ECHO_SERVICE}/providers`)) ?? []).map((n) => decodeURIComponent(n));
-    assert.ok(urls.some((u) => u.includes(`:${a.address.port}/`)), "the interface-mode provider is listed");
+    assert.ok(
+      urls.some((u) => u.includes(`:${a.address.port}/`)),
+      "the interface-mode provider is listed",
+    );
     assert.ok(!urls.some((u) => u.includes(`:${b.address.port}/`)), "the instance-mode provider is not");
     const meta = JSON.parse((await get(zk, `/services/mode-inst/127.0.0.1:${b.address.port}`))!.data).payload.metadata;
     assert.equal(meta["dubbo.metadata.storage-type"], "remote");
@@ -267,10 +286,17 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
     // A consumer reading only instance level finds b through the report; only interface level, a.
     const inst = consumer({ registry: { level: "application", providedBy: "mode-inst" } });
     assert.equal(await inst.whoami(), "only-instance");
-    assert.deepEqual(clientProviders(inst).map((p) => [p.port, p.weight]), [[b.address.port, 150]], "the weight comes from the metadata");
+    assert.deepEqual(
+      clientProviders(inst).map((p) => [p.port, p.weight]),
+      [[b.address.port, 150]],
+      "the weight comes from the metadata",
+    );
     const iface = consumer({ registry: { level: "interface" } });
     await iface.whoami();
-    assert.deepEqual(clientProviders(iface).map((p) => p.port), [a.address.port]);
+    assert.deepEqual(
+      clientProviders(iface).map((p) => p.port),
+      [a.address.port],
+    );
     await Promise.all([a.close(), b.close()]);
   });
 
@@ -296,7 +322,12 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
       await waitFor(() => (load.counts.get("java") ?? 0) > 10 && (load.counts.get("go") ?? 0) > 10, 10_000, "calls on both stubs");
       await load.stop();
       assert.deepEqual(load.failures, []);
-      assert.deepEqual(clientProviders(c).map((p) => p.port).sort(), [java.port, go.port].sort());
+      assert.deepEqual(
+        clientProviders(c)
+          .map((p) => p.port)
+          .sort(),
+        [java.port, go.port].sort(),
+      );
       assert.deepEqual(java.metadataCalls, [{ revision: javaRev, version: "2.0.0", group: "java-app" }]);
       assert.deepEqual(go.metadataCalls, [{ revision: goRev, version: "2.0.0", group: "go-app" }]);
       assert.deepEqual(off.metadataCalls, [{ revision: goRev, version: "2.0.0", group: "off-app" }]);
@@ -337,7 +368,14 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
     stubs.push(blue, plain, v1);
     const v1Json = JSON.parse(javaInstanceJson("vg-v1", v1.port, revs.v1));
     delete v1Json.payload.metadata["meta-v"];
-    v1Json.payload.metadata["dubbo.metadata-service.url-params"] = JSON.stringify({ version: "1.0.0", dubbo: "2.0.2", release: "3.2.0", side: "provider", port: "20881", protocol: "dubbo" });
+    v1Json.payload.metadata["dubbo.metadata-service.url-params"] = JSON.stringify({
+      version: "1.0.0",
+      dubbo: "2.0.2",
+      release: "3.2.0",
+      side: "provider",
+      port: "20881",
+      protocol: "dubbo",
+    });
     const v1Node = { op: "create" as const, path: `/services/vg-v1/127.0.0.1:${v1.port}`, data: JSON.stringify(v1Json) };
     await kazoo(zk.hostPort, [
       { op: "create", path: `/services/vg-blue/127.0.0.1:${blue.port}`, data: javaInstanceJson("vg-blue", blue.port, revs.blue) },
@@ -353,8 +391,16 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
       assert.equal(await cBlue.whoami(), "blue");
       assert.equal(await cPlain.whoami(), "plain");
       await waitFor(() => lines.blue.length > 0 && lines.plain.length > 0, 5000, "the v1 instance to be logged");
-      assert.deepEqual(clientProviders(cBlue).map((p) => p.port), [blue.port], "only group blue, version 1.0.0");
-      assert.deepEqual(clientProviders(cPlain).map((p) => p.port), [plain.port], "only the plain tri:// service (not blue's, not the dubbo:// one)");
+      assert.deepEqual(
+        clientProviders(cBlue).map((p) => p.port),
+        [blue.port],
+        "only group blue, version 1.0.0",
+      );
+      assert.deepEqual(
+        clientProviders(cPlain).map((p) => p.port),
+        [plain.port],
+        "only the plain tri:// service (not blue's, not the dubbo:// one)",
+      );
       // The v1 instance changes twice more: still skipped, and not logged again.
       for (let i = 0; i < 2; i++) {
         await kazoo(zk.hostPort, [{ op: "delete", path: v1Node.path }, v1Node]);
@@ -390,7 +436,10 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
     await kazoo(zk.hostPort, [{ op: "create", path: `/services/both-app/127.0.0.1:${both.port}`, data: javaInstanceJson("both-app", both.port, rev) }]);
     const registry = new ZookeeperRegistry(zk.address(4000));
     try {
-      const opts = { protocol: "grpc" as const, registry: { address: registry, level: "application" as const, providedBy: "both-app", registerConsumer: false } };
+      const opts = {
+        protocol: "grpc" as const,
+        registry: { address: registry, level: "application" as const, providedBy: "both-app", registerConsumer: false },
+      };
       const echo = createClient(EchoService, opts);
       const other = createClient(LateService, opts);
       clients.push(echo, other);
@@ -405,7 +454,13 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
 
   it("metadata that could not be had (MetadataServiceV2 failing at first) is asked for again, without any change in ZooKeeper, and the instance is then called", async () => {
     const rev = "f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5";
-    const flaky = await StubProvider.start({ id: "flaky", app: "flaky-app", revision: rev, services: (p) => echoServiceInfo(ECHO_SERVICE, p), failMetadata: 2 });
+    const flaky = await StubProvider.start({
+      id: "flaky",
+      app: "flaky-app",
+      revision: rev,
+      services: (p) => echoServiceInfo(ECHO_SERVICE, p),
+      failMetadata: 2,
+    });
     stubs.push(flaky);
     await kazoo(zk.hostPort, [{ op: "create", path: `/services/flaky-app/127.0.0.1:${flaky.port}`, data: javaInstanceJson("flaky-app", flaky.port, rev) }]);
     const lines: string[] = [];
@@ -426,15 +481,26 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
 
   it("TLS: a client with TLS options reads an https:// provider's MetadataServiceV2 over TLS and calls it at application level", async () => {
     const { key, cert } = selfSigned();
-    const s = createServer({ services: [new EchoService("tls-1")], tls: { key, cert }, registry: { address: zk.address(4000), application: "tls-app", level: "application" } });
+    const s = createServer({
+      services: [new EchoService("tls-1")],
+      tls: { key, cert },
+      registry: { address: zk.address(4000), application: "tls-app", level: "application" },
+    });
     servers.push(s);
     await s.listen({ port: 0 });
     const lines: string[] = [];
     const logger = { info: () => {}, error: (_o: object, m: string) => lines.push(m), warn: (_o: object, m: string) => lines.push(m) };
     const c = consumer({ tls: { ca: cert }, logger, registry: { level: "application", providedBy: "tls-app" } });
     assert.equal(await c.whoami(), "tls-1");
-    assert.deepEqual(clientProviders(c).map((p) => [p.secure, p.port]), [[true, s.address.port]]);
-    assert.deepEqual(lines.filter((m) => m.includes("tls-app")), [], "no metadata failure");
+    assert.deepEqual(
+      clientProviders(c).map((p) => [p.secure, p.port]),
+      [[true, s.address.port]],
+    );
+    assert.deepEqual(
+      lines.filter((m) => m.includes("tls-app")),
+      [],
+      "no metadata failure",
+    );
     await s.close();
   });
 
@@ -443,7 +509,12 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
     const warm = 4000;
     const since = Date.now() - warm / 2;
     const iStub = await StubProvider.start({ id: "warm-iface", app: "warm-iface", revision: rev, services: (p) => echoServiceInfo(ECHO_SERVICE, p) });
-    const aStub = await StubProvider.start({ id: "warm-inst", app: "warm-inst", revision: rev, services: (p) => echoServiceInfo(ECHO_SERVICE, p, { warmup: String(warm), weight: "100" }) });
+    const aStub = await StubProvider.start({
+      id: "warm-inst",
+      app: "warm-inst",
+      revision: rev,
+      services: (p) => echoServiceInfo(ECHO_SERVICE, p, { warmup: String(warm), weight: "100" }),
+    });
     stubs.push(iStub, aStub);
     const url = `tri://127.0.0.1:${iStub.port}/${ECHO_SERVICE}?application=warm-iface&dubbo=2.0.2&interface=${ECHO_SERVICE}&methods=fail,sayHello,whoami&side=provider&timestamp=${since}&warmup=${warm}&weight=100`;
     const node = `/dubbo/${ECHO_SERVICE}/providers/${encodeURIComponent(url)}`;
@@ -522,7 +593,9 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
       const c = consumer({ protocol: "grpc", retries: 3 });
       const load = loadLoop(() => c.whoami(), 4);
       await waitFor(() => ["java", "n1", "n2"].every((id) => (load.counts.get(id) ?? 0) > 20), 10_000, "calls on all three");
-      const ports = clientProviders(c).map((p) => p.port).sort();
+      const ports = clientProviders(c)
+        .map((p) => p.port)
+        .sort();
       assert.deepEqual(ports, [java.port, p1.port, p2.port].sort(), "each address once, though listed at both levels");
       await p1.stop("SIGKILL");
       load.reset();
@@ -549,11 +622,16 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
     // both try to write "seed,<own>", so one set must fail on the version and be redone. (Were the
     // nodes missing, the loser of the create would simply append: no compare-and-set needed.)
     const names = Array.from({ length: 30 }, (_, i) => `/dubbo/mapping/org.example.race.Service${i}`);
-    await kazoo(zk.hostPort, names.map((p) => ({ op: "create" as const, path: p, data: "seed" })));
+    await kazoo(
+      zk.hostPort,
+      names.map((p) => ({ op: "create" as const, path: p, data: "seed" })),
+    );
     const startAt = Date.now() + 1500;
     const run = (app: string) =>
       new Promise<void>((resolve, reject) => {
-        const proc = spawn(process.execPath, [child], { env: { ...process.env, REGISTRY: zk.address(4000), APP: app, START_AT: String(startAt), COUNT: "30" } });
+        const proc = spawn(process.execPath, [child], {
+          env: { ...process.env, REGISTRY: zk.address(4000), APP: app, START_AT: String(startAt), COUNT: "30" },
+        });
         let out = "";
         proc.stdout.on("data", (d: Buffer) => {
           out += d.toString();
@@ -566,7 +644,10 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
       Array.from({ length: 30 }, (_, i) => ({ op: "get" as const, path: `/dubbo/mapping/org.example.race.Service${i}` })),
     )) as (KazooGet | null)[];
     for (const g of got) assert.deepEqual(g?.data.split(",").sort(), ["racer-a", "racer-b", "seed"], "no application dropped");
-    assert.ok(got.every((g) => g?.version === 2), "each mapping written exactly twice: one append per racer");
+    assert.ok(
+      got.every((g) => g?.version === 2),
+      "each mapping written exactly twice: one append per racer",
+    );
   });
 
   it("instance level, ZooKeeper restarted under load (same session): zero failed calls; afterwards a new instance is seen", async () => {

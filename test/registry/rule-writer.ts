@@ -58,9 +58,7 @@ export class RuleWriter {
   /** Deletes a rule (no error when there is none). */
   delete(key: string, group = "dubbo"): Promise<void> {
     const path = `/dubbo/config/${group}/${key}`;
-    return new Promise((resolve, reject) =>
-      this.client.remove(path, -1, (e) => (e && e.getCode() !== zookeeper.Exception.NO_NODE ? reject(e) : resolve())),
-    );
+    return new Promise((resolve, reject) => this.client.remove(path, -1, (e) => (e && e.getCode() !== zookeeper.Exception.NO_NODE ? reject(e) : resolve())));
   }
 
   close(): void {

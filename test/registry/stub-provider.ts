@@ -108,7 +108,15 @@ export function javaInstanceJson(app: string, port: number, revision: string): s
       name: app,
       metadata: {
         "dubbo.endpoints": JSON.stringify([{ port, protocol: "tri" }]),
-        "dubbo.metadata-service.url-params": JSON.stringify({ connections: "1", version: "1.0.0", dubbo: "2.0.2", release: "3.3.1", side: "provider", port: String(port), protocol: "tri" }),
+        "dubbo.metadata-service.url-params": JSON.stringify({
+          connections: "1",
+          version: "1.0.0",
+          dubbo: "2.0.2",
+          release: "3.3.1",
+          side: "provider",
+          port: String(port),
+          protocol: "tri",
+        }),
         "dubbo.metadata.revision": revision,
         "dubbo.metadata.storage-type": "local",
         "meta-v": "2.0.0",

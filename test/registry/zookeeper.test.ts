@@ -69,13 +69,19 @@ describe("registry: ZooKeeper in Dubbo's interface-level layout", { skip }, () =
       weight: "150",
     });
     // Parameters sorted by key, as Dubbo's URL.toFullString writes them; the name is URLEncoder's.
-    const keys = node.url.split("?")[1].split("&").map((kv) => kv.split("=")[0]);
+    const keys = node.url
+      .split("?")[1]
+      .split("&")
+      .map((kv) => kv.split("=")[0]);
     assert.deepEqual(keys, [...keys].sort());
     assert.ok(node.name.startsWith("tri%3A%2F%2F127.0.0.1%3A"), node.name);
     // The weight reaches the consumer's balancers.
     const c = consumer();
     assert.equal(await c.sayHello("ann"), "hello ann from p1");
-    assert.deepEqual(clientProviders(c).map((p) => [p.port, p.weight]), [[port, 150]]);
+    assert.deepEqual(
+      clientProviders(c).map((p) => [p.port, p.weight]),
+      [[port, 150]],
+    );
     await s.close();
     assert.deepEqual(kazooRead(zk.hostPort, PROVIDERS_DIR).children, []);
   });
@@ -95,8 +101,14 @@ describe("registry: ZooKeeper in Dubbo's interface-level layout", { skip }, () =
     assert.equal(await blue.whoami(), "v2");
     const none = consumer();
     assert.equal(await none.whoami(), "plain");
-    assert.deepEqual(clientProviders(blue).map((p) => p.port), [s.address.port]);
-    assert.deepEqual(clientProviders(none).map((p) => p.port), [plain.address.port]);
+    assert.deepEqual(
+      clientProviders(blue).map((p) => p.port),
+      [s.address.port],
+    );
+    assert.deepEqual(
+      clientProviders(none).map((p) => p.port),
+      [plain.address.port],
+    );
     await Promise.all([s.close(), plain.close()]);
   });
 
@@ -125,7 +137,15 @@ describe("registry: ZooKeeper in Dubbo's interface-level layout", { skip }, () =
     assert.equal(load.counts.get("a") ?? 0, 0, "the closed provider gets no new calls");
     await load.stop();
     assert.deepEqual(load.failures, [], "no call failed");
-    assert.deepEqual(clientProviders(c).map((p) => p.address).sort(), servers.filter((s) => s !== a && !s.draining).map((s) => `127.0.0.1:${s.address.port}`).sort());
+    assert.deepEqual(
+      clientProviders(c)
+        .map((p) => p.address)
+        .sort(),
+      servers
+        .filter((s) => s !== a && !s.draining)
+        .map((s) => `127.0.0.1:${s.address.port}`)
+        .sort(),
+    );
 
     const before = kazooRead(zk.hostPort, CONSUMERS_DIR).children.length;
     await closeClient(c);
@@ -143,11 +163,17 @@ describe("registry: ZooKeeper in Dubbo's interface-level layout", { skip }, () =
   });
 
   it("announces the machine's address when listening on 0.0.0.0, or the configured registryHost", async () => {
-    const lan = Object.values(os.networkInterfaces()).flat().find((a) => a && a.family === "IPv4" && !a.internal)?.address ?? "127.0.0.1";
+    const lan =
+      Object.values(os.networkInterfaces())
+        .flat()
+        .find((a) => a && a.family === "IPv4" && !a.internal)?.address ?? "127.0.0.1";
     const s = createServer({ services: [new EchoService("any")], registry: zk.address(4000) });
     servers.push(s);
     await s.listen({ port: 0, host: "0.0.0.0" });
-    const t = createServer({ services: [{ implementation: new EchoService("named"), version: "named" }], registry: { address: zk.address(4000), host: "provider.example" } });
+    const t = createServer({
+      services: [{ implementation: new EchoService("named"), version: "named" }],
+      registry: { address: zk.address(4000), host: "provider.example" },
+    });
     servers.push(t);
     await t.listen({ port: 0 });
     const nodes = kazooRead(zk.hostPort, PROVIDERS_DIR).children;

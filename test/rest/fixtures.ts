@@ -76,12 +76,7 @@ export class UserService {
   }
 
   @Get("/types/{flag}/{big}/{when}")
-  types(
-    @Path("flag") flag: boolean,
-    @Path("big") big: bigint,
-    @Path("when") when: Date,
-    @Query({ name: "n", type: [Number] }) ns: number[],
-  ): string {
+  types(@Path("flag") flag: boolean, @Path("big") big: bigint, @Path("when") when: Date, @Query({ name: "n", type: [Number] }) ns: number[]): string {
     return `${typeof flag}:${flag} ${typeof big}:${big} ${when.toISOString()} ${ns.map((n) => typeof n).join(",")}:${ns.join("+")}`;
   }
 

@@ -27,7 +27,10 @@ describe("an OpenAPI client driven by the served document alone (openapi-client-
     assert.equal(one.status, 200);
     assert.deepEqual(one.data, { id: 1, name: "ann", tags: ["admin"] });
     const list = await client.demo_UserService_list({ limit: 5, tag: ["admin"] });
-    assert.deepEqual(list.data.map((u: { id: number }) => u.id), [1]);
+    assert.deepEqual(
+      list.data.map((u: { id: number }) => u.id),
+      [1],
+    );
     assert.equal((await client.demo_UserService_me({ "x-user": "eve" })).data, "you are eve");
     const created = await client.demo_UserService_create(null, { id: 0, name: "zed" });
     assert.equal(created.data.name, "zed");

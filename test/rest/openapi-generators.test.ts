@@ -108,7 +108,16 @@ console.log(JSON.stringify({ "openapi-fetch": await viaOpenapiFetch(url), "hey-a
 `;
 
 const TSCONFIG = {
-  compilerOptions: { target: "es2022", module: "esnext", moduleResolution: "bundler", strict: true, noEmit: true, skipLibCheck: true, types: ["node"], lib: ["es2022", "dom"] },
+  compilerOptions: {
+    target: "es2022",
+    module: "esnext",
+    moduleResolution: "bundler",
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    types: ["node"],
+    lib: ["es2022", "dom"],
+  },
   include: ["*.ts", "hey/**/*.ts"],
 };
 
@@ -162,7 +171,10 @@ describe("OpenAPI: generated clients (openapi-fetch, hey-api) and a strict lint,
   it("openapi-typescript + openapi-fetch and hey-api: generated, type-checked with tsc, every sample operation called", async () => {
     await Promise.all([
       run([join(FIXTURE, "openapi-typescript/bin/cli.js"), "openapi.json", "-o", "schema.d.ts"], dir),
-      run([join(dir, "node_modules/@hey-api/openapi-ts/dist/run.mjs"), "-i", "openapi.json", "-o", "hey"], dir, ["--preserve-symlinks", "--preserve-symlinks-main"]),
+      run([join(dir, "node_modules/@hey-api/openapi-ts/dist/run.mjs"), "-i", "openapi.json", "-o", "hey"], dir, [
+        "--preserve-symlinks",
+        "--preserve-symlinks-main",
+      ]),
     ]);
     writeFileSync(join(dir, "fetch-client.ts"), FETCH_CLIENT);
     writeFileSync(join(dir, "hey-client.ts"), HEY_CLIENT);
@@ -209,7 +221,7 @@ describe("OpenAPI: the document and the binder agree", () => {
   });
   after(() => server?.close());
 
-  it("a lone bytes parameter: the array form [\"<base64>\"], the bare text, the named object, octets", async () => {
+  it('a lone bytes parameter: the array form ["<base64>"], the bare text, the named object, octets', async () => {
     const json = (toOpenApi([Store]).paths["/bytes.Store/put"] as any).post.requestBody.content["application/json"].schema;
     const asArray = json.anyOf.find((f: { type?: string }) => f.type === "array");
     assert.deepEqual(asArray.prefixItems, [{ type: "string", contentEncoding: "base64" }]);

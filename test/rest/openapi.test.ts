@@ -70,7 +70,14 @@ describe("OpenAPI 3.1 (issue 28, item 3)", () => {
     assert.deepEqual(params.id.in, "path");
     assert.equal(params.id.required, true);
     assert.equal(params.when.schema.format, "date-time");
-    assert.deepEqual(params.tag, { name: "tag", in: "query", required: true, schema: { type: "array", items: { type: "string" } }, style: "form", explode: true });
+    assert.deepEqual(params.tag, {
+      name: "tag",
+      in: "query",
+      required: true,
+      schema: { type: "array", items: { type: "string" } },
+      style: "form",
+      explode: true,
+    });
     assert.equal(params.flag.required, false);
     assert.deepEqual(params.limit.schema, { type: "number", format: "double", minimum: 1, maximum: 100 });
     assert.equal(params["x-tenant"].in, "header");
@@ -149,4 +156,3 @@ describe("OpenAPI 3.1 (issue 28, item 3)", () => {
     });
   });
 });
-

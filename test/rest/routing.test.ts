@@ -39,8 +39,14 @@ describe("REST mappings (issue 28, item 1)", () => {
       it("query parameters: optional ones may be absent, repeated keys fill arrays", async () => {
         assert.ok((await get("/users")).json().length >= 2);
         assert.deepEqual((await get("/users?limit=1")).json(), [{ id: 1, name: "ann", tags: ["admin"] }]);
-        assert.deepEqual((await get("/users?tag=admin&tag=admin&limit=5")).json().map((u: { id: number }) => u.id), [1]);
-        assert.deepEqual((await get("/users?tag%5B%5D=admin&tag[]=admin")).json().map((u: { id: number }) => u.id), [1]);
+        assert.deepEqual(
+          (await get("/users?tag=admin&tag=admin&limit=5")).json().map((u: { id: number }) => u.id),
+          [1],
+        );
+        assert.deepEqual(
+          (await get("/users?tag%5B%5D=admin&tag[]=admin")).json().map((u: { id: number }) => u.id),
+          [1],
+        );
       });
 
       it("every scalar type converts from text; number arrays from repeated keys", async () => {
@@ -72,7 +78,10 @@ describe("REST mappings (issue 28, item 1)", () => {
           big.json().message,
           'path parameter "id" must be an integer within ±9007199254740991 (declare the parameter bigint or string for larger ones), got string "9007199254740993"',
         );
-        assert.deepEqual((await get("/types/true/1/2024-01-01?n=-1.5e2&n=.5&n=9007199254740991")).json(), "boolean:true bigint:1 2024-01-01T00:00:00.000Z number,number,number:-150+0.5+9007199254740991");
+        assert.deepEqual(
+          (await get("/types/true/1/2024-01-01?n=-1.5e2&n=.5&n=9007199254740991")).json(),
+          "boolean:true bigint:1 2024-01-01T00:00:00.000Z number,number,number:-150+0.5+9007199254740991",
+        );
         const enc = await get("/files/%E0%A4%A");
         assert.equal(enc.status, 400);
         assert.match(enc.json().message, /path parameter "name" is not valid percent-encoded/);
@@ -206,7 +215,10 @@ describe("REST mapping declared in @Method({ http, params }) (the form for stand
       assert.equal(await r.json(), "number:5 n 6");
       const d = server.registeredServices.find((s) => s.name === "demo.Declared")?.methods[0];
       assert.deepEqual(d?.http, { method: "PUT", path: "/declared/{id}", segments: ["declared", { param: "id" }] });
-      assert.deepEqual(d?.params.map((p) => p.in), ["path", "query", undefined]);
+      assert.deepEqual(
+        d?.params.map((p) => p.in),
+        ["path", "query", undefined],
+      );
     } finally {
       await server.close();
     }
@@ -324,7 +336,10 @@ describe("REST routes with auth, interceptors and server streams", () => {
     assert.equal(r.status, 200);
     assert.match(String(r.headers.get("content-type")), /^text\/event-stream/);
     const text = await r.text();
-    assert.deepEqual([...text.matchAll(/^data: (.*)$/gm)].map((m) => m[1]), ['"item 1"', '"item 2"', '"item 3"']);
+    assert.deepEqual(
+      [...text.matchAll(/^data: (.*)$/gm)].map((m) => m[1]),
+      ['"item 1"', '"item 2"', '"item 3"'],
+    );
   });
 
   it("query names Connect GETs use (message, connect) reach a REST route, not the Connect handler", async () => {

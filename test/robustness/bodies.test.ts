@@ -102,7 +102,12 @@ describe("robustness: hostile request bodies", () => {
 
     it("a gzip bomb on a streaming codec (multipart) → 413", async (t) => {
       if (!have.multipart) return t.skip("multipart codec not registered yet (src/codec/codec-table.ts)");
-      const body = zlib.gzipSync(multipart([{ name: "file", filename: "z.bin", body: Buffer.alloc(64 * 1024 * 1024) }, { name: "note", body: "n" }]));
+      const body = zlib.gzipSync(
+        multipart([
+          { name: "file", filename: "z.bin", body: Buffer.alloc(64 * 1024 * 1024) },
+          { name: "note", body: "n" },
+        ]),
+      );
       const r = await post1(url, "/robust.User/Upload", { headers: { ...MULTIPART_CT, "content-encoding": "gzip" }, body });
       assertError(r, 413, "resource_exhausted");
       await server.assertHealthy();
@@ -210,7 +215,10 @@ describe("robustness: hostile request bodies", () => {
       assertError(await post1(url, "/robust.User/Upload", { headers: MULTIPART_CT, body: big }), 413, "resource_exhausted");
       const ok = await post1(url, "/robust.User/Upload", {
         headers: MULTIPART_CT,
-        body: multipart([{ name: "file", filename: "a.txt", type: "text/plain", body: "hello" }, { name: "note", body: "n" }]),
+        body: multipart([
+          { name: "file", filename: "a.txt", type: "text/plain", body: "hello" },
+          { name: "note", body: "n" },
+        ]),
       });
       assert.equal(ok.status, 200, ok.text());
       assert.deepEqual(ok.json(), { size: 5, filename: "a.txt", note: "n" });

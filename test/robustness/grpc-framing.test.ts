@@ -147,7 +147,11 @@ describe("robustness: bad gRPC framing", () => {
 
   it("the frame split one byte per DATA frame still works (decoder state across chunks)", async () => {
     const m = lp(greetRequest("triple"));
-    const r = await grpcCall(session, GREET, [...m].map((b) => Buffer.from([b])));
+    const r = await grpcCall(
+      session,
+      GREET,
+      [...m].map((b) => Buffer.from([b])),
+    );
     assert.equal(r.grpcStatus, 0, r.grpcMessage);
   });
 

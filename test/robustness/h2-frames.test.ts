@@ -2,16 +2,7 @@ import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { H2 } from "../helpers/http.js";
 import { ServerChild, whileGreeting } from "./child.js";
-import {
-  FLAG_END_HEADERS,
-  FLAG_END_STREAM,
-  FrameType,
-  frame,
-  greetHeaders,
-  H2Error,
-  hpack,
-  RawH2,
-} from "./raw-h2.js";
+import { FLAG_END_HEADERS, FLAG_END_STREAM, FrameType, frame, greetHeaders, H2Error, hpack, RawH2 } from "./raw-h2.js";
 
 /** A short idle timeout, so that lingering connections are seen to close within the test. */
 const IDLE_MS = 2000;
@@ -73,10 +64,7 @@ describe("robustness: malformed HTTP/2 frames and headers", () => {
 
   it("HEADERS with an invalid HPACK block (index 0, index past the table) → GOAWAY COMPRESSION_ERROR", async () => {
     await expectGoAway(frame(FrameType.HEADERS, FLAG_END_HEADERS | FLAG_END_STREAM, 1, Buffer.from([0x80])), H2Error.COMPRESSION_ERROR);
-    await expectGoAway(
-      frame(FrameType.HEADERS, FLAG_END_HEADERS | FLAG_END_STREAM, 1, Buffer.from([0xff, 0xff, 0xff, 0x7f])),
-      H2Error.COMPRESSION_ERROR,
-    );
+    await expectGoAway(frame(FrameType.HEADERS, FLAG_END_HEADERS | FLAG_END_STREAM, 1, Buffer.from([0xff, 0xff, 0xff, 0x7f])), H2Error.COMPRESSION_ERROR);
   });
 
   it("a CONTINUATION without a preceding HEADERS → GOAWAY PROTOCOL_ERROR", async () => {
@@ -122,7 +110,10 @@ describe("robustness: malformed HTTP/2 frames and headers", () => {
       `frames: ${JSON.stringify(c.frames.map((f) => [f.type, f.streamId]))}`,
     );
     for (const i of ids) assert.equal(c.rstCodes(i)[0], H2Error.PROTOCOL_ERROR);
-    const body = c.frames.filter((f) => f.type === FrameType.DATA && f.streamId === good).map((f) => f.payload.toString()).join("");
+    const body = c.frames
+      .filter((f) => f.type === FrameType.DATA && f.streamId === good)
+      .map((f) => f.payload.toString())
+      .join("");
     assert.deepEqual(JSON.parse(body), { greeting: "triple" });
   });
 

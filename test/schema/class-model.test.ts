@@ -129,11 +129,14 @@ describe("registration refuses what would misbehave", () => {
     Method()(Calc.prototype, "add", Object.getOwnPropertyDescriptor(Calc.prototype, "add")!);
     Param("a")(Calc.prototype, "add", 0);
     Param("b")(Calc.prototype, "add", 1);
-    assert.throws(() => createServer({ services: [new Calc()], health: false }), (e: Error) => {
-      assert.match(e.message, /^Calc\.add: parameter #1 has no type/);
-      assert.match(e.message, /emitDecoratorMetadata/);
-      return true;
-    });
+    assert.throws(
+      () => createServer({ services: [new Calc()], health: false }),
+      (e: Error) => {
+        assert.match(e.message, /^Calc\.add: parameter #1 has no type/);
+        assert.match(e.message, /emitDecoratorMetadata/);
+        return true;
+      },
+    );
   });
 
   it("parameters declared both with @Method({ params }) and with @Param: a registration error saying to pick one", () => {
@@ -143,9 +146,17 @@ describe("registration refuses what would misbehave", () => {
       }
     }
     Service("calc.Mixed")(Mixed);
-    Method({ params: [{ name: "a", type: Number }, { name: "b", type: Number }] })(Mixed.prototype, "add", Object.getOwnPropertyDescriptor(Mixed.prototype, "add")!);
+    Method({
+      params: [
+        { name: "a", type: Number },
+        { name: "b", type: Number },
+      ],
+    })(Mixed.prototype, "add", Object.getOwnPropertyDescriptor(Mixed.prototype, "add")!);
     Param({ name: "a", type: Number })(Mixed.prototype, "add", 0);
-    assert.throws(() => createServer({ services: [new Mixed()], health: false }), /^TypeError: Mixed\.add: declare parameters either with @Method\(\{ params \}\) or with @Param\/@Ctx, not both$/);
+    assert.throws(
+      () => createServer({ services: [new Mixed()], health: false }),
+      /^TypeError: Mixed\.add: declare parameters either with @Method\(\{ params \}\) or with @Param\/@Ctx, not both$/,
+    );
   });
 
   it("explicit parameter types need no metadata, and bind as declared", async () => {
@@ -200,7 +211,12 @@ describe("registration refuses what would misbehave", () => {
     const one = new One();
     assert.throws(() => createServer({ services: [one, one] }), /service dup\.Svc is registered twice with the same instance/);
     // Versions tell registrations apart.
-    const ok = createServer({ services: [{ implementation: new One(), version: "1" }, { implementation: new Two(), version: "2" }] });
+    const ok = createServer({
+      services: [
+        { implementation: new One(), version: "1" },
+        { implementation: new Two(), version: "2" },
+      ],
+    });
     assert.equal(ok.registeredServices.filter((s) => s.name === "dup.Svc").length, 2);
   });
 
@@ -288,7 +304,10 @@ describe("registration refuses what would misbehave", () => {
         return r.at;
       }
     }
-    assert.throws(() => createServer({ services: [new ContraField()], health: false }), /Row\.at: the declared type \(date\) contradicts the TypeScript type the compiler emitted \(String\)/);
+    assert.throws(
+      () => createServer({ services: [new ContraField()], health: false }),
+      /Row\.at: the declared type \(date\) contradicts the TypeScript type the compiler emitted \(String\)/,
+    );
     @Service("contra.Ok")
     class Loose {
       @Method() any(@Param({ name: "v", type: Object }) v: string, @Param({ name: "f", type: InMemoryFile }) f: Uint8Array): string {

@@ -39,7 +39,10 @@ describe("triple-rpc proto on modules with side effects", () => {
     const r = cli("dist/test/schema/cli-empty-module.js");
     assert.equal(r.signal, null, "the command exits on its own");
     assert.equal(r.status, 1);
-    assert.match(r.stderr, /cli-empty-module\.js exports no @Service class and defines none: point the command at the compiled module that defines your service classes/);
+    assert.match(
+      r.stderr,
+      /cli-empty-module\.js exports no @Service class and defines none: point the command at the compiled module that defines your service classes/,
+    );
   });
 
   it("an ES module whose top-level await never settles: exit 1 after the import limit (--import-timeout-ms), naming the module", () => {

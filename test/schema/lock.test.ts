@@ -300,8 +300,16 @@ describe("schema lock: edits × verdict", () => {
         row.breaking,
         lines.join("\n"),
       );
-      for (const re of row.expect) assert.ok(lines.some((l) => re.test(l)), `no change matches ${re}:\n${lines.join("\n")}`);
-      for (const l of lines) assert.ok(row.expect.some((re) => re.test(l)), `unexpected change: ${l}`);
+      for (const re of row.expect)
+        assert.ok(
+          lines.some((l) => re.test(l)),
+          `no change matches ${re}:\n${lines.join("\n")}`,
+        );
+      for (const l of lines)
+        assert.ok(
+          row.expect.some((re) => re.test(l)),
+          `unexpected change: ${l}`,
+        );
     });
   }
 

@@ -185,9 +185,7 @@ describe("gRPC server reflection", () => {
     assert.equal(methods.find((m) => m.name === "adjustStock")?.idempotency, MethodOptions_IdempotencyLevel.IDEMPOTENCY_UNKNOWN);
 
     // A client from nothing but the reflected descriptors.
-    const root = (protobuf.Root as unknown as { fromDescriptor(set: Uint8Array): protobuf.Root }).fromDescriptor(
-      toBinary(FileDescriptorSetSchema, set),
-    );
+    const root = (protobuf.Root as unknown as { fromDescriptor(set: Uint8Array): protobuf.Root }).fromDescriptor(toBinary(FileDescriptorSetSchema, set));
     const def = loader.fromJSON(root.toJSON() as any, { keepCase: true, longs: String, defaults: true });
     const Ctor = (grpc.loadPackageDefinition(def) as any).inventory.InventoryService;
     const inv = new Ctor(address, grpc.credentials.createInsecure());

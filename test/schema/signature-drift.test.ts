@@ -1,6 +1,16 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { type ClientContentType, closeClient, createClient, describeService, Method, Param, Service, type TripleServer, createServer } from "../../src/index.js";
+import {
+  type ClientContentType,
+  closeClient,
+  createClient,
+  describeService,
+  Method,
+  Param,
+  Service,
+  type TripleServer,
+  createServer,
+} from "../../src/index.js";
 import { diffSchemaLocks, schemaLock } from "../../src/schema/lock.js";
 
 /**
@@ -169,7 +179,11 @@ describe("signature drift: old clients against new servers, every protocol", () 
         return;
       }
       assert.ok(breaking.length > 0, `--check passed it, and the old client's calls gave:\n${results.join("\n")}`);
-      for (const re of row.refused) assert.ok(breaking.some((l) => re.test(l)), `no breaking change matches ${re}:\n${breaking.join("\n")}`);
+      for (const re of row.refused)
+        assert.ok(
+          breaking.some((l) => re.test(l)),
+          `no breaking change matches ${re}:\n${breaking.join("\n")}`,
+        );
       // Refused for a reason: at least one protocol's call changed its meaning.
       assert.ok(!sameMeaning, `refused, yet every protocol kept the meaning:\n${results.join("\n")}`);
     });
@@ -180,6 +194,9 @@ describe("signature drift: old clients against new servers, every protocol", () 
     delete old.services["drift.Mover"].methods.move.params;
     const changes = diffSchemaLocks(old as typeof V1_LOCK, schemaLock([describeService(ROWS[1].v2)]));
     const lines = changes.filter((c) => c.breaking).map((c) => c.message);
-    assert.ok(lines.some((l) => /parameter #1 "from" moved to #2 .*rewrite the lock with --write/.test(l)), lines.join("\n"));
+    assert.ok(
+      lines.some((l) => /parameter #1 "from" moved to #2 .*rewrite the lock with --write/.test(l)),
+      lines.join("\n"),
+    );
   });
 });

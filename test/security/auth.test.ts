@@ -1,18 +1,6 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import {
-  CallContext,
-  Code,
-  closeClient,
-  createClient,
-  Ctx,
-  createServer,
-  Method,
-  Param,
-  RpcError,
-  Service,
-  type TripleServer,
-} from "../../src/index.js";
+import { CallContext, Code, closeClient, createClient, Ctx, createServer, Method, Param, RpcError, Service, type TripleServer } from "../../src/index.js";
 import { H2, JSON_HEADERS, post1 } from "../helpers/http.js";
 
 @Service("test.SecureService", { auth: true })

@@ -1,19 +1,7 @@
 import * as assert from "node:assert/strict";
 import * as http from "node:http";
 import { describe, it } from "node:test";
-import {
-  CallContext,
-  Code,
-  closeClient,
-  createClient,
-  createServer,
-  Ctx,
-  Method,
-  Param,
-  type RpcError,
-  ServerStream,
-  Service,
-} from "../../src/index.js";
+import { CallContext, Code, closeClient, createClient, createServer, Ctx, Method, Param, type RpcError, ServerStream, Service } from "../../src/index.js";
 import { H2, JSON_HEADERS, post1 } from "../helpers/http.js";
 
 const stats = { started: 0, finished: 0, aborted: 0 };

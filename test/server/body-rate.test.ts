@@ -47,7 +47,12 @@ describe("request body rules: what they leave alone", () => {
     const session = http2.connect(server.url);
     session.on("error", () => {});
     try {
-      const req = session.request({ ":method": "POST", ":path": "/greet.GreetService/GreetClientStream", "content-type": "application/grpc+json", te: "trailers" });
+      const req = session.request({
+        ":method": "POST",
+        ":path": "/greet.GreetService/GreetClientStream",
+        "content-type": "application/grpc+json",
+        te: "trailers",
+      });
       let body = Buffer.alloc(0);
       let trailers: http2.IncomingHttpHeaders = {};
       req.on("data", (c: Buffer) => {
@@ -81,7 +86,11 @@ describe("request body rules: what they leave alone", () => {
 
   it("uploads at full speed are served on both versions", async () => {
     for (const send of [upload1, upload2]) {
-      const a = await send(server.url, "/test.Uploads/stored", { files: [{ name: "file", size: 4 * MiB }], fields: [{ name: "note", value: "n" }], filesFirst: true });
+      const a = await send(server.url, "/test.Uploads/stored", {
+        files: [{ name: "file", size: 4 * MiB }],
+        fields: [{ name: "note", value: "n" }],
+        filesFirst: true,
+      });
       assert.equal(a.status, 200, a.body);
     }
   });
@@ -98,7 +107,8 @@ describe("request body rules: options", () => {
       assert.throws(
         () => createServer({ minBodyBytesPerSecond: v as unknown as number }),
         (e: unknown) =>
-          e instanceof TypeError && e.message === `createServer: minBodyBytesPerSecond must be a finite number of bytes per second >= 0 (0 switches the check off), got ${shown}`,
+          e instanceof TypeError &&
+          e.message === `createServer: minBodyBytesPerSecond must be a finite number of bytes per second >= 0 (0 switches the check off), got ${shown}`,
         String(v),
       );
     }
@@ -108,7 +118,10 @@ describe("request body rules: options", () => {
 
   it("bodyRateWindowMs is a timeout like the others: a fraction or a negative number → TypeError naming it", () => {
     assert.throws(() => createServer({ bodyRateWindowMs: 1.5 }), /createServer: bodyRateWindowMs must be a whole number of milliseconds/);
-    assert.throws(() => createServer({ bodyRateWindowMs: -1 }), /createServer: bodyRateWindowMs must be a whole number of milliseconds from 0 to 2147483647 \(0 switches the rate check off\), got -1/);
+    assert.throws(
+      () => createServer({ bodyRateWindowMs: -1 }),
+      /createServer: bodyRateWindowMs must be a whole number of milliseconds from 0 to 2147483647 \(0 switches the rate check off\), got -1/,
+    );
   });
 
   it("a mounted handler refuses them: the port's owner times its requests", () => {

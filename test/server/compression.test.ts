@@ -158,9 +158,7 @@ describe("compression and the body limit (issue 2 item 6)", () => {
     const sock = net.connect(port, "127.0.0.1");
     const chunks: Buffer[] = [];
     sock.on("data", (d) => chunks.push(d));
-    sock.write(
-      `POST /test.Calc/size HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${100 * MiB}\r\n\r\n["`,
-    );
+    sock.write(`POST /test.Calc/size HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${100 * MiB}\r\n\r\n["`);
     // The server answers at once, then closes the connection (without reading 100 MiB).
     await new Promise<void>((resolve) =>
       sock.on("data", () => {

@@ -27,8 +27,7 @@ describe("error responses: JSON body with status, message and code (issue 2 item
   for (const v of ["1.1", "2"] as const) {
     const c = () => callers[v === "1.1" ? 0 : 1];
     const s = () => strictCallers[v === "1.1" ? 0 : 1];
-    const post = (path: string, body: string | Uint8Array, headers: Record<string, string> = JSON_HEADERS) =>
-      c().call(path, { headers, body });
+    const post = (path: string, body: string | Uint8Array, headers: Record<string, string> = JSON_HEADERS) => c().call(path, { headers, body });
 
     describe(`HTTP/${v}`, () => {
       it("unknown service: 404, status 60, names the service", async () => {

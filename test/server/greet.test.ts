@@ -20,8 +20,7 @@ describe("greet sample over both HTTP versions", () => {
   });
 
   for (const version of ["1.1", "2"] as const) {
-    const call = (path: string, init: Parameters<typeof post1>[2]) =>
-      version === "1.1" ? post1(url, path, init) : h2.request(path, init);
+    const call = (path: string, init: Parameters<typeof post1>[2]) => (version === "1.1" ? post1(url, path, init) : h2.request(path, init));
 
     it(`HTTP/${version}: Greet with the accepted name answers the greeting`, async () => {
       const r = await call("/greet.GreetService/Greet", { headers: JSON_HEADERS, body: '{"name":"triple"}' });

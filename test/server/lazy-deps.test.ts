@@ -48,8 +48,17 @@ describe("optional parsers load on first use", () => {
     assert.deepEqual(out.json, [[200, '{"text":"a"}'], []]);
     assert.deepEqual(out.utf8, [[200, '{"text":"ü"}'], []]);
     assert.deepEqual(out.latin1, [[200, '{"text":"ü"}'], ["iconv-lite"]]);
-    assert.deepEqual(out.xml, [[200, '<?xml version="1.0" encoding="UTF-8"?><response><text>x</text></response>'], ["iconv-lite", "fast-xml-parser"]]);
-    assert.deepEqual(out.multipart, [[200, '{"text":"y"}'], ["iconv-lite", "fast-xml-parser", "@fastify/busboy"]]);
-    assert.deepEqual(out.protojson, [[200, { body: "AAA=" }], ["iconv-lite", "fast-xml-parser", "@fastify/busboy", "protobufjs/ext"]]);
+    assert.deepEqual(out.xml, [
+      [200, '<?xml version="1.0" encoding="UTF-8"?><response><text>x</text></response>'],
+      ["iconv-lite", "fast-xml-parser"],
+    ]);
+    assert.deepEqual(out.multipart, [
+      [200, '{"text":"y"}'],
+      ["iconv-lite", "fast-xml-parser", "@fastify/busboy"],
+    ]);
+    assert.deepEqual(out.protojson, [
+      [200, { body: "AAA=" }],
+      ["iconv-lite", "fast-xml-parser", "@fastify/busboy", "protobufjs/ext"],
+    ]);
   });
 });

@@ -32,7 +32,9 @@ describe("createServer limits: undefined keeps the default, bad values and unkno
     ] as const) {
       assert.throws(
         () => createServer({ limits: { maxBodyBytes: v as unknown as number } }),
-        (e: unknown) => e instanceof TypeError && e.message === `createServer: limits.maxBodyBytes must be a non-negative integer number of bytes (Infinity for no limit), got ${shown}`,
+        (e: unknown) =>
+          e instanceof TypeError &&
+          e.message === `createServer: limits.maxBodyBytes must be a non-negative integer number of bytes (Infinity for no limit), got ${shown}`,
         String(v),
       );
     }
@@ -52,7 +54,9 @@ describe("createServer limits: undefined keeps the default, bad values and unkno
   it("maxNumberDigits: below 19 (a Java long's digits) → TypeError naming it; 19 and Infinity are kept", () => {
     assert.throws(
       () => createServer({ limits: { maxNumberDigits: 18 } }),
-      (e: unknown) => e instanceof TypeError && e.message === "createServer: limits.maxNumberDigits must be a whole number >= 19 (a Java long's digits; Infinity for no limit), got 18",
+      (e: unknown) =>
+        e instanceof TypeError &&
+        e.message === "createServer: limits.maxNumberDigits must be a whole number >= 19 (a Java long's digits; Infinity for no limit), got 18",
     );
     assert.throws(() => createServer({ limits: { maxNumberDigits: Number.NaN } }), /limits\.maxNumberDigits must be a whole number >= 19/);
     assert.doesNotThrow(() => createServer({ limits: { maxNumberDigits: 19 } }));
@@ -74,7 +78,9 @@ describe("createServer limits: undefined keeps the default, bad values and unkno
       ] as const) {
         assert.throws(
           () => createServer({ [name]: v as unknown as number }),
-          (e: unknown) => e instanceof TypeError && e.message === `createServer: ${name} must be a whole number of milliseconds from 0 to 2147483647 (0 switches the timeout off), got ${shown}`,
+          (e: unknown) =>
+            e instanceof TypeError &&
+            e.message === `createServer: ${name} must be a whole number of milliseconds from 0 to 2147483647 (0 switches the timeout off), got ${shown}`,
           `${name} ${String(v)}`,
         );
       }
@@ -90,19 +96,24 @@ describe("createServer limits: undefined keeps the default, bad values and unkno
           () => createServer({ [name]: v }),
           (e: unknown) =>
             e instanceof TypeError &&
-            e.message === `createServer: ${name} must be a whole number of milliseconds from 0 to 2147483647 (${zero[name] ?? "0 switches the timeout off"}), got ${String(v)}`,
+            e.message ===
+              `createServer: ${name} must be a whole number of milliseconds from 0 to 2147483647 (${zero[name] ?? "0 switches the timeout off"}), got ${String(v)}`,
           `${name} ${String(v)}`,
         );
       }
       assert.doesNotThrow(() => createServer({ requestTimeoutMs: 0, [name]: 2_147_483_647 }));
     }
-    assert.throws(() => createServer({ shutdownTimeoutMs: -1 }), /createServer: shutdownTimeoutMs must be a whole number of milliseconds from 0 to 2147483647 \(0 cancels in-flight calls at once\), got -1/);
+    assert.throws(
+      () => createServer({ shutdownTimeoutMs: -1 }),
+      /createServer: shutdownTimeoutMs must be a whole number of milliseconds from 0 to 2147483647 \(0 cancels in-flight calls at once\), got -1/,
+    );
     // node:http's own rule (headers within the request's time), said with our names.
     assert.throws(
       () => createServer({ headersTimeoutMs: 400_000 }),
       (e: unknown) =>
         e instanceof TypeError &&
-        e.message === "createServer: headersTimeoutMs (400000) must not exceed requestTimeoutMs (300000, the default): raise requestTimeoutMs too, or set it to 0",
+        e.message ===
+          "createServer: headersTimeoutMs (400000) must not exceed requestTimeoutMs (300000, the default): raise requestTimeoutMs too, or set it to 0",
     );
     assert.doesNotThrow(() => createServer({ headersTimeoutMs: 400_000, requestTimeoutMs: 500_000 }));
   });

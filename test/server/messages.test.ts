@@ -24,7 +24,10 @@ describe("error messages that say what to change", () => {
   it("a bigint beyond 2^53 sent as a JSON number: the message explains the rounding and the fix", async () => {
     const r = await post1(server.url, "/messages.Big/echo", { headers: { "content-type": "application/json" }, body: "[12345678901234567890]" });
     assert.equal(r.status, 400);
-    assert.match(r.json().message, /parameter #1 must be an integer; 12345678901234567000 is beyond JavaScript's exact integers \(±2\^53\), so the number was rounded while parsing: send it as a JSON string/);
+    assert.match(
+      r.json().message,
+      /parameter #1 must be an integer; 12345678901234567000 is beyond JavaScript's exact integers \(±2\^53\), so the number was rounded while parsing: send it as a JSON string/,
+    );
     const ok = await post1(server.url, "/messages.Big/echo", { headers: { "content-type": "application/json" }, body: '["12345678901234567890"]' });
     assert.equal(ok.json(), "12345678901234567890");
   });

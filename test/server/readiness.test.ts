@@ -17,8 +17,7 @@ class Echo {
   }
 }
 
-const check = (url: string) =>
-  post1(url, "/grpc.health.v1.Health/Check", { headers: JSON_HEADERS, body: '{"service":""}' });
+const check = (url: string) => post1(url, "/grpc.health.v1.Health/Check", { headers: JSON_HEADERS, body: '{"service":""}' });
 
 describe("readiness during shutdown", () => {
   it("drainDelayMs: NOT_SERVING on a new connection and calls still served, then the listener closes", async () => {

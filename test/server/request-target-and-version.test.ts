@@ -58,7 +58,13 @@ describe("request targets and the httpVersion option", () => {
     assert.match(await raw(server.address.port, call("/test.Calc/add")), /\r\n\r\n3$/);
   });
 
-  for (const [v, expect] of [[2, "2"], ["2", "2"], [1.1, "1.1"], ["1.1", "1.1"], ["2.0", "2"]] as const) {
+  for (const [v, expect] of [
+    [2, "2"],
+    ["2", "2"],
+    [1.1, "1.1"],
+    ["1.1", "1.1"],
+    ["2.0", "2"],
+  ] as const) {
     it(`createClient httpVersion ${JSON.stringify(v)} (${typeof v}) → HTTP/${expect}`, async () => {
       const c = createClient(VersionService, { providers: [server.url], httpVersion: v as "2" });
       try {
@@ -73,7 +79,10 @@ describe("request targets and the httpVersion option", () => {
     for (const v of [3, "3", "h2", 1]) {
       assert.throws(
         () => createClient(VersionService, { providers: [server.url], httpVersion: v as "2" }),
-        (e: Error) => e instanceof TypeError && /httpVersion must be "2" or "1\.1" \(the numbers 2 and 1\.1 work too\), got /.test(e.message) && e.message.includes(String(v)),
+        (e: Error) =>
+          e instanceof TypeError &&
+          /httpVersion must be "2" or "1\.1" \(the numbers 2 and 1\.1 work too\), got /.test(e.message) &&
+          e.message.includes(String(v)),
       );
     }
   });

@@ -31,8 +31,7 @@ describe("version/group routing, timeouts and the call context (issue 2 items 7,
 
   for (const v of ["1.1", "2"] as const) {
     const c = () => callers[v === "1.1" ? 0 : 1];
-    const who = (headers: Record<string, string>) =>
-      c().call("/test.Versioned/who", { headers: { ...JSON_HEADERS, ...headers }, body: "[]" });
+    const who = (headers: Record<string, string>) => c().call("/test.Versioned/who", { headers: { ...JSON_HEADERS, ...headers }, body: "[]" });
 
     describe(`HTTP/${v}`, () => {
       it("tri-service-version / tri-service-group select the registration", async () => {

@@ -26,10 +26,22 @@ describe("StreamTable", () => {
     assert.equal(t.delete(5), true);
     assert.equal(t.delete(5), false);
     assert.equal(t.has(5), false);
-    assert.deepEqual([...t], [[1, "a"], [3, "B"]]);
+    assert.deepEqual(
+      [...t],
+      [
+        [1, "a"],
+        [3, "B"],
+      ],
+    );
     assert.deepEqual([...t.keys()], [1, 3]);
     assert.deepEqual([...t.values()], ["a", "B"]);
-    assert.deepEqual([...t.entries()], [[1, "a"], [3, "B"]]);
+    assert.deepEqual(
+      [...t.entries()],
+      [
+        [1, "a"],
+        [3, "B"],
+      ],
+    );
     t.clear();
     assert.equal(t.size, 0);
     assert.deepEqual([...t], []);
@@ -62,14 +74,16 @@ describe("HTTP/2 sessions use a StreamTable", () => {
     await server.listen({ port: 0, host: "127.0.0.1" });
     const client = http2.connect(server.url);
     try {
-      const calls = Array.from({ length: 300 }, () =>
-        new Promise<number>((resolve, reject) => {
-          const s = client.request({ ":method": "POST", ":path": "/greet.GreetService/Greet", "content-type": "application/json" });
-          s.on("response", (h) => resolve(Number(h[":status"])));
-          s.on("error", reject);
-          s.resume();
-          s.end(JSON.stringify({ name: "triple" }));
-        }),
+      const calls = Array.from(
+        { length: 300 },
+        () =>
+          new Promise<number>((resolve, reject) => {
+            const s = client.request({ ":method": "POST", ":path": "/greet.GreetService/Greet", "content-type": "application/json" });
+            s.on("response", (h) => resolve(Number(h[":status"])));
+            s.on("error", reject);
+            s.resume();
+            s.end(JSON.stringify({ name: "triple" }));
+          }),
       );
       assert.deepEqual(new Set(await Promise.all(calls)), new Set([200]));
       // White-box: the server's own session (test-only reach into private fields).
@@ -122,15 +136,17 @@ describe("HTTP/2 sessions use a StreamTable", () => {
     installStreamTable(client);
     try {
       const bodies = await Promise.all(
-        Array.from({ length: 50 }, () =>
-          new Promise<string>((resolve, reject) => {
-            const r = client.request({});
-            let body = "";
-            r.setEncoding("utf8");
-            r.on("data", (c) => (body += c));
-            r.on("end", () => resolve(body));
-            r.on("error", reject);
-          }),
+        Array.from(
+          { length: 50 },
+          () =>
+            new Promise<string>((resolve, reject) => {
+              const r = client.request({});
+              let body = "";
+              r.setEncoding("utf8");
+              r.on("data", (c) => (body += c));
+              r.on("end", () => resolve(body));
+              r.on("error", reject);
+            }),
         ),
       );
       assert.deepEqual(new Set(bodies), new Set(["ok"]));

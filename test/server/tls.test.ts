@@ -11,7 +11,6 @@ import { selfSigned } from "../helpers/tls.js";
 
 const execFileAsync = promisify(execFile);
 
-
 describe("TLS: h2 and http/1.1 on one port by ALPN (issue 2 item 2)", () => {
   let server: TripleServer;
   let ca: Buffer;
@@ -29,37 +28,35 @@ describe("TLS: h2 and http/1.1 on one port by ALPN (issue 2 item 2)", () => {
 
   it("an http/1.1 ALPN client gets HTTP/1.1", async () => {
     const { port } = server.address;
-    const res = await new Promise<{ status: number; body: string; alpn: string | false | null; version: string }>(
-      (resolve, reject) => {
-        const req = https.request(
-          {
-            host: "127.0.0.1",
-            port,
-            path: "/test.Calc/add",
-            method: "POST",
-            headers: JSON_HEADERS,
-            ca,
-            ALPNProtocols: ["http/1.1"],
-            agent: false,
-          } as https.RequestOptions,
-          (r) => {
-            let body = "";
-            r.setEncoding("utf8");
-            r.on("data", (d) => (body += d));
-            r.on("end", () =>
-              resolve({
-                status: r.statusCode ?? 0,
-                body,
-                alpn: (r.socket as import("node:tls").TLSSocket).alpnProtocol,
-                version: r.httpVersion,
-              }),
-            );
-          },
-        );
-        req.on("error", reject);
-        req.end("[20,22]");
-      },
-    );
+    const res = await new Promise<{ status: number; body: string; alpn: string | false | null; version: string }>((resolve, reject) => {
+      const req = https.request(
+        {
+          host: "127.0.0.1",
+          port,
+          path: "/test.Calc/add",
+          method: "POST",
+          headers: JSON_HEADERS,
+          ca,
+          ALPNProtocols: ["http/1.1"],
+          agent: false,
+        } as https.RequestOptions,
+        (r) => {
+          let body = "";
+          r.setEncoding("utf8");
+          r.on("data", (d) => (body += d));
+          r.on("end", () =>
+            resolve({
+              status: r.statusCode ?? 0,
+              body,
+              alpn: (r.socket as import("node:tls").TLSSocket).alpnProtocol,
+              version: r.httpVersion,
+            }),
+          );
+        },
+      );
+      req.on("error", reject);
+      req.end("[20,22]");
+    });
     assert.deepEqual(res, { status: 200, body: "42", alpn: "http/1.1", version: "1.1" });
   });
 
@@ -87,14 +84,11 @@ describe("TLS: h2 and http/1.1 on one port by ALPN (issue 2 item 2)", () => {
   it("a TLS client offering no ALPN gets HTTP/1.1; errors are the same JSON over TLS", async () => {
     const { port } = server.address;
     const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = https.request(
-        { host: "127.0.0.1", port, path: "/no.Svc/x", method: "POST", headers: JSON_HEADERS, ca, agent: false },
-        (r) => {
-          let body = "";
-          r.on("data", (d) => (body += d));
-          r.on("end", () => resolve({ status: r.statusCode ?? 0, body }));
-        },
-      );
+      const req = https.request({ host: "127.0.0.1", port, path: "/no.Svc/x", method: "POST", headers: JSON_HEADERS, ca, agent: false }, (r) => {
+        let body = "";
+        r.on("data", (d) => (body += d));
+        r.on("end", () => resolve({ status: r.statusCode ?? 0, body }));
+      });
       req.on("error", reject);
       req.end("[]");
     });

@@ -155,11 +155,8 @@ describe("one port for HTTP/1.1 and HTTP/2 (issue 2 item 2) and hostile connecti
   });
 
   it("HTTP/1.1 pipelined requests on one connection are all answered in order", async () => {
-    const req = (body: string) =>
-      `POST /test.Calc/add HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
-    const out = (
-      await raw(port, [req("[1,1]"), req("[1"), req("[2,2]"), "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"].join(""))
-    ).toString();
+    const req = (body: string) => `POST /test.Calc/add HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    const out = (await raw(port, [req("[1,1]"), req("[1"), req("[2,2]"), "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"].join(""))).toString();
     const statuses = [...out.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => m[1]);
     assert.deepEqual(statuses, ["200", "400", "200", "405"]);
   });

@@ -47,7 +47,8 @@ describe("server.unregister: a service withdrawn at run time", () => {
   });
 
   const rest = () => caller.call("/users/1", { method: "GET" });
-  const rpc = (headers: Record<string, string> = {}) => caller.call("/demo.UserService/get", { method: "POST", headers: { ...JSON_CT, ...headers }, body: "[1]" });
+  const rpc = (headers: Record<string, string> = {}) =>
+    caller.call("/demo.UserService/get", { method: "POST", headers: { ...JSON_CT, ...headers }, body: "[1]" });
 
   it("its RPC paths and REST routes answer 404 afterwards; another version stays; registering it again works", async () => {
     const plain = new UserService();
@@ -101,17 +102,27 @@ describe("server.unregister: a service withdrawn at run time", () => {
     const first = await caller.call("/demo.ClashService/first", { method: "POST", headers: JSON_CT, body: "[]" });
     assert.equal(first.status, 404, "a method registered before the conflict is not served");
     assert.throws(() => server.unregister(c), /unregister: service demo\.ClashService is not registered with this implementation/);
-    assert.ok(server.registeredServices.some((s) => s.name === "demo.UserService"), "UserService is still listed");
+    assert.ok(
+      server.registeredServices.some((s) => s.name === "demo.UserService"),
+      "UserService is still listed",
+    );
     assert.equal((await rest()).status, 200);
     server.unregister(u);
     server.register(c);
-    assert.equal((await caller.call("/demo.ClashService/first", { method: "POST", headers: JSON_CT, body: "[]" })).status, 200, "it registers once the conflict is gone");
+    assert.equal(
+      (await caller.call("/demo.ClashService/first", { method: "POST", headers: JSON_CT, body: "[]" })).status,
+      200,
+      "it registers once the conflict is gone",
+    );
     server.unregister(c);
   });
 
   it("an implementation that is not registered (or not under that version) is a TypeError naming the fix", () => {
     const u = new UserService();
-    assert.throws(() => server.unregister(u), /unregister: service demo\.UserService is not registered with this implementation; pass the instance \(and version\/group\) given to register\(\)/);
+    assert.throws(
+      () => server.unregister(u),
+      /unregister: service demo\.UserService is not registered with this implementation; pass the instance \(and version\/group\) given to register\(\)/,
+    );
     server.register(u, { version: "3.0.0" });
     assert.throws(() => server.unregister(u), /not registered with this implementation/);
     server.unregister(u, { version: "3.0.0" });

@@ -58,7 +58,11 @@ function readLayers(): Map<string, number> {
 /** Relative specifiers a file imports or re-exports (type-only and dynamic `import("…")` too). */
 function importsOf(text: string): string[] {
   const out: string[] = [];
-  const patterns = [/\b(?:import|export)\s[^;]*?\bfrom\s*["'](\.\.?\/[^"']+)["']/g, /\bimport\s*\(\s*["'](\.\.?\/[^"']+)["']\s*\)/g, /\bimport\s+["'](\.\.?\/[^"']+)["']/g];
+  const patterns = [
+    /\b(?:import|export)\s[^;]*?\bfrom\s*["'](\.\.?\/[^"']+)["']/g,
+    /\bimport\s*\(\s*["'](\.\.?\/[^"']+)["']\s*\)/g,
+    /\bimport\s+["'](\.\.?\/[^"']+)["']/g,
+  ];
   for (const re of patterns) for (const m of text.matchAll(re)) out.push(m[1]);
   return out;
 }
@@ -106,7 +110,10 @@ describe("layers", () => {
     // The core: the files directly in src/client/ (cluster/ and loadbalance/ pick providers and
     // see no wire; the registry directory filters Dubbo URLs by their scheme, which is not this).
     const core = FILES.filter((x) => dirname(x) === join(SRC, "client"));
-    assert.ok(core.some((f) => f.endsWith(`${sep}client-core.ts`)), "src/client/client-core.ts is checked");
+    assert.ok(
+      core.some((f) => f.endsWith(`${sep}client-core.ts`)),
+      "src/client/client-core.ts is checked",
+    );
     for (const f of core) {
       readFileSync(f, "utf8")
         .split("\n")
@@ -161,10 +168,14 @@ describe("layers", () => {
       if (seen.has(f)) continue;
       seen.add(f);
       const text = readFileSync(f, "utf8");
-      for (const m of text.matchAll(/^\s*(?:import|export)(?!\s+type\b)[^;]*?\bfrom\s*["'](node:[^"']+)["']|\bimport\s*\(\s*["'](node:[^"']+)["']\s*\)(?!\.[A-Z])|\brequire\s*\(\s*["'](node:[^"']+)["']\s*\)/gm)) {
+      for (const m of text.matchAll(
+        /^\s*(?:import|export)(?!\s+type\b)[^;]*?\bfrom\s*["'](node:[^"']+)["']|\bimport\s*\(\s*["'](node:[^"']+)["']\s*\)(?!\.[A-Z])|\brequire\s*\(\s*["'](node:[^"']+)["']\s*\)/gm,
+      )) {
         offenders.push(`${rel(f)} imports ${m[1] ?? m[2] ?? m[3]}`);
       }
-      for (const m of text.matchAll(/^\s*(?:import|export)(?!\s+type\b)[^;]*?\bfrom\s*["'](\.\.?\/[^"']+)["']|\bimport\s*\(\s*["'](\.\.?\/[^"']+)["']\s*\)|^\s*import\s+["'](\.\.?\/[^"']+)["']|\brequire\s*\(\s*["'](\.\.?\/[^"']+)["']\s*\)/gm)) {
+      for (const m of text.matchAll(
+        /^\s*(?:import|export)(?!\s+type\b)[^;]*?\bfrom\s*["'](\.\.?\/[^"']+)["']|\bimport\s*\(\s*["'](\.\.?\/[^"']+)["']\s*\)|^\s*import\s+["'](\.\.?\/[^"']+)["']|\brequire\s*\(\s*["'](\.\.?\/[^"']+)["']\s*\)/gm,
+      )) {
         const target = resolveSpec(f, m[1] ?? m[2] ?? m[3] ?? m[4]);
         if (target?.startsWith(SRC + sep)) stack.push(target);
       }
@@ -187,7 +198,10 @@ const PROTOCOL_NAMES = ["grpc", "grpc-web", "connect", "triple", "triple-websock
 function serverCoreOffenders(): string[] {
   const exempt = (f: string) => /[\\/](protocols|mcp-[\w-]+|openapi[\w-]*)\.ts$/.test(f);
   const core = FILES.filter((x) => dirname(x) === join(SRC, "server") && !exempt(x));
-  assert.ok(core.some((f) => f.endsWith(`${sep}server.ts`)), "src/server/server.ts is checked");
+  assert.ok(
+    core.some((f) => f.endsWith(`${sep}server.ts`)),
+    "src/server/server.ts is checked",
+  );
   const names = new RegExp(`["'\`](${PROTOCOL_NAMES.join("|")})["'\`]`);
   const offenders: string[] = [];
   for (const f of core) {

@@ -232,7 +232,10 @@ describe("source tree structure", () => {
         .filter((t): t is string => t !== undefined);
       graph.set(f, [...new Set(targets)]);
     }
-    assert.ok([...graph.values()].some((t) => t.length > 0), "the import graph has edges");
+    assert.ok(
+      [...graph.values()].some((t) => t.length > 0),
+      "the import graph has edges",
+    );
     const cycles = findCycles(graph).map((c) => [...c, c[0]].map(rel).join(" → "));
     const components = cyclicComponents(graph).map((c) => `{ ${c.map(rel).join(", ")} }`);
     assert.deepEqual(
@@ -264,7 +267,11 @@ describe("source tree structure", () => {
       const first = (lines[0].startsWith("#!") ? lines.slice(1) : lines).find((l) => l.trim() !== "");
       return first === undefined || !/^\s*(\/\/|\/\*)/.test(first);
     });
-    assert.deepEqual(offenders.map(rel), [], `${offenders.length} files open without a head comment: two to four lines on what the file owns and what must not change`);
+    assert.deepEqual(
+      offenders.map(rel),
+      [],
+      `${offenders.length} files open without a head comment: two to four lines on what the file owns and what must not change`,
+    );
   });
 
   it("dist/src/runtime/context.d.ts does not expose the @internal members inflightPrev and abort()", (t) => {

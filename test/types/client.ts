@@ -77,7 +77,12 @@ export async function calls(c: C, signal: AbortSignal): Promise<void> {
   expectType<AsyncIterable<bigint>>()(c.ticks(3));
   for await (const t of c.ticks(3)) expectType<bigint>()(t);
   expectType<Promise<number>>()(c.sum([1, 2, 3]));
-  for await (const d of c.double((async function* () { yield 1; })())) expectType<number>()(d);
+  for await (const d of c.double(
+    (async function* () {
+      yield 1;
+    })(),
+  ))
+    expectType<number>()(d);
 
   // @ts-expect-error: a number where the method takes a string
   await c.greet(1);

@@ -62,7 +62,13 @@ export class Typed {
     return pets.map((p) => p.name).join() + note;
   }
 
-  @Method({ params: [{ name: "day", type: T.localDate }, { name: "at", type: Date }, { name: "json", type: Object }] })
+  @Method({
+    params: [
+      { name: "day", type: T.localDate },
+      { name: "at", type: Date },
+      { name: "json", type: Object },
+    ],
+  })
   async c(day: string, at: Date | undefined, json: { deep: number[] }): Promise<string> {
     return day + at + json.deep;
   }

@@ -29,7 +29,27 @@ function toByteArraySlow(v: bigint): Buffer {
   return out;
 }
 
-const SAMPLES = [0n, 1n, -1n, 127n, 128n, -128n, -129n, 255n, 256n, 2n ** 31n, -(2n ** 31n), 2n ** 32n - 1n, 2n ** 32n, 2n ** 63n, -(2n ** 63n), 2n ** 64n, -(2n ** 64n) + 7n, 3n ** 200n, -(7n ** 333n)];
+const SAMPLES = [
+  0n,
+  1n,
+  -1n,
+  127n,
+  128n,
+  -128n,
+  -129n,
+  255n,
+  256n,
+  2n ** 31n,
+  -(2n ** 31n),
+  2n ** 32n - 1n,
+  2n ** 32n,
+  2n ** 63n,
+  -(2n ** 63n),
+  2n ** 64n,
+  -(2n ** 64n) + 7n,
+  3n ** 200n,
+  -(7n ** 333n),
+];
 
 /**
  * Times `big` once and `small` ten times (the same amount of data), three rounds alternated, and
@@ -80,7 +100,10 @@ describe("big numbers in linear time (issue 33, break 1)", () => {
     assert.equal(roundTrip(1_000_000n), 125_001);
     // The same bits as ten values of a tenth the size, timed in this test: linear work costs the
     // same either way, quadratic work ten times more for the one big value.
-    const { big, small } = linearity(() => roundTrip(1_000_000n), () => roundTrip(100_000n));
+    const { big, small } = linearity(
+      () => roundTrip(1_000_000n),
+      () => roundTrip(100_000n),
+    );
     assert.ok(big < 4 * small, `${big.toFixed(1)} ms for a million bits, ${small.toFixed(1)} ms for ten times 100,000`);
   });
 
@@ -96,7 +119,10 @@ describe("big numbers in linear time (issue 33, break 1)", () => {
       assert.equal(fillDefaults(readHessian(h, { maxNumberDigits: numberDigitsLimit() }), T.bigInteger), v);
       assert.equal(readJsonb(j, { maxNumberDigits: numberDigitsLimit() }), v);
     });
-    assert.throws(() => fillDefaults(readHessian(h), T.bigInteger), /java\.math\.BigInteger of 31250 words \(1000000 bits\) is larger than this server takes \(limits\.maxNumberDigits: 4096 digits, 13607 bits\)/);
+    assert.throws(
+      () => fillDefaults(readHessian(h), T.bigInteger),
+      /java\.math\.BigInteger of 31250 words \(1000000 bits\) is larger than this server takes \(limits\.maxNumberDigits: 4096 digits, 13607 bits\)/,
+    );
     assert.throws(() => readJsonb(j), /a BigInteger of 125001 bytes is larger than this server takes/);
   });
 
@@ -106,7 +132,8 @@ describe("big numbers in linear time (issue 33, break 1)", () => {
       checkDigits("-123456789.123456789e+9", "x");
       assert.throws(
         () => checkDigits("1".repeat(21), "parameter #1 (id)"),
-        (e: Error) => e.message === "parameter #1 (id) is a number of 21 digits, more than this server takes (limits.maxNumberDigits: 20 digits); send a smaller number",
+        (e: Error) =>
+          e.message === "parameter #1 (id) is a number of 21 digits, more than this server takes (limits.maxNumberDigits: 20 digits); send a smaller number",
       );
     });
     assert.equal(numberDigitsLimit(), 4096, "the default is back after the scope");

@@ -78,25 +78,48 @@ const XML_LIMITS: XmlShapeLimits = { maxXmlDepth: 4, maxXmlElements: 10, maxXmlA
 
 describe("checkXmlShape (the XML pre-scan)", () => {
   it("counts elements, attributes and depth; comments, CDATA, PIs and quoted `=`/`>` do not count", () => {
-    checkXmlShape('<?xml version="1.0"?><r a="1" b=\'x=>y\' c="3"><!-- <x a="1" b="2" c="3" d="4"> --><s><t><u/></t></s><![CDATA[<x a=1 b=2 c=3 d=4>]]></r>', XML_LIMITS);
+    checkXmlShape(
+      '<?xml version="1.0"?><r a="1" b=\'x=>y\' c="3"><!-- <x a="1" b="2" c="3" d="4"> --><s><t><u/></t></s><![CDATA[<x a=1 b=2 c=3 d=4>]]></r>',
+      XML_LIMITS,
+    );
   });
 
   it("attributes on one element over the limit → 413 naming maxXmlElementAttributes", () => {
-    assertLimit(() => checkXmlShape('<r a="1" b="2" c="3" d="4"/>', XML_LIMITS), Code.ResourceExhausted, 413, /more than 3 attributes \(limits\.maxXmlElementAttributes\)/);
+    assertLimit(
+      () => checkXmlShape('<r a="1" b="2" c="3" d="4"/>', XML_LIMITS),
+      Code.ResourceExhausted,
+      413,
+      /more than 3 attributes \(limits\.maxXmlElementAttributes\)/,
+    );
   });
 
   it("attributes in the document over the limit → 413 naming maxXmlAttributes", () => {
-    assertLimit(() => checkXmlShape('<r a="1" b="2"><s a="1" b="2"/><s a="1" b="2" c="3"/></r>', XML_LIMITS), Code.ResourceExhausted, 413, /more than 6 attributes \(limits\.maxXmlAttributes\)/);
+    assertLimit(
+      () => checkXmlShape('<r a="1" b="2"><s a="1" b="2"/><s a="1" b="2" c="3"/></r>', XML_LIMITS),
+      Code.ResourceExhausted,
+      413,
+      /more than 6 attributes \(limits\.maxXmlAttributes\)/,
+    );
   });
 
   it("elements over the limit → 413 naming maxXmlElements", () => {
-    assertLimit(() => checkXmlShape(`<r>${"<x/>".repeat(10)}</r>`, XML_LIMITS), Code.ResourceExhausted, 413, /more than 10 elements \(limits\.maxXmlElements\)/);
+    assertLimit(
+      () => checkXmlShape(`<r>${"<x/>".repeat(10)}</r>`, XML_LIMITS),
+      Code.ResourceExhausted,
+      413,
+      /more than 10 elements \(limits\.maxXmlElements\)/,
+    );
   });
 
   it("depth over the limit → 400 naming maxXmlDepth; siblings do not add depth", () => {
     checkXmlShape("<a><b><c><d/></c></b></a>", XML_LIMITS);
     checkXmlShape("<a><b/><b></b><b><c><d></d></c></b></a>", XML_LIMITS);
-    assertLimit(() => checkXmlShape("<a><b><c><d><e/></d></c></b></a>", XML_LIMITS), Code.InvalidArgument, 400, /deeper than 4 elements \(limits\.maxXmlDepth\)/);
+    assertLimit(
+      () => checkXmlShape("<a><b><c><d><e/></d></c></b></a>", XML_LIMITS),
+      Code.InvalidArgument,
+      400,
+      /deeper than 4 elements \(limits\.maxXmlDepth\)/,
+    );
   });
 
   it("runs before the parser: a 200k-attribute element is refused in a scan, not parsed", () => {
@@ -131,7 +154,9 @@ describe("checkXmlShape (the XML pre-scan)", () => {
 
 describe("parseJson: forbidden keys are judged by the decoded key", () => {
   it("\\u-escaped __proto__ / constructor / prototype keys are dropped, at any depth", () => {
-    const v = parseJson(String.raw`{"\u005f\u005fproto__":{"polluted":true},"constr\u0075ctor":1,"pr\u006ftotype":2,"a":{"\u005F_proto__":{"x":1},"b":1}}`) as Record<string, unknown>;
+    const v = parseJson(
+      String.raw`{"\u005f\u005fproto__":{"polluted":true},"constr\u0075ctor":1,"pr\u006ftotype":2,"a":{"\u005F_proto__":{"x":1},"b":1}}`,
+    ) as Record<string, unknown>;
     assert.deepEqual(Object.keys(v), ["a"]);
     assert.deepEqual(Object.keys(v.a as object), ["b"]);
     assert.equal(({} as Record<string, unknown>).polluted, undefined);

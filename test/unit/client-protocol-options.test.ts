@@ -12,11 +12,14 @@ import { GreetServiceImpl } from "../../samples/greet/greet-service.js";
 const PROVIDERS = ["127.0.0.1:1"];
 
 function refused(options: Partial<ClientOptions>, message: RegExp): void {
-  assert.throws(() => createClient(GreetServiceImpl, { providers: PROVIDERS, ...options } as ClientOptions), (e: Error) => {
-    assert.ok(e instanceof TypeError, `${e}`);
-    assert.match(e.message, message);
-    return true;
-  });
+  assert.throws(
+    () => createClient(GreetServiceImpl, { providers: PROVIDERS, ...options } as ClientOptions),
+    (e: Error) => {
+      assert.ok(e instanceof TypeError, `${e}`);
+      assert.match(e.message, message);
+      return true;
+    },
+  );
 }
 
 function accepted(options: Partial<ClientOptions>): void {
@@ -53,7 +56,10 @@ describe("client protocol options", () => {
   it("serialization implies gRPC; the other protocols refuse it", () => {
     accepted({ serialization: "hessian2" });
     for (const protocol of ["triple", "connect", "grpc-web"] as const) {
-      refused({ protocol, serialization: "fastjson2" }, new RegExp(`serialization fastjson2 is Dubbo's wrapper over gRPC; protocol must be "grpc", got "${protocol}"`));
+      refused(
+        { protocol, serialization: "fastjson2" },
+        new RegExp(`serialization fastjson2 is Dubbo's wrapper over gRPC; protocol must be "grpc", got "${protocol}"`),
+      );
     }
     refused({ serialization: "kryo" as never }, /serialization must be "hessian2", "fastjson2" or "json", got "kryo"/);
     refused({ serialization: "hessian2", contentType: "grpc+json" }, /serialization hessian2 is sent as grpc\+proto/);

@@ -2,16 +2,10 @@ import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { Code } from "../../src/protocol/code.js";
-import {
-  type Compression,
-  GRPC_COMPRESSIONS,
-  HTTP_COMPRESSIONS,
-  negotiateEncoding,
-} from "../../src/protocol/compression.js";
+import { type Compression, GRPC_COMPRESSIONS, HTTP_COMPRESSIONS, negotiateEncoding } from "../../src/protocol/compression.js";
 import { RpcError } from "../../src/protocol/rpc-error.js";
 
-const pick = (header: string | undefined, supported = HTTP_COMPRESSIONS): string | undefined =>
-  negotiateEncoding(header, supported)?.name;
+const pick = (header: string | undefined, supported = HTTP_COMPRESSIONS): string | undefined => negotiateEncoding(header, supported)?.name;
 
 describe("negotiateEncoding", () => {
   it("undefined or empty Accept-Encoding picks nothing", () => {
@@ -144,10 +138,7 @@ describe("Compression.decompress limit", () => {
     }
   });
 
-  it(
-    "maxBytes 0 refuses any non-empty output",
-    () => {
-      for (const c of all) assertTooLarge(c, c.compress(Buffer.from([1])), 0);
-    },
-  );
+  it("maxBytes 0 refuses any non-empty output", () => {
+    for (const c of all) assertTooLarge(c, c.compress(Buffer.from([1])), 0);
+  });
 });

@@ -25,13 +25,13 @@ describe("parseDisposition (a multipart part's Content-Disposition)", () => {
   });
 
   it("RFC 5987 extended values win over the plain one, in either order", () => {
-    assert.deepEqual(params("form-data; name=\"f\"; filename=\"r_sum_.txt\"; filename*=UTF-8''r%C3%A9sum%C3%A9.txt"), { name: "f", filename: "résumé.txt" });
-    assert.deepEqual(params("form-data; name=\"f\"; filename*=utf-8'en'r%C3%A9sum%C3%A9.txt; filename=\"r_sum_.txt\""), { name: "f", filename: "résumé.txt" });
+    assert.deepEqual(params('form-data; name="f"; filename="r_sum_.txt"; filename*=UTF-8\'\'r%C3%A9sum%C3%A9.txt'), { name: "f", filename: "résumé.txt" });
+    assert.deepEqual(params('form-data; name="f"; filename*=utf-8\'en\'r%C3%A9sum%C3%A9.txt; filename="r_sum_.txt"'), { name: "f", filename: "résumé.txt" });
     assert.deepEqual(params("form-data; name=\"f\"; filename*=ISO-8859-1''caf%E9"), { name: "f", filename: "café" });
   });
 
   it("malformed parts are left out, never thrown", () => {
-    assert.deepEqual(params("form-data; name=\"f\"; filename*=nonsense"), { name: "f" });
+    assert.deepEqual(params('form-data; name="f"; filename*=nonsense'), { name: "f" });
     assert.deepEqual(params("form-data; name=\"f\"; filename*=x-unknown-charset''a"), { name: "f" });
     assert.deepEqual(params('form-data; junk; name="f"; ; =v'), { name: "f" });
     assert.deepEqual(params('form-data; name="unterminated'), { name: "unterminated" });

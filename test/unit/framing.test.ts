@@ -136,15 +136,11 @@ describe("FrameDecoder", () => {
       .tuple(fc.constantFrom(0, FLAG_COMPRESSED), fc.uint8Array({ maxLength: 40 }))
       .map(([flags, data]): Frame => ({ flags, data: Buffer.from(data) }));
     fc.assert(
-      fc.property(
-        fc.array(frame, { maxLength: 8 }),
-        fc.array(fc.nat(), { maxLength: 12 }),
-        (frames, rawCuts) => {
-          const buf = wire(frames);
-          const cuts = rawCuts.map((c) => c % (buf.length + 1)).sort((a, b) => a - b);
-          assert.deepEqual(decodeSplit(buf, cuts), frames);
-        },
-      ),
+      fc.property(fc.array(frame, { maxLength: 8 }), fc.array(fc.nat(), { maxLength: 12 }), (frames, rawCuts) => {
+        const buf = wire(frames);
+        const cuts = rawCuts.map((c) => c % (buf.length + 1)).sort((a, b) => a - b);
+        assert.deepEqual(decodeSplit(buf, cuts), frames);
+      }),
     );
   });
 });

@@ -118,14 +118,11 @@ describe("errorFromGrpcTrailers", () => {
     assert.equal(errorFromGrpcTrailers({ "grpc-status": "-1" })!.code, Code.Unknown);
   });
 
-  it(
-    "an empty or non-decimal grpc-status is not success",
-    () => {
-      for (const v of ["", " ", "0x0", "0e1", "+0"]) {
-        assert.notEqual(errorFromGrpcTrailers({ "grpc-status": v }), undefined, `grpc-status "${v}"`);
-      }
-    },
-  );
+  it("an empty or non-decimal grpc-status is not success", () => {
+    for (const v of ["", " ", "0x0", "0e1", "+0"]) {
+      assert.notEqual(errorFromGrpcTrailers({ "grpc-status": v }), undefined, `grpc-status "${v}"`);
+    }
+  });
 
   it("details round trip through encodeStatusDetails (type names without the URL prefix)", () => {
     const details = [

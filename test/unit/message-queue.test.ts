@@ -162,17 +162,14 @@ describe("MessageQueue", () => {
     await rejectsWith(p, err);
   });
 
-  it(
-    "abort(err) after end() still drops the waiting messages",
-    async () => {
-      const { q } = make({ maxMessages: 10, maxBytes: 1000 });
-      const err = new Error("deadline");
-      q.push("a", 1);
-      q.end();
-      q.abort(err);
-      await rejectsWith(q.next(), err);
-    },
-  );
+  it("abort(err) after end() still drops the waiting messages", async () => {
+    const { q } = make({ maxMessages: 10, maxBytes: 1000 });
+    const err = new Error("deadline");
+    q.push("a", 1);
+    q.end();
+    q.abort(err);
+    await rejectsWith(q.next(), err);
+  });
 
   it("return() drops the waiting messages and calls onReturn once", async () => {
     const { q, pressure, returns } = make({ maxMessages: 2, maxBytes: 1000 });

@@ -50,24 +50,20 @@ describe("MessageReader", () => {
 
   it("property: any chunking of any messages gives the same messages", () => {
     fc.assert(
-      fc.property(
-        fc.array(fc.string({ unit: "binary-ascii", maxLength: 30 }), { maxLength: 6 }),
-        fc.array(fc.nat(), { maxLength: 8 }),
-        (msgs, rawCuts) => {
-          const buf = frames(...msgs);
-          const cuts = rawCuts.map((c) => c % (buf.length + 1)).sort((a, b) => a - b);
-          const s = sink();
-          const r = new MessageReader(1 << 20, undefined, s);
-          let prev = 0;
-          for (const c of [...cuts, buf.length]) {
-            r.onBodyData(buf.subarray(prev, c));
-            prev = c;
-          }
-          r.onBodyEnd();
-          assert.deepEqual(s.messages, msgs);
-          assert.deepEqual(s.ends, [undefined]);
-        },
-      ),
+      fc.property(fc.array(fc.string({ unit: "binary-ascii", maxLength: 30 }), { maxLength: 6 }), fc.array(fc.nat(), { maxLength: 8 }), (msgs, rawCuts) => {
+        const buf = frames(...msgs);
+        const cuts = rawCuts.map((c) => c % (buf.length + 1)).sort((a, b) => a - b);
+        const s = sink();
+        const r = new MessageReader(1 << 20, undefined, s);
+        let prev = 0;
+        for (const c of [...cuts, buf.length]) {
+          r.onBodyData(buf.subarray(prev, c));
+          prev = c;
+        }
+        r.onBodyEnd();
+        assert.deepEqual(s.messages, msgs);
+        assert.deepEqual(s.ends, [undefined]);
+      }),
     );
   });
 

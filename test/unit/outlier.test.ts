@@ -32,7 +32,11 @@ describe("outlier detection", () => {
     const two = providers(2);
     fail(two[0], two, 5);
     fail(two[1], two, 5);
-    assert.deepEqual(two.map((p) => p.isEjected()), [true, false], "half of two: one");
+    assert.deepEqual(
+      two.map((p) => p.isEjected()),
+      [true, false],
+      "half of two: one",
+    );
     const one = providers(1);
     fail(one[0], one, 50);
     assert.ok(!one[0].isEjected(), "the only provider stays");

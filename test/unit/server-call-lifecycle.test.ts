@@ -92,14 +92,26 @@ const tick = () => new Promise((r) => setImmediate(r));
 describe("ServerCallLifecycle: a protocol's call cannot skip a step", () => {
   it("a call: tracked, abort sink, read, handler, one end written, untracked, released: in that order", () => {
     const log: Log = [];
-    new FakeCall(log, core(log), exchange(log), route((a) => a[0]), undefined);
+    new FakeCall(
+      log,
+      core(log),
+      exchange(log),
+      route((a) => a[0]),
+      undefined,
+    );
     assert.deepEqual(log, ["track", "onAbort", "read", "answer:x", "write:ok", "untrack:ok", "release:ok"]);
   });
 
   it("the deadline fires: the context is aborted and the error written once, untracked once", async () => {
     const log: Log = [];
     let call: FakeCall | undefined;
-    call = new FakeCall(log, core(log), exchange(log), route(() => new Promise(() => {})), 5);
+    call = new FakeCall(
+      log,
+      core(log),
+      exchange(log),
+      route(() => new Promise(() => {})),
+      5,
+    );
     await new Promise((r) => setTimeout(r, 40));
     assert.equal(call.ctx.aborted, true);
     assert.equal((call.ctx.signal.reason as RpcError).code, Code.DeadlineExceeded);
@@ -111,7 +123,13 @@ describe("ServerCallLifecycle: a protocol's call cannot skip a step", () => {
 
   it("finish twice ends once; a late handler outcome writes nothing", () => {
     const log: Log = [];
-    const call = new FakeCall(log, core(log), exchange(log), route(() => new Promise(() => {})), undefined);
+    const call = new FakeCall(
+      log,
+      core(log),
+      exchange(log),
+      route(() => new Promise(() => {})),
+      undefined,
+    );
     call.end(new RpcError(Code.Unavailable, "shutting down"));
     call.end(undefined);
     call.handlerFailed(new Error("after the end"));
@@ -120,7 +138,15 @@ describe("ServerCallLifecycle: a protocol's call cannot skip a step", () => {
 
   it("a failure is untracked with its error, the context aborted, the request side released", () => {
     const log: Log = [];
-    const call = new FakeCall(log, core(log), exchange(log), route(() => { throw new RpcError(Code.NotFound, "none"); }), undefined);
+    const call = new FakeCall(
+      log,
+      core(log),
+      exchange(log),
+      route(() => {
+        throw new RpcError(Code.NotFound, "none");
+      }),
+      undefined,
+    );
     assert.deepEqual(log.slice(3), ["write:NotFound", "untrack:NotFound", "release:NotFound"]);
     assert.equal(call.ctx.aborted, true);
     assert.equal(call.finished, true);
@@ -132,7 +158,13 @@ describe("ServerCallLifecycle: a protocol's call cannot skip a step", () => {
       log.push("authorize");
       throw new RpcError(Code.Unauthenticated, "no token");
     };
-    new FakeCall(log, core(log), exchange(log), route((a) => a[0], deny), undefined);
+    new FakeCall(
+      log,
+      core(log),
+      exchange(log),
+      route((a) => a[0], deny),
+      undefined,
+    );
     await tick();
     assert.deepEqual(log, ["track", "onAbort", "authorize", "write:Unauthenticated", "untrack:Unauthenticated", "release:Unauthenticated"]);
 
@@ -140,7 +172,13 @@ describe("ServerCallLifecycle: a protocol's call cannot skip a step", () => {
     const allow = async () => {
       log2.push("authorize");
     };
-    new FakeCall(log2, core(log2), exchange(log2), route((a) => a[0], allow), undefined);
+    new FakeCall(
+      log2,
+      core(log2),
+      exchange(log2),
+      route((a) => a[0], allow),
+      undefined,
+    );
     assert.deepEqual(log2, ["track", "onAbort", "authorize"], "nothing is read while authorization is pending");
     await tick();
     assert.deepEqual(log2.slice(3), ["read", "answer:x", "write:ok", "untrack:ok", "release:ok"]);
@@ -149,7 +187,13 @@ describe("ServerCallLifecycle: a protocol's call cannot skip a step", () => {
   it("the peer going away: cancelled, nothing written, untracked and released once", () => {
     const log: Log = [];
     const ex = exchange(log);
-    const call = new FakeCall(log, core(log), ex, route(() => new Promise(() => {})), 10_000);
+    const call = new FakeCall(
+      log,
+      core(log),
+      ex,
+      route(() => new Promise(() => {})),
+      10_000,
+    );
     ex.abortSink!.onExchangeAbort();
     ex.abortSink!.onExchangeAbort();
     call.end(undefined);

@@ -70,7 +70,10 @@ describe("error text bounds (issue 33)", () => {
     const bin = Buffer.from(String(t["grpc-status-details-bin"]), "base64");
     assert.ok(bin.length <= MAX_STATUS_DETAILS_BYTES, `${bin.length} bytes`);
     const back = errorFromGrpcTrailers(t as Record<string, string>)!;
-    assert.deepEqual(back.details.map((d) => d.type), ["google.rpc.BadRequest"]);
+    assert.deepEqual(
+      back.details.map((d) => d.type),
+      ["google.rpc.BadRequest"],
+    );
     const kept = badRequestViolations(back);
     assert.ok(kept.length > 10 && kept.length < 100, `${kept.length} violations kept`);
     assert.deepEqual(kept, violations.slice(0, kept.length));
@@ -82,7 +85,10 @@ describe("error text bounds (issue 33)", () => {
   });
 
   it("truncateBadRequest: whole violations only; undefined when not one fits", () => {
-    const d = encodeBadRequest([{ field: "a", description: "x".repeat(50) }, { field: "b", description: "y" }]);
+    const d = encodeBadRequest([
+      { field: "a", description: "x".repeat(50) },
+      { field: "b", description: "y" },
+    ]);
     assert.equal(truncateBadRequest(d, 10_000), d);
     assert.deepEqual(badRequestViolations({ details: [truncateBadRequest(d, 60)!] }), [{ field: "a", description: "x".repeat(50) }]);
     assert.equal(truncateBadRequest(d, 20), undefined);

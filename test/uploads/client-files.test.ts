@@ -142,7 +142,10 @@ describe("typed client: an upload the server refuses early (past maxUploadFileBy
     it(`HTTP/${httpVersion}: 413 resource_exhausted with the server's message, promptly, and the client keeps working`, async () => {
       const up = createClient(UploadService, { providers: [served.server.url], httpVersion, retries: 0, timeoutMs: 30_000 });
       clients.push(up);
-      for (const make of [() => new File([Buffer.alloc(16 * MiB, 1)], "big.bin") as unknown as StreamedFile, () => blocks(64 * MiB, Buffer.alloc(MiB, 2)) as unknown as StreamedFile]) {
+      for (const make of [
+        () => new File([Buffer.alloc(16 * MiB, 1)], "big.bin") as unknown as StreamedFile,
+        () => blocks(64 * MiB, Buffer.alloc(MiB, 2)) as unknown as StreamedFile,
+      ]) {
         const start = Date.now();
         await assert.rejects(up.live("big", make()), (e: unknown) => {
           assert.ok(e instanceof RpcError, String(e));

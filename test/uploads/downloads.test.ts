@@ -22,19 +22,22 @@ interface Got {
 function get1(url: string, path: string, args: unknown[], pauseMs = 0): Promise<Got> {
   const u = new URL(path, url);
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: u.hostname, port: u.port, path: u.pathname, method: "POST", agent: false, headers: { "content-type": "application/json" } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => {
-        chunks.push(c);
-        if (pauseMs > 0) {
-          res.pause();
-          setTimeout(() => res.resume(), pauseMs);
-        }
-      });
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), complete: res.complete }));
-      res.on("error", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), complete: false }));
-      res.on("aborted", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), complete: false }));
-    });
+    const req = http.request(
+      { host: u.hostname, port: u.port, path: u.pathname, method: "POST", agent: false, headers: { "content-type": "application/json" } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => {
+          chunks.push(c);
+          if (pauseMs > 0) {
+            res.pause();
+            setTimeout(() => res.resume(), pauseMs);
+          }
+        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), complete: res.complete }));
+        res.on("error", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), complete: false }));
+        res.on("aborted", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), complete: false }));
+      },
+    );
     req.on("error", reject);
     req.end(JSON.stringify(args));
   });
@@ -217,17 +220,25 @@ describe("downloads: a method returns a file or a stream", () => {
     ]);
     const r = await new Promise<Got>((resolve, reject) => {
       const u = new URL("/test.Downloads/echo", url);
-      const req = http.request({ host: u.hostname, port: u.port, path: u.pathname, method: "POST", agent: false, headers: { "content-type": "multipart/form-data; boundary=b0" } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), complete: true }));
-      });
+      const req = http.request(
+        { host: u.hostname, port: u.port, path: u.pathname, method: "POST", agent: false, headers: { "content-type": "multipart/form-data; boundary=b0" } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), complete: true }));
+        },
+      );
       req.on("error", reject);
       req.end(body);
     });
     assert.equal(r.status, 200);
     assert.equal(r.headers["content-type"], "text/plain");
     assert.equal(r.headers["content-disposition"], 'attachment; filename="up.txt"');
-    assert.equal(createHash("sha256").update(r.body).digest("hex"), createHash("sha256").update(Buffer.alloc(2 * MiB, 0x41)).digest("hex"));
+    assert.equal(
+      createHash("sha256").update(r.body).digest("hex"),
+      createHash("sha256")
+        .update(Buffer.alloc(2 * MiB, 0x41))
+        .digest("hex"),
+    );
   });
 });

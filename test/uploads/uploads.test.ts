@@ -48,7 +48,11 @@ describe("streamed uploads (StreamedFile)", () => {
   for (const [proto, send] of sends) {
     it(`${proto}: a large file is spilled to a 0600 temp file, bound before the handler, deleted after the call`, async () => {
       const size = 3 * MiB + 17;
-      const a = await send(url, `${S}/stored`, { files: [{ name: "file", filename: "big.bin", size }], fields: [{ name: "note", value: "hi" }], filesFirst: true });
+      const a = await send(url, `${S}/stored`, {
+        files: [{ name: "file", filename: "big.bin", size }],
+        fields: [{ name: "note", value: "hi" }],
+        filesFirst: true,
+      });
       assert.equal(a.status, 200, a.body);
       const seen = JSON.parse(a.body) as Seen & { note: string };
       assert.equal(seen.size, size);
@@ -87,7 +91,10 @@ describe("streamed uploads (StreamedFile)", () => {
 
   it("outside multipart (Triple JSON, Connect JSON) a StreamedFile binds from base64 bytes, in memory", async () => {
     const body = JSON.stringify({ file: Buffer.from("hello").toString("base64"), note: "x" });
-    const variants: Record<string, string>[] = [{ "content-type": "application/json" }, { "content-type": "application/json", "connect-protocol-version": "1" }];
+    const variants: Record<string, string>[] = [
+      { "content-type": "application/json" },
+      { "content-type": "application/json", "connect-protocol-version": "1" },
+    ];
     for (const headers of variants) {
       const r = await fetch(`${url}${S}/stored`, { method: "POST", headers, body });
       assert.equal(r.status, 200);
@@ -131,15 +138,28 @@ describe("streamed uploads (StreamedFile)", () => {
     assert.equal(r.title, "Holiday");
     assert.equal(r.cover.contentType, "image/jpeg");
     assert.equal(r.cover.sha256, sha256Of(2 * MiB));
-    assert.deepEqual(r.photos.map((p) => p.size), [100, 3 * MiB]);
+    assert.deepEqual(
+      r.photos.map((p) => p.size),
+      [100, 3 * MiB],
+    );
     await emptySoon(dir);
   });
 
   it("Uint8Array and InMemoryFile parameters keep their in-memory contract and limits", async () => {
-    const ok = await upload1(url, `${S}/legacy`, { files: [{ name: "a", size: 5 }, { name: "b", filename: "b.txt", size: 7 }] });
+    const ok = await upload1(url, `${S}/legacy`, {
+      files: [
+        { name: "a", size: 5 },
+        { name: "b", filename: "b.txt", size: 7 },
+      ],
+    });
     assert.equal(ok.status, 200, ok.body);
     assert.deepEqual(JSON.parse(ok.body), { a: 5, b: 7, name: "b.txt" });
-    const big = await upload1(url, `${S}/legacy`, { files: [{ name: "a", size: 5 * MiB }, { name: "b", size: 1 }] });
+    const big = await upload1(url, `${S}/legacy`, {
+      files: [
+        { name: "a", size: 5 * MiB },
+        { name: "b", size: 1 },
+      ],
+    });
     assert.equal(big.status, 413, big.body);
     assert.match(big.body, /limits\.maxFileBytes|request body larger than/);
   });
@@ -220,10 +240,28 @@ describe("upload limits and bad input", () => {
   const table: [string, string, UploadSpec, number, RegExp][] = [
     ["maxUploadFileBytes", "stored", { files: [{ name: "file", size: 64 * MiB }], fields: [{ name: "note", value: "n" }] }, 413, /uploads\.maxFileBytes/],
     ["maxUploadFileBytes (live)", "live", { fields: [{ name: "label", value: "l" }], files: [{ name: "file", size: 64 * MiB }] }, 413, /uploads\.maxFileBytes/],
-    ["maxUploadBytes", "many", { files: [{ name: "files", size: 3 * MiB }, { name: "files", size: 3 * MiB }, { name: "files", size: 3 * MiB }] }, 413, /uploads\.maxBytes/],
+    [
+      "maxUploadBytes",
+      "many",
+      {
+        files: [
+          { name: "files", size: 3 * MiB },
+          { name: "files", size: 3 * MiB },
+          { name: "files", size: 3 * MiB },
+        ],
+      },
+      413,
+      /uploads\.maxBytes/,
+    ],
     ["maxFiles", "many", { files: [1, 2, 3, 4].map(() => ({ name: "files", size: 10 })) }, 413, /limits\.maxFiles/],
     ["maxFields", "stored", { fields: [1, 2, 3, 4].map(() => ({ name: "note", value: "x" })), files: [{ name: "file", size: 1 }] }, 413, /limits\.maxFields/],
-    ["maxParts", "stored", { fields: [1, 2].map(() => ({ name: "note", value: "x" })), files: Array.from({ length: 10 }, () => ({ name: "zz", filename: "a", size: 1 })) }, 413, /limits\.maxParts|limits\.maxFiles/],
+    [
+      "maxParts",
+      "stored",
+      { fields: [1, 2].map(() => ({ name: "note", value: "x" })), files: Array.from({ length: 10 }, () => ({ name: "zz", filename: "a", size: 1 })) },
+      413,
+      /limits\.maxParts|limits\.maxFiles/,
+    ],
   ];
 
   for (const [what, method, spec, status, words] of table) {
@@ -246,7 +284,12 @@ describe("upload limits and bad input", () => {
   it("maxUploadDiskBytes: a full upload disk → 507 naming the limit", async () => {
     UploadService.paths = [];
     // One call holds 4 MiB on disk; the next 4 MiB would cross the 7 MiB bound.
-    const holding = upload1(url, `${S}/hold`, { files: [{ name: "file", size: 4 * MiB }], fields: [{ name: "n", value: "1" }] }, { headers: { "tri-service-timeout": "2000" } });
+    const holding = upload1(
+      url,
+      `${S}/hold`,
+      { files: [{ name: "file", size: 4 * MiB }], fields: [{ name: "n", value: "1" }] },
+      { headers: { "tri-service-timeout": "2000" } },
+    );
     while (UploadService.paths.length === 0) await new Promise((r) => setTimeout(r, 10));
     const a = await upload2(url, `${S}/stored`, { files: [{ name: "file", size: 4 * MiB }], fields: [{ name: "note", value: "n" }] });
     assert.equal(a.status, 507, a.body);
@@ -293,7 +336,12 @@ describe("upload limits and bad input", () => {
   });
 
   it("a wrong boundary → 400", async () => {
-    const a = await upload1(url, `${S}/stored`, { files: [{ name: "file", size: 2 * MiB }], boundary: "other-boundary" }, { headers: { "content-type": `multipart/form-data; boundary=${BOUNDARY}` } });
+    const a = await upload1(
+      url,
+      `${S}/stored`,
+      { files: [{ name: "file", size: 2 * MiB }], boundary: "other-boundary" },
+      { headers: { "content-type": `multipart/form-data; boundary=${BOUNDARY}` } },
+    );
     assert.equal(a.status, 400, a.body);
     await emptySoon(dir);
   });
@@ -317,11 +365,21 @@ async function upload1Raw(url: string, path: string, body: Buffer): Promise<Answ
   const { request } = await import("node:http");
   const u = new URL(path, url);
   return new Promise((resolve, reject) => {
-    const req = request({ host: u.hostname, port: u.port, path: u.pathname, method: "POST", agent: false, headers: { "content-type": `multipart/form-data; boundary=${BOUNDARY}`, "content-length": body.length } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString(), headers: res.headers, sentAtAnswer: 0 }));
-    });
+    const req = request(
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname,
+        method: "POST",
+        agent: false,
+        headers: { "content-type": `multipart/form-data; boundary=${BOUNDARY}`, "content-length": body.length },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString(), headers: res.headers, sentAtAnswer: 0 }));
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
@@ -359,7 +417,10 @@ describe("an upload directory that cannot be used", () => {
     const server = createServer({ services: [new UploadService()], uploads: { dir: "/dev/null/uploads" }, logger });
     await server.listen({ port: 0 });
     try {
-      assert.ok(logged.some((m) => /cannot prepare the upload directory/.test(m)), logged.join("\n"));
+      assert.ok(
+        logged.some((m) => /cannot prepare the upload directory/.test(m)),
+        logged.join("\n"),
+      );
       const a = await upload1(server.url, `${S}/stored`, { files: [{ name: "file", size: 3 * MiB }], fields: [{ name: "note", value: "n" }] });
       assert.equal(a.status, 500, a.body);
       assert.match(a.body, /cannot spill an upload to disk/);

@@ -114,7 +114,11 @@ describe("validation errors a browser can use", () => {
       assert.equal(r.status, 400, r.text());
       assert.deepEqual(
         violationsOf(r.json()).map((v) => `${v.field} ${v.description}`),
-        [`age is missing: no ${way === "form" ? "form field" : "part"} named "age"`, "username must be at least 2 characters long", "email must be an email address"],
+        [
+          `age is missing: no ${way === "form" ? "form field" : "part"} named "age"`,
+          "username must be at least 2 characters long",
+          "email must be an email address",
+        ],
       );
     });
   }

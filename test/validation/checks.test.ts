@@ -30,7 +30,15 @@ function violations(md: MethodDescriptor, args: unknown[]): [string, string][] {
 
 describe("validation checks, one by one", () => {
   it("no constraints (a description alone checks nothing): no validator, the invoker stays a direct call", () => {
-    assert.equal(compileValidator(method([{ name: "a", type: String }, { name: "b", type: Number, description: "how many" }])), undefined);
+    assert.equal(
+      compileValidator(
+        method([
+          { name: "a", type: String },
+          { name: "b", type: Number, description: "how many" },
+        ]),
+      ),
+      undefined,
+    );
   });
 
   it("format email: the WHATWG rule", () => {
@@ -43,7 +51,8 @@ describe("validation checks, one by one", () => {
 
   it("format uuid: RFC 9562 text, any version", () => {
     const md = method([{ name: "u", type: String, format: "uuid" }]);
-    for (const ok of ["123e4567-e89b-12d3-a456-426614174000", "00000000-0000-0000-0000-000000000000", "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF"]) assert.deepEqual(violations(md, [ok]), [], ok);
+    for (const ok of ["123e4567-e89b-12d3-a456-426614174000", "00000000-0000-0000-0000-000000000000", "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF"])
+      assert.deepEqual(violations(md, [ok]), [], ok);
     for (const bad of ["123e4567e89b12d3a456426614174000", "123e4567-e89b-12d3-a456-42661417400g", "{123e4567-e89b-12d3-a456-426614174000}"]) {
       assert.deepEqual(violations(md, [bad]), [["u", "must be a UUID"]], bad);
     }
@@ -92,11 +101,23 @@ describe("validation checks, one by one", () => {
   });
 
   it("enum of numbers; maps count entries; unnamed parameters are arg<N>", () => {
-    const md = method([{ type: Number, enum: [1, 2, 3] }, { name: "m", type: Map, maxItems: 1 }]);
-    assert.deepEqual(violations(md, [4, new Map([["a", "1"], ["b", "2"]])]), [
-      ["arg1", "must be one of 1, 2, 3"],
-      ["m", "must have at most 1 entries"],
+    const md = method([
+      { type: Number, enum: [1, 2, 3] },
+      { name: "m", type: Map, maxItems: 1 },
     ]);
+    assert.deepEqual(
+      violations(md, [
+        4,
+        new Map([
+          ["a", "1"],
+          ["b", "2"],
+        ]),
+      ]),
+      [
+        ["arg1", "must be one of 1, 2, 3"],
+        ["m", "must have at most 1 entries"],
+      ],
+    );
   });
 
   it("an optional value that is absent, null, or an empty optional array is not checked", () => {
@@ -143,7 +164,10 @@ describe("validation checks, one by one", () => {
       @Field({ type: [String], pattern: "^a$" }) tags!: string[];
       @Field({ type: Number, min: 1, optional: true }) qty?: number;
     }
-    const md = method([{ name: "lines", type: [Line] }, { name: "n", type: Number, min: 1 }]);
+    const md = method([
+      { name: "lines", type: [Line] },
+      { name: "n", type: Number, min: 1 },
+    ]);
     assert.deepEqual(violations(md, [[{ tags: ["a", "b"], qty: 0 }, { tags: ["b"] }, { tags: [] }], 0]), [
       ["lines[0].tags[1]", "must match ^a$"],
       ["lines[0].qty", "must be at least 1"],

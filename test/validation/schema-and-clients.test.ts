@@ -191,7 +191,11 @@ describe("validation: typed clients on every protocol, the Dubbo wrapper, reques
 describe("validation: registration refuses constraints that cannot apply", () => {
   const cases: [string, () => unknown, RegExp][] = [
     ["pattern on a number", () => Field({ type: Number, pattern: "^1$" }), /Bad\.x: pattern applies to strings \(or arrays of strings\), not to a number/],
-    ["min on a string", () => Field({ type: String, min: 1 }), /Bad\.x: min applies to numbers, bigints and dates, not to a string; use minLength\/maxLength for lengths/],
+    [
+      "min on a string",
+      () => Field({ type: String, min: 1 }),
+      /Bad\.x: min applies to numbers, bigints and dates, not to a string; use minLength\/maxLength for lengths/,
+    ],
     ["an invalid pattern", () => Field({ type: String, pattern: "([a-z" }), /Bad\.x: pattern "\(\[a-z" is not a valid regular expression/],
     ["enum values of another type", () => Field({ type: Number, enum: ["a"] }), /Bad\.x: enum of a number lists string a; list number values only/],
     ["an unknown format", () => Field({ type: String, format: "phone" as never }), /Bad\.x: format must be one of email, uuid, uri, date-time, got "phone"/],
@@ -223,7 +227,10 @@ describe("validation: registration refuses constraints that cannot apply", () =>
         return r;
       }
     }
-    assert.throws(() => createServer({ services: [new ProtoBound()] }), /validation constraints apply to IDL-less methods; Call takes its \.proto's request message/);
+    assert.throws(
+      () => createServer({ services: [new ProtoBound()] }),
+      /validation constraints apply to IDL-less methods; Call takes its \.proto's request message/,
+    );
   });
 
   it("a parameter's constraint is checked against its type, naming the method and the parameter", () => {
@@ -232,7 +239,10 @@ describe("validation: registration refuses constraints that cannot apply", () =>
       @Method()
       m(@Param({ name: "when", type: Date, min: "not a date" }) _w: Date): void {}
     }
-    assert.throws(() => createServer({ services: [new BadParam()] }), /BadParam\.m parameter #1 \(when\): min of a date must be a Date, ISO 8601 text or epoch milliseconds, got not a date/);
+    assert.throws(
+      () => createServer({ services: [new BadParam()] }),
+      /BadParam\.m parameter #1 \(when\): min of a date must be a Date, ISO 8601 text or epoch milliseconds, got not a date/,
+    );
   });
 });
 
@@ -274,7 +284,12 @@ async function shopRegistry(url: string) {
   const protos = await reflected(url, "validation.Shop");
   const shop = protos.find((p: any) => p.package === "validation");
   const wkt = await import("@bufbuild/protobuf/wkt");
-  return { shop, registry: createFileRegistry(create(FileDescriptorSetSchema, { file: [wkt.file_google_protobuf_timestamp.proto, wkt.file_google_protobuf_struct.proto, shop] })) };
+  return {
+    shop,
+    registry: createFileRegistry(
+      create(FileDescriptorSetSchema, { file: [wkt.file_google_protobuf_timestamp.proto, wkt.file_google_protobuf_struct.proto, shop] }),
+    ),
+  };
 }
 
 describe("validation: constraints in the exported .proto and in reflection", () => {

@@ -44,7 +44,10 @@ function grpcOutcome(http: number, fields: Record<string, unknown>): Outcome {
 
 function xmlOf(name: string, v: unknown): string {
   if (Array.isArray(v)) return v.map((x) => xmlOf(name, x)).join("");
-  if (typeof v === "object" && v !== null) return `<${name}>${Object.entries(v).map(([k, x]) => xmlOf(k, x)).join("")}</${name}>`;
+  if (typeof v === "object" && v !== null)
+    return `<${name}>${Object.entries(v)
+      .map(([k, x]) => xmlOf(k, x))
+      .join("")}</${name}>`;
   const text = String(v).replace(/&/g, "&amp;").replace(/</g, "&lt;");
   return `<${name}>${text}</${name}>`;
 }
@@ -180,7 +183,10 @@ describe("validation: each constraint × each protocol gives the same error, and
     {
       name: "Connect proto (HTTP/1.1)",
       call: async (m, a) => {
-        const r = await post1(url, path(m), { headers: { "content-type": "application/proto", "connect-protocol-version": "1" }, body: serialize[m](protoArgs(a)) });
+        const r = await post1(url, path(m), {
+          headers: { "content-type": "application/proto", "connect-protocol-version": "1" },
+          body: serialize[m](protoArgs(a)),
+        });
         return connectOutcome(r.status, r.body, true);
       },
     },

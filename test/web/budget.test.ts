@@ -58,7 +58,11 @@ async function bundle() {
   }
   const files = r.outputFiles.filter((f) => [...closure].some((k) => f.path.endsWith(path.basename(k))));
   const inputs = new Set([...closure].flatMap((k) => Object.keys(outs[k].inputs)));
-  const lazy = new Set(Object.keys(outs).filter((k) => !closure.has(k)).flatMap((k) => Object.keys(outs[k].inputs)));
+  const lazy = new Set(
+    Object.keys(outs)
+      .filter((k) => !closure.has(k))
+      .flatMap((k) => Object.keys(outs[k].inputs)),
+  );
   return { files, inputs, lazy };
 }
 
@@ -70,10 +74,24 @@ describe("web client bundle size", () => {
     console.log(`# web JSON-only client: ${files.length} chunks, ${raw.length} bytes minified, ${gz} bytes gzipped`);
     assert.ok(gz <= BUDGET_GZ, `${gz} bytes gzipped, over the budget of ${BUDGET_GZ}`);
     const eager = [...inputs];
-    assert.deepEqual(eager.filter((i) => /protobufjs|message-codec|derived-codec|grpc-web\.ts|node:/.test(i)), [], "no protobuf support and no node: module in the JSON-only client's static closure");
-    assert.ok([...lazy].some((i) => i.includes("node_modules/protobufjs")), "protobufjs is in a lazily loaded chunk");
-    assert.ok([...lazy].some((i) => i.endsWith("src/web/grpc-web.ts")), "the gRPC-Web half is in a lazily loaded chunk");
-    assert.deepEqual(eager.filter((i) => /reflect-metadata|service\/rest\.ts/.test(i)), [], "no reflect-metadata polyfill, no REST mapping code");
+    assert.deepEqual(
+      eager.filter((i) => /protobufjs|message-codec|derived-codec|grpc-web\.ts|node:/.test(i)),
+      [],
+      "no protobuf support and no node: module in the JSON-only client's static closure",
+    );
+    assert.ok(
+      [...lazy].some((i) => i.includes("node_modules/protobufjs")),
+      "protobufjs is in a lazily loaded chunk",
+    );
+    assert.ok(
+      [...lazy].some((i) => i.endsWith("src/web/grpc-web.ts")),
+      "the gRPC-Web half is in a lazily loaded chunk",
+    );
+    assert.deepEqual(
+      eager.filter((i) => /reflect-metadata|service\/rest\.ts/.test(i)),
+      [],
+      "no reflect-metadata polyfill, no REST mapping code",
+    );
   });
 
   it("package.json gives browsers the contract entry without the reflect-metadata polyfill", () => {

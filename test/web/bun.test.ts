@@ -24,13 +24,17 @@ describe("the web client under Bun", { skip: !existsSync(BUN) && !process.env.CI
     const r = JSON.parse(stdout);
     assert.equal(r.runtime, "bun");
     for (const p of ["triple", "connect", "grpc-web"]) {
-      assert.deepEqual(r[p], {
-        greet: "hello, bun",
-        profile: true,
-        stream: ["10000000000n", "20000000000n"],
-        error: [Code.InvalidArgument, "name is not right: nobody"],
-        deadline: true,
-      }, p);
+      assert.deepEqual(
+        r[p],
+        {
+          greet: "hello, bun",
+          profile: true,
+          stream: ["10000000000n", "20000000000n"],
+          error: [Code.InvalidArgument, "name is not right: nobody"],
+          deadline: true,
+        },
+        p,
+      );
     }
   });
 });

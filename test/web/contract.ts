@@ -47,7 +47,10 @@ export class WebTestContract {
   }
 
   @Method()
-  label(@Param({ name: "code", type: T.string, pattern: "^[a-z]+$", maxLength: 4 }) _code: string, @Param({ name: "n", type: T.number, min: 1 }) _n: number): Promise<string> {
+  label(
+    @Param({ name: "code", type: T.string, pattern: "^[a-z]+$", maxLength: 4 }) _code: string,
+    @Param({ name: "n", type: T.number, min: 1 }) _n: number,
+  ): Promise<string> {
     return unimplemented();
   }
 

@@ -22,7 +22,15 @@ describe("web client: TanStack Query helpers", () => {
 
   it("queryOptions: fetchQuery calls the method, and the cache answers the same key", async () => {
     let calls = 0;
-    const c = createClient(WebTestContract, { baseUrl: server.url, interceptors: [(next) => (call) => { calls++; return next(call); }] });
+    const c = createClient(WebTestContract, {
+      baseUrl: server.url,
+      interceptors: [
+        (next) => (call) => {
+          calls++;
+          return next(call);
+        },
+      ],
+    });
     assert.equal(await qc.fetchQuery({ ...queryOptions(c.greet, ["query"]), staleTime: 60_000 }), "hello, query");
     assert.equal(await qc.fetchQuery({ ...queryOptions(c.greet, ["query"]), staleTime: 60_000 }), "hello, query");
     assert.equal(calls, 1);

@@ -57,7 +57,13 @@ describe("web client on Node's fetch", () => {
         assert.equal(p.initials(), "AL");
         assert.deepEqual(p.born, new Date(Date.UTC(2000, 1, 29, 12)));
         assert.equal(p.balance, 42n);
-        assert.deepEqual(p.scores, new Map([["a", 1], ["b", 2]]));
+        assert.deepEqual(
+          p.scores,
+          new Map([
+            ["a", 1],
+            ["b", 2],
+          ]),
+        );
         assert.deepEqual([...p.avatar], [0, 1, 254, 255]);
         const d = await client().nextDay(new Date(Date.UTC(2024, 1, 28)));
         assert.deepEqual(d, new Date(Date.UTC(2024, 1, 29)));
@@ -173,11 +179,13 @@ describe("web client on Node's fetch", () => {
       const c = createClient(WebTestContract, { baseUrl: server.url, protocol, maxResponseBytes: 8 });
       const e = await rejects(c.greet("a name longer than eight bytes"));
       assert.equal(e.code, Code.ResourceExhausted, `${protocol}: ${e.message}`);
-      const s = await rejects((async () => {
-        for await (const _ of c.count(2)) {
-          // the first message is over the limit
-        }
-      })());
+      const s = await rejects(
+        (async () => {
+          for await (const _ of c.count(2)) {
+            // the first message is over the limit
+          }
+        })(),
+      );
       assert.equal(s.code, Code.ResourceExhausted, `${protocol} stream: ${s.message}`);
       assert.equal(await createClient(WebTestContract, { baseUrl: server.url, protocol }).greet("ok"), "hello, ok", "the server is unaffected");
     }
@@ -202,6 +210,11 @@ describe("web client on Node's fetch", () => {
       [{ baseUrl: "http://x", grpcWebFormat: "text" }, /grpcWebFormat "text" is gRPC-Web's/],
       [{ baseUrl: "http://x", token: 5 as never }, /options\.token/],
     ];
-    for (const [o, re] of bad) assert.throws(() => createClient(WebTestContract, o as WebClientOptions), (e: Error) => e instanceof TypeError && re.test(e.message), JSON.stringify(o));
+    for (const [o, re] of bad)
+      assert.throws(
+        () => createClient(WebTestContract, o as WebClientOptions),
+        (e: Error) => e instanceof TypeError && re.test(e.message),
+        JSON.stringify(o),
+      );
   });
 });

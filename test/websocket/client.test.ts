@@ -71,7 +71,10 @@ describe("our Node client over Triple over WebSocket (wss://)", () => {
   });
 
   it("bad options are TypeErrors naming the fix", () => {
-    assert.throws(() => createClient(GreetServiceImpl, { providers: [server.url], protocol: "websocket", contentType: "grpc+proto" }), /protocol websocket needs contentType json or proto/);
+    assert.throws(
+      () => createClient(GreetServiceImpl, { providers: [server.url], protocol: "websocket", contentType: "grpc+proto" }),
+      /protocol websocket needs contentType json or proto/,
+    );
     assert.throws(() => createClient(GreetServiceImpl, { providers: [server.url], protocol: "websocket", compression: "gzip" }), /sends messages uncompressed/);
   });
 });

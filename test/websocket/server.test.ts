@@ -21,7 +21,10 @@ describe("Triple over WebSocket: the four call kinds on our server", () => {
 
   it("unary: one message in, one out, close 1000; the request side ends with the first message", async () => {
     const r = await wsCall(url("/greet.GreetService/Greet"), ['{"name":"triple"}'], { end: "none" });
-    assert.deepEqual(r.messages.map((m) => JSON.parse(m)), [{ greeting: "triple" }]);
+    assert.deepEqual(
+      r.messages.map((m) => JSON.parse(m)),
+      [{ greeting: "triple" }],
+    );
     assert.equal(r.code, 1000);
   });
 
@@ -93,7 +96,10 @@ describe("Triple over WebSocket through createHandler in a node:http server of o
   it("a bidi call through the handler's onUpgrade", async () => {
     const r = await wsCall(`${base}/greet.GreetService/GreetStream`, ['{"name":"a"}', '{"name":"b"}'], { end: "text" });
     assert.equal(r.code, 1000);
-    assert.deepEqual(r.messages.map((m) => JSON.parse(m).greeting), ["a", "b"]);
+    assert.deepEqual(
+      r.messages.map((m) => JSON.parse(m).greeting),
+      ["a", "b"],
+    );
   });
 
   it("an upgrade to a path that is not a method's is left to the application (false)", async () => {

@@ -36,7 +36,13 @@ export interface Directory {
 
 /** Parses `"h1:p1, h2:p2"` or a list of URLs / host:port / `{ url, weight }` into providers. */
 function parseProviders(init: string | readonly ProviderInit[]): Provider[] {
-  const list = typeof init === "string" ? init.split(",").map((s) => s.trim()).filter(Boolean) : init;
+  const list =
+    typeof init === "string"
+      ? init
+          .split(",")
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : init;
   const out: Provider[] = [];
   const seen = new Set<string>();
   for (const p of list) {

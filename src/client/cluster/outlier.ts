@@ -32,8 +32,14 @@ export const OUTLIER_DEFAULTS: OutlierSettings = Object.freeze({
 /** Each setting's rule (the one option checker's), by name. */
 const RULES: Readonly<Record<keyof OutlierSettings, Rule>> = {
   consecutiveFailures: count(1, MAX_TIMER_MS),
-  baseEjectionMs: { must: `a whole number of milliseconds from 1 to ${MAX_TIMER_MS}`, ok: (v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= MAX_TIMER_MS },
-  maxEjectionMs: { must: `a whole number of milliseconds from 1 to ${MAX_TIMER_MS}`, ok: (v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= MAX_TIMER_MS },
+  baseEjectionMs: {
+    must: `a whole number of milliseconds from 1 to ${MAX_TIMER_MS}`,
+    ok: (v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= MAX_TIMER_MS,
+  },
+  maxEjectionMs: {
+    must: `a whole number of milliseconds from 1 to ${MAX_TIMER_MS}`,
+    ok: (v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= MAX_TIMER_MS,
+  },
   maxEjectionPercent: amount("percent", 0, 100),
 };
 

@@ -269,7 +269,12 @@ export class RegistryDirectory implements Directory {
   /** Uses `mode` from now on: follows its levels, drops the others; the list changes once the new level has listed. */
   private switchTo(mode: Mode): void {
     const from = this.levels.mode;
-    if (mode !== from) registryLog(this.o.logger, "info", `${this.registry}: a migration rule switches ${this.o.key.interface} from registry.level ${levelWord(from)} to ${levelWord(mode)}`);
+    if (mode !== from)
+      registryLog(
+        this.o.logger,
+        "info",
+        `${this.registry}: a migration rule switches ${this.o.key.interface} from registry.level ${levelWord(from)} to ${levelWord(mode)}`,
+      );
     this.levels.mode = mode;
     for (const level of ["interface", "instance"] as const) if (!levelsOf(mode).includes(level)) this.unfollow(level);
     for (const level of levelsOf(mode)) this.follow(level);
@@ -396,7 +401,11 @@ export class RegistryDirectory implements Directory {
       if (this.loggedBad.size >= MAX_LOGGED_BAD) this.loggedBad.clear();
       this.loggedBad.add(key);
       const at = JSON.stringify(hostPort(url.host, url.port));
-      registryLog(this.o.logger, "warn", `${this.registry}: provider of ${this.o.key.interface} at ${at} announces weight ${w}; counted as ${MAX_WEIGHT}, the most a provider gets`);
+      registryLog(
+        this.o.logger,
+        "warn",
+        `${this.registry}: provider of ${this.o.key.interface} at ${at} announces weight ${w}; counted as ${MAX_WEIGHT}, the most a provider gets`,
+      );
     }
     return MAX_WEIGHT;
   }
@@ -407,7 +416,11 @@ export class RegistryDirectory implements Directory {
     if (this.loggedBad.has(key)) return;
     if (this.loggedBad.size >= MAX_LOGGED_BAD) this.loggedBad.clear();
     this.loggedBad.add(key);
-    registryLog(this.o.logger, "warn", `${this.registry}: provider of ${this.o.key.interface} at ${JSON.stringify(url.host)} port ${url.port} skipped: ${e.message}`);
+    registryLog(
+      this.o.logger,
+      "warn",
+      `${this.registry}: provider of ${this.o.key.interface} at ${JSON.stringify(url.host)} port ${url.port} skipped: ${e.message}`,
+    );
   }
 
   /** Stops following the registry and removes the consumer's node (closing the registry if it is this client's). */
@@ -530,6 +543,12 @@ export function registryDirectory(init: RegistryClientInit): RegistryDirectory {
     firstListWaitMs: init.firstListWaitMs,
     logger: registry.logger ?? init.logger,
     discovery: init.discovery,
-    providedBy: typeof init.providedBy === "string" ? init.providedBy.split(",").map((a) => a.trim()).filter(Boolean) : init.providedBy,
+    providedBy:
+      typeof init.providedBy === "string"
+        ? init.providedBy
+            .split(",")
+            .map((a) => a.trim())
+            .filter(Boolean)
+        : init.providedBy,
   });
 }

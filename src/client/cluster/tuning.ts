@@ -29,7 +29,8 @@ export class ProviderTuning {
 
   /** The tuning of a provider URL, or undefined when neither side sets a timeout or a balancer. */
   static of(overrides: Params | undefined, own: Params): ProviderTuning | undefined {
-    const sets = (p: Params | undefined) => p !== undefined && Object.keys(p).some((k) => k === "timeout" || k === "loadbalance" || k.endsWith(".timeout") || k.endsWith(".loadbalance"));
+    const sets = (p: Params | undefined) =>
+      p !== undefined && Object.keys(p).some((k) => k === "timeout" || k === "loadbalance" || k.endsWith(".timeout") || k.endsWith(".loadbalance"));
     return sets(overrides) || sets(own) ? new ProviderTuning(overrides, own) : undefined;
   }
 
@@ -162,12 +163,24 @@ export function tunedAttempt<T>(make: (scope: CallScope) => Attempt<T>, scope: C
 }
 
 /** The error of an attempt whose own timer fired first: the provider's timeout, or the client's. */
-function timedOut(e: unknown, child: CallScope, scope: CallScope, tuned: number | undefined, clientMs: number | undefined, p: Provider, md: MethodDescriptor): unknown {
+function timedOut(
+  e: unknown,
+  child: CallScope,
+  scope: CallScope,
+  tuned: number | undefined,
+  clientMs: number | undefined,
+  p: Provider,
+  md: MethodDescriptor,
+): unknown {
   if (!child.signal.aborted || scope.signal.aborted || e !== child.signal.reason) return e;
   if (tuned === undefined) return new RpcError(Code.DeadlineExceeded, `client side timeout: no response within ${clientMs} ms`, { legacyStatus: 30 });
-  const err = new RpcError(Code.DeadlineExceeded, `client side timeout: no response from ${p.address} within ${tuned} ms (the timeout of ${md.propertyKey} on that provider, from its URL or a configurator)`, {
-    legacyStatus: 30,
-  });
+  const err = new RpcError(
+    Code.DeadlineExceeded,
+    `client side timeout: no response from ${p.address} within ${tuned} ms (the timeout of ${md.propertyKey} on that provider, from its URL or a configurator)`,
+    {
+      legacyStatus: 30,
+    },
+  );
   ATTEMPT_TIMEOUTS.add(err);
   return err;
 }

@@ -85,10 +85,7 @@ class Reader extends ByteCursor {
   lastRef = "";
   readonly view: DataView;
 
-  constructor(
-    b: Uint8Array,
-    limits: JsonbReadLimits,
-  ) {
+  constructor(b: Uint8Array, limits: JsonbReadLimits) {
     super(b, limits);
     this.view = new DataView(b.buffer, b.byteOffset, b.byteLength);
   }

@@ -187,8 +187,7 @@ export class Http2Transport implements UnaryTransport {
     const headers = req.headers[":path"] === undefined ? { ...req.headers, ":method": "POST", ":path": req.path } : req.headers;
     const signal = req.signal;
     const now = signal === NEVER_ABORTS ? this.openNow(provider, headers) : undefined;
-    const collect = (stream: http2.ClientHttp2Stream) =>
-      new Promise<HttpReply>((resolve, reject) => new H2Post(stream, provider, req, resolve, reject));
+    const collect = (stream: http2.ClientHttp2Stream) => new Promise<HttpReply>((resolve, reject) => new H2Post(stream, provider, req, resolve, reject));
     return now ? collect(now) : this.open(provider, headers, signal).then(collect);
   }
 

@@ -53,7 +53,11 @@ async function runOne(baseUrl: string, contract: ReturnType<typeof greetContract
   };
 }
 
-(globalThis as { runConnectNode?: unknown }).runConnectNode = async (baseUrl: string, protoJson: protobuf.INamespace, variants: Record<string, Partial<WebClientOptions>>) => {
+(globalThis as { runConnectNode?: unknown }).runConnectNode = async (
+  baseUrl: string,
+  protoJson: protobuf.INamespace,
+  variants: Record<string, Partial<WebClientOptions>>,
+) => {
   const contract = greetContract(protoJson);
   const out: Record<string, Record<string, Outcome>> = {};
   for (const [name, opts] of Object.entries(variants)) out[name] = await runOne(baseUrl, contract, opts);
