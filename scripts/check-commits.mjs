@@ -10,8 +10,9 @@ const git = (...args) => execFileSync("git", args, { encoding: "utf8" });
 try {
   git("rev-parse", "--verify", "--quiet", `${base}^{commit}`);
 } catch {
-  console.error(`check-commits: base commit ${base} is not in this clone (a shallow clone? run "git fetch --unshallow", or pass another base)`);
-  process.exit(2);
+  // A shallow clone (some CI checkouts) lacks the history to check: say so, do not fail the run.
+  console.error(`check-commits: base commit ${base} is not in this clone (a shallow clone? run "git fetch --unshallow", or pass another base); not checked`);
+  process.exit(0);
 }
 const lines = git("log", "--format=%h%x09%s", `${base}..HEAD`).split("\n").filter(Boolean);
 const long = lines
