@@ -264,9 +264,10 @@ export class ClientCore {
     });
   }
 
-  private scope(pm: PreparedMethod, opts: CallOptions | undefined): CallScope {
+  /** The call's scope; `untimed` when each attempt is timed per provider instead (configurators' timeouts). */
+  private scope(pm: PreparedMethod, opts: CallOptions | undefined, untimed = false): CallScope {
     if (opts !== undefined && (opts as { timeout?: unknown }).timeout !== undefined) throw renamedCallTimeout();
-    const t = opts?.timeoutMs ?? pm.timeoutMs;
+    const t = untimed ? undefined : (opts?.timeoutMs ?? pm.timeoutMs);
     const timeout = t !== undefined && t > 0 ? t : undefined;
     // A call nothing can end early shares one scope: it holds no timer and no listener.
     if (timeout === undefined && !opts?.signal) return UNBOUNDED_SCOPE;
@@ -308,7 +309,7 @@ export class ClientCore {
     const tuned = opts?.timeoutMs === undefined && this.directory.tuning?.timeouts === true;
     let scope: CallScope;
     try {
-      scope = tuned ? this.scope(pm, { ...opts, timeoutMs: 0 }) : this.scope(pm, opts);
+      scope = this.scope(pm, opts, tuned);
     } catch (e) {
       return Promise.reject(e);
     }

@@ -62,6 +62,12 @@ const LISTENER_OPTIONS = {
   registry: "registry",
 } as const satisfies { readonly [K in keyof ServerOptions]?: ListenerRole };
 
+/**
+ * The port's settings that sit inside a group of the core's options (the header-size limit is
+ * read by the port's HTTP parser, not by the core): refused on a mount by their dotted path.
+ */
+const NESTED_LISTENER_OPTIONS: Readonly<Record<"limits.maxHeaderBytes", ListenerRole>> = { "limits.maxHeaderBytes": "port" };
+
 /** The options of the server owning the port (its HTTP stack, its registry announcements). */
 export type ListenerOptionKey = keyof typeof LISTENER_OPTIONS;
 /** The options that announce the server in a registry. */
@@ -79,17 +85,22 @@ void transportOptionsListed;
  * (`roles`: all of them, or only the registry's), naming the option and where it belongs.
  */
 export function refuseListenerOptions(options: object, who: string, roles: readonly ListenerRole[] = ["port", "registry"]): void {
-  if (roles.includes("port") && (options as { limits?: { maxHeaderBytes?: unknown } }).limits?.maxHeaderBytes !== undefined) {
-    throw new TypeError(`${who}: limits.maxHeaderBytes is a setting of the server that owns the port; set it there (or use createServer, which owns its port)`);
-  }
-  for (const [key, role] of Object.entries(LISTENER_OPTIONS)) {
-    if (!roles.includes(role) || (options as Record<string, unknown>)[key] === undefined) continue;
+  const entries: [string, ListenerRole][] = [...Object.entries(LISTENER_OPTIONS), ...Object.entries(NESTED_LISTENER_OPTIONS)];
+  for (const [path, role] of entries) {
+    if (!roles.includes(role) || valueAt(options, path) === undefined) continue;
     throw new TypeError(
       role === "port"
-        ? `${who}: ${key} is a setting of the server that owns the port; set it there (or use createServer, which owns its port)`
-        : `${who}: ${key} needs a server that owns its port (registration announces host:port); use createServer for registry announcements`,
+        ? `${who}: ${path} is a setting of the server that owns the port; set it there (or use createServer, which owns its port)`
+        : `${who}: ${path} needs a server that owns its port (registration announces host:port); use createServer for registry announcements`,
     );
   }
+}
+
+/** The value at a dotted option path (`limits.maxHeaderBytes`), or undefined. */
+function valueAt(options: object, path: string): unknown {
+  let v: unknown = options;
+  for (const key of path.split(".")) v = v !== null && typeof v === "object" ? (v as Record<string, unknown>)[key] : undefined;
+  return v;
 }
 
 /** Services the server runs for itself, never announced in a registry (Dubbo does not register its built-in services either). */
