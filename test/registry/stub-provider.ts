@@ -7,14 +7,19 @@ import { toProto } from "../../src/index.js";
 import { METADATA_SERVICE_V2_PROTO } from "../../src/registry/metadata-proto.js";
 import { EchoService } from "./services.js";
 
-/** The .proto files of the stub, written once into a temp directory (grpc-js loads files). */
-function protoFiles(): { metadata: string; echo: string } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "triple-rpc-stub-"));
-  const metadata = path.join(dir, "metadata_service_v2.proto");
-  const echo = path.join(dir, "echo.proto");
-  fs.writeFileSync(metadata, METADATA_SERVICE_V2_PROTO);
-  fs.writeFileSync(echo, toProto(EchoService));
-  return { metadata, echo };
+/**
+ * Loads .proto text the way grpc-js's loader wants it (from a file): written into a temp
+ * directory, loaded synchronously, and the directory removed at once.
+ */
+function loadProto(prefix: string, text: string, opts: protoLoader.Options): protoLoader.PackageDefinition {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  try {
+    const file = path.join(dir, "service.proto");
+    fs.writeFileSync(file, text);
+    return protoLoader.loadSync(file, opts);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** A service of the stub's metadata, as `ServiceInfoV2`. */
@@ -54,10 +59,9 @@ export class StubProvider {
     /** The application and revision its answers name (default `app` and `revision`): a lying instance. */
     answer?: { app?: string; version?: string };
   }): Promise<StubProvider> {
-    const files = protoFiles();
     const opts = { keepCase: true, longs: Number, defaults: true };
-    const md = grpc.loadPackageDefinition(protoLoader.loadSync(files.metadata, opts)) as any;
-    const echo = grpc.loadPackageDefinition(protoLoader.loadSync(files.echo, opts)) as any;
+    const md = grpc.loadPackageDefinition(loadProto("triple-rpc-stub-", METADATA_SERVICE_V2_PROTO, opts)) as any;
+    const echo = grpc.loadPackageDefinition(loadProto("triple-rpc-stub-", toProto(EchoService), opts)) as any;
     const server = new grpc.Server();
     let stub: StubProvider | undefined;
     server.addService(md.org.apache.dubbo.metadata.MetadataServiceV2.service, {
@@ -172,9 +176,7 @@ export function echoServiceInfo(iface: string, port: number, extra: Record<strin
 
 /** A grpc-js client of MetadataServiceV2 built from Dubbo's .proto (not our code). */
 export function metadataClient(port: number): { get(revision: string, headers?: Record<string, string>): Promise<any>; close(): void } {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "triple-rpc-msv2-")), "metadata_service_v2.proto");
-  fs.writeFileSync(file, METADATA_SERVICE_V2_PROTO);
-  const def = grpc.loadPackageDefinition(protoLoader.loadSync(file, { keepCase: true, longs: Number, defaults: true })) as any;
+  const def = grpc.loadPackageDefinition(loadProto("triple-rpc-msv2-", METADATA_SERVICE_V2_PROTO, { keepCase: true, longs: Number, defaults: true })) as any;
   const c = new def.org.apache.dubbo.metadata.MetadataServiceV2(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
   return {
     get(revision, headers = {}) {
