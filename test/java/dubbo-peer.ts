@@ -18,6 +18,11 @@ const SRC = join(ROOT, "test/java/dubbo");
 
 /** The fixture's jars, in class path order; the overrides jar goes before everything else. */
 const OVERRIDES = "dubbo-3.3.1-zk-overrides.jar";
+/**
+ * Dubbo's unreleased Triple-over-WebSocket transport (branch 3.3-websocket-support, see the
+ * fixture's README), put first on a provider's class path by `JavaProvider.start`'s `websocket`.
+ */
+const WEBSOCKET_OVERLAY = "dubbo-3.3-websocket-overlay.jar";
 const FIXTURE_JARS = [
   "dubbo-3.3.1-javapeer.jar",
   "dubbo-3.3.1-zk-javapeer.jar",
@@ -84,7 +89,7 @@ const JVM_FLAGS = [
 /** Why the Dubbo Java peer cannot run here, or undefined when it can. */
 export function dubboJavaMissing(): string | undefined {
   if (spawnSync("javac", ["-version"]).status !== 0) return "javac is not installed (apt-get install default-jdk-headless)";
-  for (const j of [OVERRIDES, ...FIXTURE_JARS]) {
+  for (const j of [OVERRIDES, WEBSOCKET_OVERLAY, ...FIXTURE_JARS]) {
     if (!existsSync(join(FIXTURE, j))) return `the fixture jar test/fixtures/dubbo-java/jars/${j} is missing`;
   }
   const absent = DEBIAN_JARS.filter((j) => !existsSync(j));
@@ -168,14 +173,15 @@ async function javac(java: readonly string[], dir: string): Promise<void> {
   renameSync(work, dir);
 }
 
-/** The class path of the compiled programs with the fixture's and Debian's jars (the overrides jar first). */
-export async function classpath(): Promise<string> {
-  return [join(FIXTURE, OVERRIDES), await compiledPrograms(), ...FIXTURE_JARS.map((j) => join(FIXTURE, j)), ...DEBIAN_JARS].join(":");
+/** The class path of the compiled programs with the fixture's and Debian's jars (the overrides jar first, then `first`). */
+export async function classpath(first: readonly string[] = []): Promise<string> {
+  const fixture = [OVERRIDES, ...first].map((j) => join(FIXTURE, j));
+  return [...fixture, await compiledPrograms(), ...FIXTURE_JARS.map((j) => join(FIXTURE, j)), ...DEBIAN_JARS].join(":");
 }
 
-/** Starts a JVM running `main` of the programs; it exits when its stdin closes. */
-async function startJava(main: string, args: readonly string[], extraFlags: readonly string[]): Promise<ChildProcess> {
-  const cp = await classpath();
+/** Starts a JVM running `main` of the programs (fixture jars `first` ahead of Dubbo's); it exits when its stdin closes. */
+async function startJava(main: string, args: readonly string[], extraFlags: readonly string[], first: readonly string[] = []): Promise<ChildProcess> {
+  const cp = await classpath(first);
   return spawn("java", [...JVM_FLAGS, ...extraFlags, "-cp", cp, main, ...args], { stdio: ["pipe", "pipe", "pipe"] });
 }
 
@@ -203,10 +209,18 @@ export class JavaProvider {
     return `http://127.0.0.1:${this.port}`;
   }
 
-  /** `opts`: registry (zookeeper://…), app, mode (register-mode); `flags`: more JVM flags. */
-  static async start(port: number, opts: Record<string, string> = {}, flags: readonly string[] = []): Promise<JavaProvider> {
+  /**
+   * `opts`: registry (zookeeper://…), app, mode (register-mode); `flags`: more JVM flags;
+   * `peer.websocket`: with Dubbo's Triple-over-WebSocket transport (the overlay jar first).
+   */
+  static async start(
+    port: number,
+    opts: Record<string, string> = {},
+    flags: readonly string[] = [],
+    peer: { websocket?: boolean } = {},
+  ): Promise<JavaProvider> {
     const args = [`port=${port}`, ...Object.entries(opts).map(([k, v]) => `${k}=${v}`)];
-    const proc = await startJava("org.triplerpc.interop.JavaProvider", args, flags);
+    const proc = await startJava("org.triplerpc.interop.JavaProvider", args, flags, peer.websocket ? [WEBSOCKET_OVERLAY] : []);
     const listening = await waitForListening(proc, "the Dubbo Java provider", 60_000);
     proc.stderr?.resume();
     return new JavaProvider(proc, listening);
@@ -328,12 +342,13 @@ export async function javaBenchArgs(main: string, args: readonly string[], flags
 /**
  * The peer's class path (the fixture's jars, the compiled programs, Debian's jars) and JVM flags,
  * for programs compiled elsewhere (test/java/dubbo-protobuf.test.ts): `javac -cp` takes the
- * class path, and `javaTestArgs` starts `main` with `extra` entries added to it.
+ * class path, and `javaTestArgs` starts `main` with `extra` entries added to it (and with Dubbo's
+ * Triple-over-WebSocket transport when `peer.websocket`).
  */
 export function dubboClasspath(): Promise<string> {
   return classpath();
 }
 
-export async function javaTestArgs(main: string, args: readonly string[], extra: readonly string[]): Promise<string[]> {
-  return [...JVM_FLAGS, "-cp", [await classpath(), ...extra].join(":"), main, ...args];
+export async function javaTestArgs(main: string, args: readonly string[], extra: readonly string[], peer: { websocket?: boolean } = {}): Promise<string[]> {
+  return [...JVM_FLAGS, "-cp", [await classpath(peer.websocket ? [WEBSOCKET_OVERLAY] : []), ...extra].join(":"), main, ...args];
 }

@@ -1,15 +1,12 @@
 import * as assert from "node:assert/strict";
-import { type ChildProcess, execFile, spawn, spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import * as path from "node:path";
+import type { ChildProcess } from "node:child_process";
 import { after, before, describe, it } from "node:test";
-import { closeClient, createClient, createServer, Method, Param, Service, type TripleServer, unimplemented } from "../../src/index.js";
+import { closeClient, createClient, createServer, type TripleServer } from "../../src/index.js";
 import { waitForListening } from "../helpers/child.js";
 import { freePort } from "../helpers/zookeeper.js";
 import { QUIET } from "./dubbo-interop.js";
-import { dubboClasspath, dubboJavaMissing, dubboJavaSkip, javaTestArgs, requireDubboJava } from "./dubbo-peer.js";
+import { dubboJavaSkip, requireDubboJava } from "./dubbo-peer.js";
+import { compiledProtoPrograms, type HelloReply, type HelloRequest, PbGreeter, protoMissing, startProtoJava, stopProtoJava } from "./dubbo-proto-peer.js";
 
 /**
  * A `.proto` service between Dubbo 3.3.1 Java and ours, with Dubbo's protobuf serialization over
@@ -18,34 +15,6 @@ import { dubboClasspath, dubboJavaMissing, dubboJavaSkip, javaTestArgs, requireD
  * protobuf classes and sends them bare, as gRPC does), a Java provider and a Java consumer. Our
  * side binds the same .proto. Both directions, unary and server stream.
  */
-
-const SRC = path.resolve(__dirname, "../../../test/java/dubbo-proto");
-const PB_PROTO = path.join(SRC, "pbgreet.proto");
-
-interface HelloRequest {
-  name: string;
-  id: bigint | string | number;
-  tags: string[];
-}
-interface HelloReply {
-  message: string;
-  id: bigint | string | number;
-  tags: number;
-}
-
-/** pbgreet.proto's service, as our contract (client) and provider. */
-@Service("org.triplerpc.pb.PbGreeter", { proto: PB_PROTO })
-class PbGreeter {
-  @Method("hello")
-  hello(@Param() _req: HelloRequest): Promise<HelloReply> {
-    return unimplemented();
-  }
-
-  @Method("helloStream")
-  helloStream(@Param() _req: HelloRequest): AsyncIterable<HelloReply> {
-    return unimplemented();
-  }
-}
 
 class OurPbGreeter extends PbGreeter {
   override async hello(req: HelloRequest): Promise<HelloReply> {
@@ -63,39 +32,7 @@ const reply = (req: HelloRequest, suffix: string): HelloReply => ({
   tags: req.tags.length,
 });
 
-/** Why protoc cannot run (the protobuf-compiler package), or the peer's reason. */
-function missing(): string | undefined {
-  if (spawnSync("protoc", ["--version"]).status !== 0) return "protoc is not installed (apt-get install protobuf-compiler)";
-  return dubboJavaMissing();
-}
-
-function run(cmd: string, args: readonly string[]): Promise<void> {
-  return new Promise((resolve, reject) => execFile(cmd, args, (err, _out, stderr) => (err ? reject(new Error(`${cmd} failed: ${stderr}`)) : resolve())));
-}
-
-/** protoc --java_out, then javac of the generated classes and the programs (once per content of test/java/dubbo-proto); the classes' directory. */
-async function compiled(): Promise<string> {
-  const files = readdirSync(SRC, { recursive: true, encoding: "utf8" })
-    .filter((f) => f.endsWith(".java") || f.endsWith(".proto"))
-    .sort();
-  const h = createHash("sha256");
-  for (const f of files) h.update(f).update(readFileSync(path.join(SRC, f)));
-  const dir = path.join(tmpdir(), `triple-rpc-dubbo-pb-${h.digest("hex").slice(0, 16)}`);
-  if (existsSync(dir)) return path.join(dir, "classes");
-  const work = `${dir}.${process.pid}`;
-  rmSync(work, { recursive: true, force: true });
-  mkdirSync(path.join(work, "gen"), { recursive: true });
-  await run("protoc", [`--java_out=${path.join(work, "gen")}`, `-I${SRC}`, PB_PROTO]);
-  const gen = readdirSync(path.join(work, "gen"), { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".java"));
-  const java = [...gen.map((f) => path.join(work, "gen", f)), ...files.filter((f) => f.endsWith(".java")).map((f) => path.join(SRC, f))];
-  await run("javac", ["-nowarn", "-parameters", "-encoding", "UTF-8", "-cp", await dubboClasspath(), "-d", path.join(work, "classes"), ...java]);
-  renameSync(work, dir);
-  return path.join(dir, "classes");
-}
-
-async function java(classes: string, main: string, args: readonly string[]): Promise<ChildProcess> {
-  return spawn("java", await javaTestArgs(main, args, [classes]), { stdio: ["pipe", "pipe", "pipe"] });
-}
+const java = (classes: string, main: string, args: readonly string[]) => startProtoJava(classes, main, args);
 
 /** Runs PbConsumer against `url`; its output lines (replies "message|id|tags", then DONE, or ERROR …). */
 async function javaConsumer(classes: string, url: string, name: string): Promise<string[]> {
@@ -111,7 +48,7 @@ async function javaConsumer(classes: string, url: string, name: string): Promise
   return out.split("\n").filter((l) => l.includes("|") || l.startsWith("DONE") || l.startsWith("ERROR"));
 }
 
-const skip = dubboJavaSkip() || (missing() !== undefined && !process.env.CI ? `protoc or the Dubbo Java peer unavailable: ${missing()}` : false);
+const skip = dubboJavaSkip() || (protoMissing() !== undefined && !process.env.CI ? `protoc or the Dubbo Java peer unavailable: ${protoMissing()}` : false);
 
 describe("a .proto service between Dubbo Java (protobuf serialization, no stub generator) and ours", { skip }, () => {
   let classes: string;
@@ -121,9 +58,9 @@ describe("a .proto service between Dubbo Java (protobuf serialization, no stub g
 
   before(async () => {
     requireDubboJava();
-    const why = missing();
+    const why = protoMissing();
     if (why !== undefined) throw new Error(`the Dubbo protobuf tests cannot run (and CI is set, so they fail rather than skip): ${why}`);
-    classes = await compiled();
+    classes = await compiledProtoPrograms();
     port = await freePort();
     provider = await java(classes, "org.triplerpc.pb.PbProvider", [String(port)]);
     server = createServer({ logger: QUIET, services: [new OurPbGreeter()] });
@@ -131,12 +68,7 @@ describe("a .proto service between Dubbo Java (protobuf serialization, no stub g
     provider.stderr?.resume();
   });
   after(async () => {
-    provider?.stdin?.end();
-    if (provider && provider.exitCode === null) {
-      const t = setTimeout(() => provider?.kill("SIGKILL"), 3000);
-      await new Promise((r) => provider?.once("exit", r));
-      clearTimeout(t);
-    }
+    await stopProtoJava(provider);
     await server?.close();
   });
 
