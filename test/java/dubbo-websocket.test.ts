@@ -122,6 +122,8 @@ describe("Triple over WebSocket with Dubbo Java (branch 3.3-websocket-support ov
   });
 
   it("server stream: our client reads count(3) as #0, #1, #2, then Java's close 1000", async () => {
+    // (Over HTTP, Dubbo 3.3.1 cannot read a JSON stream without its wrapper; over WebSocket each
+    // message is one JSON value.)
     const got: string[] = [];
     for await (const s of c.count(3)) got.push(s);
     assert.deepEqual(got, ["#0", "#1", "#2"]);
@@ -169,9 +171,10 @@ describe("Triple over WebSocket with Dubbo Java (branch 3.3-websocket-support ov
 
   it("an unknown method: Java completes the upgrade, then closes 1011 Invoker not found", async () => {
     // Routing runs after the handshake (DefaultWebSocketServerTransportListener.onPrepareMetadata →
-    // doRoute, on the metadata onHandshakeComplete made); Dubbo 3.3.1's AbstractServerTransportListener
-    // throws `new HttpStatusException(HttpStatus.NOT_FOUND.getCode(), "Invoker not found")`, which
-    // becomes the close reason. (Our server answers 404 before upgrading.)
+    // doRoute, on the metadata onHandshakeComplete made), where Dubbo 3.3.1 (tag dubbo-3.3.1,
+    // dubbo-rpc/dubbo-rpc-triple/src/main/java/org/apache/dubbo/rpc/protocol/tri/h12/AbstractServerTransportListener.java:128)
+    //   throw new HttpStatusException(HttpStatus.NOT_FOUND.getCode(), "Invoker not found");
+    // which becomes the close reason. (Our server answers 404 before upgrading.)
     const r = await raw(port, `${INTEROP}/nope`, ['"x"'], { headers: JSON_CT });
     assert.ok(r.upgrade, "the handshake completed");
     assert.deepEqual([r.code, r.reason], [1011, "Invoker not found"]);
@@ -230,9 +233,10 @@ describe("Triple over WebSocket with Dubbo Java (branch 3.3-websocket-support ov
     assert.deepEqual(got, ["ann?", "null?"]);
   });
 
-  it("a single String parameter binds the text of the message: our argument array arrives as its JSON", async () => {
-    // Our client sends `["ws"]` (Dubbo's argument array, as for Triple JSON over HTTP); this Java
-    // code gives a String parameter the message's text. A bare JSON string binds as the value.
+  it("a single String parameter binds the text of the message, as Dubbo 3.3.1 does over HTTP", async () => {
+    // Our client sends `["ws"]` (Dubbo's argument array); Java gives a lone String parameter the
+    // message's text, as its REST layer gives it the whole body of a Triple JSON call over HTTP
+    // (test/java/dubbo-provider.test.ts). A bare JSON string binds as the value.
     assert.match(await c.hello("ws"), /^hello \["ws"\] from /);
     const bare = await raw(port, `${INTEROP}/hello`, ['"ws"'], { headers: JSON_CT });
     assert.match(texts(bare)[0] ?? "", /^b:"hello ws from /);
