@@ -1,6 +1,7 @@
 // Owns `codecOf`, `send`, `envelopes`, `TripleWeb`, … A method's codec: an IDL-less method's JSON
 // without loading anything. Must not change: no node: import and no server code: it runs in
 // browsers (the bundle budget test checks).
+import { needsConverterExtras, useConverterExtras } from "../codec/converters.js";
 import { type JsonClientCodec, jsonClientCodec } from "../codec/json-message.js";
 import { base64Encode, utf8Decode } from "../protocol/bytes.js";
 import { Code } from "../protocol/code.js";
@@ -27,7 +28,11 @@ export type WebFormat = "json" | "proto" | "protojson";
  * dynamic import, so a JSON-only bundle does not carry them.
  */
 export async function codecOf(md: MethodDescriptor, format: WebFormat): Promise<WebCodec> {
-  if (format === "json" && md.requestType === undefined) return jsonClientCodec(md);
+  if (format === "json" && md.requestType === undefined) {
+    // A result of a Java value class or an upload: their converters, loaded before the codec is built.
+    if (md.returns && needsConverterExtras(md.returns)) useConverterExtras((await import("../codec/converter-extras.js")).converterExtras);
+    return jsonClientCodec(md);
+  }
   const { messageCodec } = await import("../message/message-codec.js");
   return messageCodec(md, format);
 }
