@@ -2,6 +2,8 @@
 // to a method's parameters on top of converters.ts, with converter-extras.ts registered (a binder
 // converts every type). Must not change: limits are checked before memory is spent; bad input is a
 // 4xx naming the problem.
+import { Code } from "../protocol/code.js";
+import { RpcError } from "../protocol/rpc-error.js";
 import type { ParamDescriptor } from "../service/descriptors.js";
 import { StreamedFile } from "../service/file-upload.js";
 import type { TypeDesc } from "../service/type-desc.js";
@@ -13,21 +15,57 @@ import {
   addProblem,
   checkedNumber,
   collect,
-  collecting,
+  type BindProblem,
   compileConverter,
   type Converter,
   fail,
   isPlainObject,
+  isStop,
   toBigInt,
   toDate,
+  swapSink,
   useConverterExtras,
 } from "./converters.js";
 import { FORBIDDEN_KEYS } from "./json.js";
 
-export { BindFailure, collect, collecting, compileConverter, type Converter, missing, missingField } from "./converters.js";
+export { collect, compileConverter, type Converter, missing, missingField } from "./converters.js";
 
 // A module that binds requests converts every type: the Java value-class parsers and uploads too.
 useConverterExtras(converterExtras);
+
+/** A JSON binding that found problems: all of them, and the arguments bound despite them. */
+export class BindFailure extends RpcError {
+  constructor(
+    readonly problems: readonly BindProblem[],
+    /** The arguments bound (a bad one left undefined); undefined when none could be. */
+    readonly partial: unknown[] | undefined,
+    /** Binding stopped at converters.ts's cap (100): there may be more. */
+    readonly stopped: boolean,
+  ) {
+    const lines = problems.map((p) => (p.where ? `${p.where} ${p.description}` : p.description));
+    super(Code.InvalidArgument, stopped ? `${lines.join("; ")}; and more (binding stopped after ${problems.length} problems)` : lines.join("; "), {
+      legacyStatus: 40,
+    });
+  }
+}
+
+/** Runs a binding that collects its problems: its arguments, or a {@link BindFailure} listing them all. */
+export function collecting<T>(bind: (body: T) => unknown[], body: T): unknown[] {
+  const mine: BindProblem[] = [];
+  const outer = swapSink(mine);
+  let args: unknown[] | undefined;
+  let stopped = false;
+  try {
+    args = bind(body);
+  } catch (e) {
+    stopped = isStop(e);
+    if (!stopped) collect(e);
+  } finally {
+    swapSink(outer);
+  }
+  if (mine.length > 0) throw new BindFailure(mine, stopped ? undefined : args, stopped);
+  return args as unknown[];
+}
 
 /** An optional parameter's converter: absent (or null) binds `undefined`. */
 function orUndefined<V>(conv: (v: V, where: string) => unknown): (v: V | undefined, where: string) => unknown {

@@ -71,45 +71,25 @@ export function collect(e: unknown): void {
   addProblem(PROBLEMS.get(e) ?? { where: "", description: e.message });
 }
 
-/** A JSON binding that found problems: all of them, and the arguments bound despite them. */
-export class BindFailure extends RpcError {
-  constructor(
-    readonly problems: readonly BindProblem[],
-    /** The arguments bound (a bad one left undefined); undefined when none could be. */
-    readonly partial: unknown[] | undefined,
-    /** Binding stopped at {@link MAX_BIND_PROBLEMS}: there may be more. */
-    readonly stopped: boolean,
-  ) {
-    const lines = problems.map((p) => (p.where ? `${p.where} ${p.description}` : p.description));
-    super(Code.InvalidArgument, stopped ? `${lines.join("; ")}; and more (binding stopped after ${problems.length} problems)` : lines.join("; "), {
-      legacyStatus: 40,
-    });
-  }
-}
-
 /** A missing argument or field: recorded when problems are collected, else thrown. */
 export function missing(where: string, description: string): void {
   if (sink === undefined) throw problemError(where, description);
   addProblem({ where, description });
 }
 
-/** Runs a binding that collects its problems: its arguments, or a {@link BindFailure} listing them all. */
-export function collecting<T>(bind: (body: T) => unknown[], body: T): unknown[] {
+/**
+ * Makes `next` the sink of the binding under way (undefined: problems are thrown, not collected);
+ * returns the one it replaces. binder.ts's `collecting` runs a binding with its own sink.
+ */
+export function swapSink(next: BindProblem[] | undefined): BindProblem[] | undefined {
   const outer = sink;
-  const mine: BindProblem[] = [];
-  sink = mine;
-  let args: unknown[] | undefined;
-  let stopped = false;
-  try {
-    args = bind(body);
-  } catch (e) {
-    stopped = e === STOP;
-    if (!stopped) collect(e);
-  } finally {
-    sink = outer;
-  }
-  if (mine.length > 0) throw new BindFailure(mine, stopped ? undefined : args, stopped);
-  return args as unknown[];
+  sink = next;
+  return outer;
+}
+
+/** True for the error that stops a binding once the sink holds {@link MAX_BIND_PROBLEMS}. */
+export function isStop(e: unknown): boolean {
+  return e === STOP;
 }
 
 export function fail(where: string, expected: string, v: unknown): never {
