@@ -1,4 +1,4 @@
-// Owns `compileTextConverter`, `compileJsonBinder`, `paramConverters`, `paramLabel`: arguments bound
+// Owns `compileJsonBinder`, `collecting`, `BindFailure`, `compileTextConverter`, …: arguments bound
 // to a method's parameters on top of converters.ts, with converter-extras.ts registered (a binder
 // converts every type). Must not change: limits are checked before memory is spent; bad input is a
 // 4xx naming the problem.
@@ -190,7 +190,7 @@ function argumentBinders(params: readonly ParamDescriptor[], convs: readonly Con
  * Binds a decoded JSON body to a method's parameters: a JSON array of the
  * arguments in order; for one parameter also the bare value; an object keyed by parameter names
  * when every parameter is named. Every missing field and bad value is found before it fails: a
- * {@link BindFailure} lists them all (up to {@link MAX_BIND_PROBLEMS}) with the arguments bound.
+ * {@link BindFailure} lists them all (up to converters.ts's cap of 100) with the arguments bound.
  */
 export function compileJsonBinder(params: readonly ParamDescriptor[]): (body: unknown) => unknown[] {
   const convs = paramConverters(params);

@@ -1,4 +1,4 @@
-// Owns `compileConverter`, `collect`, `collecting`, `BindFailure`: a decoded value converted to a
+// Owns `compileConverter`, `collect`, `missing`, the problems sink: a decoded value converted to a
 // declared type. Both clients revive results with it, so Java value-class text and uploads come in
 // through `useConverterExtras` (converter-extras.ts). Must not change: limits are checked before
 // memory is spent; bad input is a 4xx naming the problem.
