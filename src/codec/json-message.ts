@@ -1,7 +1,7 @@
 // Owns `jsonBytes`, `resultDecoder`, `jsonClientCodec`. One JSON message: the UTF-8 bytes of a
 // value as our JSON writes it. Must not change: limits are checked before memory is spent; bad
 // input is a 4xx naming the problem.
-import { compileConverter } from "./binder.js";
+import { compileConverter } from "./converters.js";
 import { parseJson, stringifyJson } from "./json.js";
 import { utf8Decode, utf8Encode } from "../protocol/bytes.js";
 import { Code } from "../protocol/code.js";

@@ -1,7 +1,8 @@
 // Owns `SerializationError`, `JavaException`, `javaSerialization`, `javaException`, … Bytes that
 // are not a value of the serialization. Must not change: gRPC's wire rules (5-byte message prefix,
 // grpc-status in trailers) that grpc-js and other peers rely on.
-import { bigIntFromWords, bitsForDigits, countDigits, numberDigitsLimit, wordsBitLength } from "../codec/big-numbers.js";
+import { bitsForDigits, countDigits, numberDigitsLimit } from "../codec/big-numbers.js";
+import { bigIntFromWords, wordsBitLength } from "../codec/big-words.js";
 import { HessianError, JAVA_CLASS, readHessian } from "../serialization/hessian2/reader.js";
 import { writeHessian } from "../serialization/hessian2/writer.js";
 import { JsonbError, readJsonb, writeJsonb } from "../serialization/jsonb/index.js";

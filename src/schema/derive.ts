@@ -1,7 +1,8 @@
 // Owns `fieldName`, `SchemaBuilder`, `deriveSchema`. A field name protobuf accepts, from a
 // parameter or field name. Must not change: what a schema lock records (older locks must still
 // parse and diff).
-import { type Constraints, constraintComment } from "../service/constraints.js";
+import type { Constraints } from "../service/constraints.js";
+import { constraintComment } from "../service/constraint-comment.js";
 import type { MethodDescriptor, ServiceDescriptor } from "../service/descriptors.js";
 import type { FieldDesc, TypeDesc } from "../service/type-desc.js";
 import { type FieldType, packageOf, type SchemaField, type SchemaFile, type SchemaMessage, type SchemaMethod, simpleName, WKT_FILES } from "./model.js";

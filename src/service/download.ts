@@ -8,6 +8,7 @@ import type * as Path from "node:path";
 import type { Readable } from "node:stream";
 import type * as Stream from "node:stream";
 import { nodeBuiltin, requireBuiltin } from "./node-builtin.js";
+import { TYPE_KIND } from "./metadata.js";
 
 /** What a download's bytes can come from. */
 export type DownloadBody = Readable | ReadableStream<Uint8Array> | Blob | Uint8Array;
@@ -34,6 +35,10 @@ export interface DownloadOptions {
  * `Range` requests (206, or 416 when unsatisfiable) and says `Accept-Ranges: bytes`.
  */
 export class Download {
+  /** The parameter or result type this class stands for (read by type-desc.ts). */
+  static get [TYPE_KIND](): "download" {
+    return "download";
+  }
   readonly body: DownloadBody;
   readonly filename: string | undefined;
   readonly type: string | undefined;

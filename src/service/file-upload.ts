@@ -6,6 +6,7 @@ import type * as FsPromises from "node:fs/promises";
 import type { Readable } from "node:stream";
 import type * as Stream from "node:stream";
 import { requireBuiltin } from "./node-builtin.js";
+import { TYPE_KIND } from "./metadata.js";
 
 /** Where a {@link StreamedFile}'s bytes are: in memory, in a temp file, or still arriving. */
 export type StreamedFileSource =
@@ -29,6 +30,10 @@ export type StreamedFileSource =
  * `stream()` is a Node.js `Readable` (use `Readable.toWeb()` for a web stream).
  */
 export class StreamedFile {
+  /** The parameter or result type this class stands for (read by type-desc.ts). */
+  static get [TYPE_KIND](): "upload" {
+    return "upload";
+  }
   /** The part's `filename` (base name only; "" without one). Never use it as a path unchecked. */
   readonly filename: string;
   /** The part's media type (`application/octet-stream` when it has none). */

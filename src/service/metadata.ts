@@ -41,3 +41,10 @@ export function designMeta(key: "design:paramtypes" | "design:type", target: obj
   const r = Reflect as { getMetadata?: (k: string, t: object, p: string) => unknown };
   return typeof r.getMetadata === "function" ? r.getMetadata(key, target, property) : undefined;
 }
+
+/**
+ * The type a class stands for as a parameter or result (`"upload"` on `StreamedFile`, `"download"`
+ * on `Download`): type-desc.ts reads the mark, so describing a class does not import those classes
+ * (a browser bundle of a contract leaves them out).
+ */
+export const TYPE_KIND: unique symbol = Symbol.for("triple-rpc:type-kind");

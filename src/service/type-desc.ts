@@ -2,10 +2,10 @@
 // part's bytes, with the file name and the part's Content-Type. Declare a parameter of this type to
 // receive them. Must not change: what a decorated class describes (paths, parameter order, tags):
 // the wire depends on it.
-import { Download } from "./download.js";
-import { StreamedFile } from "./file-upload.js";
+import type { Download } from "./download.js";
+import type { StreamedFile } from "./file-upload.js";
 import { type Constraints, pickConstraints } from "./constraints.js";
-import { defineMeta, designMeta, getMeta, hasOwnMeta } from "./metadata.js";
+import { defineMeta, designMeta, getMeta, hasOwnMeta, TYPE_KIND } from "./metadata.js";
 
 /**
  * Plain descriptions of parameter and field types, built once at registration from
@@ -443,6 +443,12 @@ function untypedField(where: string): TypeError {
   );
 }
 
+/** `StreamedFile` (upload) and `Download` (download), by the mark they carry rather than by identity. */
+function markedKind(x: unknown): "upload" | "download" | undefined {
+  const kind = typeof x === "function" ? (x as { [TYPE_KIND]?: unknown })[TYPE_KIND] : undefined;
+  return kind === "upload" || kind === "download" ? kind : undefined;
+}
+
 /** The kinds a declared type may have when the compiler's metadata names `design` (undefined: any kind). */
 function kindsOf(design: unknown): readonly string[] | undefined {
   switch (design) {
@@ -460,11 +466,9 @@ function kindsOf(design: unknown): readonly string[] | undefined {
       return ["array"];
     case Map:
       return ["map"];
-    case StreamedFile:
-      return ["upload"];
-    case Download:
-      return ["download"];
   }
+  const marked = markedKind(design);
+  if (marked) return [marked];
   if (typeof design === "function" && (design === Uint8Array || design.prototype instanceof Uint8Array)) return ["bytes", "file"];
   // Object (interfaces, unions, any), Promise, Function, a class: no kind to hold the declaration to.
   return undefined;
@@ -520,11 +524,9 @@ export function resolveType(spec: TypeSpec | undefined, where: string): TypeDesc
       return T.map(T.string);
     case InMemoryFile:
       return T.file;
-    case StreamedFile:
-      return T.upload;
-    case Download:
-      return T.download;
   }
+  const marked = markedKind(spec);
+  if (marked) return T[marked];
   // Buffer is a Uint8Array subclass (and absent in browsers, where contracts load too).
   if (spec === Uint8Array || (typeof spec === "function" && spec.prototype instanceof Uint8Array)) {
     return spec === InMemoryFile ? T.file : T.bytes;

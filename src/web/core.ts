@@ -11,7 +11,7 @@ import type { WebClientOptions } from "./options.js";
 import { isNetworkFailure, WebScope } from "./scope.js";
 import { checkedOptions, type CheckedOptions } from "./settings.js";
 import type { WebCallInit } from "./transport.js";
-import { codecOf, ConnectWeb, type FetchCall, TripleWeb, type WebCodec, type WebFormat, type WebWireMethod } from "./wire.js";
+import { codecOf, type FetchCall, TripleWeb, type WebCodec, type WebFormat, type WebWireMethod } from "./wire.js";
 
 /** A method prepared once per client: its URL, and its protocol half built on the first call. */
 export interface WebMethod {
@@ -57,7 +57,11 @@ export class WebCore {
     const url = `${s.baseUrl}${md.path}`;
     const json = s.contentType === "json";
     const fmt: WebFormat = json ? (s.protocol === "triple" ? "json" : "protojson") : "proto";
-    const connect = once(async () => new ConnectWeb(md, await codecOf(md, json ? "protojson" : "proto"), json, s.useGet));
+    // Connect's code (connect.ts) is loaded on the first call that uses it, like gRPC-Web's.
+    const connect = once(async () => {
+      const [{ ConnectWeb }, codec] = await Promise.all([import("./connect.js"), codecOf(md, json ? "protojson" : "proto")]);
+      return new ConnectWeb(md, codec, json, s.useGet);
+    });
     const wire = once(async (): Promise<WebWireMethod> => {
       if (s.protocol === "connect") return connect();
       // Triple HTTP: IDL methods in the client's format, IDL-less ones always JSON (the only body they take there).

@@ -12,7 +12,8 @@ import { errorFromGrpcTrailers } from "../protocol-grpc/status.js";
 import { formatGrpcTimeout } from "../protocol-grpc/wire.js";
 import { decodeBase64Chunks, GRPC_WEB_FLAG_TRAILERS, parseTrailerBlock } from "../protocol-grpc-web/wire.js";
 import { headersOf } from "./scope.js";
-import { envelopes, type FetchCall, send, type WebCodec, type WebWireMethod } from "./wire.js";
+import { envelopes } from "./connect.js";
+import { type FetchCall, send, type WebCodec, type WebWireMethod } from "./wire.js";
 
 /**
  * gRPC-Web over fetch (grpc/grpc PROTOCOL-WEB), binary or text: one enveloped request message,

@@ -1,16 +1,7 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import {
-  bigIntFromWords,
-  bigIntToBytes,
-  bigIntToWords,
-  bitLength,
-  checkDigits,
-  describeBigInt,
-  numberDigitsLimit,
-  withNumberLimits,
-  wordsBitLength,
-} from "../../src/codec/big-numbers.js";
+import { bitLength, checkDigits, describeBigInt, numberDigitsLimit, withNumberLimits } from "../../src/codec/big-numbers.js";
+import { bigIntFromWords, bigIntToBytes, bigIntToWords, wordsBitLength } from "../../src/codec/big-words.js";
 import { T } from "../../src/index.js";
 import { fillDefaults } from "../../src/message/java-serialization.js";
 import { readHessian } from "../../src/serialization/hessian2/reader.js";

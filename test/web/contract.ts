@@ -64,6 +64,12 @@ export class WebTestContract {
     return unimplemented();
   }
 
+  /** A `java.math.BigDecimal` result: the client checks it with the Java value parsers (loaded for it). */
+  @Method({ returns: T.bigDecimal })
+  price(@Param(T.string) _text: string): Promise<string> {
+    return unimplemented();
+  }
+
   @Method()
   flaky(@Param(T.string) _key: string): Promise<number> {
     return unimplemented();

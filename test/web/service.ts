@@ -28,6 +28,10 @@ export class WebTestService extends WebTestContract {
     return p;
   }
 
+  override async price(text: string): Promise<string> {
+    return text;
+  }
+
   override async nextDay(d: Date): Promise<Date> {
     return new Date(d.getTime() + 86_400_000);
   }

@@ -69,6 +69,18 @@ describe("web client on Node's fetch", () => {
         assert.deepEqual(d, new Date(Date.UTC(2024, 1, 29)));
       });
 
+      it("revival: a Java value-class result checked by its parser, loaded for the method", async () => {
+        assert.equal(await client().price("12.50"), "12.50");
+        // Triple carries an IDL-less result as JSON, revived by the converter; Connect and gRPC-Web as its derived message.
+        if (v.opts.protocol !== "triple") return;
+        const e = await rejects(client().price("1.2.3"));
+        assert.equal(e.code, Code.Internal);
+        assert.match(
+          e.message,
+          /declared result of \/web\.WebTest\/price: the result must be a decimal number as text \(java\.math\.BigDecimal.*not a decimal number/,
+        );
+      });
+
       it("errors: the code and message; validation violations decoded as objects", async () => {
         const e = await rejects(client().greet("nobody"));
         assert.equal(e.code, Code.InvalidArgument);

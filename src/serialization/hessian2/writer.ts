@@ -1,6 +1,6 @@
 // Owns `writeHessian`. One value in hessian2, as `t` declares it. Must not change: the bytes stay
 // what Dubbo Java's hessian2 (hessian-lite) writes and reads; reads stay bounded.
-import { bigIntToWords } from "../../codec/big-numbers.js";
+import { bigIntToWords } from "../../codec/big-words.js";
 import { javaClassName } from "../java-types.js";
 import { javaClassOf } from "../../service/java-class.js";
 import type { JavaText, TypeDesc } from "../../service/type-desc.js";

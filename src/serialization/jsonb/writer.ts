@@ -1,6 +1,6 @@
 // Owns `writeJsonb`. One value in JSONB, as `t` declares it (without Dubbo's length prefix). Must
 // not change: the bytes stay what fastjson2's JSONB writes and reads; reads stay bounded.
-import { bigIntToBytes } from "../../codec/big-numbers.js";
+import { bigIntToBytes } from "../../codec/big-words.js";
 import { javaClassOf } from "../../service/java-class.js";
 import type { FieldDesc, TypeDesc } from "../../service/type-desc.js";
 import { ByteWriter } from "../bytes.js";
