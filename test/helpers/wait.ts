@@ -8,3 +8,20 @@ export async function waitFor(cond: () => boolean, ms: number, what: string): Pr
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+/**
+ * Waits until `read()` stops changing — the same value on `polls` polls 20 ms apart (a flow held
+ * back by backpressure, a queue drained) — and returns it; fails after `ms`, naming `what`.
+ */
+export async function settled<T>(read: () => T, ms: number, what: string, polls = 5): Promise<T> {
+  const deadline = Date.now() + ms;
+  let last = read();
+  for (let same = 0; same < polls; ) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what} to settle (last ${String(last)})`);
+    await new Promise((r) => setTimeout(r, 20));
+    const now = read();
+    same = Object.is(now, last) ? same + 1 : 0;
+    last = now;
+  }
+  return last;
+}
