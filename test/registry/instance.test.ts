@@ -10,7 +10,7 @@ import { Gate } from "../helpers/gate.js";
 import { selfSigned } from "../helpers/tls.js";
 import { type KazooGet, kazoo, kazooMissing, ZooKeeperServer, zookeeperMissing } from "../helpers/zookeeper.js";
 import { ProviderProcess } from "./children.js";
-import { ECHO_SERVICE, EchoService, loadLoop, stopAllLoads, waitFor } from "./services.js";
+import { ECHO_SERVICE, EchoService, loadLoop, recordingLogger, stopAllLoads, waitFor } from "./services.js";
 import { echoServiceInfo, goInstanceJson, javaInstanceJson, metadataClient, StubProvider } from "./stub-provider.js";
 import type { ConsumerExtra, ProviderExtra } from "../helpers/registry-options.js";
 
@@ -683,13 +683,14 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
     const a = createServer({ services: [new EchoService("e1")], ...opts });
     servers.push(a);
     await a.listen({ port: 0 });
-    const c = consumer({ registry: { address, level: "application", providedBy: "expiry-app" } });
+    const { lines, logger } = recordingLogger();
+    const c = consumer({ registry: { address, level: "application", providedBy: "expiry-app" }, logger });
     assert.equal(await c.whoami(), "e1");
     const node = `/services/expiry-app/127.0.0.1:${a.address.port}`;
     const owner = (await get(zk, node))!.ephemeralOwner;
     // An operator deletes the instance node: the consumer keeps its last provider (empty protection).
     await kazoo(zk.hostPort, [{ op: "delete", path: node }]);
-    await new Promise((r) => setTimeout(r, 300));
+    await waitFor(() => lines.some((l) => l.includes("(empty protection)")), 5000, "the consumer to see the empty list");
     for (let i = 0; i < 5; i++) assert.equal(await c.whoami(), "e1");
     await zk.stop();
     zk.wipe();
