@@ -106,11 +106,18 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
   async function consumer(discovery: "interface" | "application" | "both", first: string, providedBy?: string, waitMs = 8000, protocol?: "grpc") {
     const { lines, logger } = recordingLogger();
     const registry = new ZookeeperRegistry(zk.address(4000), { logger });
+    // The applications it follows, counted: a mapping's subscriptions are started at a pace.
+    let started = 0;
+    const subscribeInstances = registry.subscribeInstances.bind(registry);
+    registry.subscribeInstances = (app, listener) => {
+      started++;
+      return subscribeInstances(app, listener);
+    };
     const c = createClient(EchoService, { protocol, registry: { address: registry, level: discovery, providedBy, application: "c", registerConsumer: false } });
     clients.push(c);
     const load = loadLoop(() => c.whoami(), 2);
     await waitFor(() => (load.counts.get(first) ?? 0) > 5, waitMs, `calls on ${first}`);
-    return { c, lines, load };
+    return { c, lines, load, followed: () => started };
   }
 
   /** A consumer of the hostile-app's instances, calling until inst1 answers. */
@@ -228,7 +235,7 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
   });
 
   it("auto: a mapping node listing thousands of applications and garbage names: calls go on, no crash, no log flood", async () => {
-    const { lines, load } = await consumer("both", "inst1");
+    const { lines, load, followed } = await consumer("both", "inst1");
     const mapping = `/dubbo/mapping/${ECHO_SERVICE}`;
     const names = ["iface-app", "hostile-app", "..", ".", "a/b", "/", "a//b", "zookeeper", "x\u0001y", "é", "z".repeat(5000)];
     for (let i = 0; i < 2000; i++) names.push(`app-${i}`);
@@ -236,7 +243,9 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
       { op: "delete", path: mapping },
       { op: "create", path: mapping, data: names.join(",") },
     ]);
-    await new Promise((r) => setTimeout(r, 6000));
+    // Until the consumer follows the 256 applications it may (its cap per interface), started at a
+    // pace: the event, not a fixed 6 s.
+    await waitFor(() => followed() >= 256, 20_000, "256 applications followed");
     load.reset();
     await waitFor(() => ["good1", "inst1"].every((id) => (load.counts.get(id) ?? 0) > 3), 20_000, "calls on both providers");
     await load.stop();
@@ -252,7 +261,7 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
       { op: "delete", path: mapping },
       { op: "create", path: mapping, data: "iface-app,hostile-app" },
     ]);
-    const { c, lines, load } = await consumer("both", "inst1");
+    const { c, lines, load, followed } = await consumer("both", "inst1");
     const names = ["iface-app", "hostile-app"];
     for (let i = 0; names.length < 10_001; i++) names.push(`flood-app-${i}`);
     const blocking = loopBlocking();
@@ -261,8 +270,8 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
       { op: "delete", path: mapping },
       { op: "create", path: mapping, data: names.join(",") },
     ]);
-    // 256 subscriptions at 100 a second: all started within 3 s.
-    await new Promise((r) => setTimeout(r, 3500));
+    // 256 subscriptions at 100 a second: until all are started (the event, not a fixed 3.5 s).
+    await waitFor(() => followed() >= 256, 20_000, "256 applications followed");
     load.reset();
     await waitFor(() => ["good1", "inst1"].every((id) => (load.counts.get(id) ?? 0) > 3), 5000, "calls on both providers");
     const heldMs = blocking.stop();
