@@ -10,8 +10,9 @@ export async function waitFor(cond: () => boolean, ms: number, what: string): Pr
 }
 
 /**
- * Waits until `read()` stops changing — the same value on `polls` polls 20 ms apart (200 ms by default) (a flow held
- * back by backpressure, a queue drained) — and returns it; fails after `ms`, naming `what`.
+ * Waits until `read()` stops changing — the same value on `polls` polls 20 ms apart, 200 ms by
+ * default (a flow held back by backpressure, a queue drained) — and returns it; fails after `ms`,
+ * naming `what`.
  */
 export async function settled<T>(read: () => T, ms: number, what: string, polls = 10): Promise<T> {
   const deadline = Date.now() + ms;
