@@ -144,8 +144,9 @@ export interface ServerOptions extends TransportOptions {
    */
   logger?: Logger;
   /**
-   * What the server's time windows of policy read as now (epoch ms): the default logger's repeat
-   * window (one line per cause per minute). Default the system clock. Timeouts and deadlines stay
+   * What the server's log windows read as now (epoch ms): the default logger's repeat window (one
+   * line per cause per minute) and the report of refused connections (one a minute). Default the
+   * system clock. Timeouts and deadlines stay
    * on real timers (docs/operations.md, "The clock").
    */
   clock?: Clock;
@@ -192,7 +193,7 @@ const RENAMED: Readonly<Record<string, string>> = {
 const REGISTRY_KEYS = ["application", "host", "weight", "warmupMs", "level", "metadataStorage", "tag", "configCenter", "unregisterDelayMs"];
 
 /** The listener's settings, as checked (the listener applies their defaults). */
-export type ListenerConfig = TransportOptions & { readonly maxHeaderBytes: number };
+export type ListenerConfig = TransportOptions & { readonly maxHeaderBytes: number; readonly clock?: Clock };
 
 /** Everything the server reads of its options, checked and defaulted once. */
 export interface ServerConfig {
@@ -283,16 +284,17 @@ export function resolveServerOptions(o: ServerOptions, who = "createServer"): Se
   refuseRenamed(who, o, RENAMED);
   const limits = checkedLimits(o.limits, o.uploads, who);
   const uploadDir = check(who, "uploads.dir", o.uploads?.dir, { must: "a directory path", ok: (x) => typeof x === "string" && x !== "" });
+  const clock = checkedClock(who, o.clock);
   return {
     limits,
     uploadDir,
-    transport: checkedTransport(o, limits, who),
+    transport: { ...checkedTransport(o, limits, who), clock },
     shutdownTimeoutMs: checked(who, "shutdownTimeoutMs", o.shutdownTimeoutMs, ms("0 cancels in-flight calls at once"), 10_000),
     drainDelayMs: checked(who, "drainDelayMs", o.drainDelayMs, ms("0 closes the listener at once"), 0),
     requireProtocolVersion: checked(who, "requireProtocolVersion", o.requireProtocolVersion, bool, false),
     dubboJsErrors: checked(who, "dubboJsErrors", o.dubboJsErrors, bool, false),
     maskUnexpectedErrors: checked(who, "maskUnexpectedErrors", o.maskUnexpectedErrors, bool, false),
-    clock: checkedClock(who, o.clock),
+    clock,
     registry: checkedRegistry(o.registry, who),
   };
 }

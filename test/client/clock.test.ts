@@ -18,6 +18,7 @@ import {
   type TripleServer,
 } from "../../src/index.js";
 import { parseUrl } from "../../src/registry.js";
+import { waitFor } from "../helpers/wait.js";
 
 /** A logger that keeps nothing (the clients below log their ejections and refusals). */
 const quiet = { info() {}, warn() {}, error() {} };
@@ -211,6 +212,55 @@ describe("clock option: the server's log window", () => {
       }
     } finally {
       console.error = original;
+      await server.close();
+    }
+  });
+});
+
+describe("clock option: the server's report of refused connections", () => {
+  it("refusals past a connection cap are reported once per minute of the server's clock", async () => {
+    const clock = manualClock();
+    const warned: string[] = [];
+    const logger = { info() {}, warn: (_o: object, m: string) => warned.push(m), error() {} };
+    const impl = new Who("capped");
+    let release = () => {};
+    impl.hang = new Promise<void>((r) => {
+      release = r;
+    });
+    const server = createServer({ services: [impl], maxConnectionsPerPeer: 1, logger, clock });
+    const { port } = await server.listen({ port: 0, host: "127.0.0.1" });
+    const sockets: net.Socket[] = [];
+    const connect = () =>
+      new Promise<net.Socket>((resolve) => {
+        const s = net.connect(port, "127.0.0.1", () => resolve(s));
+        s.on("error", () => {});
+        sockets.push(s);
+      });
+    const refusedOne = async () => {
+      const n = server.connections.refused;
+      const s = await connect();
+      await new Promise((r) => (s.destroyed ? r(undefined) : s.once("close", r)));
+      assert.equal(server.connections.refused, n + 1, "closed at accept");
+    };
+    try {
+      // One connection carrying a call (an idle one would be closed to make room instead).
+      const busy = await connect();
+      busy.write("POST /clock.Who/who HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n[]");
+      await waitFor(() => server.inflightCount === 1, 5000, "the call in flight");
+      await refusedOne();
+      await refusedOne();
+      await refusedOne();
+      const reports = () => warned.filter((m) => m.startsWith("refusing new connections"));
+      assert.deepEqual(reports(), ["refusing new connections: maxConnectionsPerPeer (1) reached; 1 refused since the last report"]);
+      clock.t += 59_999;
+      await refusedOne();
+      assert.equal(reports().length, 1, "within the minute: counted, not reported");
+      clock.t += 1;
+      await refusedOne();
+      assert.equal(reports()[1], "refusing new connections: maxConnectionsPerPeer (1) reached; 4 refused since the last report");
+    } finally {
+      release();
+      for (const s of sockets) s.destroy();
       await server.close();
     }
   });
