@@ -27,6 +27,7 @@ export type { OutlierDetectionOptions, OutlierSettings } from "./client/cluster/
 export type { LoadBalancer, LoadBalancerName } from "./client/loadbalance/load-balancer.js";
 export type { ClientCall, ClientInterceptor, ClientNext } from "./client/interceptor.js";
 export { ConsoleLogger, type Logger } from "./runtime/logger.js";
+export type { Clock } from "./transport/clock.js";
 export type { TelemetryOptions } from "./observability/telemetry.js";
 export { TRI_PROTOCOL_VERSION } from "./protocol/headers.js";
 export type { Registry, ProvidersListener, InstanceDiscovery } from "./registry/registry.js";

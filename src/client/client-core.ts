@@ -12,7 +12,8 @@ import type { CallOptions } from "../runtime/call-options.js";
 import { type CallTag, callTag, FORCE_TAG_KEY, TAG_KEY } from "../runtime/call-tag.js";
 import type { ProtocolClient, ProtocolSession, ResponseMode, StreamCall, WireMethod, WireOptions } from "../runtime/client-protocol.js";
 import { checkedLogger } from "../runtime/logger.js";
-import { bytes, checked, count, ms, type Rule } from "../runtime/options-check.js";
+import { bytes, checked, checkedClock, count, ms, type Rule } from "../runtime/options-check.js";
+import type { Clock } from "../transport/clock.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import { CallScope, NEVER_ABORTS } from "../transport/client/call-scope.js";
 import { Http1Transport } from "../transport/client/http1.js";
@@ -118,7 +119,7 @@ function checkedCompression(name: string | undefined): string | undefined {
 }
 
 /** The directory of `providers` (a list, or a Directory the caller owns), refusing a missing or doubled source. */
-function staticDirectory(o: ClientOptions): [Directory, boolean] {
+function staticDirectory(o: ClientOptions, clock: Clock): [Directory, boolean] {
   const p = o.providers as unknown;
   if (p !== undefined && o.registry !== undefined) {
     throw new TypeError("createClient: give either options.providers or options.registry, not both");
@@ -129,7 +130,7 @@ function staticDirectory(o: ClientOptions): [Directory, boolean] {
         `host:port ("127.0.0.1:50051"), a comma-separated string, or a Directory; or options.registry ("zookeeper://127.0.0.1:2181")`,
     );
   }
-  return isDirectory(p) ? [p, false] : [new StaticDirectory(p as string | readonly ProviderInit[]), true];
+  return isDirectory(p) ? [p, false] : [new StaticDirectory(p as string | readonly ProviderInit[], clock), true];
 }
 
 /**
@@ -176,7 +177,8 @@ export class ClientCore {
       throw new TypeError('createClient: options are required: { providers: [...] } or { registry: "zookeeper://host:port" }');
     const o = checkedHttpVersion(checkedClientOptions(options));
     this.options = o;
-    [this.directory, this.ownsDirectory] = registryDirectory ? [registryDirectory, true] : staticDirectory(o);
+    const clock = checkedClock("createClient", o.clock);
+    [this.directory, this.ownsDirectory] = registryDirectory ? [registryDirectory, true] : staticDirectory(o, clock);
     const { protocol, contentType } = checkedWire(o);
     this.timeoutMs = opt("timeoutMs", o.timeoutMs, ms("0 means none"), 0) || undefined;
     const maxBytes = opt("maxResponseBytes", o.maxResponseBytes, bytes, 4 * 1024 * 1024);
@@ -184,7 +186,7 @@ export class ClientCore {
     this.policy = this.directory.ready ? awaitingFirstList(policy, this.directory) : policy;
     this.telemetry = new ClientTelemetry(o.telemetry);
     this.ctx = {
-      logger: checkedLogger(o.logger, "createClient"),
+      logger: checkedLogger(o.logger, "createClient", clock),
       directory: this.directory,
       balancer: loadBalancer(o.loadBalance),
       retries: opt("retries", o.retries, count(), 2),

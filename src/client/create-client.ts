@@ -17,6 +17,7 @@ import { RegistryDirectory, registryDirectory } from "./cluster/registry-directo
 import type { RouteExplanation } from "../governance/router-chain.js";
 import type { ServiceKey } from "../registry/url.js";
 import { checkTlsPem } from "../transport/tls-pem.js";
+import { checkedClock } from "../runtime/options-check.js";
 
 type IsContext<P> = 0 extends 1 & P ? false : [P] extends [CallContext] ? true : false;
 
@@ -166,6 +167,7 @@ function clientCore(options: ClientOptions, methods: readonly MethodDescriptor[]
   if (options.providers !== undefined) throw new TypeError("createClient: give either options.providers or options.registry, not both");
   const reg = registryGroup<ClientRegistryOptions>("createClient", options.registry, CLIENT_REGISTRY_KEYS);
   checkRegistryFlags(reg);
+  const clock = checkedClock("createClient", options.clock);
   const directory = registryDirectory({
     registry: reg.address,
     key,
@@ -182,7 +184,8 @@ function clientCore(options: ClientOptions, methods: readonly MethodDescriptor[]
     tls: options.tls,
     // As the client reads connectTimeoutMs (unset or 0: 10 s); a bad value fails in ClientCore below.
     firstListWaitMs: isPositive(options.connectTimeoutMs) ? options.connectTimeoutMs : 10_000,
-    logger: checkedLogger(options.logger, "createClient"),
+    logger: checkedLogger(options.logger, "createClient", clock),
+    clock,
   });
   try {
     return new ClientCore(options, directory);

@@ -4,6 +4,7 @@
 // server code.
 import type * as tls from "node:tls";
 import type { Logger } from "../runtime/logger.js";
+import type { Clock } from "../transport/clock.js";
 import type { TelemetryOptions } from "../observability/telemetry.js";
 import type { MetadataInit } from "../protocol/rpc-error.js";
 import type { ClusterPolicy, ClusterPolicyName } from "./cluster/cluster.js";
@@ -196,4 +197,11 @@ export interface ClientOptions {
   logger?: Logger;
   /** OpenTelemetry: providers and propagator. Default: the global ones (no cost without an SDK). */
   telemetry?: TelemetryOptions;
+  /**
+   * What the client's time-based policy reads as now (epoch ms): providers' warm-up, back-off
+   * after a refused connection, outlier ejection and the default logger's repeat window. Default
+   * the system clock (`Date.now()`). Tests pass one they move by hand; timeouts, deadlines and
+   * retry timers stay on real timers (docs/client.md, "The clock").
+   */
+  clock?: Clock;
 }

@@ -114,9 +114,13 @@ export class ConsoleLogger implements Logger {
 /** The process-wide default logger (one memory of causes for every server and client). */
 export const defaultLogger: Logger = new ConsoleLogger();
 
-/** Checks a `logger` option: an object with `info`, `warn` and `error` functions. */
-export function checkedLogger(logger: Logger | undefined, where: string): Logger {
-  if (logger === undefined) return defaultLogger;
+/**
+ * Checks a `logger` option: an object with `info`, `warn` and `error` functions. Left out, the
+ * default logger; with a `clock` of the caller's (not the system's), a console logger of its own
+ * whose repeat window reads that clock.
+ */
+export function checkedLogger(logger: Logger | undefined, where: string, clock: Clock = systemClock): Logger {
+  if (logger === undefined) return clock === systemClock ? defaultLogger : new ConsoleLogger(console, REPEAT_WINDOW_MS, clock);
   for (const m of ["info", "warn", "error"] as const) {
     if (typeof (logger as Partial<Logger> | null)?.[m] !== "function") {
       throw new TypeError(`${where}: logger must have info, warn and error methods (pino's or console's shape)`);

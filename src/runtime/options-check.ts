@@ -3,6 +3,7 @@
  * integer-ness and enums by rule, unknown keys of a group (with the nearest valid name) and
  * renamed options (naming the new one). Every error is a TypeError `<who>: <full.path> must be …, got …`.
  */
+import { type Clock, systemClock } from "../transport/clock.js";
 import { didYouMean, nearestNames } from "./nearest.js";
 
 /** The longest timer Node keeps: a longer one fires after 1 ms (with a TimeoutOverflowWarning). */
@@ -57,6 +58,17 @@ export const text: Rule = { must: "a non-empty string", ok: (v) => typeof v === 
 export function oneOf(values: readonly string[]): Rule {
   const listed = values.map((v) => `"${v}"`);
   return { must: `${listed.slice(0, -1).join(", ")} or ${listed[listed.length - 1]}`, ok: (v) => typeof v === "string" && values.includes(v) };
+}
+
+/** A {@link Clock}: an object whose `now()` gives epoch ms. */
+const clockRule: Rule = {
+  must: "an object with a now() method returning epoch milliseconds (e.g. { now: () => Date.now() })",
+  ok: (v) => typeof v === "object" && v !== null && typeof (v as Partial<Clock>).now === "function",
+};
+
+/** The `clock` option of `who`, checked: the system clock when left out. */
+export function checkedClock(who: string, v: Clock | undefined): Clock {
+  return checked(who, "clock", v, clockRule, systemClock);
 }
 
 /** `v` when it is undefined (the default applies) or passes `rule`; else a TypeError naming `path`. */

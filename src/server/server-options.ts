@@ -14,7 +14,8 @@ import type { AuthOptions } from "../runtime/auth.js";
 import type { Interceptor } from "../runtime/interceptor.js";
 import { checkedLimits, type LimitOptions, type Limits, type UploadOptions } from "../runtime/limits.js";
 import type { Logger } from "../runtime/logger.js";
-import { amount, bool, check, checked, ms, oneOf, refuseRenamed, type Rule } from "../runtime/options-check.js";
+import type { Clock } from "../transport/clock.js";
+import { amount, bool, check, checked, checkedClock, ms, oneOf, refuseRenamed, type Rule } from "../runtime/options-check.js";
 import type { RegistrationOptions } from "../service/describe.js";
 import type { TransportOptions } from "../transport/server/listener.js";
 import type { CorsOptions } from "./cors.js";
@@ -143,6 +144,13 @@ export interface ServerOptions extends TransportOptions {
    */
   logger?: Logger;
   /**
+   * What the server's log windows read as now (epoch ms): the default logger's repeat window (one
+   * line per cause per minute) and the report of refused connections (one a minute). Default the
+   * system clock. Timeouts and deadlines stay
+   * on real timers (docs/operations.md, "The clock").
+   */
+  clock?: Clock;
+  /**
    * Hide the text of unexpected handler errors (anything thrown that is not an RpcError) from
    * callers: they get `unknown` with `internal error (id <id>)`, and the log line carries the same
    * id. Default false: the handler's message reaches the caller as it is.
@@ -185,7 +193,7 @@ const RENAMED: Readonly<Record<string, string>> = {
 const REGISTRY_KEYS = ["application", "host", "weight", "warmupMs", "level", "metadataStorage", "tag", "configCenter", "unregisterDelayMs"];
 
 /** The listener's settings, as checked (the listener applies their defaults). */
-export type ListenerConfig = TransportOptions & { readonly maxHeaderBytes: number };
+export type ListenerConfig = TransportOptions & { readonly maxHeaderBytes: number; readonly clock?: Clock };
 
 /** Everything the server reads of its options, checked and defaulted once. */
 export interface ServerConfig {
@@ -198,6 +206,8 @@ export interface ServerConfig {
   readonly requireProtocolVersion: boolean;
   readonly dubboJsErrors: boolean;
   readonly maskUnexpectedErrors: boolean;
+  /** `clock`: the system clock when left out. */
+  readonly clock: Clock;
   /** The `registry` group, checked, with its level and delay defaulted; undefined without a registry. */
   readonly registry: (ServerRegistryOptions & { readonly level: RegistryLevel; readonly unregisterDelayMs: number }) | undefined;
 }
@@ -274,15 +284,17 @@ export function resolveServerOptions(o: ServerOptions, who = "createServer"): Se
   refuseRenamed(who, o, RENAMED);
   const limits = checkedLimits(o.limits, o.uploads, who);
   const uploadDir = check(who, "uploads.dir", o.uploads?.dir, { must: "a directory path", ok: (x) => typeof x === "string" && x !== "" });
+  const clock = checkedClock(who, o.clock);
   return {
     limits,
     uploadDir,
-    transport: checkedTransport(o, limits, who),
+    transport: { ...checkedTransport(o, limits, who), clock },
     shutdownTimeoutMs: checked(who, "shutdownTimeoutMs", o.shutdownTimeoutMs, ms("0 cancels in-flight calls at once"), 10_000),
     drainDelayMs: checked(who, "drainDelayMs", o.drainDelayMs, ms("0 closes the listener at once"), 0),
     requireProtocolVersion: checked(who, "requireProtocolVersion", o.requireProtocolVersion, bool, false),
     dubboJsErrors: checked(who, "dubboJsErrors", o.dubboJsErrors, bool, false),
     maskUnexpectedErrors: checked(who, "maskUnexpectedErrors", o.maskUnexpectedErrors, bool, false),
+    clock,
     registry: checkedRegistry(o.registry, who),
   };
 }

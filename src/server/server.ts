@@ -193,7 +193,7 @@ export class TripleCore implements ServerCore {
     this.cors = options.cors ? new Cors(options.cors) : undefined;
     const oa = options.openapi;
     this.openapi = oa ? new OpenApiEndpoint(oa === true ? {} : oa, () => this.services.filter((s) => !BUILT_IN_SERVICES.has(s.name))) : undefined;
-    this.logger = checkedLogger(options.logger, "createServer");
+    this.logger = checkedLogger(options.logger, "createServer", config.clock);
     this.errors = new HandlerErrors(this.logger, config.maskUnexpectedErrors);
     this.telemetry = new ServerTelemetry(options.telemetry, () => this.boundAddress());
     const access = options.accessLog;

@@ -15,6 +15,7 @@ import {
 import { GreetServiceImpl } from "../../samples/greet/greet-service.js";
 import { type GrpcJsServer, startGrpcJsServer } from "./grpc-js-server.js";
 import { collect } from "./services.js";
+import { waitFor } from "../helpers/wait.js";
 
 /** A port nothing listens on: connecting to it is refused. */
 async function closedPort(): Promise<number> {
@@ -80,14 +81,18 @@ describe("cluster: failover and the other policies", () => {
 
   it("a down provider is tried again after its back-off", async () => {
     const port = await closedPort();
-    const c = greet({ providers: [`127.0.0.1:${port}`, urls[0]], loadBalance: "roundrobin", downBackoffMs: 100 });
+    // The back-off runs on the client's clock, moved by hand here instead of slept through.
+    const clock = { t: Date.now(), now: () => clock.t };
+    const c = greet({ providers: [`127.0.0.1:${port}`, urls[0]], loadBalance: "roundrobin", downBackoffMs: 100, clock });
     await c.greet({ name: "triple" });
     const [p0] = clientProviders(c);
     assert.ok(p0.isDown());
     const revived = createServer({ services: [new GreetServiceImpl()] });
     await revived.listen({ port });
     servers.push(revived);
-    await new Promise((r) => setTimeout(r, 150));
+    clock.t += 99;
+    assert.ok(p0.isDown(), "1 ms before the back-off ends");
+    clock.t += 1;
     assert.ok(!p0.isDown());
     for (let i = 0; i < 4; i++) await c.greet({ name: "triple" });
     assert.equal(p0.failures, 0, "the revived provider answered again");
@@ -168,7 +173,9 @@ describe("cluster: failover and the other policies", () => {
     const before = g.calls.Greet;
     const fb = greet({ providers: [g.address], protocol: "grpc", cluster: "failback", retries: 2, failbackIntervalMs: 30 });
     assert.equal(await fb.greet({ name: "nobody" }), undefined);
-    await new Promise((r) => setTimeout(r, 250));
+    await waitFor(() => g.calls.Greet - before >= 3, 5000, "two background retries");
+    // Three more intervals: no third retry.
+    await new Promise((r) => setTimeout(r, 90));
     assert.equal(g.calls.Greet - before, 3, "the first attempt and two background retries");
   });
 

@@ -9,6 +9,7 @@ import { decodeStatusDetails } from "../../src/protocol-grpc/status.js";
 import { post1 } from "../helpers/http.js";
 import { PROBE_PROTO, ProbeService } from "./probe-service.js";
 import { frame, rawCall } from "./raw.js";
+import { settled, waitFor } from "../helpers/wait.js";
 
 /** An IDL-less service: its gRPC messages are the Triple wrapper or JSON. */
 @Service("calc.Calculator")
@@ -278,8 +279,9 @@ describe("gRPC on the wire (raw node:http2 client)", () => {
       const stream = sess.request({ ":method": "POST", ":path": "/probe.Probe/Ticks", "content-type": "application/grpc" });
       stream.pause();
       stream.end(body);
-      await new Promise((r) => setTimeout(r, 300));
-      const yieldedWhilePaused = probe.log.ticksYielded;
+      // Until the server stops yielding (flow control holds it), not a fixed time.
+      await waitFor(() => probe.log.ticksYielded > 0, 5000, "the first tick");
+      const yieldedWhilePaused = await settled(() => probe.log.ticksYielded, 5000, "the ticks yielded while paused");
       let bytes = 0;
       stream.on("data", (c: Buffer) => (bytes += c.length));
       const closed = new Promise((r) => stream.on("close", r));

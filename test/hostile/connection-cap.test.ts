@@ -87,7 +87,7 @@ describe("hostile: connection caps (maxConnections, maxConnectionsPerPeer)", () 
     const conns = await Promise.all([1, 2, 3].map(() => Conn.open(port, "127.0.0.1")));
     for (const c of conns) assert.match((await c.call()) ?? "closed", /HTTP\/1\.1 200[\s\S]*3$/);
     const busy = conns.map((c) => c.slow());
-    await new Promise((r) => setTimeout(r, 200));
+    assert.ok(await waitFor(() => server.inflightCount >= 3, 5_000), "the three slow calls are in flight");
     const fourth = await Conn.open(port, "127.0.0.1");
     assert.equal(await fourth.closedWithin(1_000), true, "the connection over the per-peer cap stayed open");
     assert.equal(await fourth.call(200), undefined);
@@ -110,7 +110,7 @@ describe("hostile: connection caps (maxConnections, maxConnectionsPerPeer)", () 
     const conns = await Promise.all(["127.0.0.1", "127.0.0.1", "127.0.0.2", "127.0.0.2", "127.0.0.3"].map((a) => Conn.open(port, a)));
     for (const c of conns) assert.match((await c.call()) ?? "closed", /200/);
     const busy = conns.map((c) => c.slow());
-    await new Promise((r) => setTimeout(r, 200));
+    assert.ok(await waitFor(() => server.inflightCount >= 5, 5_000), "the five slow calls are in flight");
     const sixth = await Conn.open(port, "127.0.0.4").catch(() => undefined);
     assert.ok(!sixth || (await sixth.closedWithin(1_000)), "the connection over the total cap stayed open");
     const seventh = await Conn.open(port, "127.0.0.5").catch(() => undefined);

@@ -5,6 +5,7 @@ import { GreetServiceImpl } from "../../samples/greet/greet-service.js";
 import { BidiStream, createServer, Method, Param, Service, type TripleServer } from "../../src/index.js";
 import { wsCall, wsUrl } from "../websocket/ws-helpers.js";
 import { Bystander } from "./attack.js";
+import { settled } from "../helpers/wait.js";
 
 /**
  * Triple over WebSocket under attack (issue 38): every hostile handshake or stream is refused with
@@ -77,7 +78,8 @@ describe("hostile: Triple over WebSocket", () => {
       for (let j = 0; j < 500; j++) ws.send(message);
       await new Promise((r) => setImmediate(r));
     }
-    await new Promise((r) => setTimeout(r, 500));
+    // Until the server stops reading (what the attacker still buffers stops shrinking), not a fixed time.
+    await settled(() => ws.bufferedAmount, 5000, "the attacker's buffered bytes");
     // What left the attacker: the kernel's socket buffers and the few messages of the server's queue.
     const taken = sent * (message.length + 8) - ws.bufferedAmount;
     ws.terminate();

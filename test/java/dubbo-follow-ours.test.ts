@@ -1,9 +1,8 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
 import { closeClient, createClient } from "../../src/index.js";
 import { freePort, ZooKeeperServer, zookeeperMissing } from "../helpers/zookeeper.js";
-import { loadLoop, stopAllLoads } from "../registry/services.js";
+import { loadLoop, stopAllLoads, waitFor } from "../registry/services.js";
 import { tally, until, WhoAmI } from "./dubbo-cluster-helpers.js";
 import { QUIET } from "./dubbo-interop.js";
 import { dubboJavaSkip, JavaProvider, requireDubboJava } from "./dubbo-peer.js";
@@ -68,10 +67,13 @@ describe("our clients on ZooKeeper follow Dubbo Java providers added and stopped
 
   it("one Java provider stopped while our clients call in each discovery mode: no call fails, then it gets none", async () => {
     const loads = DISCOVERIES.map((d) => loadLoop(who(d), 3));
-    await sleep(1500);
+    const total = (load: (typeof loads)[number]) => [...load.counts.values()].reduce((a, b) => a + b, 0);
+    // Counts, not fixed times: every client calls both before the stop, and 50 more calls after it.
+    await waitFor(() => loads.every((l) => (l.counts.get("j1") ?? 0) > 0 && (l.counts.get("j2") ?? 0) > 0), 15_000, "calls on j1 and j2");
     await java.get("j1")?.stop();
     java.delete("j1");
-    await sleep(1500);
+    const after = loads.map((l) => total(l) + 50);
+    await waitFor(() => loads.every((l, i) => total(l) >= after[i]), 15_000, "50 calls after the stop");
     for (const load of loads) await load.stop();
     for (const [i, load] of loads.entries()) {
       assert.deepEqual(load.failures.map(String), [], DISCOVERIES[i]);

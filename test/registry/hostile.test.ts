@@ -5,6 +5,7 @@ import { clientProviders, closeClient, createClient, createServer, type TripleSe
 import { encodeComponent } from "../../src/registry/url.js";
 import { type KazooGet, kazoo, kazooMissing, ZooKeeperServer, zookeeperMissing } from "../helpers/zookeeper.js";
 import { ECHO_SERVICE, EchoService, loadLoop, recordingLogger, stopAllLoads, waitFor } from "./services.js";
+import { settled } from "../helpers/wait.js";
 import { echoServiceInfo, javaInstanceJson, StubProvider } from "./stub-provider.js";
 
 const skip = zookeeperMissing() ?? kazooMissing();
@@ -29,6 +30,13 @@ async function hostileMetadata(answer: (stream: http2.ServerHttp2Stream) => void
         setTimeout(r, 500).unref();
       }),
   };
+}
+
+/** Waits until `load` made `n` more calls (any provider): calls beside an attack, counted rather than timed. */
+async function moreCalls(load: { counts: ReadonlyMap<string, number> }, n: number): Promise<void> {
+  const total = () => [...load.counts.values()].reduce((a, b) => a + b, 0);
+  const target = total() + n;
+  await waitFor(() => total() >= target, 10_000, `${n} more calls`);
 }
 
 /** The longest the event loop was held while it ran: a timer every 5 ms, the largest gap seen. */
@@ -98,11 +106,18 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
   async function consumer(discovery: "interface" | "application" | "both", first: string, providedBy?: string, waitMs = 8000, protocol?: "grpc") {
     const { lines, logger } = recordingLogger();
     const registry = new ZookeeperRegistry(zk.address(4000), { logger });
+    // The applications it follows, counted: a mapping's subscriptions are started at a pace.
+    let started = 0;
+    const subscribeInstances = registry.subscribeInstances.bind(registry);
+    registry.subscribeInstances = (app, listener) => {
+      started++;
+      return subscribeInstances(app, listener);
+    };
     const c = createClient(EchoService, { protocol, registry: { address: registry, level: discovery, providedBy, application: "c", registerConsumer: false } });
     clients.push(c);
     const load = loadLoop(() => c.whoami(), 2);
     await waitFor(() => (load.counts.get(first) ?? 0) > 5, waitMs, `calls on ${first}`);
-    return { c, lines, load };
+    return { c, lines, load, followed: () => started };
   }
 
   /** A consumer of the hostile-app's instances, calling until inst1 answers. */
@@ -128,7 +143,8 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
       zk.hostPort,
       bad.map((n) => ({ op: "create" as const, path: `${PROVIDERS_DIR}/${n}`, data: "z".repeat(1000) })),
     );
-    await new Promise((r) => setTimeout(r, 1500));
+    // Calls go on beside the garbage (a count of calls, not a fixed time).
+    await moreCalls(load, 50);
     // A provider arriving after the garbage is still found.
     await provider("good2", "iface-app");
     await waitFor(() => (load.counts.get("good2") ?? 0) > 0, 8000, "calls on good2 (the list still follows changes)");
@@ -193,7 +209,12 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
         { op: "create", path: "/dubbo/metadata/hostile-app/remote-rev", data: '{"services": {"__proto__": 1, "x": {"name": ' },
         ...bad.map(([id, data]) => ({ op: "create" as const, path: `/services/hostile-app/${id}`, data })),
       ]);
-      await new Promise((r) => setTimeout(r, 4000));
+      // Until the consumer has judged the instances (the NaN port's line, then no new line), and
+      // 50 calls beside them.
+      const nanLine = /instance 127\.0\.0\.1:5 of hostile-app skipped: .*MetadataService port NaN is not a port/;
+      await waitFor(() => lines.some((l) => nanLine.test(l)), 10_000, "the NaN port's line");
+      await settled(() => lines.length, 10_000, "the log lines", 25);
+      await moreCalls(load, 50);
       await load.stop();
       assert.deepEqual(load.failures.map(String), []);
       assert.deepEqual(rejections.map(String), []);
@@ -214,7 +235,7 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
   });
 
   it("auto: a mapping node listing thousands of applications and garbage names: calls go on, no crash, no log flood", async () => {
-    const { lines, load } = await consumer("both", "inst1");
+    const { lines, load, followed } = await consumer("both", "inst1");
     const mapping = `/dubbo/mapping/${ECHO_SERVICE}`;
     const names = ["iface-app", "hostile-app", "..", ".", "a/b", "/", "a//b", "zookeeper", "x\u0001y", "é", "z".repeat(5000)];
     for (let i = 0; i < 2000; i++) names.push(`app-${i}`);
@@ -222,7 +243,9 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
       { op: "delete", path: mapping },
       { op: "create", path: mapping, data: names.join(",") },
     ]);
-    await new Promise((r) => setTimeout(r, 6000));
+    // Until the consumer follows the 256 applications it may (its cap per interface), started at a
+    // pace: the event, not a fixed 6 s.
+    await waitFor(() => followed() >= 256, 20_000, "256 applications followed");
     load.reset();
     await waitFor(() => ["good1", "inst1"].every((id) => (load.counts.get(id) ?? 0) > 3), 20_000, "calls on both providers");
     await load.stop();
@@ -238,7 +261,7 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
       { op: "delete", path: mapping },
       { op: "create", path: mapping, data: "iface-app,hostile-app" },
     ]);
-    const { c, lines, load } = await consumer("both", "inst1");
+    const { c, lines, load, followed } = await consumer("both", "inst1");
     const names = ["iface-app", "hostile-app"];
     for (let i = 0; names.length < 10_001; i++) names.push(`flood-app-${i}`);
     const blocking = loopBlocking();
@@ -247,8 +270,8 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
       { op: "delete", path: mapping },
       { op: "create", path: mapping, data: names.join(",") },
     ]);
-    // 256 subscriptions at 100 a second: all started within 3 s.
-    await new Promise((r) => setTimeout(r, 3500));
+    // 256 subscriptions at 100 a second: until all are started (the event, not a fixed 3.5 s).
+    await waitFor(() => followed() >= 256, 20_000, "256 applications followed");
     load.reset();
     await waitFor(() => ["good1", "inst1"].every((id) => (load.counts.get(id) ?? 0) > 3), 5000, "calls on both providers");
     const heldMs = blocking.stop();
@@ -297,7 +320,8 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
         nodes.map((n) => ({ op: "create" as const, ...n })),
       );
       await waitFor(() => (load.counts.get("heavy") ?? 0) > 10, 10_000, "calls on the heavy instance");
-      await new Promise((r) => setTimeout(r, 1000));
+      await waitFor(() => lines.filter((l) => / rejected: /.test(l)).length >= 3, 10_000, "the three rejections");
+      await moreCalls(load, 50);
       await load.stop();
       assert.deepEqual(load.failures.map(String), []);
       assert.deepEqual(rejections.map(String), []);
@@ -382,7 +406,7 @@ describe("registry: a consumer against garbage and hostile registry data", { ski
       await kazoo(zk.hostPort, [
         { op: "create", path: "/services/hostile-app/drip", data: instanceNode({ address: "127.0.0.1", port: drip.port, revision: "drip-rev" }) },
       ]);
-      await new Promise((r) => setTimeout(r, 500));
+      await waitFor(() => timers.length > 0, 10_000, "the metadata fetch to start trickling");
       // A new instance of the same application: found once the trickling fetch gives up.
       await provider("inst2", "hostile-app");
       await waitFor(() => (load.counts.get("inst2") ?? 0) > 0, 15_000, "calls on inst2");

@@ -10,7 +10,7 @@ import { Gate } from "../helpers/gate.js";
 import { selfSigned } from "../helpers/tls.js";
 import { type KazooGet, kazoo, kazooMissing, ZooKeeperServer, zookeeperMissing } from "../helpers/zookeeper.js";
 import { ProviderProcess } from "./children.js";
-import { ECHO_SERVICE, EchoService, loadLoop, stopAllLoads, waitFor } from "./services.js";
+import { ECHO_SERVICE, EchoService, loadLoop, recordingLogger, stopAllLoads, waitFor } from "./services.js";
 import { echoServiceInfo, goInstanceJson, javaInstanceJson, metadataClient, StubProvider } from "./stub-provider.js";
 import type { ConsumerExtra, ProviderExtra } from "../helpers/registry-options.js";
 
@@ -507,7 +507,9 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
   it("warm-up holds at both levels: a provider announcing warmup (ms) ramps its weight from its timestamp (the instance's at application level), as Dubbo's balancers do", async () => {
     const rev = "e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4";
     const warm = 4000;
-    const since = Date.now() - warm / 2;
+    // The clients' clock, moved by hand: exact weights, and no waiting for the ramp to end.
+    const clock = { t: Date.now(), now: () => clock.t };
+    const since = clock.t - warm / 2;
     const iStub = await StubProvider.start({ id: "warm-iface", app: "warm-iface", revision: rev, services: (p) => echoServiceInfo(ECHO_SERVICE, p) });
     const aStub = await StubProvider.start({
       id: "warm-inst",
@@ -525,8 +527,8 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
       { op: "create", path: `/services/warm-inst/127.0.0.1:${aStub.port}`, data: JSON.stringify(inst) },
     ]);
     try {
-      const cIface = consumer({ protocol: "grpc", registry: { level: "interface" } });
-      const cInst = consumer({ protocol: "grpc", registry: { level: "application", providedBy: "warm-inst" } });
+      const cIface = consumer({ protocol: "grpc", registry: { level: "interface" }, clock });
+      const cInst = consumer({ protocol: "grpc", registry: { level: "application", providedBy: "warm-inst" }, clock });
       assert.equal(await cIface.whoami(), "warm-iface");
       assert.equal(await cInst.whoami(), "warm-inst");
       const [pIface] = clientProviders(cIface);
@@ -534,9 +536,11 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
       for (const p of [pIface, pInst]) {
         assert.equal(p.fullWeight, 100);
         assert.deepEqual(p.warmUp, { since, ms: warm });
-        assert.ok(p.weight >= 45 && p.weight < 100, `half-way through the warm-up: weight ${p.weight}`);
+        assert.equal(p.weight, 50, "half-way through the warm-up: half the weight");
       }
-      await new Promise((r) => setTimeout(r, Math.max(0, since + warm - Date.now()) + 50));
+      clock.t += warm / 4;
+      for (const p of [pIface, pInst]) assert.equal(p.weight, 75, "three quarters through: three quarters of the weight");
+      clock.t += warm / 4;
       assert.equal(pIface.weight, 100, "warm: the full weight");
       assert.equal(pInst.weight, 100);
       assert.equal(clientProviders(cInst)[0], pInst, "the same provider object throughout");
@@ -679,13 +683,14 @@ describe("registry: application-level (instance) discovery in Dubbo 3's layout",
     const a = createServer({ services: [new EchoService("e1")], ...opts });
     servers.push(a);
     await a.listen({ port: 0 });
-    const c = consumer({ registry: { address, level: "application", providedBy: "expiry-app" } });
+    const { lines, logger } = recordingLogger();
+    const c = consumer({ registry: { address, level: "application", providedBy: "expiry-app" }, logger });
     assert.equal(await c.whoami(), "e1");
     const node = `/services/expiry-app/127.0.0.1:${a.address.port}`;
     const owner = (await get(zk, node))!.ephemeralOwner;
     // An operator deletes the instance node: the consumer keeps its last provider (empty protection).
     await kazoo(zk.hostPort, [{ op: "delete", path: node }]);
-    await new Promise((r) => setTimeout(r, 300));
+    await waitFor(() => lines.some((l) => l.includes("(empty protection)")), 5000, "the consumer to see the empty list");
     for (let i = 0; i < 5; i++) assert.equal(await c.whoami(), "e1");
     await zk.stop();
     zk.wipe();

@@ -76,14 +76,7 @@ function loadLanes(call: () => Promise<string>, concurrency: number) {
   };
 }
 
-/** Waits until `cond()` is true, polling every 20 ms; fails after `ms`. */
-export async function waitFor(cond: () => boolean, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+export { waitFor } from "../helpers/wait.js";
 
 /** Log lines a registry writes, kept instead of printed. */
 export function recordingLogger() {

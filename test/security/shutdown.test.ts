@@ -3,6 +3,7 @@ import * as http from "node:http";
 import { describe, it } from "node:test";
 import { CallContext, Code, closeClient, createClient, createServer, Ctx, Method, Param, type RpcError, ServerStream, Service } from "../../src/index.js";
 import { H2, JSON_HEADERS, post1 } from "../helpers/http.js";
+import { waitFor } from "../helpers/wait.js";
 
 const stats = { started: 0, finished: 0, aborted: 0 };
 
@@ -85,10 +86,9 @@ describe("graceful shutdown under load", () => {
       }
     };
     const loops = [h1Client(), h1Client(), h1Client(), ...h2s.map(h2Client), ...h2s.map(h2Client)];
-    // Close while calls are in flight: wait (bounded) for a moment when the server is busy,
-    // rather than trusting a fixed sleep on a loaded machine.
-    await new Promise((r) => setTimeout(r, 300));
-    for (const t0 = Date.now(); (server.inflightCount === 0 || ok < 3) && Date.now() - t0 < 5000; ) {
+    // Close while calls are in flight, once more than 10 were answered: wait (bounded) for that
+    // moment, rather than trusting a fixed sleep on a loaded machine.
+    for (const t0 = Date.now(); (server.inflightCount === 0 || ok <= 10) && Date.now() - t0 < 5000; ) {
       await new Promise((r) => setImmediate(r));
     }
     const inflightAtClose = server.inflightCount;
@@ -110,7 +110,7 @@ describe("graceful shutdown under load", () => {
     const server = createServer({ services: [new SlowService()], shutdownTimeoutMs: 200 });
     await server.listen({ port: 0 });
     const pending = post1(server.url, "/test.SlowService/slow", { headers: JSON_HEADERS, body: "[10000]" });
-    await new Promise((r) => setTimeout(r, 100));
+    await waitFor(() => stats.started === 1, 5000, "the long call to start");
     const t0 = Date.now();
     await server.close();
     const r = await withTimeout(pending, 3000, "the long call");

@@ -7,6 +7,7 @@ import { describe, it } from "node:test";
 import { createServer } from "../../src/index.js";
 import { StreamTable, installStreamTable } from "../../src/transport/stream-table.js";
 import { GreetServiceImpl } from "../../samples/greet/greet-service.js";
+import { waitFor } from "../helpers/wait.js";
 
 const stateOf = (session: http2.Http2Session): { streams: unknown } => {
   const key = Object.getOwnPropertySymbols(session).find((k) => k.description === "state")!;
@@ -100,7 +101,7 @@ describe("HTTP/2 sessions use a StreamTable", () => {
         s.write(Buffer.from([0, 0, 0, 0, 0]));
         return s;
       });
-      await new Promise((r) => setTimeout(r, 100));
+      await waitFor(() => table.size === 20, 5000, "the 20 open streams in the table");
       client.destroy();
       for (const s of open) s.destroy();
       // The server keeps serving new sessions afterwards.

@@ -2,6 +2,7 @@
 // Must not change: the documented retry and failure semantics of the policy.
 import type { Invocation } from "../../runtime/invocation.js";
 import { Provider, type ProviderInit } from "../../transport/client/provider.js";
+import { type Clock, systemClock } from "../../transport/clock.js";
 import type { DirectoryTuning } from "./tuning.js";
 
 /**
@@ -35,7 +36,7 @@ export interface Directory {
 }
 
 /** Parses `"h1:p1, h2:p2"` or a list of URLs / host:port / `{ url, weight }` into providers. */
-function parseProviders(init: string | readonly ProviderInit[]): Provider[] {
+function parseProviders(init: string | readonly ProviderInit[], clock: Clock): Provider[] {
   const list =
     typeof init === "string"
       ? init
@@ -46,7 +47,7 @@ function parseProviders(init: string | readonly ProviderInit[]): Provider[] {
   const out: Provider[] = [];
   const seen = new Set<string>();
   for (const p of list) {
-    const provider = typeof p === "string" ? new Provider(p) : new Provider(p.url, p.weight);
+    const provider = typeof p === "string" ? new Provider(p, 100, undefined, clock) : new Provider(p.url, p.weight, undefined, clock);
     if (seen.has(provider.address)) continue; // a duplicate would only skew the balancers
     seen.add(provider.address);
     out.push(provider);
@@ -59,8 +60,9 @@ export class StaticDirectory implements Directory {
   readonly registry = "static";
   readonly providers: readonly Provider[];
 
-  constructor(init: string | readonly ProviderInit[]) {
-    this.providers = parseProviders(init);
+  /** `clock`: what the providers' back-off and ejection read as now (the client's `clock`). */
+  constructor(init: string | readonly ProviderInit[], clock: Clock = systemClock) {
+    this.providers = parseProviders(init, clock);
     if (this.providers.length === 0) throw new TypeError("createClient: providers must name at least one provider");
   }
 

@@ -12,6 +12,7 @@ import type { RegistryLevel } from "../../registry/options.js";
 import type { MethodDescriptor } from "../../service/descriptors.js";
 import { isValidWeight, Provider, type WarmUp } from "../../transport/client/provider.js";
 import type { Logger } from "../../runtime/logger.js";
+import type { Clock } from "../../transport/clock.js";
 import type { Directory } from "./directory.js";
 import { type DirectoryTuning, ProviderTuning } from "./tuning.js";
 import { callable, type Level, LevelChoice, levelsOf, type Mode } from "./level-choice.js";
@@ -42,6 +43,8 @@ export interface RegistryDirectoryOptions {
   readonly firstListWaitMs: number;
   /** Where its log lines go: the registry's logger, else the client's. */
   readonly logger: Logger;
+  /** What its providers' warm-up, back-off and ejection read as now (the client's `clock`). */
+  readonly clock?: Clock;
   /** Which layout to read: interface level, application (instance) level, or both merged (`auto`, default). */
   readonly discovery?: Discovery;
   /** The applications providing the service (Dubbo's `provided-by`): skips the interface → application mapping. */
@@ -373,7 +376,7 @@ export class RegistryDirectory implements Directory {
       const warmUp = warmUpOf(url.params);
       let candidate: RoutedProvider;
       try {
-        candidate = new RoutedProvider(`${this.o.secure ? "https" : "http"}://${hostPort(url.host, url.port)}`, weight, warmUp);
+        candidate = new RoutedProvider(`${this.o.secure ? "https" : "http"}://${hostPort(url.host, url.port)}`, weight, warmUp, this.o.clock);
       } catch (e) {
         // A host or port no URL can hold (port 70000, `zz::zz`): skipped, logged once, the rest kept.
         this.skipBad(url, e as Error);
@@ -503,6 +506,7 @@ export interface RegistryClientInit {
   readonly tls?: tls.ConnectionOptions;
   readonly firstListWaitMs: number;
   readonly logger: Logger;
+  readonly clock?: Clock;
   readonly discovery?: Discovery;
   readonly providedBy?: string | readonly string[];
   readonly configCenter?: ConfigCenterSpec;
@@ -542,6 +546,7 @@ export function registryDirectory(init: RegistryClientInit): RegistryDirectory {
     emptyProtection: init.emptyProtection ?? true,
     firstListWaitMs: init.firstListWaitMs,
     logger: registry.logger ?? init.logger,
+    clock: init.clock,
     discovery: init.discovery,
     providedBy:
       typeof init.providedBy === "string"

@@ -3,6 +3,7 @@
 // (docs/security.md).
 import * as fs from "node:fs";
 import type * as net from "node:net";
+import { type Clock, systemClock } from "../clock.js";
 
 /** Why a new connection was refused at accept. */
 export type ConnectionRefusal = "maxConnections" | "maxConnectionsPerPeer";
@@ -79,6 +80,8 @@ export class ConnectionGuard {
     readonly maxConnections: number,
     readonly maxPerPeer: number,
     private readonly report: ((r: RefusalReport) => void) | undefined,
+    /** What the report's interval is measured on (the server's `clock`). */
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** Admits `socket` (released when it closes) or destroys it; true when admitted. */
@@ -129,7 +132,7 @@ export class ConnectionGuard {
   private count(reason: ConnectionRefusal, limit: number, peer: string): void {
     this.refused++;
     this.unreported++;
-    const now = Date.now();
+    const now = this.clock.now();
     if (now - this.lastReport < REFUSAL_LOG_INTERVAL_MS) return;
     this.lastReport = now;
     const refused = this.unreported;

@@ -11,6 +11,7 @@ import { ConnectionGuard, DEFAULT_MAX_CONNECTIONS_PER_PEER, defaultMaxConnection
 import { type Exchange, Http1Exchange, Http2Exchange, type Responder } from "./exchange.js";
 import { type BodyExpiry, BodyWatch, isDeadSession } from "./session-watch.js";
 import { SocketResponder } from "./socket-responder.js";
+import type { Clock } from "../clock.js";
 
 const H_CONTENT_TYPE = "content-type";
 const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
@@ -129,13 +130,14 @@ export class OnePortListener {
 
   constructor(
     private readonly handlers: ListenerHandlers,
-    readonly options: TransportOptions & { readonly maxHeaderBytes?: number } = {},
+    readonly options: TransportOptions & { readonly maxHeaderBytes?: number; readonly clock?: Clock } = {},
   ) {
     this.maxHeaderBytes = options.maxHeaderBytes ?? 16 * 1024;
     this.guard = new ConnectionGuard(
       options.maxConnections ?? defaultMaxConnections(),
       options.maxConnectionsPerPeer ?? DEFAULT_MAX_CONNECTIONS_PER_PEER,
       handlers.onConnectionsRefused?.bind(handlers),
+      options.clock,
     );
     const { minRate, windowMs } = bodyRate(options);
     const rules = { idleMs: options.bodyIdleTimeoutMs ?? 60_000, totalMs: options.requestTimeoutMs ?? 300_000, minRate: windowMs > 0 ? minRate : 0, windowMs };
