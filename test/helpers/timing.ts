@@ -43,6 +43,8 @@ export async function assertWithin(
   floorMs = 5,
 ): Promise<Comparison> {
   const c = await compare(subject, baseline, rounds, floorMs);
+  // BOUNDS_FIGURES=1 in the environment prints the figures (to stderr).
+  if (process.env.BOUNDS_FIGURES) console.error(`${what}: ${c.subject.toFixed(1)} ms, baseline ${c.baseline.toFixed(1)} ms`);
   assert.ok(c.subject < factor * c.baseline, `${what}: ${c.subject.toFixed(1)} ms against a baseline of ${c.baseline.toFixed(1)} ms (bound ${factor}x)`);
   return c;
 }
