@@ -111,7 +111,6 @@ async function checkEarlyEnd(address: string, protocol: "grpc" | "triple" | "con
   }
   const guard = new AbortController();
   const timer = setTimeout(() => guard.abort(new Error("the call did not end at the server's trailers")), 3000);
-  const started = Date.now();
   try {
     const err = await collect(client.greetStream(requests(), { signal: guard.signal })).then(
       () => new Error("the call succeeded"),
@@ -119,8 +118,9 @@ async function checkEarlyEnd(address: string, protocol: "grpc" | "triple" | "con
     );
     assert.ok(err instanceof RpcError, String(err));
     assert.equal(err.code, Code.Aborted, err.message);
+    // The message, not a time: it ended at the server's trailers ("early end"), not at the
+    // guard's abort after 3 s (which says "the call did not end at the server's trailers").
     assert.match(err.message, /early end/);
-    assert.ok(Date.now() - started < 2000, `ended after ${Date.now() - started} ms`);
     for (let i = 0; i < 50 && !requestsClosed; i++) await sleep(10);
     assert.ok(requestsClosed, "the request stream was not closed");
   } finally {

@@ -88,11 +88,9 @@ describe("our gRPC client against a @grpc/grpc-js server", () => {
     assert.ok(left > 3000 && left <= 5100, `deadline ${left} ms away`);
 
     const before = server.calls.Greet;
-    const started = Date.now();
     const err = (await c.greet({ name: "slow" }, { timeoutMs: 200 }).catch((e) => e)) as RpcError;
     assert.ok(err instanceof RpcError);
     assert.equal(err.code, Code.DeadlineExceeded);
-    assert.ok(Date.now() - started < 1500);
     assert.equal(server.calls.Greet - before, 1, "a deadline is never retried");
   });
 

@@ -46,8 +46,12 @@ export class EchoService {
     };
   }
 
+  /** How many times `slow` was called (a count a test compares, e.g. to see no retry). */
+  static slowCalls = 0;
+
   @Method()
   async slow(@Param() ms: number, @Ctx() ctx: CallContext): Promise<string> {
+    EchoService.slowCalls++;
     await new Promise((resolve) => {
       const t = setTimeout(resolve, ms);
       ctx.signal.addEventListener("abort", () => {

@@ -108,7 +108,9 @@ describe("Connect protocol rules, raw HTTP", () => {
         assert.equal(r.status, 504);
         assert.equal(r.headers["content-type"], "application/json");
         assert.equal(r.json().code, "deadline_exceeded");
-        assert.ok(Date.now() - started < 3000, "the server gave up at the deadline");
+        // Before the handler's own 5 s (less a margin): the server gave up at the deadline
+        // (one-sided, generous: a loaded machine only delays the answer).
+        assert.ok(Date.now() - started < 4900, `the server gave up at the deadline, not the handler's end: ${Date.now() - started} ms`);
       }
     });
 

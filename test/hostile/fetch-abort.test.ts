@@ -14,7 +14,7 @@ import { settled, waitFor } from "../helpers/wait.js";
 const GREET = '{"name":"triple"}';
 
 /** Greets through the handler in a loop beside the attack; resolves with its count and failures. */
-function bystander(handler: FetchHandler): { stop(): Promise<{ calls: number; failures: string[]; maxMs: number }> } {
+function bystander(handler: FetchHandler): { stop(): Promise<{ calls: number; failures: string[]; maxMs: number; quietMs: number }> } {
   let stopped = false;
   const failures: string[] = [];
   let calls = 0;
@@ -26,7 +26,7 @@ function bystander(handler: FetchHandler): { stop(): Promise<{ calls: number; fa
       const t = performance.now();
       const r = await within(
         handler(new Request("http://fetch.test/greet.GreetService/Greet", { method: "POST", headers: { "content-type": "application/json" }, body: GREET })),
-        2_000,
+        5_000,
       );
       const text = typeof r === "string" ? r : await r.text();
       if (typeof r === "string" || r.status !== 200 || text !== '{"greeting":"triple"}') failures.push(text.slice(0, 200));
@@ -41,7 +41,18 @@ function bystander(handler: FetchHandler): { stop(): Promise<{ calls: number; fa
       while (calls < 2 && !stopped && performance.now() < end) await new Promise((r) => setTimeout(r, 10));
       stopped = true;
       await loop;
-      return { calls, failures, maxMs: Math.round(maxMs) };
+      // The baseline: the slowest of 5 greets once the attack is over (a loaded machine slows it too).
+      let quietMs = 0;
+      for (let i = 0; i < 5; i++) {
+        const t = performance.now();
+        await (
+          await handler(
+            new Request("http://fetch.test/greet.GreetService/Greet", { method: "POST", headers: { "content-type": "application/json" }, body: GREET }),
+          )
+        ).text();
+        quietMs = Math.max(quietMs, performance.now() - t);
+      }
+      return { calls, failures, maxMs: Math.round(maxMs), quietMs: Math.round(quietMs) };
     },
   };
 }
@@ -50,7 +61,10 @@ async function assertBystander(b: ReturnType<typeof bystander>): Promise<void> {
   const r = await b.stop();
   assert.deepEqual(r.failures, []);
   assert.ok(r.calls >= 2, `only ${r.calls} greets beside the attack`);
-  assert.ok(r.maxMs < 2_000, `a greet waited ${r.maxMs} ms beside the attack`);
+  // 2 s, or 20x the slowest greet after the attack on a machine loaded enough that greets are slow
+  // with no attack at all (a ratio to a baseline measured in this test).
+  const bound = Math.max(2_000, 20 * r.quietMs);
+  assert.ok(r.maxMs < bound, `a greet waited ${r.maxMs} ms beside the attack (bound ${bound} ms; ${r.quietMs} ms after it)`);
 }
 
 /** Settles with the response, or with a string when none came within `ms`. */

@@ -120,8 +120,9 @@ describe("hostile: multipart preamble without a boundary (issue 22, break 6)", (
         "resource_exhausted",
         /larger than 4194304 bytes/,
       );
-      assert.ok(up.sentWhenAnswered < 16 * MiB, `the answer came after ${Math.round(up.sentWhenAnswered / MiB)} MiB were sent`);
-      assert.ok(ms < 5_000, `took ${ms} ms`);
+      // A count, not a time (a 5 s bound was here): the answer came before 16 MiB of the 200 MB
+      // were sent, so the server read no further than about its limit.
+      assert.ok(up.sentWhenAnswered < 16 * MiB, `the answer came after ${Math.round(up.sentWhenAnswered / MiB)} MiB were sent (${ms} ms)`);
       await bystander.assertResponsive(2_000);
     });
   }

@@ -8,7 +8,7 @@ import * as loader from "@grpc/proto-loader";
 import { GreetServiceImpl } from "../../samples/greet/greet-service.js";
 import { createServer, Method, Service, toProto, type TripleServer } from "../../src/index.js";
 import { fromJsonDetails, fromStatusBin } from "../validation/peer.js";
-import { Bystander, timedPost } from "./attack.js";
+import { assertNearBaseline, Bystander, timedPost } from "./attack.js";
 
 /**
  * Issue 33, break 4: every violation of every array element was collected and returned, and
@@ -47,6 +47,18 @@ function assertCounted(message: string, total: number): void {
   assert.ok(Buffer.byteLength(message) <= 1024, `message of ${Buffer.byteLength(message)} bytes`);
 }
 
+/** How long a call of `method` with `n` valid elements takes (the fastest of two). */
+async function validTwinMs(url: string, method: string, n: number): Promise<number> {
+  const body = JSON.stringify([Array(n).fill("a")]);
+  let best = Infinity;
+  for (let round = 0; round < 2; round++) {
+    const { reply, ms } = await timedPost(url, `/hostile.Labels/${method}`, { headers: JSON_CT, body }, 8_000);
+    assert.equal(reply.status, 200, reply.text().slice(0, 300));
+    best = Math.min(best, ms);
+  }
+  return best;
+}
+
 describe("hostile: a body of many invalid elements (issue 33, break 4)", () => {
   let server: TripleServer;
   let dir: string;
@@ -68,7 +80,7 @@ describe("hostile: a body of many invalid elements (issue 33, break 4)", () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it("Triple HTTP and Connect: 100k bad elements → 400 within 3 s, 100 violations listed, an answer under 32 KiB; greets beside answer", BOUNDED, async () => {
+  it("Triple HTTP and Connect: 100k bad elements → 400, 100 violations listed, an answer under 32 KiB; greets beside answer", BOUNDED, async () => {
     const bystander = new Bystander(server.url);
     const [triple, connect] = await Promise.all([
       timedPost(server.url, "/hostile.Labels/tag", { headers: JSON_CT, body: BAD }, 8_000),
@@ -79,10 +91,13 @@ describe("hostile: a body of many invalid elements (issue 33, break 4)", () => {
         8_000,
       ),
     ]);
-    for (const { reply, ms } of [triple, connect]) {
+    // Counts, not a time: the answer's bytes, the violations listed and the message's length
+    // below (before: all 100k kept, a 10 MB answer). Each failing element still costs its check
+    // and a count, 4-8x a valid one here, so a ratio to valid elements would not tell the bug
+    // apart; the 8 s timeout bounds the calls, and the bystander the event loop.
+    for (const { reply } of [triple, connect]) {
       assert.equal(reply.status, 400, reply.text().slice(0, 300));
       assert.ok(reply.body.length < 32 * 1024, `an answer of ${reply.body.length} bytes`);
-      assert.ok(ms < 3_000, `answered in ${ms} ms`);
       const e = reply.json();
       assert.equal(e.code, "invalid_argument");
       assert.match(e.message, /^parameter #1 \(tags\)\[0\] must match \^\[a-z\]\+\$; parameter #1 \(tags\)\[1\] must match/);
@@ -96,9 +111,12 @@ describe("hostile: a body of many invalid elements (issue 33, break 4)", () => {
   });
 
   it("an array over maxItems is one violation: its 300k elements are not checked", BOUNDED, async () => {
-    const { reply, ms } = await timedPost(server.url, "/hostile.Labels/few", { headers: JSON_CT, body: JSON.stringify([Array(300_000).fill("")]) }, 8_000);
+    const body = JSON.stringify([Array(300_000).fill("")]);
+    const { reply, ms } = await timedPost(server.url, "/hostile.Labels/few", { headers: JSON_CT, body }, 8_000);
     assert.equal(reply.status, 400);
-    assert.ok(ms < 3_000, `answered in ${ms} ms`);
+    // Its elements are not checked: about the cost of 300k valid ones checked by the method
+    // without maxItems (0.9-1.5x here); checking and collecting 300k violations cost over 20x.
+    assertNearBaseline(ms, await validTwinMs(server.url, "tag", 300_000), 5, "300k elements over maxItems against 300k checked");
     assert.equal(reply.json().message, "parameter #1 (few) must have at most 3 elements");
     assert.deepEqual(fromJsonDetails(reply.json().details).violations, [["few", "must have at most 3 elements"]]);
     // At or under the bound, every element is checked as before.

@@ -111,7 +111,8 @@ describe("our client calls a Dubbo Java provider over tri://", { skip: dubboJava
         assert.ok(seen > 2000 && seen <= 3000, `Java saw a timeout of ${seen} ms`);
         const t0 = Date.now();
         await assert.rejects(c.slow(5000, { timeoutMs: 300 }), isRpc(Code.DeadlineExceeded));
-        assert.ok(Date.now() - t0 < 4000, `gave up after ${Date.now() - t0} ms`);
+        // Before Java's own 5 s (less a margin): our 300 ms deadline ended it (one-sided, generous).
+        assert.ok(Date.now() - t0 < 4900, `gave up after ${Date.now() - t0} ms`);
       });
 
       it("attachments both ways: our metadata is Java's server attachment, Java's reply attachment reaches onTrailers", async () => {

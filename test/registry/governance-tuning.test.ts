@@ -119,9 +119,9 @@ describe("governance: configurators' timeout, retries and loadbalance, per attem
     await apply(lines, rule({ timeout: 3000 }));
     assert.equal(await outcome(c.nap(600)), "a", "raised to 3 s by the configurator");
     await apply(lines, rule({ timeout: 3000, "nap.timeout": 100 }));
-    const t0 = performance.now();
+    // The outcome, not a time: the nap answers at 400 ms and the service timeout is 3 s, so
+    // deadline_exceeded can only come from the 100 ms nap.timeout.
     assert.equal(await outcome(c.nap(400)), "deadline_exceeded", "nap.timeout 100 ms");
-    assert.ok(performance.now() - t0 < 1500, `ended by the 100 ms timeout (${Math.round(performance.now() - t0)} ms)`);
     assert.equal(await outcome(c.whoami()), "a", "other methods keep timeout 3000");
     assert.equal(await outcome(c.nap(400, { timeoutMs: 3000 })), "a", "the call's own timeout wins");
     await apply(lines, null);
@@ -134,10 +134,10 @@ describe("governance: configurators' timeout, retries and loadbalance, per attem
     const { c, lines } = consumer({ loadBalance: "roundrobin" });
     await waitFor(() => clientProviders(c).length === 2, 15_000, "both providers");
     await apply(lines, rule({ timeout: 150 }, [`127.0.0.1:${slow.address.port}`]));
-    const t0 = performance.now();
+    // The answers, not a time: without the 150 ms timeout the slow provider's calls would be
+    // answered "slow" (after its 800 ms); each one failed over to the fast one instead.
     const answers = await Promise.all(Array.from({ length: 6 }, () => outcome(c.nap(0))));
     assert.deepEqual(answers, Array(6).fill("fast"), "every call answered by the fast provider");
-    assert.ok(performance.now() - t0 < 2000, `no call waited for the slow one (${Math.round(performance.now() - t0)} ms)`);
   });
 
   it("retries: a configurator's retries replaces the client's, a method's own retries win over it", async () => {

@@ -13,9 +13,7 @@ import { describe, it } from "node:test";
 const CLI = resolve("dist/src/cli/main.js");
 
 function cli(module: string, ...options: string[]) {
-  const t = Date.now();
-  const r = spawnSync(process.execPath, [CLI, "proto", resolve(module), ...options], { encoding: "utf8", timeout: 30_000 });
-  return { ...r, ms: Date.now() - t };
+  return spawnSync(process.execPath, [CLI, "proto", resolve(module), ...options], { encoding: "utf8", timeout: 30_000 });
 }
 
 describe("triple-rpc proto on modules with side effects", () => {
@@ -26,7 +24,7 @@ describe("triple-rpc proto on modules with side effects", () => {
     assert.match(r.stdout, /^syntax = "proto3";\n\npackage inventory;/);
     assert.match(r.stdout, /service InventoryService \{/);
     assert.match(r.stderr, /exports no @Service class; using the 1 it defined: InventoryService/);
-    assert.ok(r.ms < 20_000, `exited after ${r.ms} ms`);
+    // No time bound of its own: `signal` null above proves it exited before spawnSync's 30 s timeout.
   });
 
   it("the module sees TRIPLE_RPC_CLI=1, so it can skip starting its server", () => {

@@ -68,7 +68,9 @@ describe("version/group routing, timeouts and the call context (issue 2 items 7,
             message: "the call exceeded its timeout of 50 ms",
             code: "deadline_exceeded",
           });
-          assert.ok(took >= 45 && took < 2000, `answered after ${took} ms`);
+          // Not before the 50 ms timeout; before the handler's own 5 s (less a margin), so the
+          // timeout ended it: one-sided and generous, a loaded machine only delays the answer.
+          assert.ok(took >= 45 && took < 4900, `answered after ${took} ms`);
           assert.equal(calc.aborts.length, before + 1, "the handler's AbortSignal fired");
           const reason = calc.aborts.at(-1);
           assert.ok(reason instanceof RpcError);

@@ -49,21 +49,26 @@ describe("outlier detection", () => {
   it("after the ejection: probation, one call at a time; a failure ejects again for longer (capped), an answer readmits", () => {
     const all = providers(2);
     const [a] = all;
-    fail(a, all, 5);
-    const first = a.ejectedUntil - Date.now();
-    assert.ok(first > 900 && first <= 1000, `first ejection ${first} ms`);
+    // Each ejection's end, bracketed by the clock read just before and after the failure that
+    // set it: exact however long the machine took between the two (no slack of 100 ms).
+    const ejection = (failures?: number) => {
+      const before = Date.now();
+      fail(a, all, failures);
+      return { before, after: Date.now(), until: a.ejectedUntil };
+    };
+    const within = (e: { before: number; after: number; until: number }, ms: number) => e.until >= e.before + ms && e.until <= e.after + ms;
+    const first = ejection(5);
+    assert.ok(within(first, 1000), `first ejection ${JSON.stringify(first)}`);
     a.ejectedUntil = Date.now() - 1; // the ejection ran out
     assert.ok(a.available(Date.now()), "the probe may go");
     a.begin(performance.now());
     assert.ok(!a.available(Date.now()), "one probe at a time");
     a.end(performance.now());
-    fail(a, all); // the probe failed: out again at once, for 2 × base
-    const second = a.ejectedUntil - Date.now();
-    assert.ok(second > 1900 && second <= 2000, `second ejection ${second} ms`);
+    const second = ejection(); // the probe failed: out again at once, for 2 × base
+    assert.ok(within(second, 2000), `second ejection ${JSON.stringify(second)}`);
     a.ejectedUntil = Date.now() - 1;
-    fail(a, all);
-    const third = a.ejectedUntil - Date.now();
-    assert.ok(third > 2400 && third <= 2500, `third ejection capped: ${third} ms`);
+    const third = ejection();
+    assert.ok(within(third, 2500), `third ejection capped: ${JSON.stringify(third)}`);
     a.ejectedUntil = Date.now() - 1;
     a.answered();
     assert.equal(a.ejectedUntil, 0);

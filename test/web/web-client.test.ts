@@ -104,7 +104,8 @@ describe("web client on Node's fetch", () => {
         const t0 = Date.now();
         const e = await rejects(client().slow(5000, { timeoutMs: 200 }));
         assert.equal(e.code, Code.DeadlineExceeded);
-        assert.ok(Date.now() - t0 < 3000, `took ${Date.now() - t0} ms`);
+        // Before the handler's own 5 s (less a margin): the deadline ended it (one-sided, generous).
+        assert.ok(Date.now() - t0 < 4900, `took ${Date.now() - t0} ms`);
       });
 
       it("cancellation: an aborted signal is cancelled", async () => {
