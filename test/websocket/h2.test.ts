@@ -1,5 +1,5 @@
 import * as assert from "node:assert/strict";
-import type * as http2 from "node:http2";
+import * as http2 from "node:http2";
 import { after, before, describe, it } from "node:test";
 import { GreetServiceImpl } from "../../samples/greet/greet-service.js";
 import {
@@ -8,6 +8,7 @@ import {
   closeClient,
   Code,
   createClient,
+  createHandler,
   createServer,
   type Interceptor,
   Method,
@@ -274,3 +275,37 @@ for (const secure of [false, true]) {
     });
   });
 }
+
+describe("our Node client with httpVersion 2, to a server that does not advertise extended CONNECT", () => {
+  it("falls back to the HTTP/1.1 upgrade (a node:http2 server with allowHTTP1 and a mounted handler)", BOUNDED, async () => {
+    const { key, cert } = selfSigned();
+    const handler = createHandler({ services: [new GreetServiceImpl()] });
+    const srv = http2.createSecureServer({ key, cert, allowHTTP1: true }, handler);
+    let upgrades = 0;
+    let connects = 0;
+    srv.on("upgrade", (req, socket, head) => {
+      upgrades++;
+      if (!handler.onUpgrade(req, socket, head)) socket.destroy();
+    });
+    srv.on("stream", (_s, h) => {
+      if (h[":method"] === "CONNECT") connects++;
+    });
+    await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
+    const port = (srv.address() as { port: number }).port;
+    const c = createClient(GreetServiceImpl, {
+      providers: [`https://127.0.0.1:${port}`],
+      protocol: "websocket",
+      httpVersion: "2",
+      tls: { ca: cert },
+      retries: 0,
+    });
+    try {
+      assert.deepEqual(await c.greet({ name: "triple" }), { greeting: "triple" });
+      assert.equal(upgrades, 1);
+      assert.equal(connects, 0);
+    } finally {
+      closeClient(c);
+      srv.close();
+    }
+  });
+});
