@@ -2,7 +2,8 @@
 // "websocket"`): opened with the call's headers, messages sent as binary messages, the request side
 // ended by … Must not change: the framing the web client and the server agree on; bounds on every
 // frame.
-import type { OutgoingHttpHeaders } from "node:http";
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http";
+import type { ClientHttp2Stream } from "node:http2";
 import type { ConnectionOptions } from "node:tls";
 import type { WebSocket } from "ws";
 import { Code } from "../protocol/code.js";
@@ -11,8 +12,10 @@ import { CLIENT_QUEUE_BOUNDS, MessageQueue } from "../message/message-queue.js";
 import type { MessageCodec } from "../message/codec-types.js";
 import { errorFromHttpResponse } from "../protocol-triple/client-reply.js";
 import type { ResponseMode, StreamCall } from "../runtime/client-protocol.js";
-import { connectFailure } from "../transport/client/errors.js";
+import { connectFailure, transportError } from "../transport/client/errors.js";
+import type { Http2Transport } from "../transport/client/http2.js";
 import type { Provider } from "../transport/client/provider.js";
+import { webSocketOnStream } from "./over-stream.js";
 import { errorOfClose, WS_END_OF_REQUEST } from "./wire.js";
 import { wsPackage } from "./ws-package.js";
 
@@ -97,6 +100,38 @@ export class WebSocketClientCall implements StreamCall {
       if (settings.signal.aborted) ws.terminate();
       else settings.signal.addEventListener("abort", () => ws.readyState === CONNECTING && ws.terminate(), { once: true });
     });
+  }
+
+  /**
+   * Opens the call as an HTTP/2 extended CONNECT (RFC 8441) on the provider's pooled session:
+   * resolves once the server answered 200, rejects with the server's HTTP error otherwise;
+   * undefined when the server does not advertise SETTINGS_ENABLE_CONNECT_PROTOCOL.
+   */
+  static async openOverHttp2(
+    h2: Http2Transport,
+    p: Provider,
+    path: string,
+    headers: OutgoingHttpHeaders,
+    settings: WsCallSettings,
+    mode: ResponseMode,
+  ): Promise<WebSocketClientCall | undefined> {
+    const authority = `${p.host.includes(":") ? `[${p.host}]` : p.host}:${p.port}`;
+    const connect: OutgoingHttpHeaders = {
+      ...headers,
+      ":method": "CONNECT",
+      ":protocol": "websocket",
+      ":scheme": p.secure ? "https" : "http",
+      ":authority": authority,
+      ":path": path,
+      "sec-websocket-version": "13",
+    };
+    const stream = await h2.openExtendedConnect(p, connect, settings.signal);
+    if (stream === undefined) return undefined;
+    const head = await responseHead(stream, p, settings.signal);
+    const status = Number(head[":status"]);
+    if (status !== 200) throw errorFromHttpResponse(status, head, await readAll(stream));
+    const ws = webSocketOnStream(wsPackage(), stream, { server: false, maxPayload: settings.maxBytes, protocol: String(head["sec-websocket-protocol"] ?? "") });
+    return new WebSocketClientCall(ws, settings, mode);
   }
 
   private onMessage(data: Buffer, isBinary: boolean): void {
@@ -185,4 +220,31 @@ export class WebSocketClientCall implements StreamCall {
     if (this.done) stop();
     else this.stop = stop;
   }
+}
+
+/** The response headers of an extended CONNECT; rejects when the stream fails or closes first. */
+function responseHead(stream: ClientHttp2Stream, p: Provider, signal: AbortSignal): Promise<IncomingHttpHeaders> {
+  return new Promise((resolve, reject) => {
+    stream.once("response", (h) => resolve(h as IncomingHttpHeaders));
+    stream.once("error", (e) => reject(signal.aborted ? signal.reason : transportError(p.address, e, false)));
+    stream.once("close", () =>
+      reject(
+        signal.aborted ? signal.reason : transportError(p.address, new Error("the stream closed before the server answered the WebSocket CONNECT"), false),
+      ),
+    );
+  });
+}
+
+/** The body of a refused extended CONNECT (the server's error JSON), at most 64 KiB of it. */
+function readAll(stream: ClientHttp2Stream): Promise<Buffer> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    stream.on("data", (c: Buffer) => {
+      if (size < 65_536) chunks.push(c);
+      size += c.length;
+    });
+    stream.once("end", () => resolve(Buffer.concat(chunks)));
+    stream.once("close", () => resolve(Buffer.concat(chunks)));
+  });
 }

@@ -47,7 +47,12 @@ class WebSocketMethod implements WireMethod {
 
   open(p: Provider, headers: OutgoingHttpHeaders, scope: CallScope, _opts: CallOptions | undefined, mode: ResponseMode): Promise<WebSocketClientCall> {
     const settings = { codec: this.codec, maxBytes: this.settings.maxBytes, signal: scope.signal, tls: this.settings.tls };
-    return WebSocketClientCall.open(p, this.md.path, this.methodHeaders.of(headers, scope), settings, mode);
+    const callHeaders = this.methodHeaders.of(headers, scope);
+    if (this.settings.httpVersion !== "2") return WebSocketClientCall.open(p, this.md.path, callHeaders, settings, mode);
+    // RFC 8441 on the pooled HTTP/2 session; a server that does not advertise it gets the HTTP/1.1 upgrade.
+    return WebSocketClientCall.openOverHttp2(this.settings.http2(), p, this.md.path, callHeaders, settings, mode).then(
+      (call) => call ?? WebSocketClientCall.open(p, this.md.path, callHeaders, settings, mode),
+    );
   }
 
   unary(args: readonly unknown[], headers: OutgoingHttpHeaders, scope: CallScope, opts: CallOptions | undefined): Attempt<unknown> {
@@ -71,8 +76,9 @@ class WebSocketSession implements ProtocolSession {
 
 /**
  * Triple over WebSocket, the client half (`protocol: "websocket"`): each call opens a WebSocket
- * to the method's path (HTTP/1.1 upgrade; `wss://` for an `https://` provider), JSON or protobuf
- * messages, all four call kinds. docs/protocol.md has the mapping.
+ * to the method's path (HTTP/1.1 upgrade; `wss://` for an `https://` provider; with `httpVersion:
+ * "2"` an extended CONNECT on the pooled HTTP/2 session when the server advertises it, RFC 8441),
+ * JSON or protobuf messages, all four call kinds. docs/protocol.md has the mapping.
  */
 export const websocketClient: ProtocolClient = {
   name: "websocket",

@@ -1,8 +1,7 @@
 // Owns `WebSocketExchange`. One WebSocket call seen as an Exchange, so the enveloped server call
 // that serves gRPC, gRPC-Web and Connect streams serves it too (limits, backpressure, deadline, …
 // Must not change: the framing the web client and the server agree on; bounds on every frame.
-import type { Socket } from "node:net";
-import type { Readable } from "node:stream";
+import type { Duplex, Readable } from "node:stream";
 import type { WebSocket } from "ws";
 import { type AbortSink, type BodySink, chainAbortSink, type Exchange, type OutHeaders, type Peer } from "../transport/server/exchange.js";
 import { WS_CLOSE } from "./wire.js";
@@ -36,8 +35,8 @@ function asBuffer(data: Buffer | ArrayBuffer | Buffer[]): Buffer {
  * before the call ended, is an abort. Pausing the body pauses the socket (TCP backpressure).
  */
 export class WebSocketExchange implements Exchange {
-  readonly httpVersion = "1.1" as const;
-  readonly method = "GET";
+  /** The handshake's method: an HTTP/1.1 upgrade's GET, or HTTP/2's extended CONNECT. */
+  readonly method: "GET" | "CONNECT";
   headers: Headers;
   readonly headerCount: number;
   readonly body: Readable;
@@ -57,7 +56,8 @@ export class WebSocketExchange implements Exchange {
 
   constructor(
     readonly ws: WebSocket,
-    private readonly socket: Socket,
+    /** The upgraded socket (HTTP/1.1), or the extended CONNECT's stream (HTTP/2). */
+    private readonly socket: Duplex,
     readonly path: string,
     readonly query: string | undefined,
     headers: Headers,
@@ -66,7 +66,9 @@ export class WebSocketExchange implements Exchange {
     private readonly singleMessage: boolean,
     /** No message for this long while the request side is open closes the call with 1008; 0: never. */
     private readonly idleMs: number,
+    readonly httpVersion: "1.1" | "2" = "1.1",
   ) {
+    this.method = httpVersion === "2" ? "CONNECT" : "GET";
     this.headers = headers;
     this.headerCount = Object.keys(headers).length;
     this.body = { pause: () => ws.pause(), resume: () => ws.resume() } as unknown as Readable;
@@ -189,7 +191,12 @@ export class WebSocketExchange implements Exchange {
     this.close(status < 400 ? WS_CLOSE.normal : WS_CLOSE.internal, status < 400 ? undefined : `HTTP ${status}`);
   }
 
-  /** The handshake's 101 (already sent): lets observers of the exchange see the status. */
+  /** The handshake's status: 101 (HTTP/1.1 upgrade), or the 200 of an extended CONNECT (RFC 8441). */
+  get handshakeStatus(): number {
+    return this.httpVersion === "2" ? 200 : 101;
+  }
+
+  /** The handshake's answer (already sent): lets observers of the exchange see the status. */
   start(_status?: number, _headers?: OutHeaders, _trailers?: boolean): void {}
 
   /** Ends the call with close 1000, or with the code {@link endWith} gave. */

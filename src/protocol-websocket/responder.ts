@@ -43,11 +43,11 @@ export class WebSocketResponder implements StreamResponder {
     this.finish(undefined);
   }
 
-  /** Tells the exchange's observers (the access log) the status once: the handshake's 101. */
+  /** Tells the exchange's observers (the access log) the status once: the handshake's 101 (or 200 over HTTP/2). */
   private begin(): void {
     if (this.started) return;
     this.started = true;
-    this.ex.start(101, {}, false);
+    this.ex.start(this.ex.handshakeStatus, {}, false);
   }
 
   finish(err: RpcError | undefined): void {

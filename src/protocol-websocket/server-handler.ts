@@ -1,10 +1,12 @@
 // Owns `WebSocketHandler`. Triple over WebSocket on the server (Dubbo 3.3's mapping,
-// docs/protocol.md): an HTTP/1.1 `Upgrade: websocket` GET to a method's path is checked like any
-// call — route, … Must not change: the framing the web client and the server agree on; bounds on
-// every frame.
+// docs/protocol.md): an HTTP/1.1 `Upgrade: websocket` GET or an HTTP/2 extended CONNECT (RFC 8441)
+// to a method's path, both through one pre-upgrade check and one exchange. Must not change: the
+// framing the web client and the server agree on; bounds on every frame.
 import type { IncomingMessage } from "node:http";
+import type { ServerHttp2Stream } from "node:http2";
 import type { Socket } from "node:net";
-import type { WebSocketServer } from "ws";
+import type { Duplex } from "node:stream";
+import type { WebSocket, WebSocketServer } from "ws";
 import { wsPackage } from "./ws-package.js";
 import { Code } from "../protocol/code.js";
 import { parseMediaType } from "../protocol/content-type.js";
@@ -23,9 +25,10 @@ import type { RegisteredMethod } from "../runtime/router.js";
 import type { ServerCore } from "../runtime/server-core.js";
 import type { ServerProtocol, ServerProtocolHandler, ServerProtocolSettings } from "../runtime/server-protocol.js";
 import { requestStreams } from "../service/descriptors.js";
-import type { Exchange, OutHeaders, Responder } from "../transport/server/exchange.js";
+import type { Exchange, OutHeaders, Peer, Responder } from "../transport/server/exchange.js";
 import { SocketResponder } from "../transport/server/socket-responder.js";
 import { WebSocketExchange } from "./exchange.js";
+import { streamSupportError, webSocketOnStream } from "./over-stream.js";
 import { WebSocketResponder } from "./responder.js";
 import {
   bearerOfProtocols,
@@ -83,6 +86,45 @@ interface WebSocketSettings {
   readonly idleMs: number;
 }
 
+/** What the pre-upgrade checks read of a handshake, whichever HTTP version carried it. */
+interface Handshake {
+  /** The request's headers, no HTTP/2 pseudo-header among them. */
+  readonly headers: Headers;
+  readonly path: string;
+  readonly query: string | undefined;
+  /** `Host`, or HTTP/2's `:authority`. */
+  readonly host: string | undefined;
+  readonly peer: Peer;
+  readonly httpVersion: "1.1" | "2";
+}
+
+/** The handshake of an HTTP/1.1 upgrade. */
+function handshakeOfUpgrade(req: IncomingMessage): Handshake {
+  const { path, query } = splitUrl(req.url);
+  const peer = { address: req.socket.remoteAddress ?? "", port: req.socket.remotePort ?? 0 };
+  return { headers: req.headers, path, query, host: req.headers.host, peer, httpVersion: "1.1" };
+}
+
+/** The handshake of an HTTP/2 extended CONNECT: `:path` and `:authority` stand for the request line and `Host`. */
+function handshakeOfStream(ex: Exchange): Handshake {
+  const headers: Headers = {};
+  for (const k in ex.headers) if (k.charCodeAt(0) !== 58 /* ":" */) headers[k] = ex.headers[k];
+  const authority = firstHeader(ex.headers, ":authority");
+  return { headers, path: ex.path, query: ex.query, host: authority, peer: ex.peer, httpVersion: "2" };
+}
+
+/** The HTTP/2 stream of an exchange of our listener (its body is the stream); undefined for others (a mounted handler's). */
+function streamOf(ex: Exchange): ServerHttp2Stream | undefined {
+  const s = ex.body as Partial<ServerHttp2Stream> | undefined;
+  return ex.httpVersion === "2" && typeof s?.respond === "function" && s.session !== undefined ? (s as ServerHttp2Stream) : undefined;
+}
+
+/** The subprotocol selected: `triple` when offered (browsers must be answered one), else none. */
+function selectedProtocol(offered: string | undefined): string | undefined {
+  if (offered === undefined) return undefined;
+  return offered.split(",").some((p) => p.trim() === WS_SUBPROTOCOL) ? WS_SUBPROTOCOL : undefined;
+}
+
 /** A handshake that passed every check: the call it starts. */
 interface Accepted {
   readonly route: RegisteredMethod;
@@ -102,10 +144,11 @@ function splitUrl(url: string | undefined): { path: string; query: string | unde
 
 /**
  * Triple over WebSocket on the server (Dubbo 3.3's mapping, docs/protocol.md): an HTTP/1.1
- * `Upgrade: websocket` GET to a method's path is checked like any call — route, origin, header
- * count, draining, content type, timeout, bearer token and roles — and refused with an HTTP
- * error before the upgrade when it fails; an accepted one runs on the enveloped server call
- * gRPC streams use, through a {@link WebSocketExchange}.
+ * `Upgrade: websocket` GET, or an HTTP/2 extended CONNECT with `:protocol: websocket` (RFC 8441),
+ * to a method's path is checked like any call — route, origin, header count, draining, content
+ * type, timeout, bearer token and roles — and refused with an HTTP error before the upgrade when
+ * it fails; an accepted one runs on the enveloped server call gRPC streams use, through a
+ * {@link WebSocketExchange} on the socket or the stream.
  */
 class WebSocketHandler implements ServerProtocolHandler {
   readonly name = WEBSOCKET;
@@ -117,14 +160,33 @@ class WebSocketHandler implements ServerProtocolHandler {
     private readonly settings: WebSocketSettings,
   ) {}
 
-  /** Its calls come as HTTP/1.1 upgrades ({@link upgrade}), never as exchanges. */
-  claims(): boolean {
-    return false;
+  /** HTTP/1.1 calls come as upgrades ({@link upgrade}); every CONNECT (HTTP/2 extended CONNECT) is ours. */
+  claims(ex: { readonly method: string }): boolean {
+    return ex.method === "CONNECT";
   }
 
-  /** Not reached (nothing is claimed): an exchange is answered 400, as a WebSocket call must be an upgrade. */
+  /**
+   * A CONNECT stream: with `:protocol: websocket` a WebSocket call (RFC 8441), or refused with an
+   * HTTP error; without `:protocol` (a proxy's CONNECT) or with another one, 501. Never throws.
+   */
   handle(ex: Exchange): void {
-    this.writeError(ex, new RpcError(Code.InvalidArgument, "a Triple over WebSocket call is an HTTP/1.1 Upgrade: websocket GET", { httpStatus: 400 }));
+    const protocol = firstHeader(ex.headers, ":protocol");
+    const stream = streamOf(ex);
+    if (protocol === undefined || protocol.toLowerCase() !== "websocket" || stream === undefined) {
+      const why =
+        protocol === undefined
+          ? "CONNECT without :protocol: this server is no proxy; a Triple over WebSocket call is a CONNECT with :protocol websocket (RFC 8441)"
+          : stream === undefined
+            ? "WebSocket over HTTP/2 is served on the server's own port only, not through a mounted handler"
+            : `cannot open ${quote(protocol)} over CONNECT: only :protocol websocket (RFC 8441)`;
+      this.refuseExchange(ex, new RpcError(Code.Unimplemented, why, { httpStatus: 501 }));
+      return;
+    }
+    this.admit(
+      () => handshakeOfStream(ex),
+      (a) => this.acceptStream(ex, stream, a),
+      (e) => this.refuseExchange(ex, e),
+    );
   }
 
   /** Refused handshakes are answered as HTTP errors (the JSON error body). */
@@ -137,13 +199,17 @@ class WebSocketHandler implements ServerProtocolHandler {
     (ex as WebSocketExchange).endWith(closeCodeOf(err), closeReasonOf(err));
   }
 
+  private get maxPayload(): number {
+    const max = this.core.limits.maxMessageBytes;
+    // ws closes 1009 past it, before buffering the message.
+    return Number.isFinite(max) ? Math.max(1, max) : 0;
+  }
+
   private get wss(): WebSocketServer {
     if (this.wssMade !== undefined) return this.wssMade;
-    const max = this.core.limits.maxMessageBytes;
     this.wssMade = new (wsPackage().WebSocketServer)({
       noServer: true,
-      // ws closes 1009 past it, before buffering the message.
-      maxPayload: Number.isFinite(max) ? Math.max(1, max) : 0,
+      maxPayload: this.maxPayload,
       perMessageDeflate: false,
       handleProtocols: (offered) => (offered.has(WS_SUBPROTOCOL) ? WS_SUBPROTOCOL : false),
     });
@@ -153,36 +219,54 @@ class WebSocketHandler implements ServerProtocolHandler {
   /** A node:http `'upgrade'` event: a WebSocket call, or refused with an HTTP error. Never throws. */
   upgrade(req: IncomingMessage, socket: Socket, head: Buffer): void {
     socket.on("error", () => socket.destroy());
+    if ((req.headers.upgrade ?? "").toLowerCase() !== "websocket") {
+      this.refuse(
+        req,
+        socket,
+        new RpcError(Code.InvalidArgument, `cannot upgrade to ${quote(String(req.headers.upgrade))}: only websocket`, { httpStatus: 400 }),
+      );
+      return;
+    }
+    this.admit(
+      () => handshakeOfUpgrade(req),
+      (a) => this.accept(req, socket, head, a),
+      (e) => this.refuse(req, socket, e),
+    );
+  }
+
+  /** The one pre-upgrade check of both HTTP versions: {@link check}, then the method's authorization. */
+  private admit(handshake: () => Handshake, accept: (a: Accepted) => void, refuse: (e: unknown) => void): void {
     let accepted: Accepted;
     try {
-      accepted = this.check(req);
+      accepted = this.check(handshake());
     } catch (e) {
-      this.refuse(req, socket, e);
+      refuse(e);
       return;
     }
     const authorize = accepted.route.authorize;
-    if (authorize === undefined) this.accept(req, socket, head, accepted);
+    if (authorize === undefined) accept(accepted);
     else
       authorize(accepted.ctx).then(
-        () => this.accept(req, socket, head, accepted),
-        (e) => this.refuse(req, socket, e),
+        () => accept(accepted),
+        (e) => refuse(e),
       );
   }
 
   /** Everything that can be refused from the handshake alone. */
-  private check(req: IncomingMessage): Accepted {
-    if ((req.headers.upgrade ?? "").toLowerCase() !== "websocket") {
-      throw new RpcError(Code.InvalidArgument, `cannot upgrade to ${quote(String(req.headers.upgrade))}: only websocket`, { httpStatus: 400 });
+  private check(h: Handshake): Accepted {
+    const version = firstHeader(h.headers, "sec-websocket-version");
+    if (version !== "13") {
+      throw new RpcError(Code.InvalidArgument, `sec-websocket-version ${quote(version ?? "")} is not supported: send 13 (RFC 6455)`, { httpStatus: 400 });
     }
-    const origin = req.headers.origin;
-    if (origin !== undefined && !this.settings.originAllowed(origin, req.headers.host)) {
+    const origin = firstHeader(h.headers, "origin");
+    if (origin !== undefined && !this.settings.originAllowed(origin, h.host)) {
       throw new RpcError(Code.PermissionDenied, `origin ${quote(origin)} may not open WebSocket calls here: add it to the server's cors.origins`, {
         httpStatus: 403,
       });
     }
-    const { path, query } = splitUrl(req.url);
-    const metadata = handshakeMetadata(req.headers, query);
-    const bearer = bearerOfProtocols(firstHeader(req.headers, "sec-websocket-protocol"));
+    const { path, query } = h;
+    const metadata = handshakeMetadata(h.headers, query);
+    const bearer = bearerOfProtocols(firstHeader(h.headers, "sec-websocket-protocol"));
     if (bearer !== undefined && metadata.authorization === undefined) metadata.authorization = `Bearer ${bearer}`;
     const limits = this.core.limits;
     const count = Object.keys(metadata).length;
@@ -192,8 +276,7 @@ class WebSocketHandler implements ServerProtocolHandler {
     const format = this.formatOf(firstHeader(metadata, H.contentType));
     const tri = firstHeader(metadata, H.triServiceTimeout);
     const timeoutMs = tri !== undefined ? parseTriTimeout(H.triServiceTimeout, tri) : parseGrpcTimeout(firstHeader(metadata, H.grpcTimeout));
-    const peer = { address: req.socket.remoteAddress ?? "", port: req.socket.remotePort ?? 0 };
-    const ctx = new CallContext(route.descriptor, metadata, WEBSOCKET, "1.1", peer, timeoutMs);
+    const ctx = new CallContext(route.descriptor, metadata, WEBSOCKET, h.httpVersion, h.peer, timeoutMs);
     return { route, ctx, timeoutMs, format, path, query, metadata };
   }
 
@@ -206,18 +289,37 @@ class WebSocketHandler implements ServerProtocolHandler {
     });
   }
 
-  /** Completes the handshake and starts the call. */
+  /** Completes the HTTP/1.1 handshake (101) and starts the call. */
   private accept(req: IncomingMessage, socket: Socket, head: Buffer, a: Accepted): void {
     if (socket.destroyed) return;
-    this.wss.handleUpgrade(req, socket, head, (ws) => {
-      const md = a.route.descriptor;
-      const single = !requestStreams(md.kind);
-      const ex = new WebSocketExchange(ws, socket, a.path, a.query, a.metadata, a.ctx.peer, single, this.settings.idleMs);
-      // Authorized at the handshake already: the call does not ask again.
-      const route = a.route.authorize === undefined ? a.route : { ...a.route, authorize: undefined };
-      new EnvelopedServerCall(this.core, ex, route, a.ctx, messageCodec(md, a.format), new WebSocketResponder(ex), undefined, a.timeoutMs);
-      if (!route.seesContext) ex.releaseHeaders();
-    });
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.startCall(ws, socket, a, "1.1"));
+  }
+
+  /** Completes an extended CONNECT (200, no `Sec-WebSocket-Accept` in RFC 8441) and starts the call on its stream. */
+  private acceptStream(ex: Exchange, stream: ServerHttp2Stream, a: Accepted): void {
+    if (stream.destroyed || stream.closed) return;
+    const pkg = wsPackage();
+    const unsupported = streamSupportError(pkg);
+    if (unsupported) {
+      this.refuseExchange(ex, unsupported);
+      return;
+    }
+    const protocol = selectedProtocol(firstHeader(a.metadata, "sec-websocket-protocol"));
+    // Through the exchange: a CORS origin's headers join the 200.
+    ex.start(200, protocol ? { "sec-websocket-protocol": protocol } : {}, false);
+    const ws = webSocketOnStream(pkg, stream, { server: true, maxPayload: this.maxPayload, protocol });
+    this.startCall(ws, stream, a, "2");
+  }
+
+  /** The call of an accepted handshake, on its WebSocket: the same exchange over either HTTP version. */
+  private startCall(ws: WebSocket, transport: Duplex, a: Accepted, httpVersion: "1.1" | "2"): void {
+    const md = a.route.descriptor;
+    const single = !requestStreams(md.kind);
+    const ex = new WebSocketExchange(ws, transport, a.path, a.query, a.metadata, a.ctx.peer, single, this.settings.idleMs, httpVersion);
+    // Authorized at the handshake already: the call does not ask again.
+    const route = a.route.authorize === undefined ? a.route : { ...a.route, authorize: undefined };
+    new EnvelopedServerCall(this.core, ex, route, a.ctx, messageCodec(md, a.format), new WebSocketResponder(ex), undefined, a.timeoutMs);
+    if (!route.seesContext) ex.releaseHeaders();
   }
 
   /**
@@ -230,6 +332,14 @@ class WebSocketHandler implements ServerProtocolHandler {
     const r = new HandshakeResponder(socket, req);
     this.core.refused(r as unknown as Exchange, WEBSOCKET, err);
     sendHttpError(r, err);
+  }
+
+  /** An extended CONNECT refused: the HTTP status and JSON error body on its stream (no WebSocket), recorded as a refusal. */
+  private refuseExchange(ex: Exchange, reason: unknown): void {
+    if (ex.headersSent) return;
+    const err = RpcError.from(reason);
+    this.core.refused(ex, WEBSOCKET, err);
+    sendHttpError(ex, err);
   }
 }
 

@@ -10,10 +10,11 @@ import type { ServerProtocol } from "../runtime/server-protocol.js";
 import { mcpServer } from "./mcp-endpoint.js";
 
 /**
- * The server's protocols, first claimant wins: MCP by its path (when `mcp` is on), gRPC-Web by
- * its content type (before gRPC, whose `application/grpc` prefix it shares), gRPC and Dubbo's
- * wrapper by content type, Connect (a GET with its query to an RPC path; a stream content type
- * or `connect-protocol-version`), Triple over WebSocket (HTTP/1.1 upgrades only), and Triple
- * HTTP last: unary, GET, SSE and REST routes, and every request no other protocol claimed.
+ * The server's protocols, first claimant wins: MCP by its path (when `mcp` is on), Triple over
+ * WebSocket by the CONNECT method (HTTP/2 extended CONNECT, whatever its headers; HTTP/1.1
+ * upgrades reach it apart), gRPC-Web by its content type (before gRPC, whose `application/grpc`
+ * prefix it shares), gRPC and Dubbo's wrapper by content type, Connect (a GET with its query to
+ * an RPC path; a stream content type or `connect-protocol-version`), and Triple HTTP last: unary,
+ * GET, SSE and REST routes, and every request no other protocol claimed.
  */
-export const SERVER_PROTOCOLS: readonly ServerProtocol[] = [mcpServer, grpcWebServer, grpcServer, connectServer, websocketServer, tripleServer];
+export const SERVER_PROTOCOLS: readonly ServerProtocol[] = [mcpServer, websocketServer, grpcWebServer, grpcServer, connectServer, tripleServer];

@@ -24,6 +24,8 @@ export interface Http2Settings extends TransportSettings {
 class PooledSession implements SessionState {
   readonly session: http2.ClientHttp2Session;
   readonly ready: Promise<void>;
+  /** The server's first SETTINGS arrived (what it allows, e.g. extended CONNECT, is known). */
+  readonly settingsKnown: Promise<void>;
   /** No new streams: GOAWAY received, closed, or broken. */
   dead = false;
   /** The last stream id of the GOAWAY received: streams above it were not processed. */
@@ -64,6 +66,12 @@ class PooledSession implements SessionState {
       });
     });
     this.ready.catch(() => {}); // callers await it; an unobserved failure must not crash the process
+    this.settingsKnown = new Promise<void>((resolve, reject) => {
+      s.once("remoteSettings", () => resolve());
+      this.ready.catch(reject);
+      s.once("close", () => reject(transportError(provider.address, new Error("the connection closed before the server's SETTINGS"), false)));
+    });
+    this.settingsKnown.catch(() => {});
     const die = () => {
       if (this.dead) return;
       this.dead = true;
@@ -162,6 +170,18 @@ export class Http2Transport implements UnaryTransport {
       }
       return stream;
     }
+  }
+
+  /**
+   * An extended CONNECT stream (RFC 8441: `headers` carry `:protocol`) on the provider's session,
+   * once the server's first SETTINGS arrived; undefined when the server does not advertise
+   * SETTINGS_ENABLE_CONNECT_PROTOCOL.
+   */
+  async openExtendedConnect(provider: Provider, headers: OutgoingHttpHeaders, signal: AbortSignal): Promise<http2.ClientHttp2Stream | undefined> {
+    const pooled = this.sessionFor(provider);
+    await abortable(pooled.settingsKnown, signal);
+    if (pooled.session.remoteSettings.enableConnectProtocol !== true) return undefined;
+    return this.open(provider, headers, signal);
   }
 
   /**

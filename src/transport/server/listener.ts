@@ -232,6 +232,8 @@ export class OnePortListener {
         maxHeaderListSize: this.maxHeaderBytes,
         enablePush: false,
         initialWindowSize: 1024 * 1024,
+        // RFC 8441: extended CONNECT, for WebSockets over HTTP/2 (the protocols answer the streams).
+        enableConnectProtocol: true,
       },
       maxHeaderListPairs: 256,
       maxSessionMemory: this.options.http2SessionMemoryMb ?? 64,
