@@ -18,7 +18,7 @@ export {
   type ProtoServiceRef,
 } from "./client/create-client.js";
 export { callOptions, type CallOptions } from "./runtime/call-options.js";
-export type { ClientOptions, ClientContentType, ClientRegistryOptions, TokenSource } from "./client/options.js";
+export type { ClientOptions, ClientContentType, ClientRegistryOptions, ClientWebSocketOptions, TokenSource } from "./client/options.js";
 export { Provider, type ProviderInit } from "./transport/client/provider.js";
 export { StaticDirectory, type Directory } from "./client/cluster/directory.js";
 export type { ClusterPolicy, ClusterPolicyName, ClusterContext, Invocation, Attempt } from "./client/cluster/cluster.js";

@@ -12,7 +12,7 @@ import type { CallOptions } from "../runtime/call-options.js";
 import { type CallTag, callTag, FORCE_TAG_KEY, TAG_KEY } from "../runtime/call-tag.js";
 import type { ProtocolClient, ProtocolSession, ResponseMode, StreamCall, WireMethod, WireOptions } from "../runtime/client-protocol.js";
 import { checkedLogger } from "../runtime/logger.js";
-import { bytes, checked, checkedClock, count, ms, type Rule } from "../runtime/options-check.js";
+import { bytes, checked, checkedClock, checkGroup, count, ms, oneOf, type Rule } from "../runtime/options-check.js";
 import type { Clock } from "../transport/clock.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import { CallScope, NEVER_ABORTS } from "../transport/client/call-scope.js";
@@ -112,6 +112,12 @@ function checkedWire(o: ClientOptions): { protocol: ProtocolClient; contentType:
 }
 
 /** The `compression` option: a known name, or undefined for identity (each protocol checks it can use it). */
+/** `websocket.endOfRequest`, checked: `"message"` when left out. */
+function websocketEnd(g: ClientOptions["websocket"]): "message" | "close" {
+  const ws = checkGroup("createClient", "websocket", g, ["endOfRequest"]);
+  return checked("createClient", "websocket.endOfRequest", ws?.endOfRequest, oneOf(["message", "close"]), "message");
+}
+
 function checkedCompression(name: string | undefined): string | undefined {
   if (name === undefined || name === "identity") return undefined;
   if (!HTTP_COMPRESSIONS.has(name)) throw new TypeError(`createClient: unknown compression "${name}": use gzip, deflate, br or identity`);
@@ -213,6 +219,7 @@ export class ClientCore {
       unary: () => this.unaryTransport(),
       http2: () => this.http2(),
       tls: o.tls,
+      websocketEnd: websocketEnd(o.websocket),
     });
     const h = this.baseHeaders;
     h[H.userAgent] = USER_AGENT;

@@ -204,4 +204,17 @@ export interface ClientOptions {
    * retry timers stay on real timers (docs/client.md, "The clock").
    */
   clock?: Clock;
+  /** Options of `protocol: "websocket"`. */
+  websocket?: ClientWebSocketOptions;
+}
+
+/**
+ * createClient's `websocket` group (Triple over WebSocket). `endOfRequest`: how a client or bidi
+ * stream's request side ends: `"message"` (default: an empty text message, which our servers
+ * and browsers' WebSockets need, since a close ends the exchange for them) or `"close"` (a close
+ * with 1000, as Dubbo Java 3.3's WebSocket transport reads it; the answer is still read, but it
+ * must come within ws's 30 s close timeout).
+ */
+export interface ClientWebSocketOptions {
+  endOfRequest?: "message" | "close";
 }

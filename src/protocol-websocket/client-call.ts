@@ -34,6 +34,8 @@ export interface WsCallSettings {
   readonly maxBytes: number;
   readonly signal: AbortSignal;
   readonly tls: ConnectionOptions | undefined;
+  /** How the request side ends: the empty text message, or a close with 1000 (Dubbo Java's end). */
+  readonly end: "message" | "close";
 }
 
 /**
@@ -209,7 +211,10 @@ export class WebSocketClientCall implements StreamCall {
   }
 
   end(): void {
-    if (!this.done && this.ws.readyState === OPEN) this.ws.send(WS_END_OF_REQUEST, { binary: false });
+    if (this.done || this.ws.readyState !== OPEN) return;
+    // After its own close, ws still reads the messages that arrive before the server's close.
+    if (this.settings.end === "close") this.ws.close(1000);
+    else this.ws.send(WS_END_OF_REQUEST, { binary: false });
   }
 
   cancel(reason?: unknown): void {

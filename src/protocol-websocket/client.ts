@@ -46,7 +46,7 @@ class WebSocketMethod implements WireMethod {
   }
 
   open(p: Provider, headers: OutgoingHttpHeaders, scope: CallScope, _opts: CallOptions | undefined, mode: ResponseMode): Promise<WebSocketClientCall> {
-    const settings = { codec: this.codec, maxBytes: this.settings.maxBytes, signal: scope.signal, tls: this.settings.tls };
+    const settings = { codec: this.codec, maxBytes: this.settings.maxBytes, signal: scope.signal, tls: this.settings.tls, end: this.settings.websocketEnd };
     const callHeaders = this.methodHeaders.of(headers, scope);
     if (this.settings.httpVersion !== "2") return WebSocketClientCall.open(p, this.md.path, callHeaders, settings, mode);
     // RFC 8441 on the pooled HTTP/2 session; a server that does not advertise it gets the HTTP/1.1 upgrade.

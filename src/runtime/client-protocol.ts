@@ -58,6 +58,8 @@ export interface WireSettings extends WireOptions {
   http2(): Http2Transport;
   /** The client's `tls` options, for a connection of a call's own to an `https://` provider. */
   readonly tls: import("node:tls").ConnectionOptions | undefined;
+  /** How a WebSocket call ends its request side (`websocket.endOfRequest`, checked). */
+  readonly websocketEnd: "message" | "close";
 }
 
 /** One protocol set up for one client. */

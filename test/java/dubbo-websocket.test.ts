@@ -233,6 +233,40 @@ describe("Triple over WebSocket with Dubbo Java (branch 3.3-websocket-support ov
     assert.deepEqual(got, ["ann?", "null?"]);
   });
 
+  it("our client with websocket.endOfRequest close: client stream and bidi interoperate", async () => {
+    // Java's end of the request side is a close with 1000 (WebSocketFrameCodec.onCloseFrame, quoted
+    // above); ws reads what Java sends after it, until Java's own close.
+    const j = createClient(Interop, {
+      providers: [java.url],
+      protocol: "websocket",
+      websocket: { endOfRequest: "close" },
+      retries: 0,
+      timeoutMs: 15_000,
+      logger: QUIET,
+    });
+    try {
+      const sum = await j.total(
+        (async function* () {
+          yield 1;
+          yield 2;
+          yield 3;
+        })(),
+      );
+      assert.equal(sum, 6);
+      const got: string[] = [];
+      for await (const p of j.rename(
+        (async function* () {
+          yield { name: "ann", age: 3, id: 1n, score: 0, active: false };
+          yield { name: "bob", age: 4, id: 2n, score: 0, active: false };
+        })(),
+      ))
+        got.push(`${p.name}/${p.age}`);
+      assert.deepEqual(got, ["ann?/3", "bob?/4"]);
+    } finally {
+      await closeClient(j);
+    }
+  });
+
   it("a single String parameter binds the text of the message, as Dubbo 3.3.1 does over HTTP", async () => {
     // Our client sends `["ws"]` (Dubbo's argument array); Java gives a lone String parameter the
     // message's text, as its REST layer gives it the whole body of a Triple JSON call over HTTP

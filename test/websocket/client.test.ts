@@ -77,6 +77,9 @@ describe("our Node client over Triple over WebSocket (wss://)", () => {
       /protocol websocket needs contentType json or proto/,
     );
     assert.throws(() => createClient(GreetServiceImpl, { providers: [server.url], protocol: "websocket", compression: "gzip" }), /sends messages uncompressed/);
+    const end = (websocket: unknown) => () => createClient(GreetServiceImpl, { providers: [server.url], protocol: "websocket", websocket: websocket as never });
+    assert.throws(end({ endOfRequest: "closed" }), /createClient: websocket.endOfRequest must be "message" or "close", got "closed"/);
+    assert.throws(end({ endOfReqest: "close" }), /createClient: websocket.endOfReqest is not an option \(did you mean endOfRequest\?\)/);
   });
 });
 
