@@ -17,7 +17,7 @@ import type { Registry } from "../registry/registry.js";
 import type { ConfigCenter } from "../governance/config-center.js";
 import type { RegistrySpec } from "../registry/create.js";
 import { type RegistryLevel, type RegistryOption } from "../registry/options.js";
-import { bool, check, refuseRenamed } from "../runtime/options-check.js";
+import { bool, check, refuseRenamed, refuseUnknown } from "../runtime/options-check.js";
 
 /**
  * Wire format of a client's calls. With `triple`: `json`/`proto` bodies (Triple HTTP unary);
@@ -77,9 +77,46 @@ const RENAMED: Readonly<Record<string, string>> = {
   registerConsumer: "registry.registerConsumer",
 };
 
-/** `options` with no option of 0.1 left (a TypeError naming the new one); `methods.*.timeout` too. */
+/** Every option of {@link ClientOptions} (a key missing or extra here is a compile error). */
+const CLIENT_OPTION_KEYS = Object.keys({
+  providers: 1,
+  registry: 1,
+  tag: 1,
+  forceTag: 1,
+  protocol: 1,
+  httpVersion: 1,
+  contentType: 1,
+  serialization: 1,
+  timeoutMs: 1,
+  version: 1,
+  group: 1,
+  token: 1,
+  metadata: 1,
+  retries: 1,
+  methods: 1,
+  cluster: 1,
+  loadBalance: 1,
+  outlierDetection: 1,
+  forks: 1,
+  compression: 1,
+  serviceName: 1,
+  maxResponseBytes: 1,
+  keepaliveMs: 1,
+  keepaliveTimeoutMs: 1,
+  connectTimeoutMs: 1,
+  downBackoffMs: 1,
+  failbackIntervalMs: 1,
+  tls: 1,
+  interceptors: 1,
+  logger: 1,
+  telemetry: 1,
+  clock: 1,
+  websocket: 1,
+} satisfies Record<keyof ClientOptions, 1>);
+
+/** `options` with no unknown key and no option of 0.1 left (a TypeError naming the new one); `methods.*.timeout` too. */
 export function checkedClientOptions(options: ClientOptions): ClientOptions {
-  refuseRenamed("createClient", options, RENAMED);
+  refuseUnknown("createClient", options, CLIENT_OPTION_KEYS, RENAMED);
   for (const [name, m] of Object.entries(options.methods ?? {})) {
     if (m !== null && typeof m === "object") refuseRenamed("createClient", m, { timeout: `methods.${name}.timeoutMs` });
   }

@@ -96,13 +96,23 @@ export function checkGroup<T extends object>(
 ): T | undefined {
   if (v === undefined) return undefined;
   if (typeof v !== "object" || v === null || Array.isArray(v)) throw new TypeError(`${who}: ${path} must be an object of options, got ${shown(v)}`);
-  for (const key of Object.keys(v)) {
-    if (known.includes(key)) continue;
-    if (Object.hasOwn(renamed, key)) throw renamedError(who, `${path}.${key}`, renamed[key]);
-    const hint = didYouMean(nearestNames(key, known)) || `; the options of ${path} are ${known.join(", ")}`;
-    throw new TypeError(`${who}: ${path}.${key} is not an option${hint}`);
-  }
+  refuseUnknown(who, v, known, renamed, path);
   return v;
+}
+
+/**
+ * Refuses a key of `options` that is not `known` (a typo, or an option of another version):
+ * a renamed one names its new place, another the nearest valid names. Keys are `path.key`
+ * inside a group, bare at the top level (`path` empty).
+ */
+export function refuseUnknown(who: string, options: object, known: readonly string[], renamed: Readonly<Record<string, string>> = {}, path = ""): void {
+  for (const [key, value] of Object.entries(options)) {
+    if (known.includes(key) || value === undefined) continue;
+    const full = path === "" ? key : `${path}.${key}`;
+    if (Object.hasOwn(renamed, key)) throw renamedError(who, full, renamed[key]);
+    const hint = didYouMean(nearestNames(key, known)) || (path === "" ? "" : `; the options of ${path} are ${known.join(", ")}`);
+    throw new TypeError(`${who}: ${full} is not an option${hint}`);
+  }
 }
 
 /** Refuses the options of `given` that were renamed in 0.x, naming the new ones. */

@@ -15,7 +15,7 @@ import type { Interceptor } from "../runtime/interceptor.js";
 import { checkedLimits, type LimitOptions, type Limits, type UploadOptions } from "../runtime/limits.js";
 import type { Logger } from "../runtime/logger.js";
 import type { Clock } from "../transport/clock.js";
-import { amount, bool, check, checked, checkedClock, ms, oneOf, refuseRenamed, type Rule } from "../runtime/options-check.js";
+import { amount, bool, check, checked, checkedClock, ms, oneOf, refuseUnknown, type Rule } from "../runtime/options-check.js";
 import type { RegistrationOptions } from "../service/describe.js";
 import type { TransportOptions } from "../transport/server/listener.js";
 import type { CorsOptions } from "./cors.js";
@@ -189,6 +189,41 @@ const RENAMED: Readonly<Record<string, string>> = {
   unregisterDelayMs: "registry.unregisterDelayMs",
 };
 
+/** Every option of {@link ServerOptions} (a key missing or extra here is a compile error). */
+const SERVER_OPTION_KEYS = Object.keys({
+  services: 1,
+  interceptors: 1,
+  requireProtocolVersion: 1,
+  dubboJsErrors: 1,
+  limits: 1,
+  uploads: 1,
+  shutdownTimeoutMs: 1,
+  drainDelayMs: 1,
+  auth: 1,
+  cors: 1,
+  openapi: 1,
+  mcp: 1,
+  health: 1,
+  reflection: 1,
+  logger: 1,
+  clock: 1,
+  maskUnexpectedErrors: 1,
+  telemetry: 1,
+  accessLog: 1,
+  registry: 1,
+  tls: 1,
+  maxConcurrentStreams: 1,
+  idleTimeoutMs: 1,
+  headersTimeoutMs: 1,
+  requestTimeoutMs: 1,
+  bodyIdleTimeoutMs: 1,
+  minBodyBytesPerSecond: 1,
+  bodyRateWindowMs: 1,
+  maxConnections: 1,
+  maxConnectionsPerPeer: 1,
+  http2SessionMemoryMb: 1,
+} satisfies Record<keyof ServerOptions, 1>);
+
 /** The keys of {@link ServerRegistryOptions} besides `address`. */
 const REGISTRY_KEYS = ["application", "host", "weight", "warmupMs", "level", "metadataStorage", "tag", "configCenter", "unregisterDelayMs"];
 
@@ -281,7 +316,7 @@ function checkedRegistry(v: ServerOptions["registry"], who: string): ServerConfi
  */
 export function resolveServerOptions(o: ServerOptions, who = "createServer"): ServerConfig {
   if (typeof o !== "object" || o === null) throw new TypeError(`${who}: options must be an object, got ${String(o)}`);
-  refuseRenamed(who, o, RENAMED);
+  refuseUnknown(who, o, SERVER_OPTION_KEYS, RENAMED);
   const limits = checkedLimits(o.limits, o.uploads, who);
   const uploadDir = check(who, "uploads.dir", o.uploads?.dir, { must: "a directory path", ok: (x) => typeof x === "string" && x !== "" });
   const clock = checkedClock(who, o.clock);

@@ -231,3 +231,33 @@ describe("createClient: the regrouped options and timeoutMs", () => {
     assert.equal(await slow.whoami(callOptions({ timeoutMs: 5000 })), "t");
   });
 });
+
+describe("unknown top-level options are refused (a typo is not silently ignored)", () => {
+  const providers = ["127.0.0.1:1"];
+  it("createServer, createHandler and createTestClient: the nearest names, or the key alone", () => {
+    assert.throws(
+      () => createServer({ shutdownTimeout: 5 } as never),
+      exactly("createServer: shutdownTimeout is not an option (did you mean shutdownTimeoutMs?)"),
+    );
+    assert.throws(() => createServer({ maxConnection: 5 } as never), exactly("createServer: maxConnection is not an option (did you mean maxConnections?)"));
+    assert.throws(() => createServer({ zzzzzzzz: 1 } as never), exactly("createServer: zzzzzzzz is not an option"));
+    assert.throws(() => createHandler({ intercepters: [] } as never), exactly("createServer: intercepters is not an option (did you mean interceptors?)"));
+    assert.throws(
+      () => createTestClient(EchoService, { services: [], limit: {} } as never),
+      exactly("createServer: limit is not an option (did you mean limits?)"),
+    );
+    // undefined values are what spreading partial options gives: not refused.
+    assert.doesNotThrow(() => createServer({ shutdownTimeout: undefined } as never));
+  });
+  it("createClient: the nearest names; a renamed key still names its new place", () => {
+    assert.throws(
+      () => createClient(EchoService, { providers, timeoutMS: 5 } as never),
+      exactly("createClient: timeoutMS is not an option (did you mean timeoutMs?)"),
+    );
+    assert.throws(() => createClient(EchoService, { providers, retires: 1 } as never), exactly("createClient: retires is not an option (did you mean retries?)"));
+    assert.throws(
+      () => createClient(EchoService, { providers, timeout: 5 } as never),
+      exactly("createClient: `timeout` was renamed `timeoutMs` in 0.x; see CHANGELOG.md"),
+    );
+  });
+});
