@@ -1,6 +1,8 @@
 // Runs the compiled *.test.js under dist/test with node's test runner, by tier: `--fast` (no
 // package install, ZooKeeper, Java, browser or GiB body: the edit loop), `--slow` (the rest), or
 // both (the default, `npm test`). Installs the test fixtures' own packages first when missing.
+// Fast files share four processes (shards, scripts/test-shard.mjs), two at a time; a file marked
+// `// isolate: (why)` and every slow file keep node --test's process of their own.
 // (Node 20's `--test <dir>` would also run helper modules; globs arrived in Node 21.)
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
@@ -36,6 +38,23 @@ function slowReason(file) {
   const source = join("test", rel.replace(/\.js$/, ".ts"));
   if (!existsSync(source)) return undefined;
   return /^\/\/ tier: slow\b(.*)$/m.exec(readFileSync(source, "utf8").slice(0, 4000))?.[1].trim() || undefined;
+}
+
+/**
+ * Why a fast test file needs a process of its own, or undefined when it can share one (a shard,
+ * scripts/test-shard.mjs). Whole folders say it here; any other file in its first lines:
+ * `// isolate: (why)`.
+ */
+const ISOLATED_FOLDERS = {
+  observability: "OpenTelemetry's global providers (set by the SDK tests, absent in the no-SDK ones)",
+};
+function isolateReason(file) {
+  const rel = relative(join("dist", "test"), file);
+  const folder = ISOLATED_FOLDERS[rel.split(sep)[0]];
+  if (folder) return folder;
+  const source = join("test", rel.replace(/\.js$/, ".ts"));
+  if (!existsSync(source)) return undefined;
+  return /^\/\/ isolate:(.*)$/m.exec(readFileSync(source, "utf8").slice(0, 4000))?.[1].trim() || undefined;
 }
 
 /** True when every package of the fixture's lockfile is installed at its locked version. */
@@ -90,18 +109,59 @@ installFixtures(files);
 // The package tests (npm pack, installs from a tarball, a directory and a git URL, each app
 // compiled and booted) take minutes on a loaded machine: they run after the rest, with a longer limit.
 const slow = (f) => f.includes(join("test", "package"));
+// Fast files that can share a process run in SHARDS processes, two at a time (2 cores), before
+// the rest; a handful of files (a targeted run) keeps node --test's process per file.
+const SHARDS = 4;
+const shardable = files.filter((f) => slowReason(f) === undefined && isolateReason(f) === undefined);
+const sharded = shardable.length >= 2 * SHARDS ? new Set(shardable) : new Set();
 const runs = [
-  [files.filter((f) => !slow(f)), 120_000],
+  [files.filter((f) => !slow(f) && !sharded.has(f)), 120_000],
   [files.filter(slow), 600_000],
 ].filter(([list]) => list.length > 0);
+// Through a pipe node picks TAP; a terminal keeps the spec reporter (in colour) it would get.
+const tty = process.stdout.isTTY ? ["--test-reporter=spec"] : ["--test-reporter=tap"];
+const env = process.stdout.isTTY ? { ...process.env, FORCE_COLOR: "1" } : process.env;
 // Each run ends with its own summary; the last line adds them up for the whole suite.
 const total = { pass: 0, fail: 0, cancelled: 0 };
 const started = Date.now();
 let status = 0;
+
+/** Adds the summary at the end of a run's output to the totals. */
+function count(tail, code) {
+  const plain = tail.replace(/\x1b\[[0-9;]*m/g, ""); // colour codes off
+  for (const k of ["pass", "fail", "cancelled"]) total[k] += Number(new RegExp(`^(?:# |\u2139 )${k} (\\d+)$`, "m").exec(plain)?.[1] ?? 0);
+  status ||= code ?? 1;
+}
+
+/** Runs one shard (its files in one process), printing its output as one block when it ends. */
+function runShard(list, n) {
+  const child = spawn(process.execPath, [...tty, "--test-timeout=120000", join("scripts", "test-shard.mjs"), ...list], { stdio: ["inherit", "pipe", "inherit"], env });
+  const chunks = [];
+  const began = Date.now();
+  child.stdout.on("data", (chunk) => chunks.push(chunk));
+  return new Promise((resolve) =>
+    child.on("close", (code) => {
+      const out = Buffer.concat(chunks).toString("utf8");
+      process.stdout.write(`# shard ${n + 1}/${SHARDS} (${((Date.now() - began) / 1000).toFixed(1)} s): ${list.map((f) => relative(join("dist", "test"), f)).join(" ")}\n${out}`);
+      count(out.slice(-4096), code);
+      resolve();
+    }),
+  );
+}
+
+if (sharded.size > 0) {
+  const lists = Array.from({ length: SHARDS }, () => []);
+  [...sharded].forEach((f, i) => lists[i % SHARDS].push(f));
+  let next = 0;
+  const worker = async () => {
+    while (next < lists.length) {
+      const n = next++;
+      await runShard(lists[n], n);
+    }
+  };
+  await Promise.all([worker(), worker()]);
+}
 for (const [list, timeout] of runs) {
-  // Through a pipe node picks TAP; a terminal keeps the spec reporter (in colour) it would get.
-  const tty = process.stdout.isTTY ? ["--test-reporter=spec"] : [];
-  const env = process.stdout.isTTY ? { ...process.env, FORCE_COLOR: "1" } : process.env;
   const args = ["--test", ...tty, "--test-concurrency=2", `--test-timeout=${timeout}`, ...list];
   const child = spawn(process.execPath, args, { stdio: ["inherit", "pipe", "inherit"], env });
   let tail = "";
@@ -110,9 +170,7 @@ for (const [list, timeout] of runs) {
     tail = (tail + chunk.toString("utf8")).slice(-4096);
   });
   const code = await new Promise((resolve) => child.on("close", (c) => resolve(c)));
-  const plain = tail.replace(/\x1b\[[0-9;]*m/g, ""); // colour codes off
-  for (const k of ["pass", "fail", "cancelled"]) total[k] += Number(new RegExp(`^(?:# |\u2139 )${k} (\\d+)$`, "m").exec(plain)?.[1] ?? 0);
-  status ||= code ?? 1;
+  count(tail, code);
 }
 const seconds = ((Date.now() - started) / 1000).toFixed(1);
 const what = tier === "all" ? "all" : `${tier} tier`;
