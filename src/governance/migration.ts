@@ -8,12 +8,12 @@ import { asBool, asRecord, asText, parseRuleYaml } from "./config-yaml.js";
 /** The config-center group of migration rules (`/dubbo/config/DUBBO_SERVICEDISCOVERY_MIGRATION/<app>.migration`). */
 export const MIGRATION_GROUP = "DUBBO_SERVICEDISCOVERY_MIGRATION";
 
-/** The `discovery` each Dubbo step switches a consumer to. */
-type MigrationMode = "interface" | "instance" | "application-first";
+/** The `registry.level` each Dubbo step switches a consumer to (APPLICATION_FIRST: Java's own choice). */
+type MigrationMode = "interface" | "application" | "application-first";
 
 const STEPS: Readonly<Record<string, MigrationMode>> = {
   FORCE_INTERFACE: "interface",
-  FORCE_APPLICATION: "instance",
+  FORCE_APPLICATION: "application",
   APPLICATION_FIRST: "application-first",
 };
 

@@ -124,7 +124,7 @@ describe("migration rules", () => {
   it("steps map onto discovery; an interfaces entry wins; a bad step is refused", () => {
     const r = `key: web\nstep: FORCE_APPLICATION\ninterfaces:\n  - serviceKey: ${IFACE}\n    step: FORCE_INTERFACE\n`;
     assert.equal(step(r), "interface");
-    assert.equal(step(r, "org.demo.Other"), "instance");
+    assert.equal(step(r, "org.demo.Other"), "application");
     assert.equal(step("key: web\nstep: APPLICATION_FIRST\n"), "application-first");
     assert.equal(step("key: web\n"), undefined);
     assert.throws(() => parseMigration("key: web\nstep: SOMETIMES\n"), /step must be FORCE_INTERFACE, APPLICATION_FIRST or FORCE_APPLICATION/);
@@ -146,7 +146,7 @@ describe("migration rules", () => {
       "    force: true",
     ].join("\n");
     const rule = parseMigration(text);
-    assert.deepEqual(migrationPlan(rule, `${IFACE}:1.0.0`, ["prov"]), { mode: "instance", threshold: 2, proportion: 60, delay: 3, force: true });
+    assert.deepEqual(migrationPlan(rule, `${IFACE}:1.0.0`, ["prov"]), { mode: "application", threshold: 2, proportion: 60, delay: 3, force: true });
     assert.deepEqual(migrationPlan(rule, IFACE, []), { mode: "application-first", threshold: 0.5, proportion: 60, delay: 0, force: false });
     assert.deepEqual(migrationPlan(parseMigration("step: FORCE_INTERFACE"), IFACE, []), {
       mode: "interface",

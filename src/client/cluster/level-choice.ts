@@ -7,18 +7,19 @@
 import type { DubboUrl } from "../../registry/url.js";
 import { type MigrationPlan, shouldMigrate } from "../../governance/migration.js";
 
-/** A registry layout: interface level (`/dubbo/<interface>/providers`) or application (instance) level. */
-export type Level = "interface" | "instance";
+/** A registry layout: interface level (`/dubbo/<interface>/providers`) or application level (`/services/<app>`). */
+export type Level = "interface" | "application";
 
 /**
- * How a consumer reads the registry: one level, both merged (`auto`: one provider per address,
- * whichever layout lists it), or Java's APPLICATION_FIRST (both followed, one used).
+ * How a consumer reads the registry, in the words of the `registry.level` option: one level, or
+ * `both` merged (one provider per address, whichever layout lists it); or Java's
+ * APPLICATION_FIRST from a migration rule (both followed, one used).
  */
-export type Mode = Level | "auto" | "application-first";
+export type Mode = Level | "both" | "application-first";
 
 /** The levels a mode follows. */
 export function levelsOf(mode: Mode): readonly Level[] {
-  return mode === "interface" ? ["interface"] : mode === "instance" ? ["instance"] : ["instance", "interface"];
+  return mode === "interface" ? ["interface"] : mode === "application" ? ["application"] : ["application", "interface"];
 }
 
 /** The addresses of a list a Triple consumer can call (what Java counts as its invokers). */
@@ -29,7 +30,7 @@ export function callable(urls: readonly DubboUrl[]): number {
 }
 
 export class LevelChoice {
-  readonly urls: Record<Level, readonly DubboUrl[]> = { interface: [], instance: [] };
+  readonly urls: Record<Level, readonly DubboUrl[]> = { interface: [], application: [] };
   /** Levels whose first list arrived since they were followed. */
   readonly listed = new Set<Level>();
   /** The migration rule's plan in force (threshold, proportion), if any. */
@@ -50,8 +51,8 @@ export class LevelChoice {
   }
 
   /** APPLICATION_FIRST prefers the application level now (Java's `calcPreferredInvoker`). */
-  prefersInstance(): boolean {
-    return shouldMigrate(callable(this.urls.instance), callable(this.urls.interface), this.plan?.threshold ?? 0);
+  prefersApplication(): boolean {
+    return shouldMigrate(callable(this.urls.application), callable(this.urls.interface), this.plan?.threshold ?? 0);
   }
 
   /** The list the calls use. */
@@ -59,12 +60,12 @@ export class LevelChoice {
     switch (this.mode) {
       case "interface":
         return this.urls.interface;
-      case "instance":
-        return this.urls.instance;
+      case "application":
+        return this.urls.application;
       case "application-first":
-        return this.prefersInstance() ? this.urls.instance : this.urls.interface;
+        return this.prefersApplication() ? this.urls.application : this.urls.interface;
       default:
-        return [...this.urls.instance, ...this.urls.interface];
+        return [...this.urls.application, ...this.urls.interface];
     }
   }
 
@@ -74,6 +75,6 @@ export class LevelChoice {
    */
   fallback(): readonly DubboUrl[] | undefined {
     const p = this.plan?.proportion ?? 100;
-    return this.mode === "application-first" && p < 100 && this.prefersInstance() ? this.urls.interface : undefined;
+    return this.mode === "application-first" && p < 100 && this.prefersApplication() ? this.urls.interface : undefined;
   }
 }

@@ -45,7 +45,7 @@ export interface RegistryDirectoryOptions {
   readonly logger: Logger;
   /** What its providers' warm-up, back-off and ejection read as now (the client's `clock`). */
   readonly clock?: Clock;
-  /** Which layout to read: interface level, application (instance) level, or both merged (`auto`, default). */
+  /** Which layout to read: interface level, application level, or both merged (default). */
   readonly discovery?: Discovery;
   /** The applications providing the service (Dubbo's `provided-by`): skips the interface → application mapping. */
   readonly providedBy?: readonly string[];
@@ -72,12 +72,9 @@ export class RoutedProvider extends Provider {
  */
 type Discovery = RegistryLevel;
 
-/** The public level words as the level choice names them (`application` is its `instance` level, `both` its `auto`). */
-const MODE_OF_LEVEL: Readonly<Record<RegistryLevel, Mode>> = { interface: "interface", application: "instance", both: "auto" };
-
-/** A mode in the public words of `registry.level` (and Dubbo's step for APPLICATION_FIRST), for log lines. */
+/** A mode for log lines: the `registry.level` word, or Dubbo's step name for APPLICATION_FIRST. */
 function levelWord(mode: Mode): string {
-  return mode === "instance" ? "application" : mode === "auto" ? "both" : mode === "application-first" ? "APPLICATION_FIRST" : mode;
+  return mode === "application-first" ? "APPLICATION_FIRST" : mode;
 }
 /** How many uncallable providers a directory remembers having logged. */
 const MAX_LOGGED_BAD = 1000;
@@ -126,8 +123,7 @@ export class RegistryDirectory implements Directory {
     });
     // Not unref'd: a call waiting for the first list must keep the process alive until it comes.
     this.firstTimer = setTimeout(() => this.settleFirst(), o.firstListWaitMs);
-    // The public level words (`registry.level`) as the level choice names them.
-    const mode = MODE_OF_LEVEL[o.discovery ?? "both"];
+    const mode = o.discovery ?? "both";
     this.levels = new LevelChoice(mode);
     this.chain = new RouterChain({ consumer: o.routeAs, log: (level, msg) => governanceLog(o.logger, level, msg) });
     for (const level of levelsOf(mode)) this.follow(level);
@@ -178,14 +174,14 @@ export class RegistryDirectory implements Directory {
   /** Follows one layout of the registry (a no-op when it is followed already, or the registry has no application level). */
   private follow(level: Level): void {
     const registry = this.o.registry;
-    if (level === "instance" && !this.instances && hasInstanceDiscovery(registry)) {
+    if (level === "application" && !this.instances && hasInstanceDiscovery(registry)) {
       this.instances = new InstanceSubscription({
         registry,
         key: this.o.key,
         providedBy: this.o.providedBy,
         tls: this.o.secure ? (this.o.tls ?? {}) : undefined,
         logger: this.o.logger,
-        listener: (urls) => this.listed("instance", urls),
+        listener: (urls) => this.listed("application", urls),
       });
     }
     if (level === "interface" && !this.unsubscribe) this.unsubscribe = registry.subscribe(this.o.key, (urls) => this.listed("interface", urls));
@@ -193,7 +189,7 @@ export class RegistryDirectory implements Directory {
 
   /** Stops following a layout and forgets its list. */
   private unfollow(level: Level): void {
-    if (level === "instance") {
+    if (level === "application") {
       this.instances?.close();
       this.instances = undefined;
     } else {
@@ -250,7 +246,7 @@ export class RegistryDirectory implements Directory {
     if (this.pending !== p || this.closed) return;
     this.cancelPending();
     // Java compares the new level with the old one (the other level), whatever the old mode used.
-    const now = callable(this.levels.urls[p.target === "instance" ? "interface" : "instance"]);
+    const now = callable(this.levels.urls[p.target === "application" ? "interface" : "application"]);
     const next = callable(this.levels.urls[p.target]);
     if (p.plan.force || shouldMigrate(next, now, p.plan.threshold)) {
       this.switchTo(p.target);
@@ -279,7 +275,7 @@ export class RegistryDirectory implements Directory {
         `${this.registry}: a migration rule switches ${this.o.key.interface} from registry.level ${levelWord(from)} to ${levelWord(mode)}`,
       );
     this.levels.mode = mode;
-    for (const level of ["interface", "instance"] as const) if (!levelsOf(mode).includes(level)) this.unfollow(level);
+    for (const level of ["interface", "application"] as const) if (!levelsOf(mode).includes(level)) this.unfollow(level);
     for (const level of levelsOf(mode)) this.follow(level);
     // The providers listed meanwhile stay until a level the mode reads has listed.
     if (levelsOf(mode).some((l) => this.levels.listed.has(l))) this.refresh();
