@@ -341,7 +341,8 @@ describe("fastjson2 wrappers on our server and client", () => {
     const n = 10_000;
     const arrays = Buffer.concat([b(0xa4, 0x48), Buffer.from([0, 0, n >> 8, n & 0xff]), Buffer.alloc(n, 0x94)]);
     const levels = 40;
-    const nested = (inner: Buffer) => Buffer.concat([...Array.from({ length: levels }, () => Buffer.concat([b(0xa6), key])), inner, Buffer.alloc(levels, 0xa5)]);
+    const nested = (inner: Buffer) =>
+      Buffer.concat([...Array.from({ length: levels }, () => Buffer.concat([b(0xa6), key])), inner, Buffer.alloc(levels, 0xa5)]);
     const send = async (body: Buffer) => {
       const r = await rawCall(
         session,

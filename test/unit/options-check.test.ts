@@ -254,7 +254,10 @@ describe("unknown top-level options are refused (a typo is not silently ignored)
       () => createClient(EchoService, { providers, timeoutMS: 5 } as never),
       exactly("createClient: timeoutMS is not an option (did you mean timeoutMs?)"),
     );
-    assert.throws(() => createClient(EchoService, { providers, retires: 1 } as never), exactly("createClient: retires is not an option (did you mean retries?)"));
+    assert.throws(
+      () => createClient(EchoService, { providers, retires: 1 } as never),
+      exactly("createClient: retires is not an option (did you mean retries?)"),
+    );
     assert.throws(
       () => createClient(EchoService, { providers, timeout: 5 } as never),
       exactly("createClient: `timeout` was renamed `timeoutMs` in 0.x; see CHANGELOG.md"),
