@@ -31,13 +31,16 @@ const SLOW_FOLDERS = {
   hostile: "attacks beside a bystander: seconds each, CPU-bound",
   robustness: "GiB bodies, thousands of connections and frames",
 };
-function slowReason(file) {
+const slowReason = (file) => reasonOf(file, SLOW_FOLDERS, /^\/\/ tier: slow\b(.*)$/m);
+
+/** The reason `folders` give a test file's folder, else the one its source's first lines give by `tag`. */
+function reasonOf(file, folders, tag) {
   const rel = relative(join("dist", "test"), file);
-  const folder = SLOW_FOLDERS[rel.split(sep)[0]];
+  const folder = folders[rel.split(sep)[0]];
   if (folder) return folder;
   const source = join("test", rel.replace(/\.js$/, ".ts"));
   if (!existsSync(source)) return undefined;
-  return /^\/\/ tier: slow\b(.*)$/m.exec(readFileSync(source, "utf8").slice(0, 4000))?.[1].trim() || undefined;
+  return tag.exec(readFileSync(source, "utf8").slice(0, 4000))?.[1].trim() || undefined;
 }
 
 /**
@@ -48,14 +51,7 @@ function slowReason(file) {
 const ISOLATED_FOLDERS = {
   observability: "OpenTelemetry's global providers (set by the SDK tests, absent in the no-SDK ones)",
 };
-function isolateReason(file) {
-  const rel = relative(join("dist", "test"), file);
-  const folder = ISOLATED_FOLDERS[rel.split(sep)[0]];
-  if (folder) return folder;
-  const source = join("test", rel.replace(/\.js$/, ".ts"));
-  if (!existsSync(source)) return undefined;
-  return /^\/\/ isolate:(.*)$/m.exec(readFileSync(source, "utf8").slice(0, 4000))?.[1].trim() || undefined;
-}
+const isolateReason = (file) => reasonOf(file, ISOLATED_FOLDERS, /^\/\/ isolate:(.*)$/m);
 
 /** True when every package of the fixture's lockfile is installed at its locked version. */
 function fixtureInstalled(dir) {

@@ -19,6 +19,8 @@ import {
 } from "../../src/index.js";
 import { parseUrl } from "../../src/registry.js";
 import { waitFor } from "../helpers/wait.js";
+// A free port is one nothing listens on: connecting to it is refused.
+import { freePort } from "../helpers/zookeeper.js";
 
 /** A logger that keeps nothing (the clients below log their ejections and refusals). */
 const quiet = { info() {}, warn() {}, error() {} };
@@ -59,14 +61,6 @@ function listing(urls: readonly string[]): Registry {
     },
     close: async () => {},
   };
-}
-
-async function closedPort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
 }
 
 describe("clock option: warm-up, back-off and ejection on a clock moved by hand", () => {
@@ -112,7 +106,7 @@ describe("clock option: warm-up, back-off and ejection on a clock moved by hand"
 
   it("back-off: a refused provider is skipped until the clock passes its back-off, then tried again", async () => {
     const clock = manualClock();
-    const port = await closedPort();
+    const port = await freePort();
     const c = createClient(Who, { providers: [`127.0.0.1:${port}`, servers[0].url], loadBalance: "roundrobin", downBackoffMs: 20_000, clock, logger: quiet });
     clients.push(c);
     assert.equal(await c.who(), "a");

@@ -1,5 +1,4 @@
 import * as assert from "node:assert/strict";
-import * as net from "node:net";
 import { after, before, describe, it } from "node:test";
 import {
   clientProviders,
@@ -16,15 +15,8 @@ import { GreetServiceImpl } from "../../samples/greet/greet-service.js";
 import { type GrpcJsServer, startGrpcJsServer } from "./grpc-js-server.js";
 import { collect } from "./services.js";
 import { waitFor } from "../helpers/wait.js";
-
-/** A port nothing listens on: connecting to it is refused. */
-async function closedPort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
+// A free port is one nothing listens on: connecting to it is refused.
+import { freePort } from "../helpers/zookeeper.js";
 
 describe("cluster: failover and the other policies", () => {
   const servers: TripleServer[] = [];
@@ -52,7 +44,7 @@ describe("cluster: failover and the other policies", () => {
   });
 
   it("failover across three providers of which two are down: the call succeeds, the down ones are skipped next time", async () => {
-    const down = [await closedPort(), await closedPort()].map((p) => `127.0.0.1:${p}`);
+    const down = [await freePort(), await freePort()].map((p) => `127.0.0.1:${p}`);
     for (const httpVersion of ["1.1", "2"] as const) {
       // roundrobin makes the order deterministic: both down providers are tried first.
       const c = greet({ providers: [...down, urls[0]], loadBalance: "roundrobin", httpVersion });
@@ -80,7 +72,7 @@ describe("cluster: failover and the other policies", () => {
   });
 
   it("a down provider is tried again after its back-off", async () => {
-    const port = await closedPort();
+    const port = await freePort();
     // The back-off runs on the client's clock, moved by hand here instead of slept through.
     const clock = { t: Date.now(), now: () => clock.t };
     const c = greet({ providers: [`127.0.0.1:${port}`, urls[0]], loadBalance: "roundrobin", downBackoffMs: 100, clock });
@@ -180,7 +172,7 @@ describe("cluster: failover and the other policies", () => {
   });
 
   it("forking wins with one live provider of two; broadcast calls every provider", async () => {
-    const down = `127.0.0.1:${await closedPort()}`;
+    const down = `127.0.0.1:${await freePort()}`;
     const fk = greet({ providers: [down, grpcServers[2].address], protocol: "grpc", cluster: "forking", forks: 2 });
     assert.deepEqual(await fk.greet({ name: "triple" }), { greeting: "triple" });
 
