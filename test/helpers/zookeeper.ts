@@ -213,6 +213,8 @@ export type KazooOp =
   | { op: "delete"; path: string }
   /** Sets the data of an existing node (any version). */
   | { op: "set"; path: string; data: string }
+  /** Sets a node's data, creating it when missing (one write, whoever else writes the node). */
+  | { op: "put"; path: string; data: string }
   /** Sets a node's ACL: world:anyone may do anything, or anything but create children (`create: false`). */
   | { op: "acl"; path: string; create: boolean };
 
@@ -229,6 +231,7 @@ const KAZOO_OPS = `
 import json, sys
 from kazoo.client import KazooClient
 from kazoo.security import make_acl
+from kazoo.exceptions import NodeExistsError
 zk = KazooClient(hosts=sys.argv[1]); zk.start(timeout=10)
 out = []
 for o in json.load(sys.stdin):
@@ -248,6 +251,12 @@ for o in json.load(sys.stdin):
         out.append(None)
     elif o["op"] == "set":
         zk.set(p, o["data"].encode("utf-8"))
+        out.append(None)
+    elif o["op"] == "put":
+        try:
+            zk.create(p, o["data"].encode("utf-8"), makepath=True)
+        except NodeExistsError:
+            zk.set(p, o["data"].encode("utf-8"))
         out.append(None)
     elif o["op"] == "acl":
         acl = make_acl("world", "anyone", all=True) if o["create"] else make_acl("world", "anyone", read=True, write=True, delete=True, admin=True)
