@@ -30,7 +30,7 @@ export async function codecOf(md: MethodDescriptor, format: WebFormat): Promise<
     if (md.returns && needsConverterExtras(md.returns)) useConverterExtras((await import("../codec/converter-extras.js")).converterExtras);
     return jsonClientCodec(md);
   }
-  const { messageCodec } = await import("../message/message-codec.js");
+  const { messageCodec } = await import("../message/method-codec.js");
   return messageCodec(md, format);
 }
 
