@@ -21,3 +21,8 @@
 import "reflect-metadata";
 
 export * from "./contract-browser.js";
+// Node.js's types and values name the declarations themselves (contract-browser.ts binds them
+// as constants in entry-bindings.ts, for browser bundlers): the same values.
+export { JavaClass } from "./service/java-class.js";
+export { StreamedFile } from "./service/file-upload.js";
+export { BAD_REQUEST_TYPE, badRequestViolations } from "./protocol/bad-request.js";
