@@ -19,11 +19,9 @@ export class WebScope {
   #ended: RpcError | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
   readonly #onAbort: (() => void) | undefined;
-  readonly #timeoutMs: number | undefined;
   readonly #userSignal: AbortSignal | undefined;
 
   constructor(timeoutMs: number | undefined, userSignal: AbortSignal | undefined) {
-    this.#timeoutMs = timeoutMs;
     this.#userSignal = userSignal;
     if (timeoutMs !== undefined) {
       this.deadline = Date.now() + timeoutMs;
@@ -79,11 +77,6 @@ export class WebScope {
     if (this.#ended || e instanceof RpcError || (e instanceof Error && e.name === "AbortError")) return this.failure(e);
     const text = e instanceof Error ? e.message : String(e);
     return new RpcError(Code.Unavailable, `cannot reach ${url}: ${text}`, { cause: e });
-  }
-
-  /** The timeout this call was given, for messages. */
-  get timeout(): number | undefined {
-    return this.#timeoutMs;
   }
 }
 
