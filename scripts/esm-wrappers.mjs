@@ -11,8 +11,17 @@ const require = createRequire(import.meta.url);
 const ENTRIES = ["index", "contract", "client", "web", "registry"];
 mkdirSync("dist/esm", { recursive: true });
 // The nearest package.json of dist/mjs: its files are ESM; the same side-effect list as the root's
-// (codec/binder.js registers the Java value-class and upload converters when it loads).
-const SIDE_EFFECTS = ["./index.js", "./contract.js", "./client.js", "./service/decorators.js", "./service/describe.js", "./codec/binder.js"];
+// (codec/binder.js registers the Java value-class and upload converters when it loads,
+// message/message-codec.js Dubbo's Java serializations).
+const SIDE_EFFECTS = [
+  "./index.js",
+  "./contract.js",
+  "./client.js",
+  "./service/decorators.js",
+  "./service/describe.js",
+  "./codec/binder.js",
+  "./message/message-codec.js",
+];
 writeFileSync("dist/mjs/package.json", `${JSON.stringify({ type: "module", sideEffects: SIDE_EFFECTS }, null, 2)}\n`);
 for (const name of ENTRIES) {
   const mod = require(join(process.cwd(), `dist/src/${name}.js`));

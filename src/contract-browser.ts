@@ -27,14 +27,15 @@ export {
   type ParamSource,
 } from "./service/decorators.js";
 export { Get, Post, Put, Patch, Delete, Path, Query, Header, Body } from "./service/rest-decorators.js";
-export { JavaClass } from "./service/java-class.js";
+export { JavaClass } from "./entry-bindings.js";
 export { T, InMemoryFile, type TypeDesc, type TypeSpec, type TypeOf, type ValueOf, type FieldDesc, type FieldOptions } from "./service/type-desc.js";
 export type { TypedMethodDecorator, TypedFieldDecorator, ParamsCheck, FieldCheck } from "./service/typed-params.js";
-export { StreamedFile } from "./service/file-upload.js";
+export { StreamedFile } from "./entry-bindings.js";
 export { Download, type DownloadBody, type DownloadOptions } from "./service/download.js";
 export type { MethodKind, HttpRoute } from "./service/descriptors.js";
 export type { Constraints, StringFormat } from "./service/constraints.js";
-export { BAD_REQUEST_TYPE, badRequestViolations, type FieldViolation } from "./protocol/bad-request.js";
+export { BAD_REQUEST_TYPE, badRequestViolations } from "./entry-bindings.js";
+export type { FieldViolation } from "./protocol/bad-request.js";
 
 /**
  * The body of a contract method: implementations override it. Called anyway (the contract class

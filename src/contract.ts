@@ -19,5 +19,15 @@
 // TypeScript's emitted decorator metadata (design:paramtypes) is recorded only when a polyfill
 // is loaded before the contract classes are defined: this entry loads it on Node.
 import "reflect-metadata";
+import { useNodeRequire } from "./service/metadata.js";
+
+// What describe.ts (.proto files) and node-builtin.ts (Node 20 before 20.16) load with: they name
+// no `require`, so that browser bundles of them carry no require shim.
+useNodeRequire(require);
 
 export * from "./contract-browser.js";
+// Node.js's types and values name the declarations themselves (contract-browser.ts binds them
+// as constants in entry-bindings.ts, for browser bundlers): the same values.
+export { JavaClass } from "./service/java-class.js";
+export { StreamedFile } from "./service/file-upload.js";
+export { BAD_REQUEST_TYPE, badRequestViolations } from "./protocol/bad-request.js";

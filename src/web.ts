@@ -19,7 +19,8 @@ export type { ClientCall, ClientInterceptor, ClientNext } from "./client/interce
 export { callOptions, type CallOptions } from "./runtime/call-options.js";
 export { Code, codeFromName, codeName } from "./protocol/code.js";
 export { RpcError, type RpcErrorOptions, type ErrorDetail, type MetadataInit } from "./protocol/rpc-error.js";
-export { BAD_REQUEST_TYPE, badRequestViolations, type FieldViolation } from "./protocol/bad-request.js";
+export { BAD_REQUEST_TYPE, badRequestViolations } from "./entry-bindings.js";
+export type { FieldViolation } from "./protocol/bad-request.js";
 export type { WebClientOptions, WebProtocol, WebTokenSource } from "./web/options.js";
 export type { FetchFn, WebCallInit, WebHeaders, WebStreamCall, WebStreamTransport } from "./web/transport.js";
 export { type WebSocketTransportOptions, webSocketTransport } from "./web/websocket.js";

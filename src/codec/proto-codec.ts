@@ -1,7 +1,8 @@
 // Owns `decodeProtoMessage`, `encodeProtoMessage`, `encodeProtoFrame`, `protoRequestCodec`, …
 // Decodes one binary protobuf message of the method's request type. Must not change: limits are
 // checked before memory is spent; bad input is a 4xx naming the problem.
-import * as protobuf from "protobufjs";
+import type * as protobuf from "protobufjs";
+import { protobufjs } from "./protobufjs-runtime.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import { decodeError, unsupportedMediaType } from "./bind-error.js";
 import type { RequestCodec, ResponseCodec } from "./codec.js";
@@ -43,7 +44,7 @@ export function encodeProtoMessage(method: MethodDescriptor, value: unknown): Bu
  * One writer for every encode: encoding is synchronous, so it is never shared by two messages
  * at once. A writer that grew past this size for a large message is replaced, not kept.
  */
-let writer = protobuf.Writer.create();
+let writer = protobufjs.Writer.create();
 const KEEP_WRITER_BYTES = 64 * 1024;
 
 /**
@@ -65,7 +66,7 @@ export function encodeProtoFrame(method: MethodDescriptor, value: unknown): Buff
     w.finishInto(out, 5);
     return out;
   } finally {
-    if (w.buf.length > KEEP_WRITER_BYTES) writer = protobuf.Writer.create();
+    if (w.buf.length > KEEP_WRITER_BYTES) writer = protobufjs.Writer.create();
   }
 }
 

@@ -6,7 +6,8 @@ import { encodeBadRequest, type FieldViolation } from "../protocol/bad-request.j
 import { Code } from "../protocol/code.js";
 import { RpcError } from "../protocol/rpc-error.js";
 import { cutText } from "../protocol/wire-text.js";
-import { type Constraints, checksSomething, type StringFormat } from "../service/constraints.js";
+import { checksSomething } from "../service/constraint-comment.js";
+import type { Constraints, StringFormat } from "../service/constraints.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import type { FieldDesc, TypeDesc } from "../service/type-desc.js";
 

@@ -1,7 +1,8 @@
 // Owns `encodeRequestWrapper`, `decodeRequestWrapper`, `encodeResponseWrapper`,
 // `decodeResponseWrapper`, … Encodes a TripleRequestWrapper. Must not change: gRPC's wire rules
 // (5-byte message prefix, grpc-status in trailers) that grpc-js and other peers rely on.
-import * as protobuf from "protobufjs";
+import type * as protobuf from "protobufjs";
+import { protobufjs } from "../codec/protobufjs-runtime.js";
 import { asBuffer } from "../codec/bytes.js";
 
 /**
@@ -31,7 +32,7 @@ export interface TripleResponseWrapper {
 
 /** Encodes a TripleRequestWrapper. */
 export function encodeRequestWrapper(w: TripleRequestWrapper): Buffer {
-  const out = protobuf.Writer.create();
+  const out = protobufjs.Writer.create();
   if (w.serializeType) out.uint32(10).string(w.serializeType);
   for (const a of w.args) out.uint32(18).bytes(a);
   for (const t of w.argTypes) out.uint32(26).string(t);
@@ -43,7 +44,7 @@ export function encodeRequestWrapper(w: TripleRequestWrapper): Buffer {
  * reads field `n`'s value from `r`; other fields are skipped. Throws on malformed bytes.
  */
 function readWrapper(bytes: Uint8Array, field: (n: number, r: protobuf.Reader) => void): void {
-  const r = protobuf.Reader.create(bytes);
+  const r = protobufjs.Reader.create(bytes);
   while (r.pos < r.len) {
     const tag = r.uint32();
     if (tag === 10 || tag === 18 || tag === 26) field(tag >>> 3, r);
@@ -64,7 +65,7 @@ export function decodeRequestWrapper(bytes: Uint8Array): TripleRequestWrapper {
 
 /** Encodes a TripleResponseWrapper. */
 export function encodeResponseWrapper(w: TripleResponseWrapper): Buffer {
-  const out = protobuf.Writer.create();
+  const out = protobufjs.Writer.create();
   if (w.serializeType) out.uint32(10).string(w.serializeType);
   if (w.data.length > 0) out.uint32(18).bytes(w.data);
   if (w.type) out.uint32(26).string(w.type);

@@ -4,7 +4,7 @@
 import type { OutgoingHttpHeaders } from "node:http";
 import { type Compression, HTTP_ACCEPT_ENCODING, HTTP_COMPRESSIONS } from "../protocol/compression.js";
 import { H } from "../protocol/headers.js";
-import { codeFromGrpcHttpStatus } from "../protocol/status-table.js";
+import { codeFromGrpcHttpStatus } from "../protocol/grpc-http-status.js";
 import { type ProtocolClient, type ProtocolSession, jsonOrProto, type WireMethod, type WireOptions, type WireSettings } from "../runtime/client-protocol.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import type { StreamDialect } from "../protocol-grpc/client-call.js";

@@ -5,7 +5,7 @@ import { Code } from "../protocol/code.js";
 import { GRPC_COMPRESSIONS } from "../protocol/compression.js";
 import { firstHeader, H, type HeaderMap, metadataOf } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
-import { codeFromGrpcHttpStatus } from "../protocol/status-table.js";
+import { codeFromGrpcHttpStatus } from "../protocol/grpc-http-status.js";
 import { MessageReader, type MessageSink } from "../message/message-reader.js";
 import { errorFromGrpcTrailers } from "../protocol-grpc/status.js";
 import type { HttpReply } from "../transport/client/unary-transport.js";

@@ -11,7 +11,7 @@ import { COMPRESS_MIN_BYTES, type Compression, GRPC_COMPRESSIONS } from "../prot
 import { callerCancelled } from "../protocol/errors.js";
 import { H, type HeaderMap, metadataOf, trailersOf } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
-import { codeFromGrpcHttpStatus } from "../protocol/status-table.js";
+import { codeFromGrpcHttpStatus } from "../protocol/grpc-http-status.js";
 import { encodeFrame } from "../message/framing.js";
 import { formatGrpcTimeout } from "./wire.js";
 import type { MessageCodec } from "../message/message-codec.js";

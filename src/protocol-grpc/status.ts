@@ -2,14 +2,14 @@
 // Percent-encodes a status message as gRPC asks: every byte of the UTF-8 text outside printable
 // ASCII (0x20–0x7E), and `%` itself, becomes `%XX`. Must not change: gRPC's wire rules (5-byte
 // message prefix, grpc-status in trailers) that grpc-js and other peers rely on.
-import * as protobuf from "protobufjs";
+import { protobufjs } from "../codec/protobufjs-runtime.js";
 import { asBuffer } from "../codec/bytes.js";
 import { isBadRequestType, truncateBadRequest } from "../protocol/bad-request.js";
 import { Code, isCode } from "../protocol/code.js";
 import { firstHeader, H, type HeaderMap, metadataOf } from "../protocol/headers.js";
 import { type ErrorDetail, RpcError } from "../protocol/rpc-error.js";
 import { boundMessage } from "../protocol/wire-text.js";
-import { base64Decode, hexDecode, utf8Decode } from "../protocol/bytes.js";
+import { base64Decode, utf8Decode } from "../protocol/bytes.js";
 
 /**
  * gRPC status on the wire (gRPC's PROTOCOL-HTTP2, "Responses"): `grpc-status`, percent-encoded
@@ -42,6 +42,13 @@ export function encodeGrpcMessage(message: string): string {
   return out;
 }
 
+/** The bytes of hex text (`%XX` runs of grpc-message). */
+function hexDecode(s: string): Uint8Array {
+  const out = new Uint8Array(s.length >> 1);
+  for (let i = 0; i < out.length; i++) out[i] = Number.parseInt(s.slice(2 * i, 2 * i + 2), 16);
+  return out;
+}
+
 /**
  * Decodes `grpc-message` leniently: valid `%XX` sequences are decoded as UTF-8 bytes, anything
  * else (a raw message from Dubbo Java, a stray `%`) is kept as it is.
@@ -58,7 +65,7 @@ function typeUrl(type: string): string {
 
 /** Encodes a google.rpc.Status { code = 1, message = 2, details = 3 (google.protobuf.Any) }. */
 export function encodeStatusDetails(code: Code, message: string, details: readonly ErrorDetail[]): Buffer {
-  const w = protobuf.Writer.create();
+  const w = protobufjs.Writer.create();
   if (code !== 0) w.uint32(8).int32(code);
   if (message) w.uint32(18).string(message);
   for (const d of details) {
@@ -72,7 +79,7 @@ export function encodeStatusDetails(code: Code, message: string, details: readon
 
 /** Decodes a google.rpc.Status; throws on malformed input. */
 export function decodeStatusDetails(bytes: Uint8Array): { code: number; message: string; details: ErrorDetail[] } {
-  const r = protobuf.Reader.create(bytes);
+  const r = protobufjs.Reader.create(bytes);
   let code = 0;
   let message = "";
   const details: ErrorDetail[] = [];

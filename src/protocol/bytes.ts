@@ -51,13 +51,6 @@ export function base64Encode(b: Uint8Array): string {
   return btoa(latin1Decode(b));
 }
 
-/** The bytes of hex text (`%XX` runs of grpc-message). */
-export function hexDecode(s: string): Uint8Array {
-  const out = new Uint8Array(s.length >> 1);
-  for (let i = 0; i < out.length; i++) out[i] = Number.parseInt(s.slice(2 * i, 2 * i + 2), 16);
-  return out;
-}
-
 /** The bytes of several chunks, in one array. */
 export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
   if (parts.length === 1) return parts[0];

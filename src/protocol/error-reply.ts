@@ -12,9 +12,6 @@ import { codeFromHttpStatus, codeFromLegacyStatus } from "./status-table.js";
  * calls, and the web client's (`triple-rpc/web`), so it uses no Node.js API.
  */
 
-/** The Dubbo legacy statuses an error body's `status` may carry. */
-const LEGACY_STATUSES = new Set([20, 25, 30, 31, 35, 40, 50, 60, 70, 80, 90]);
-
 function parseBody(body: Uint8Array): { parsed: unknown; text: string } {
   if (body.length === 0) return { parsed: undefined, text: "" };
   try {
@@ -67,7 +64,8 @@ export function errorFromHttpResponse(
   if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) {
     const b = parsed as Record<string, unknown>;
     if (typeof b.message === "string") message = b.message;
-    if (typeof b.status === "number" && LEGACY_STATUSES.has(b.status)) legacyStatus = b.status;
+    // A Dubbo legacy status: one that the legacy table maps (status-table.ts, the one list of them).
+    if (typeof b.status === "number" && codeFromLegacyStatus(b.status) !== undefined) legacyStatus = b.status;
     code = codeOfBody(b, code, legacyStatus);
     details = detailsOf(b.details);
   } else if (typeof parsed === "string") {

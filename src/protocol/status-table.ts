@@ -1,4 +1,4 @@
-// Owns `httpStatusOf`, `legacyStatusOf`, `codeFromHttpStatus`, `codeFromGrpcHttpStatus`, … HTTP
+// Owns `httpStatusOf`, `legacyStatusOf`, `codeFromHttpStatus`, `codeFromLegacyStatus`. HTTP
 // status of an error response for this error. Must not change: the code and status tables and error
 // shapes every protocol shares.
 import { Code } from "./code.js";
@@ -84,27 +84,6 @@ export function codeFromHttpStatus(status: number): Code {
       return Code.ResourceExhausted;
     case 415:
       return Code.Internal;
-    case 429:
-    case 502:
-    case 503:
-    case 504:
-      return Code.Unavailable;
-    default:
-      return Code.Unknown;
-  }
-}
-
-/** The code a gRPC client infers from a non-200 `:status` (gRPC's http-grpc-status-mapping, which differs from table 7.2: 400 is internal there). */
-export function codeFromGrpcHttpStatus(status: number): Code {
-  switch (status) {
-    case 400:
-      return Code.Internal;
-    case 401:
-      return Code.Unauthenticated;
-    case 403:
-      return Code.PermissionDenied;
-    case 404:
-      return Code.Unimplemented;
     case 429:
     case 502:
     case 503:

@@ -1,7 +1,8 @@
 // Owns `toProtobufRoot`. A protobufjs Root holding the files' messages and services (and the
 // well-known types they use), resolved. Must not change: what a schema lock records (older locks
 // must still parse and diff).
-import * as protobuf from "protobufjs";
+import type * as protobuf from "protobufjs";
+import { protobufjs } from "../codec/protobufjs-runtime.js";
 import type { SchemaField, SchemaFile } from "./model.js";
 import { simpleName } from "./model.js";
 
@@ -11,7 +12,7 @@ type JsonNamespace = { nested?: Record<string, JsonNamespace | protobuf.IType | 
 function wellKnownTypes(): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const f of ["google/protobuf/timestamp.proto", "google/protobuf/struct.proto", "google/protobuf/empty.proto"]) {
-    const json = protobuf.common.get(f) as { nested: { google: { nested: { protobuf: { nested: Record<string, unknown> } } } } };
+    const json = protobufjs.common.get(f) as { nested: { google: { nested: { protobuf: { nested: Record<string, unknown> } } } } };
     Object.assign(out, json.nested.google.nested.protobuf.nested);
   }
   return out;
@@ -63,7 +64,7 @@ export function toProtobufRoot(files: readonly SchemaFile[]): protobuf.Root {
       (namespaceFor(json, file.package).nested ??= {})[simpleName(s.fullName)] = { methods };
     }
   }
-  const root = protobuf.Root.fromJSON(json as protobuf.INamespace);
+  const root = protobufjs.Root.fromJSON(json as protobuf.INamespace);
   root.resolveAll();
   return root;
 }

@@ -1,8 +1,13 @@
 // Owns `constraintComment`: a field's validation constraints as the text of its comment in an
-// exported .proto (`validate: min = 1, pattern = "…"`). Kept apart from constraints.ts, which
-// decorators load in browsers too, so a bundle of a contract does not carry it. Must not change:
-// the comment's form (exported .proto files are compared by their users' tooling).
-import { type Constraints, checksSomething } from "./constraints.js";
+// exported .proto (`validate: min = 1, pattern = "…"`), and `checksSomething`. Kept apart from
+// constraints.ts, which decorators load in browsers too, so a bundle of a contract does not carry
+// them. Must not change: the comment's form (exported .proto files are compared by their users' tooling).
+import { CONSTRAINT_KEYS, type Constraints } from "./constraints.js";
+
+/** True when constraints check anything (`description` alone does not). */
+export function checksSomething(c: Constraints | undefined): boolean {
+  return c !== undefined && CONSTRAINT_KEYS.some((k) => k !== "description" && c[k] !== undefined);
+}
 
 function showBound(v: number | bigint | Date | string): string {
   if (v instanceof Date) return JSON.stringify(v.toISOString());

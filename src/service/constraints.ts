@@ -70,11 +70,6 @@ export function pickConstraints(options: object | undefined): Constraints | unde
   return out as Constraints | undefined;
 }
 
-/** True when constraints check anything (`description` alone does not). */
-export function checksSomething(c: Constraints | undefined): boolean {
-  return c !== undefined && CONSTRAINT_KEYS.some((k) => k !== "description" && c[k] !== undefined);
-}
-
 /** The type scalar constraints apply to: an array's element, otherwise the type itself. */
 function scalarTarget(t: TypeDesc): TypeDesc {
   return t.kind === "array" && t.element ? t.element : t;

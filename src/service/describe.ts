@@ -4,7 +4,7 @@
 import type * as protobuf from "protobufjs";
 import { declaredParams, type MethodOptions, PARAMS_KEY, type RawMethod, type RawParam, type RawService, rawMethodsOf, SERVICE_KEY } from "./decorators.js";
 import type { AuthRequirement, McpToolDescriptor, MethodDescriptor, MethodKind, ParamDescriptor, ServiceDescriptor } from "./descriptors.js";
-import { designMeta, getMeta } from "./metadata.js";
+import { designMeta, getMeta, nodeRequire } from "./metadata.js";
 import type * as ProtoFiles from "./proto.js";
 import { checkNoRestSources, type DeclaredParam, restMapping } from "./rest.js";
 import { checkConstraints, pickConstraints } from "./constraints.js";
@@ -276,15 +276,16 @@ const MCP_TOOL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /**
  * service/proto.ts (node:fs and protobufjs's .proto parser), loaded only for a `proto` option
- * naming a file, by a name bundlers do not follow: a contract class then loads in a browser
- * (the web client) without either; a browser passes a loaded protobufjs Root, or no `proto`.
+ * naming a file, by a name bundlers do not follow, through the `require` Node.js's contract entry
+ * registers (metadata.ts's `nodeRequire`, ids from src/): a contract class then loads in a browser (the web
+ * client) without either; a browser passes a loaded protobufjs Root, or no `proto`.
  */
-const PROTO_FILES = "./proto.js";
+const PROTO_FILES = "./service/proto.js";
 
 function loadProtoFile(file: string): protobuf.Root {
-  if (typeof require !== "function")
-    throw new TypeError(`@Service({ proto: "${file}" }): loading a .proto file needs Node.js; pass a loaded protobufjs Root instead`);
-  return (require(PROTO_FILES) as typeof ProtoFiles).loadProto(file);
+  const req = nodeRequire();
+  if (req === undefined) throw new TypeError(`@Service({ proto: "${file}" }): loading a .proto file needs Node.js; pass a loaded protobufjs Root instead`);
+  return (req(PROTO_FILES) as typeof ProtoFiles).loadProto(file);
 }
 
 /** The service `name` in a loaded root, or a TypeError naming it (service/proto.ts's lookupService, without loading protobufjs). */

@@ -3,6 +3,8 @@
  * a class or prototype, without reflect-metadata (a browser bundle of a contract need not carry
  * it). One store per process, on a global symbol, so the CommonJS and ESM builds share it; reads
  * follow the prototype chain as reflect-metadata's `getMetadata` does. Keep both properties.
+ * Also what Node.js hands over when it is there: reflect-metadata's design types, CommonJS's
+ * `require` (`nodeRequire`), so that modules a browser bundle loads name neither.
  */
 
 type Store = WeakMap<object, Map<symbol, unknown>>;
@@ -48,3 +50,21 @@ export function designMeta(key: "design:paramtypes" | "design:type", target: obj
  * (a browser bundle of a contract leaves them out).
  */
 export const TYPE_KIND: unique symbol = Symbol.for("triple-rpc:type-kind");
+
+type Require = (id: string) => unknown;
+
+let nodeRequireFn: Require | undefined;
+
+/**
+ * Node.js's contract entry (contract.ts) hands over its CommonJS `require` when it loads (ids
+ * resolve from src/): describe.ts loads .proto files with it, node-builtin.ts built-ins before
+ * Node 20.16. They name no `require` themselves, so a bundler adds no require shim to a page.
+ */
+export function useNodeRequire(r: Require): void {
+  nodeRequireFn ??= r;
+}
+
+/** CommonJS's `require` (ids relative to src/), or undefined where there is none (a browser). */
+export function nodeRequire(): Require | undefined {
+  return nodeRequireFn;
+}

@@ -7,7 +7,7 @@ import { Code } from "../protocol/code.js";
 import { errorFromHttpResponse } from "../protocol/error-reply.js";
 import { H, metadataOf } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
-import { codeFromGrpcHttpStatus } from "../protocol/status-table.js";
+import { codeFromGrpcHttpStatus } from "../protocol/grpc-http-status.js";
 import type { MethodDescriptor } from "../service/descriptors.js";
 import { CH, CONNECT_FLAG_END_STREAM, parseEndStream } from "../protocol-connect/end-stream.js";
 import { type Envelope, EnvelopeReader, envelope } from "../message/framing.js";

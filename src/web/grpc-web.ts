@@ -5,7 +5,7 @@
 import { Code } from "../protocol/code.js";
 import { firstHeader, H, metadataOf, trailersOf } from "../protocol/headers.js";
 import { RpcError } from "../protocol/rpc-error.js";
-import { codeFromGrpcHttpStatus } from "../protocol/status-table.js";
+import { codeFromGrpcHttpStatus } from "../protocol/grpc-http-status.js";
 import { base64Encode } from "../protocol/bytes.js";
 import { envelope } from "../message/framing.js";
 import { errorFromGrpcTrailers } from "../protocol-grpc/status.js";

@@ -13,32 +13,32 @@ import { RpcError } from "../protocol/rpc-error.js";
  * then ends with, whatever `fetch` or a stream threw at that moment.
  */
 export class WebScope {
-  private readonly controller = new AbortController();
+  // #private: a minifier renames these (it keeps public member names).
+  readonly #controller = new AbortController();
   readonly deadline: number | undefined;
-  private ended: RpcError | undefined;
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  private readonly onAbort: (() => void) | undefined;
+  #ended: RpcError | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  readonly #onAbort: (() => void) | undefined;
+  readonly #userSignal: AbortSignal | undefined;
 
-  constructor(
-    private readonly timeoutMs: number | undefined,
-    private readonly userSignal: AbortSignal | undefined,
-  ) {
+  constructor(timeoutMs: number | undefined, userSignal: AbortSignal | undefined) {
+    this.#userSignal = userSignal;
     if (timeoutMs !== undefined) {
       this.deadline = Date.now() + timeoutMs;
-      this.timer = setTimeout(() => this.end(clientSideTimeout(timeoutMs)), timeoutMs);
+      this.#timer = setTimeout(() => this.end(clientSideTimeout(timeoutMs)), timeoutMs);
     }
     if (userSignal) {
       if (userSignal.aborted) this.end(callerCancelled(userSignal.reason));
       else {
-        this.onAbort = () => this.end(callerCancelled(userSignal.reason));
-        userSignal.addEventListener("abort", this.onAbort, { once: true });
+        this.#onAbort = () => this.end(callerCancelled(userSignal.reason));
+        userSignal.addEventListener("abort", this.#onAbort, { once: true });
       }
     }
   }
 
   /** Aborted once the call is cancelled or past its deadline. */
   get signal(): AbortSignal {
-    return this.controller.signal;
+    return this.#controller.signal;
   }
 
   /** Milliseconds left before the deadline (at least 1), for the protocol's timeout header; undefined: none. */
@@ -48,17 +48,17 @@ export class WebScope {
 
   /** Ends the call with `err` (the first reason wins) and aborts what it is waiting for. */
   end(err: RpcError): void {
-    if (this.ended) return;
-    this.ended = err;
-    this.controller.abort(err);
+    if (this.#ended) return;
+    this.#ended = err;
+    this.#controller.abort(err);
     this.release();
   }
 
   /** The call is over: the timer and the caller's signal are let go. */
   release(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
-    if (this.onAbort) this.userSignal?.removeEventListener("abort", this.onAbort);
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (this.#onAbort) this.#userSignal?.removeEventListener("abort", this.#onAbort);
   }
 
   /**
@@ -67,21 +67,16 @@ export class WebScope {
    * is, anything else `internal` with its message (a bug or an unreadable reply).
    */
   failure(e: unknown): RpcError {
-    if (this.ended) return this.ended;
+    if (this.#ended) return this.#ended;
     if (e instanceof Error && e.name === "AbortError") return callerCancelled(e);
     return RpcError.from(e, Code.Internal);
   }
 
   /** A `fetch` that failed: as {@link failure}, but a network failure is `unavailable` naming the URL. */
   fetchFailure(e: unknown, url: string): RpcError {
-    if (this.ended || e instanceof RpcError || (e instanceof Error && e.name === "AbortError")) return this.failure(e);
+    if (this.#ended || e instanceof RpcError || (e instanceof Error && e.name === "AbortError")) return this.failure(e);
     const text = e instanceof Error ? e.message : String(e);
     return new RpcError(Code.Unavailable, `cannot reach ${url}: ${text}`, { cause: e });
-  }
-
-  /** The timeout this call was given, for messages. */
-  get timeout(): number | undefined {
-    return this.timeoutMs;
   }
 }
 

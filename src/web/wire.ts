@@ -1,7 +1,7 @@
 // Owns `codecOf`, `send`, `envelopes`, `TripleWeb`, … A method's codec: an IDL-less method's JSON
 // without loading anything. Must not change: no node: import and no server code: it runs in
 // browsers (the bundle budget test checks).
-import { needsConverterExtras, useConverterExtras } from "../codec/converters.js";
+import { needsConverterExtras } from "../codec/converters.js";
 import { type JsonClientCodec, jsonClientCodec } from "../codec/json-message.js";
 import { Code } from "../protocol/code.js";
 import { errorFromHttpResponse } from "../protocol/error-reply.js";
@@ -26,11 +26,11 @@ export type WebFormat = "json" | "proto" | "protojson";
  */
 export async function codecOf(md: MethodDescriptor, format: WebFormat): Promise<WebCodec> {
   if (format === "json" && md.requestType === undefined) {
-    // A result of a Java value class or an upload: their converters, loaded before the codec is built.
-    if (md.returns && needsConverterExtras(md.returns)) useConverterExtras((await import("../codec/converter-extras.js")).converterExtras);
+    // A result of a Java value class or an upload: its codec and their converters, loaded together.
+    if (md.returns && needsConverterExtras(md.returns)) return (await import("./java-results.js")).javaResultCodec(md);
     return jsonClientCodec(md);
   }
-  const { messageCodec } = await import("../message/message-codec.js");
+  const { messageCodec } = await import("../message/method-codec.js");
   return messageCodec(md, format);
 }
 

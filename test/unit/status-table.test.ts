@@ -2,7 +2,8 @@ import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Code, codeName } from "../../src/protocol/code.js";
 import { RpcError } from "../../src/protocol/rpc-error.js";
-import { codeFromGrpcHttpStatus, codeFromHttpStatus, codeFromLegacyStatus, httpStatusOf, legacyStatusOf } from "../../src/protocol/status-table.js";
+import { codeFromGrpcHttpStatus } from "../../src/protocol/grpc-http-status.js";
+import { codeFromHttpStatus, codeFromLegacyStatus, httpStatusOf, legacyStatusOf } from "../../src/protocol/status-table.js";
 
 /**
  * Per code (docs/protocol.md, "Errors"): HTTP status, legacy status; and what a client infers
